@@ -1,0 +1,164 @@
+// Shared command-line plumbing for every command.
+#include "app/cli.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace isoflop::app {
+namespace {
+
+po::options_description common_options() {
+  po::options_description d("Common options");
+  d.add_options()
+      ("format,o", po::value<std::string>()->value_name("FMT"), "output format: table|json|yaml|csv (default table)")
+      ("quiet,q", po::bool_switch(), "print only results (no log lines on stderr)")
+      ("verbose,v", po::bool_switch(), "more log lines on stderr")
+      ("no-color", po::bool_switch(), "no colour (also when NO_COLOR is set)")
+      ("catalog", po::value<std::string>()->value_name("DIR"),
+       "overlay the *.yaml catalogs in DIR (also ISOFLOP_CATALOG)")
+      ("help,h", "show this help");
+  return d;
+}
+
+std::vector<std::string> long_names(const po::options_description& d) {
+  std::vector<std::string> names;
+  for (const auto& o : d.options()) names.push_back("--" + o->long_name());
+  return names;
+}
+
+}  // namespace
+
+std::string help_text(const CommandHelp& help, const po::options_description& options) {
+  std::ostringstream out;
+  out << "usage: " << help.usage << "\n\n" << help.summary << "\n\n";
+  out << options << "\n" << common_options() << "\n";
+  if (!help.examples.empty()) {
+    out << "Examples:\n";
+    for (const auto& e : help.examples) out << "  " << e << "\n";
+  }
+  out << "\nExit status: 0 success, 1 check failed or infeasible, 2 invalid input, 3 internal error.\n"
+      << "See also: man isoflop-" << help.name << "\n";
+  return out.str();
+}
+
+std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vector<std::string>& args,
+                                         const po::options_description& options,
+                                         const po::positional_options_description* positional) {
+  po::options_description all;
+  all.add(options).add(common_options());
+  Parsed parsed;
+  const std::string see = "; see 'isoflop help " + help.name + "'";
+  try {
+    po::command_line_parser parser(args);
+    parser.options(all).style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
+    if (positional) {
+      parser.positional(*positional);
+    } else {
+      parser.positional(po::positional_options_description());
+    }
+    po::store(parser.run(), parsed.values);
+    po::notify(parsed.values);
+  } catch (const po::unknown_option& e) {
+    const std::string name = e.get_option_name();
+    throw InputError(help.name + ": unknown option '" + name + "'" + did_you_mean(name, long_names(all)) + see);
+  } catch (const po::too_many_positional_options_error&) {
+    throw InputError(help.name + ": unexpected extra argument" + see);
+  } catch (const po::error& e) {
+    throw InputError(help.name + ": " + e.what() + see);
+  }
+  if (parsed.values.count("help")) {
+    std::cout << help_text(help, options);
+    return std::nullopt;
+  }
+  CommonOptions& c = parsed.common;
+  if (auto f = get_string(parsed.values, "format")) c.format = report::kOutputFormatNames.parse(*f, "--format");
+  c.quiet = parsed.values["quiet"].as<bool>();
+  c.verbose = parsed.values["verbose"].as<bool>();
+  if (c.quiet && c.verbose) throw InputError("--quiet and --verbose contradict each other; give one");
+  const char* no_color = std::getenv("NO_COLOR");
+  c.color = !parsed.values["no-color"].as<bool>() && !(no_color && *no_color) && ::isatty(STDOUT_FILENO);
+  if (auto dir = get_string(parsed.values, "catalog")) {
+    c.catalog_dir = *dir;
+  } else if (const char* env = std::getenv("ISOFLOP_CATALOG"); env && *env) {
+    c.catalog_dir = std::string(env);
+  }
+  setup_logging(c);
+  return parsed;
+}
+
+void setup_logging(const CommonOptions& common) {
+  auto logger = spdlog::get("isoflop");
+  if (!logger) {
+    logger = spdlog::stderr_color_mt("isoflop", common.color ? spdlog::color_mode::automatic : spdlog::color_mode::never);
+    logger->set_pattern("isoflop: %^%l%$: %v");
+    spdlog::set_default_logger(logger);
+  }
+  spdlog::set_level(common.quiet ? spdlog::level::err : common.verbose ? spdlog::level::debug : spdlog::level::info);
+}
+
+catalog::Catalog load_catalog(const CommonOptions& common) { return catalog::load_catalog(common.catalog_dir); }
+
+bool has(const po::variables_map& vm, const std::string& name) { return vm.count(name) && !vm[name].defaulted(); }
+
+std::optional<std::string> get_string(const po::variables_map& vm, const std::string& name) {
+  if (!vm.count(name)) return std::nullopt;
+  return vm[name].as<std::string>();
+}
+
+std::optional<double> get_count(const po::variables_map& vm, const std::string& name, units::Sign sign) {
+  auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  return units::parse_count(*text, "--" + name, sign);
+}
+
+std::optional<double> get_number(const po::variables_map& vm, const std::string& name, units::Sign sign) {
+  auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  return units::parse_number(*text, "--" + name, sign);
+}
+
+std::optional<long long> get_integer(const po::variables_map& vm, const std::string& name, units::Sign sign) {
+  auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  return units::parse_integer(*text, "--" + name, sign);
+}
+
+std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name) {
+  auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  return units::parse_duration_s(*text, "--" + name);
+}
+
+void require_one_of(const po::variables_map& vm, const std::vector<std::string>& names, bool required) {
+  std::vector<std::string> given;
+  for (const auto& n : names)
+    if (vm.count(n)) given.push_back("--" + n);
+  std::vector<std::string> dashed;
+  for (const auto& n : names) dashed.push_back("--" + n);
+  if (given.size() > 1) throw InputError(join(given, " and ") + " conflict; give only one of " + join(dashed, ", "));
+  if (required && given.empty()) throw InputError("missing input; give one of " + join(dashed, ", "));
+}
+
+void write_result(const CommonOptions& common, const report::Json& document, const std::function<std::string()>& table,
+                  const report::Json* csv_rows) {
+  std::string text;
+  switch (common.format) {
+    case report::OutputFormat::kTable: text = table(); break;
+    case report::OutputFormat::kJson: text = report::to_json_text(document); break;
+    case report::OutputFormat::kYaml: text = report::to_yaml_text(document); break;
+    case report::OutputFormat::kCsv: text = report::to_csv_text(csv_rows ? *csv_rows : document); break;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace isoflop::app

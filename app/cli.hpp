@@ -1,0 +1,75 @@
+// Shared command-line plumbing: the common options, parsing with "did you mean", help text, typed
+// option values through lib/units, and writing results in the chosen format.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "report/output.hpp"
+#include "units/quantity.hpp"
+
+namespace isoflop::app {
+
+namespace po = boost::program_options;
+
+// The options every command accepts (CLI.md).
+struct CommonOptions {
+  report::OutputFormat format = report::OutputFormat::kTable;
+  bool quiet = false;
+  bool verbose = false;
+  bool color = true;                        // off with --no-color, NO_COLOR, or when stdout is not a terminal
+  std::optional<std::string> catalog_dir;   // --catalog DIR or ISOFLOP_CATALOG
+};
+
+// What a command says about itself for --help and the man page.
+struct CommandHelp {
+  std::string name;       // "optimal"
+  std::string usage;      // "isoflop optimal (--flops C | --params N | --target-loss L) [options]"
+  std::string summary;    // one paragraph
+  std::vector<std::string> examples;  // command lines, each optionally followed by "  # comment"
+};
+
+// Parses `args` against `options` (plus the common options), with positional names in `positional`.
+// Returns std::nullopt after printing help when --help/-h was given. Throws InputError for unknown or
+// malformed options, with a suggestion.
+struct Parsed {
+  po::variables_map values;
+  CommonOptions common;
+};
+std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vector<std::string>& args,
+                                         const po::options_description& options,
+                                         const po::positional_options_description* positional = nullptr);
+
+// Sets up spdlog on stderr according to -q/-v.
+void setup_logging(const CommonOptions& common);
+
+// The catalog with --catalog / ISOFLOP_CATALOG overlaid.
+catalog::Catalog load_catalog(const CommonOptions& common);
+
+// Typed option values: std::nullopt when the option was not given; InputError naming "--name" otherwise.
+std::optional<std::string> get_string(const po::variables_map& vm, const std::string& name);
+std::optional<double> get_count(const po::variables_map& vm, const std::string& name,
+                                units::Sign sign = units::Sign::kPositive);
+std::optional<double> get_number(const po::variables_map& vm, const std::string& name,
+                                 units::Sign sign = units::Sign::kPositive);
+std::optional<long long> get_integer(const po::variables_map& vm, const std::string& name,
+                                     units::Sign sign = units::Sign::kPositive);
+std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name);
+bool has(const po::variables_map& vm, const std::string& name);
+
+// Throws InputError unless at most one (or, with `required`, exactly one) of `names` was given.
+void require_one_of(const po::variables_map& vm, const std::vector<std::string>& names, bool required = true);
+
+// Writes the result: `table` renders the human page; JSON/YAML print `document`; CSV prints
+// `csv_rows` (or the document when null).
+void write_result(const CommonOptions& common, const report::Json& document,
+                  const std::function<std::string()>& table, const report::Json* csv_rows = nullptr);
+
+// Help text for a command: usage, summary, options, examples.
+std::string help_text(const CommandHelp& help, const po::options_description& options);
+
+}  // namespace isoflop::app

@@ -1,0 +1,100 @@
+// isoflop's entry point: picks the command from the table and maps errors to exit statuses.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/command.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace isoflop::app {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"catalog", "hardware, grids, laws and models, with their sources", run_catalog},
+  };
+  return table;
+}
+
+namespace {
+
+void print_overview() {
+  std::printf(
+      "usage: isoflop <command> [options]\n\n"
+      "Plans compute-optimal training of large language models: model size and tokens for a budget,\n"
+      "the parallel layout on a cluster, and what the run costs in time, energy, carbon and money.\n\n"
+      "Commands:\n");
+  for (const auto& c : commands()) std::printf("  %-10s %s\n", c.name, c.summary);
+  std::printf(
+      "\nRun 'isoflop help <command>' (or 'isoflop <command> --help') for its options and examples.\n"
+      "Common options: -o table|json|yaml|csv, -q, -v, --no-color, --catalog DIR.\n"
+      "Exit status: 0 success, 1 check failed or infeasible, 2 invalid input, 3 internal error.\n");
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& c : commands())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const auto& c : commands()) names.emplace_back(c.name);
+  return names;
+}
+
+int dispatch(const std::vector<std::string>& argv) {
+  if (argv.empty()) {
+    print_overview();
+    return 2;
+  }
+  const std::string& first = argv[0];
+  if (first == "--help" || first == "-h") {
+    print_overview();
+    return 0;
+  }
+  if (first == "--version" || first == "version") {
+    std::printf("isoflop %s\n", ISOFLOP_VERSION);
+    return 0;
+  }
+  if (first == "help") {
+    if (argv.size() == 1) {
+      print_overview();
+      return 0;
+    }
+    const Command* c = find_command(argv[1]);
+    if (!c)
+      throw InputError("help: unknown command '" + argv[1] + "'" + did_you_mean(argv[1], command_names()) +
+                       "; accepted: " + join(command_names()));
+    return c->run({"--help"});
+  }
+  const Command* c = find_command(first);
+  if (!c)
+    throw InputError("unknown command '" + first + "'" + did_you_mean(first, command_names()) +
+                     "; accepted: " + join(command_names()));
+  return c->run(std::vector<std::string>(argv.begin() + 1, argv.end()));
+}
+
+}  // namespace
+}  // namespace isoflop::app
+
+int main(int argc, char** argv) {
+  using isoflop::ExitStatus;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return isoflop::app::dispatch(args);
+  } catch (const isoflop::InputError& e) {
+    std::fprintf(stderr, "isoflop: error: %s\n", e.what());
+    return static_cast<int>(ExitStatus::kInvalidInput);
+  } catch (const isoflop::InfeasibleError& e) {
+    std::fprintf(stderr, "isoflop: infeasible: %s\n", e.what());
+    return static_cast<int>(ExitStatus::kFailed);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "isoflop: internal error: %s\n", e.what());
+    return static_cast<int>(ExitStatus::kInternal);
+  }
+}

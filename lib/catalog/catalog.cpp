@@ -1,0 +1,159 @@
+// Loading and merging catalogs, and look-ups with "did you mean" suggestions.
+#include "catalog/catalog.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "catalog/embedded.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+
+namespace isoflop::catalog {
+namespace {
+
+template <typename T>
+const T* find_by_name(const std::vector<T>& items, const std::string& name) {
+  for (const auto& item : items)
+    if (item.name == name) return &item;
+  return nullptr;
+}
+
+template <typename T>
+const T& get_by_name(const std::vector<T>& items, const std::string& name, const std::string& what,
+                     const char* kind) {
+  if (const T* item = find_by_name(items, name)) return *item;
+  std::vector<std::string> names;
+  for (const auto& item : items) names.push_back(item.name);
+  throw InputError(what + ": unknown " + kind + " '" + name + "'" + did_you_mean(name, names) +
+                   "; accepted: " + join(names) + " (see 'isoflop catalog')");
+}
+
+// Parses every entry of one section and puts it into `items`, replacing same-named entries.
+template <typename T, typename Parse>
+void merge_section(const YAML::Node& section, const std::string& file, const char* kind, Parse parse,
+                   std::vector<T>* items) {
+  if (!section.IsSequence())
+    throw CatalogError(location(file, section) + ": section '" + kind + "s' must be a list of entries");
+  std::set<std::string> seen;
+  for (const auto& entry : section) {
+    std::string label = kind;
+    if (entry.IsMap() && entry["name"].IsDefined() && entry["name"].IsScalar())
+      label += " '" + entry["name"].Scalar() + "'";
+    FieldReader reader(entry, file, label);
+    T item = parse(reader);
+    reader.finish();
+    if (!seen.insert(item.name).second)
+      throw CatalogError(reader.where("name") + ": duplicate " + kind + " name '" + item.name + "' in this file");
+    auto it = std::find_if(items->begin(), items->end(), [&](const T& x) { return x.name == item.name; });
+    if (it != items->end()) {
+      *it = std::move(item);
+    } else {
+      items->push_back(std::move(item));
+    }
+  }
+}
+
+}  // namespace
+
+#define ISOFLOP_LOOKUP(Type, method, member, kind)                                          \
+  const Type& Catalog::method(const std::string& name, const std::string& what) const {   \
+    return get_by_name(member, name, what, kind);                                        \
+  }
+ISOFLOP_LOOKUP(Accelerator, accelerator, accelerators, "accelerator")
+ISOFLOP_LOOKUP(Node, node, nodes, "node")
+ISOFLOP_LOOKUP(Cluster, cluster, clusters, "cluster")
+ISOFLOP_LOOKUP(Grid, grid, grids, "grid region")
+ISOFLOP_LOOKUP(PuePreset, pue_preset, pue_presets, "PUE preset")
+ISOFLOP_LOOKUP(LawSpec, law, laws, "law")
+ISOFLOP_LOOKUP(ModelEntry, model, models, "model")
+#undef ISOFLOP_LOOKUP
+
+const Accelerator* Catalog::find_accelerator(const std::string& name) const { return find_by_name(accelerators, name); }
+const Node* Catalog::find_node(const std::string& name) const { return find_by_name(nodes, name); }
+const Grid* Catalog::find_grid(const std::string& name) const { return find_by_name(grids, name); }
+const PuePreset* Catalog::find_pue_preset(const std::string& name) const { return find_by_name(pue_presets, name); }
+const LawSpec* Catalog::find_law(const std::string& name) const { return find_by_name(laws, name); }
+const ModelEntry* Catalog::find_model(const std::string& name) const { return find_by_name(models, name); }
+
+void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+  }
+  if (root.IsNull()) return;  // an empty file adds nothing
+  if (!root.IsMap())
+    throw CatalogError(location(file, root) +
+                       ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
+                       "laws, models)");
+  static const std::vector<std::string> kSections = {"accelerators", "nodes", "clusters", "grids",
+                                                     "pue",          "laws",  "models"};
+  for (const auto& item : root) {
+    const std::string key = item.first.as<std::string>();
+    const YAML::Node& section = item.second;
+    try {
+      if (key == "accelerators") merge_section(section, file, "accelerator", parse_accelerator, &catalog->accelerators);
+      else if (key == "nodes") merge_section(section, file, "node", parse_node, &catalog->nodes);
+      else if (key == "clusters") merge_section(section, file, "cluster", parse_cluster, &catalog->clusters);
+      else if (key == "grids") merge_section(section, file, "grid", parse_grid, &catalog->grids);
+      else if (key == "pue") merge_section(section, file, "pue preset", parse_pue_preset, &catalog->pue_presets);
+      else if (key == "laws") merge_section(section, file, "law", parse_law, &catalog->laws);
+      else if (key == "models") merge_section(section, file, "model", parse_model, &catalog->models);
+      else if (key == "version" || key == "description") continue;
+      else
+        throw CatalogError(location(file, item.first) + ": unknown section '" + key + "'" +
+                           did_you_mean(key, kSections) + "; accepted: " + join(kSections));
+    } catch (const YAML::Exception& e) {
+      throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+  }
+}
+
+void check_references(const Catalog& c) {
+  for (const auto& a : c.accelerators)
+    if (!a.reference_node.empty() && !c.find_node(a.reference_node))
+      throw CatalogError(a.file + ": accelerator '" + a.name + "' names unknown reference_node '" +
+                         a.reference_node + "'");
+  for (const auto& n : c.nodes)
+    if (!c.find_accelerator(n.accelerator))
+      throw CatalogError(n.file + ": node '" + n.name + "' names unknown accelerator '" + n.accelerator + "'");
+  for (const auto& cl : c.clusters)
+    if (!c.find_node(cl.node))
+      throw CatalogError(cl.file + ": cluster '" + cl.name + "' names unknown node '" + cl.node + "'");
+}
+
+Catalog embedded_catalog() {
+  Catalog catalog;
+  for (const auto& f : embedded_files()) merge_catalog_text(f.text, f.name, &catalog);
+  return catalog;
+}
+
+Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
+  Catalog catalog = embedded_catalog();
+  if (overlay_dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(*overlay_dir, ec))
+      throw InputError("--catalog: '" + *overlay_dir + "' is not a readable directory of *.yaml files");
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(*overlay_dir, ec))
+      if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+    if (ec) throw InputError("--catalog: cannot read directory '" + *overlay_dir + "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      std::ifstream in(path);
+      if (!in) throw InputError("--catalog: cannot read '" + path.string() + "'");
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      merge_catalog_text(buffer.str(), path.string(), &catalog);
+    }
+  }
+  check_references(catalog);
+  return catalog;
+}
+
+}  // namespace isoflop::catalog

@@ -1,0 +1,58 @@
+// The catalog: every published constant isoflop uses, from the embedded data/*.yaml overlaid by the
+// user's own YAML files (--catalog DIR or ISOFLOP_CATALOG).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/grids.hpp"
+#include "catalog/hardware.hpp"
+#include "catalog/laws.hpp"
+#include "catalog/models.hpp"
+
+namespace isoflop::catalog {
+
+struct Catalog {
+  std::vector<Accelerator> accelerators;
+  std::vector<Node> nodes;
+  std::vector<Cluster> clusters;
+  std::vector<Grid> grids;
+  std::vector<PuePreset> pue_presets;
+  std::vector<LawSpec> laws;
+  std::vector<ModelEntry> models;
+
+  // Look-ups by id; an unknown id throws InputError naming `what` (the option), the id, a "did you mean"
+  // and the accepted ids.
+  const Accelerator& accelerator(const std::string& name, const std::string& what = "--gpu") const;
+  const Node& node(const std::string& name, const std::string& what = "--node") const;
+  const Cluster& cluster(const std::string& name, const std::string& what = "--cluster") const;
+  const Grid& grid(const std::string& name, const std::string& what = "--grid") const;
+  const PuePreset& pue_preset(const std::string& name, const std::string& what = "--pue") const;
+  const LawSpec& law(const std::string& name, const std::string& what = "--law") const;
+  const ModelEntry& model(const std::string& name, const std::string& what = "--arch") const;
+
+  const Accelerator* find_accelerator(const std::string& name) const;
+  const Node* find_node(const std::string& name) const;
+  const Grid* find_grid(const std::string& name) const;
+  const PuePreset* find_pue_preset(const std::string& name) const;
+  const LawSpec* find_law(const std::string& name) const;
+  const ModelEntry* find_model(const std::string& name) const;
+};
+
+// Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
+// top-level keys accelerators, nodes, clusters, grids, pue, laws, models. An entry whose name exists
+// already replaces it (that is how a user overrides a constant); a name twice in one file is an error.
+void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog);
+
+// Checks references between entries (a node's accelerator exists, a cluster's node exists, …).
+void check_references(const Catalog& catalog);
+
+// The embedded catalog overlaid by every *.yaml file in `overlay_dir` (if given), validated.
+// Throws CatalogError with file:line on the first problem.
+Catalog load_catalog(const std::optional<std::string>& overlay_dir = std::nullopt);
+
+// The embedded catalog only (parsed once per call; cheap).
+Catalog embedded_catalog();
+
+}  // namespace isoflop::catalog

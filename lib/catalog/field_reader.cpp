@@ -1,0 +1,172 @@
+// Typed reads of YAML catalog entries with file:line errors.
+#include "catalog/field_reader.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "units/quantity.hpp"
+
+namespace isoflop::catalog {
+
+std::string location(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.line < 0) return file;
+  return file + ":" + std::to_string(mark.line + 1);
+}
+
+FieldReader::FieldReader(YAML::Node node, std::string file, std::string what)
+    : node_(std::move(node)), file_(std::move(file)), what_(std::move(what)) {
+  if (!node_.IsMap()) throw CatalogError(location(file_, node_) + ": " + what_ + " must be a mapping of fields");
+}
+
+bool FieldReader::has(const std::string& key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+
+std::string FieldReader::where(const std::string& key) const {
+  const YAML::Node value = node_[key];
+  return value.IsDefined() ? location(file_, value) : location(file_, node_);
+}
+
+void FieldReader::fail(const std::string& key, const std::string& message) const {
+  const std::string field = key.empty() ? "" : " field '" + key + "'";
+  throw CatalogError(where(key) + ": " + what_ + field + ": " + message);
+}
+
+YAML::Node FieldReader::scalar(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node value = node_[key];
+  if (!value.IsDefined() || value.IsNull()) fail(key, "is missing (required)");
+  if (!value.IsScalar()) fail(key, "must be a single value, not a list or mapping");
+  return value;
+}
+
+std::string FieldReader::text(const std::string& key) { return scalar(key).Scalar(); }
+
+std::string FieldReader::string(const std::string& key) {
+  const std::string value = text(key);
+  if (value.empty()) fail(key, "must not be empty");
+  return value;
+}
+
+std::string FieldReader::string_or(const std::string& key, const std::string& fallback) {
+  return has(key) ? string(key) : (read_.insert(key), fallback);
+}
+
+bool FieldReader::boolean_or(const std::string& key, bool fallback) {
+  if (!has(key)) return read_.insert(key), fallback;
+  const std::string value = text(key);
+  if (value == "true" || value == "yes" || value == "on") return true;
+  if (value == "false" || value == "no" || value == "off") return false;
+  fail(key, "'" + value + "' is not a boolean; accepted: true or false");
+}
+
+double FieldReader::number(const std::string& key) {
+  const std::string value = text(key);
+  try {
+    return units::parse_count(value, "value", units::Sign::kAny);  // "70e9" or "70B"
+  } catch (const InputError&) {
+    fail(key, "'" + value + "' is not a number");
+  }
+}
+
+double FieldReader::positive(const std::string& key) {
+  const double value = number(key);
+  if (!(value > 0)) fail(key, "must be positive, got " + text(key));
+  return value;
+}
+
+double FieldReader::positive_or(const std::string& key, double fallback) {
+  return has(key) ? positive(key) : (read_.insert(key), fallback);
+}
+
+std::optional<double> FieldReader::optional_positive(const std::string& key) {
+  if (!has(key)) return read_.insert(key), std::nullopt;
+  return positive(key);
+}
+
+double FieldReader::non_negative_or(const std::string& key, double fallback) {
+  if (!has(key)) return read_.insert(key), fallback;
+  const double value = number(key);
+  if (value < 0) fail(key, "must not be negative, got " + text(key));
+  return value;
+}
+
+double FieldReader::fraction(const std::string& key) {
+  const double value = number(key);
+  if (!(value > 0 && value <= 1)) fail(key, "must be a fraction in (0, 1], got " + text(key));
+  return value;
+}
+
+double FieldReader::fraction_or(const std::string& key, double fallback) {
+  return has(key) ? fraction(key) : (read_.insert(key), fallback);
+}
+
+long long FieldReader::positive_integer(const std::string& key) {
+  const double value = positive(key);
+  if (value != std::floor(value) || value > 9e18) fail(key, "must be a whole number, got " + text(key));
+  return static_cast<long long>(value);
+}
+
+long long FieldReader::positive_integer_or(const std::string& key, long long fallback) {
+  return has(key) ? positive_integer(key) : (read_.insert(key), fallback);
+}
+
+long long FieldReader::non_negative_integer_or(const std::string& key, long long fallback) {
+  if (!has(key)) return read_.insert(key), fallback;
+  const double value = non_negative_or(key, 0);
+  if (value != std::floor(value) || value > 9e18) fail(key, "must be a whole number, got " + text(key));
+  return static_cast<long long>(value);
+}
+
+double FieldReader::power_w(const std::string& key) {
+  const std::string value = text(key);
+  try {
+    return units::parse_power_w(value, "value");
+  } catch (const InputError&) {
+    try {
+      return units::parse_number(value, "value");  // a bare number is in watts
+    } catch (const InputError&) {
+    }
+    fail(key, "'" + value + "' is not a positive power; accepted: a number of watts or a value with W, kW, MW");
+  }
+}
+
+std::optional<double> FieldReader::optional_power_w(const std::string& key) {
+  if (!has(key)) return read_.insert(key), std::nullopt;
+  return power_w(key);
+}
+
+double FieldReader::intensity_kg_per_kwh(const std::string& key) {
+  const std::string value = text(key);
+  try {
+    return units::parse_intensity_kg_per_kwh(value, "value", units::Sign::kNonNegative);
+  } catch (const InputError&) {
+    fail(key, "'" + value + "' is not a carbon intensity; accepted: a value with g/kWh, kg/kWh, t/MWh or lb/MWh");
+  }
+}
+
+YAML::Node FieldReader::child(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node value = node_[key];
+  if (!value.IsDefined() || value.IsNull()) fail(key, "is missing (required)");
+  return value;
+}
+
+std::optional<YAML::Node> FieldReader::optional_child(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node value = node_[key];
+  if (!value.IsDefined() || value.IsNull()) return std::nullopt;
+  return value;
+}
+
+void FieldReader::finish() {
+  std::vector<std::string> known(read_.begin(), read_.end());
+  for (const auto& item : node_) {
+    const std::string key = item.first.as<std::string>();
+    if (!read_.count(key))
+      throw CatalogError(location(file_, item.first) + ": " + what_ + ": unknown field '" + key + "'" +
+                         did_you_mean(key, known) + "; accepted: " + join(known));
+  }
+}
+
+}  // namespace isoflop::catalog

@@ -1,0 +1,69 @@
+// Typed, validated reads of one YAML catalog entry; every error names file:line, the field and the rule.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace isoflop::catalog {
+
+// "data/hardware.yaml:12" for a node, from yaml-cpp's mark (0-based line).
+std::string location(const std::string& file, const YAML::Node& node);
+
+// Reads the fields of one mapping (a catalog entry). Quantity fields accept a number in the unit named by
+// the key (`memory_gib: 80`) or, where a unit parser is used, a string with a unit (`max_power: 6.5 kW`).
+// Call `finish()` after reading: a key that was never read is rejected as unknown (typos are errors).
+class FieldReader {
+ public:
+  // `what` describes the entry for messages, e.g. "accelerator 'a100-sxm4-80gb'".
+  FieldReader(YAML::Node node, std::string file, std::string what);
+
+  bool has(const std::string& key) const;
+  std::string where(const std::string& key) const;  // file:line of the key's value (or of the entry)
+  const std::string& file() const { return file_; }
+  const YAML::Node& node() const { return node_; }
+
+  std::string string(const std::string& key);
+  std::string string_or(const std::string& key, const std::string& fallback);
+  bool boolean_or(const std::string& key, bool fallback);
+
+  double positive(const std::string& key);
+  double positive_or(const std::string& key, double fallback);
+  std::optional<double> optional_positive(const std::string& key);
+  double non_negative_or(const std::string& key, double fallback);
+  double number(const std::string& key);           // any finite value
+  double fraction(const std::string& key);         // in (0, 1]
+  double fraction_or(const std::string& key, double fallback);
+  long long positive_integer(const std::string& key);
+  long long positive_integer_or(const std::string& key, long long fallback);
+  long long non_negative_integer_or(const std::string& key, long long fallback);
+
+  // Quantities with units, parsed by lib/units (a bare number is taken in the SI unit: W, J, s, kg/kWh).
+  double power_w(const std::string& key);
+  std::optional<double> optional_power_w(const std::string& key);
+  double intensity_kg_per_kwh(const std::string& key);
+
+  // A sub-mapping or sequence, marked as read.
+  YAML::Node child(const std::string& key);
+  std::optional<YAML::Node> optional_child(const std::string& key);
+
+  // Rejects keys that were never read, suggesting the closest known one.
+  void finish();
+
+  // Throws CatalogError at this entry (or at `key`) with `message`.
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+
+ private:
+  YAML::Node scalar(const std::string& key);
+  std::string text(const std::string& key);
+
+  YAML::Node node_;
+  std::string file_;
+  std::string what_;
+  std::set<std::string> read_;
+};
+
+}  // namespace isoflop::catalog

@@ -1,0 +1,56 @@
+// Parsing hardware.yaml entries. Peaks are given in TFLOP/s, memory in GB, bandwidth in GB/s (decimal
+// units, as datasheets print them), and converted to SI here.
+#include "catalog/hardware.hpp"
+
+namespace isoflop::catalog {
+namespace {
+constexpr double kTera = 1e12;
+constexpr double kGiga = 1e9;
+}  // namespace
+
+Accelerator parse_accelerator(FieldReader& r) {
+  Accelerator a;
+  a.name = r.string("name");
+  a.display_name = r.string_or("display_name", a.name);
+  a.vendor = r.string_or("vendor", "");
+  a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
+  a.peak_fp32_flops = r.positive("peak_fp32_tflops") * kTera;
+  if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
+  a.memory_bytes = r.positive("memory_gb") * kGiga;
+  a.memory_bandwidth_bytes_per_s = r.positive("memory_bandwidth_gb_per_s") * kGiga;
+  a.tdp_w = r.power_w("tdp");
+  a.measured_power_w = r.optional_power_w("measured_power");
+  a.reference_node = r.string_or("reference_node", "");
+  a.source = r.string("source");
+  a.file = r.where("name");
+  return a;
+}
+
+Node parse_node(FieldReader& r) {
+  Node n;
+  n.name = r.string("name");
+  n.display_name = r.string_or("display_name", n.name);
+  n.accelerator = r.string("accelerator");
+  n.gpus_per_node = static_cast<int>(r.positive_integer("gpus_per_node"));
+  n.max_power_w = r.power_w("max_power");
+  n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
+  n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
+  n.network = r.string_or("network", "");
+  n.source = r.string("source");
+  n.file = r.where("name");
+  return n;
+}
+
+Cluster parse_cluster(FieldReader& r) {
+  Cluster c;
+  c.name = r.string("name");
+  c.display_name = r.string_or("display_name", c.name);
+  c.node = r.string("node");
+  c.nodes = static_cast<int>(r.positive_integer("nodes"));
+  c.network = r.string_or("network", "");
+  c.source = r.string("source");
+  c.file = r.where("name");
+  return c;
+}
+
+}  // namespace isoflop::catalog

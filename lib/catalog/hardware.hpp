@@ -1,0 +1,54 @@
+// Accelerators, nodes and clusters from hardware.yaml.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "catalog/field_reader.hpp"
+
+namespace isoflop::catalog {
+
+struct Accelerator {
+  std::string name;                      // kebab-case id: "a100-sxm4-80gb"
+  std::string display_name;              // "NVIDIA A100 SXM4 80GB"
+  std::string vendor;                    // "nvidia", "amd", "google"
+  double peak_16bit_flops = 0;           // dense bf16/fp16 tensor peak, FLOP/s
+  double peak_fp32_flops = 0;            // fp32 peak (non-tensor), FLOP/s
+  std::optional<double> peak_fp8_flops;  // dense fp8 peak, FLOP/s, where the chip has it
+  double memory_bytes = 0;               // device memory
+  double memory_bandwidth_bytes_per_s = 0;
+  double tdp_w = 0;                      // board/chip thermal design power
+  std::optional<double> measured_power_w;  // measured average system power per accelerator (Patterson)
+  std::string reference_node;            // catalog node that houses it ("dgx-a100"); may be empty
+  std::string source;
+  std::string file;                      // where it was defined (for messages): "data/hardware.yaml:12"
+};
+
+struct Node {
+  std::string name;                       // "dgx-a100"
+  std::string display_name;
+  std::string accelerator;                // accelerator id
+  int gpus_per_node = 0;
+  double max_power_w = 0;                 // maximum system power of the node
+  double intra_node_bandwidth_bytes_per_s = 0;  // per GPU, per direction (NVLink)
+  double inter_node_bandwidth_bytes_per_s = 0;  // per node, per direction (all NICs together)
+  std::string network;                    // "8x200 Gb/s HDR InfiniBand"
+  std::string source;
+  std::string file;
+};
+
+struct Cluster {
+  std::string name;      // "selene"
+  std::string display_name;
+  std::string node;      // node id
+  int nodes = 0;
+  std::string network;   // "HDR InfiniBand fat tree"
+  std::string source;
+  std::string file;
+};
+
+Accelerator parse_accelerator(FieldReader& reader);
+Node parse_node(FieldReader& reader);
+Cluster parse_cluster(FieldReader& reader);
+
+}  // namespace isoflop::catalog

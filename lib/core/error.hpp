@@ -1,0 +1,43 @@
+// The library's error types: each carries what was wrong, and the CLI maps the type to an exit status.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace isoflop {
+
+// Base of every error isoflop throws on purpose. The message is one line, ready to print after
+// "isoflop: error: ".
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Invalid input or usage: a bad option value, a malformed file, an impossible request (exit 2).
+// The message names the option (or file:line), the value, and what is accepted.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A catalog file failed validation; the message starts with "file:line: ".
+class CatalogError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// The input is valid but no answer exists: nothing fits, a check failed (exit 1).
+class InfeasibleError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Exit statuses shared by every command (CLI.md).
+enum class ExitStatus : int {
+  kSuccess = 0,
+  kFailed = 1,
+  kInvalidInput = 2,
+  kInternal = 3,
+};
+
+}  // namespace isoflop

@@ -1,0 +1,60 @@
+// A transformer architecture as plain data: what the catalog's models.yaml and --arch FILE describe.
+// Header-only on purpose: the catalog stores architectures without depending on the model library.
+#pragma once
+
+#include <string>
+
+#include "core/enum_names.hpp"
+
+namespace isoflop::model {
+
+enum class Activation { kGelu, kSwiglu, kRelu };
+inline constexpr EnumNames<Activation, 3> kActivationNames{
+    {{{Activation::kGelu, "gelu"}, {Activation::kSwiglu, "swiglu"}, {Activation::kRelu, "relu"}}}};
+
+enum class PositionalEncoding { kLearned, kRotary, kAlibi, kRelative, kNone };
+inline constexpr EnumNames<PositionalEncoding, 5> kPositionalEncodingNames{{{{PositionalEncoding::kLearned, "learned"},
+                                                                            {PositionalEncoding::kRotary, "rotary"},
+                                                                            {PositionalEncoding::kAlibi, "alibi"},
+                                                                            {PositionalEncoding::kRelative, "relative"},
+                                                                            {PositionalEncoding::kNone, "none"}}}};
+
+enum class NormKind { kLayerNorm, kRmsNorm };
+inline constexpr EnumNames<NormKind, 2> kNormKindNames{
+    {{{NormKind::kLayerNorm, "layernorm"}, {NormKind::kRmsNorm, "rmsnorm"}}}};
+
+// Sparse mixture-of-experts fields; experts == 0 means a dense model.
+struct MoeConfig {
+  int experts = 0;                     // experts per MoE layer
+  int top_k = 2;                       // experts each token is routed to
+  double capacity_factor = 1.25;       // training capacity factor (ST-MoE)
+  double eval_capacity_factor = 2.0;   // evaluation capacity factor (ST-MoE)
+  int every = 1;                       // every k-th layer is an MoE layer (ST-MoE: every 4th)
+  int shared_experts = 0;              // always-active experts (DeepSeek-MoE style)
+  long long expert_ffn = 0;            // hidden size of one expert; 0 = the dense ffn size
+  bool enabled() const { return experts > 0; }
+};
+
+struct Architecture {
+  std::string name;                    // catalog id or file name; informational
+  int layers = 0;                      // transformer blocks
+  long long d_model = 0;               // hidden size h
+  int heads = 0;                       // attention (query) heads
+  int kv_heads = 0;                    // key/value heads (GQA/MQA); 0 = heads
+  long long head_size = 0;             // per-head size; 0 = d_model / heads
+  long long ffn = 0;                   // MLP hidden size; 0 = 4·d_model (GELU) or the SwiGLU 2/3 convention
+  Activation activation = Activation::kGelu;
+  long long vocab = 0;                 // vocabulary size before padding
+  int vocab_pad_multiple = 1;          // Megatron pads the vocabulary to a multiple of this (e.g. 128·TP)
+  long long seq = 2048;                // training sequence length
+  PositionalEncoding positional = PositionalEncoding::kLearned;
+  bool tied_embeddings = true;         // output head shares the input embedding
+  NormKind norm = NormKind::kLayerNorm;
+  bool bias = true;                    // linear layers and norms carry biases
+  MoeConfig moe;
+
+  int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  long long effective_head_size() const { return head_size > 0 ? head_size : (heads > 0 ? d_model / heads : 0); }
+};
+
+}  // namespace isoflop::model

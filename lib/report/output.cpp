@@ -1,0 +1,132 @@
+// Rendering result documents as JSON, YAML and CSV.
+#include "report/output.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace isoflop::report {
+namespace {
+
+std::string number_text(double value) {
+  if (!std::isfinite(value)) return std::isnan(value) ? ".nan" : (value > 0 ? ".inf" : "-.inf");
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  // Use the shortest representation that round-trips.
+  for (int precision = 1; precision <= 17; ++precision) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", precision, value);
+    if (std::strtod(shorter, nullptr) == value) return shorter;
+  }
+  return buffer;
+}
+
+void emit_yaml(YAML::Emitter& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::object:
+      out << YAML::BeginMap;
+      for (const auto& [key, item] : value.items()) {
+        out << YAML::Key << key << YAML::Value;
+        emit_yaml(out, item);
+      }
+      out << YAML::EndMap;
+      break;
+    case Json::value_t::array:
+      out << YAML::BeginSeq;
+      for (const auto& item : value) emit_yaml(out, item);
+      out << YAML::EndSeq;
+      break;
+    case Json::value_t::string:
+      out << value.get<std::string>();
+      break;
+    case Json::value_t::boolean:
+      out << value.get<bool>();
+      break;
+    case Json::value_t::number_integer:
+      out << value.get<long long>();
+      break;
+    case Json::value_t::number_unsigned:
+      out << value.get<unsigned long long>();
+      break;
+    case Json::value_t::number_float:
+      out << number_text(value.get<double>());
+      break;
+    default:
+      out << YAML::Null;
+  }
+}
+
+void flatten(const Json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>* cells) {
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) flatten(item, prefix.empty() ? key : prefix + "." + key, cells);
+    return;
+  }
+  std::string text;
+  if (value.is_string()) {
+    text = value.get<std::string>();
+  } else if (value.is_number_float()) {
+    text = number_text(value.get<double>());
+  } else if (value.is_null()) {
+    text = "";
+  } else {
+    text = value.dump();
+  }
+  cells->emplace_back(prefix, text);
+}
+
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string to_json_text(const Json& document) { return document.dump(2) + "\n"; }
+
+std::string to_yaml_text(const Json& document) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit_yaml(out, document);
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string to_csv_text(const Json& rows) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> flat;
+  if (rows.is_array()) {
+    for (const auto& row : rows) {
+      flat.emplace_back();
+      flatten(row, "", &flat.back());
+    }
+  } else {
+    flat.emplace_back();
+    flatten(rows, "", &flat.back());
+  }
+  std::vector<std::string> header;
+  for (const auto& row : flat)
+    for (const auto& [key, _] : row)
+      if (std::find(header.begin(), header.end(), key) == header.end()) header.push_back(key);
+  std::string out;
+  for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_cell(header[i]);
+  out += "\n";
+  for (const auto& row : flat) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (i) out += ",";
+      for (const auto& [key, text] : row)
+        if (key == header[i]) {
+          out += csv_cell(text);
+          break;
+        }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace isoflop::report

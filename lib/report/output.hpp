@@ -1,0 +1,31 @@
+// Machine-readable output: the one result document (JSON) rendered as JSON, YAML or CSV.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/enum_names.hpp"
+
+namespace isoflop::report {
+
+using Json = nlohmann::ordered_json;
+
+enum class OutputFormat { kTable, kJson, kYaml, kCsv };
+inline constexpr EnumNames<OutputFormat, 4> kOutputFormatNames{{{{OutputFormat::kTable, "table"},
+                                                                 {OutputFormat::kJson, "json"},
+                                                                 {OutputFormat::kYaml, "yaml"},
+                                                                 {OutputFormat::kCsv, "csv"}}}};
+
+// Pretty JSON with numbers at full precision (round-trippable doubles), ending in a newline.
+std::string to_json_text(const Json& document);
+
+// The same document as YAML (block style), ending in a newline.
+std::string to_yaml_text(const Json& document);
+
+// CSV of `rows`: an array of objects, or one object (one row). Nested objects flatten to
+// "parent.child" columns; arrays inside a row are written as JSON text. Header from the union of keys
+// in first-seen order. Strings are quoted when they contain a comma, quote or newline.
+std::string to_csv_text(const Json& rows);
+
+}  // namespace isoflop::report
