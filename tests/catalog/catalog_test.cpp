@@ -1,0 +1,109 @@
+// Tests for lib/catalog: the embedded catalogs load with every required entry; overlays replace and
+// add entries; malformed catalogs are rejected with file:line, the field and the rule.
+#include "catalog/catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "support/expect_close.hpp"
+
+using namespace isoflop;
+using namespace isoflop::catalog;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  Catalog c;
+  try {
+    merge_catalog_text(text, "user.yaml", &c);
+  } catch (const CatalogError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the embedded catalog holds every required id") {
+  const Catalog c = load_catalog();
+  for (const char* id : {"v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb",
+                         "mi250x", "mi300x", "tpu-v3", "tpu-v4"}) {
+    INFO(id);
+    CHECK(c.find_accelerator(id) != nullptr);
+  }
+  for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200"}) CHECK(c.find_node(id) != nullptr);
+  for (const char* id : {"gpt3-175b", "gopher-280b", "chinchilla-70b", "mt-nlg-530b", "megatron-1t", "bloom-176b",
+                         "palm-540b", "llama2-70b", "st-moe-32b"}) {
+    INFO(id);
+    CHECK(c.find_model(id) != nullptr);
+  }
+  CHECK(c.grids.size() >= 15);
+  for (const auto& a : c.accelerators) CHECK(!a.source.empty());
+  for (const auto& g : c.grids) CHECK(!g.source.empty());
+}
+
+TEST_CASE("published hardware and grid figures are as the sources state") {
+  const Catalog c = load_catalog();
+  const Node& dgx = c.node("dgx-a100");
+  EXPECT_CLOSE(dgx.max_power_w, 6500, 1e-12);
+  CHECK(dgx.gpus_per_node == 8);
+  EXPECT_CLOSE(c.node("dgx-h100").max_power_w, 10200, 1e-12);
+  EXPECT_CLOSE(c.accelerator("a100-sxm4-80gb").peak_16bit_flops, 312e12, 1e-12);
+  EXPECT_CLOSE(c.grid("world").intensity_kg_per_kwh, 0.475, 1e-12);
+  EXPECT_CLOSE(c.grid("us").intensity_kg_per_kwh, 0.429, 1e-12);
+  EXPECT_CLOSE(c.pue_preset("industry-average").pue, 1.58, 1e-12);
+  CHECK(c.cluster("selene").nodes == 560);
+}
+
+TEST_CASE("look-ups of unknown ids suggest the closest one") {
+  const Catalog c = load_catalog();
+  try {
+    c.accelerator("a100-sxm4-80g");
+    FAIL("no throw");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("did you mean 'a100-sxm4-80gb'") != std::string::npos);
+  }
+  CHECK_THROWS_AS(c.grid("atlantis"), InputError);
+}
+
+TEST_CASE("an overlay directory adds entries and overrides constants") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "isoflop-catalog-overlay-test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "mine.yaml") << "grids:\n"
+                                      "  - {name: us, kind: country, intensity: 400 g/kWh, year: 2024, source: mine}\n"
+                                      "accelerators:\n"
+                                      "  - {name: my-chip, peak_16bit_tflops: 100, peak_fp32_tflops: 10, memory_gb: 64,\n"
+                                      "     memory_bandwidth_gb_per_s: 1000, tdp: 300 W, source: my datasheet}\n";
+  const Catalog c = load_catalog(dir.string());
+  EXPECT_CLOSE(c.grid("us").intensity_kg_per_kwh, 0.400, 1e-12);
+  CHECK(c.accelerator("my-chip").memory_bytes == 64e9);
+  CHECK(c.find_accelerator("a100-sxm4-80gb") != nullptr);
+  fs::remove_all(dir);
+  CHECK_THROWS_AS(load_catalog(std::string("/nonexistent/isoflop")), InputError);
+}
+
+TEST_CASE("malformed catalogs are rejected with file:line, the field and the rule") {
+  CHECK(error_of("grids: [ {name: x\n").find("user.yaml:") == 0);  // YAML syntax
+  CHECK(error_of("grids:\n  - {name: x, kind: country, year: 2020, source: s}\n") ==
+        "user.yaml:2: grid 'x' field 'intensity': is missing (required)");
+  CHECK(error_of("grids:\n  - {name: x, kind: country, intensity: 5 furlongs, year: 2020, source: s}\n")
+            .find("'5 furlongs' is not a carbon intensity") != std::string::npos);
+  CHECK(error_of("pue:\n  - {name: p, pue: 0.9, source: s}\n").find("must be at least 1") != std::string::npos);
+  CHECK(error_of("nodes:\n  - {name: n, accelerator: a, gpus_per_node: -8, max_power: 1 kW,\n"
+                 "     intra_node_bandwidth_gb_per_s: 1, inter_node_bandwidth_gb_per_s: 1, source: s}\n")
+            .find("field 'gpus_per_node': must be positive") != std::string::npos);
+  CHECK(error_of("nodes:\n  - {name: n, accelerator: a, gpus_per_node: eight, max_power: 1 kW,\n"
+                 "     intra_node_bandwidth_gb_per_s: 1, inter_node_bandwidth_gb_per_s: 1, source: s}\n")
+            .find("'eight' is not a number") != std::string::npos);
+  CHECK(error_of("pue:\n  - {name: p, pue: 1.1, source: s}\n  - {name: p, pue: 1.2, source: s}\n")
+            .find("user.yaml:3: duplicate pue preset name 'p'") == 0);
+  CHECK(error_of("pue:\n  - {name: p, pue: 1.1, source: s, colour: red}\n").find("unknown field 'colour'") !=
+        std::string::npos);
+  CHECK(error_of("gridz: []\n").find("unknown section 'gridz' (did you mean 'grids'?)") != std::string::npos);
+  CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 100, heads: 3, vocab: 10, source: s}\n")
+            .find("not divisible by heads") != std::string::npos);
+}
