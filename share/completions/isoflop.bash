@@ -1,0 +1,35 @@
+# bash completion for isoflop: commands and each command's options, read from the binary's own help
+# so it stays right as commands are added.
+_isoflop_commands() {
+  "${1:-isoflop}" --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'
+}
+
+_isoflop_options() {
+  "$1" "$2" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+_isoflop() {
+  local cur prog command
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  prog="${COMP_WORDS[0]}"
+  command -v "$prog" >/dev/null 2>&1 || prog=isoflop
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog") help --help --version" -- "$cur"))
+    return 0
+  fi
+  command="${COMP_WORDS[1]}"
+  case "${COMP_WORDS[COMP_CWORD-1]}" in
+    -o|--format) COMPREPLY=($(compgen -W "table json yaml csv" -- "$cur")); return 0 ;;
+    --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+    --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
+  esac
+  if [ "$command" = help ]; then
+    COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog")" -- "$cur"))
+  elif [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$(_isoflop_options "$prog" "$command")" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -f -- "$cur"))
+  fi
+  return 0
+}
+complete -F _isoflop isoflop

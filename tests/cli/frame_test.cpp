@@ -1,0 +1,88 @@
+// End-to-end tests of the command-line frame: help, version, dispatch errors, exit statuses, catalog.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "support/run_cli.hpp"
+
+using isoflop::test::run_cli;
+
+namespace {
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+}  // namespace
+
+TEST_CASE("help and version") {
+  auto r = run_cli("--help");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("usage: isoflop <command>") != std::string::npos);
+  CHECK(r.out.find("catalog") != std::string::npos);
+  r = run_cli("--version");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("isoflop ", 0) == 0);
+  r = run_cli("help catalog");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("usage: isoflop catalog") != std::string::npos);
+  CHECK(r.out.find("Examples:") != std::string::npos);
+  CHECK(run_cli("catalog --help").out == r.out);
+  r = run_cli("");
+  CHECK(r.status == 2);  // no command is a usage error
+}
+
+TEST_CASE("unknown commands and options get one line with a suggestion, exit 2") {
+  auto r = run_cli("catalgo");
+  CHECK(r.status == 2);
+  CHECK(r.err == "isoflop: error: unknown command 'catalgo' (did you mean 'catalog'?); accepted: " +
+                     r.err.substr(r.err.find("accepted: ") + 10));
+  CHECK(lines(r.err) == 1);
+  r = run_cli("catalog --formt json");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("unknown option '--formt' (did you mean '--format'?)") != std::string::npos);
+  CHECK(lines(r.err) == 1);
+  r = run_cli("catalog -o xml");
+  CHECK(r.status == 2);
+  CHECK(r.err == "isoflop: error: --format: 'xml' is not one of table|json|yaml|csv (did you mean 'yaml'?)\n");
+  r = run_cli("catalog --format");
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  r = run_cli("help nosuch");
+  CHECK(r.status == 2);
+  r = run_cli("catalog -q -v");
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("catalog lists entries with sources in every format") {
+  auto r = run_cli("catalog hardware dgx-a100 -o json");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"schema\": \"isoflop/catalog/v1\"") != std::string::npos);
+  CHECK(r.out.find("\"max_power_kw\": 6.5") != std::string::npos);
+  CHECK(r.out.find("\"source\"") != std::string::npos);
+  r = run_cli("catalog grids -o csv");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("section,name,", 0) == 0);
+  r = run_cli("catalog models -o yaml");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("schema: isoflop/catalog/v1") != std::string::npos);
+  r = run_cli("catalog laws-and-stuff");
+  CHECK(r.status == 2);
+  r = run_cli("catalog hardware a100-sxm4-80g");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("did you mean 'a100-sxm4-80gb'") != std::string::npos);
+}
+
+TEST_CASE("a malformed user catalog is rejected at load with file:line, exit 2") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "isoflop-cli-bad-catalog";
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.yaml") << "pue:\n  - {name: p, pue: -1.2, source: s}\n";
+  auto r = run_cli("catalog --catalog " + dir.string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.yaml:2: pue preset 'p' field 'pue': must be positive") != std::string::npos);
+  r = run_cli("catalog", "ISOFLOP_CATALOG=" + dir.string());
+  CHECK(r.status == 2);
+  fs::remove_all(dir);
+  r = run_cli("catalog --catalog /nonexistent/dir");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("is not a readable directory") != std::string::npos);
+}
