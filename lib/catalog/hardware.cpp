@@ -21,6 +21,16 @@ Accelerator parse_accelerator(FieldReader& r) {
   a.tdp_w = r.power_w("tdp");
   a.measured_power_w = r.optional_power_w("measured_power");
   a.reference_node = r.string_or("reference_node", "");
+  if (auto cal = r.optional_child("calibration")) {
+    FieldReader c(*cal, r.file(), "calibration of accelerator '" + a.name + "'");
+    a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
+    a.gemm_half_width = c.positive("gemm_half_width");
+    a.comm_efficiency = c.fraction("comm_efficiency");
+    a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
+    if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");
+    a.calibration_source = c.string("source");
+    c.finish();
+  }
   a.source = r.string("source");
   a.file = r.where("name");
   return a;
