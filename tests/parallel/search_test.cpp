@@ -1,0 +1,118 @@
+// Tests for lib/parallel/search: the MT-NLG layouts, invariants of the search, and bad pins.
+#include "parallel/search.hpp"
+
+#include <doctest/doctest.h>
+
+#include "catalog/catalog.hpp"
+#include "core/error.hpp"
+
+using namespace isoflop;
+using namespace isoflop::parallel;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+struct Setup {
+  JobSpec job;
+  ClusterSpec cluster;
+};
+
+Setup mt_nlg_on(int gpus, long long global_batch = 1920) {
+  const catalog::Catalog cat = catalog::load_catalog();
+  Setup s;
+  s.job.architecture = cat.model("mt-nlg-530b").architecture;
+  s.job.seq = 2048;
+  s.job.global_batch = global_batch;
+  const catalog::Node& node = cat.node("dgx-a100");
+  s.cluster.accelerator = cat.accelerator("a100-sxm4-80gb");
+  s.cluster.gpus = gpus;
+  s.cluster.gpus_per_node = node.gpus_per_node;
+  s.cluster.intra_node_bandwidth_bytes_per_s = node.intra_node_bandwidth_bytes_per_s;
+  s.cluster.inter_node_bandwidth_bytes_per_s = node.inter_node_bandwidth_bytes_per_s / node.gpus_per_node;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("MT-NLG pinned to TP 8 x PP 35: feasible, per-GPU throughput falls as DP grows") {
+  double previous = 1e300;
+  for (int gpus : {2240, 2800, 3360}) {
+    Setup s = mt_nlg_on(gpus);
+    SearchOptions o;
+    o.pins.tp = 8;
+    o.pins.pp = 35;
+    const SearchResult r = search_layouts(s.job, s.cluster, o);
+    REQUIRE(!r.layouts.empty());
+    const RankedLayout& best = r.layouts.front();
+    CHECK(best.layout.dp == gpus / 280);
+    CHECK(best.memory.total_bytes() < 80e9);
+    INFO(gpus << " GPUs: " << best.time.model_tflops_per_gpu << " TFLOP/s per GPU");
+    CHECK(best.time.model_tflops_per_gpu < previous);
+    previous = best.time.model_tflops_per_gpu;
+  }
+}
+
+TEST_CASE("MT-NLG unpinned: tensor parallelism stays inside the node and memory below 80 GiB") {
+  Setup s = mt_nlg_on(3360);
+  SearchOptions o;
+  const SearchResult r = search_layouts(s.job, s.cluster, o);
+  REQUIRE(!r.layouts.empty());
+  for (const auto& l : r.layouts) {
+    CHECK(l.layout.tp <= 8);
+    CHECK(l.memory.total_bytes() < 80 * kGiB);
+  }
+  CHECK(r.evaluated > 100);
+  CHECK(!r.pruned.empty());
+  // Without ZeRO, shallow pipelines cannot hold 530B; the family says how much it would need.
+  o.pins.zero_stage = 0;
+  const SearchResult replicated = search_layouts(s.job, s.cluster, o);
+  bool named = false;
+  for (const auto& p : replicated.pruned) named |= p.reason.find("GiB/GPU >") != std::string::npos;
+  CHECK(named);
+}
+
+TEST_CASE("search invariants") {
+  Setup s = mt_nlg_on(2240);
+  SearchOptions pinned;
+  pinned.pins.tp = 8;
+  pinned.pins.pp = 35;
+  pinned.pins.micro_batch = 1;
+  pinned.pins.recompute = Recompute::kFull;
+  const double pinned_best = search_layouts(s.job, s.cluster, pinned).layouts.front().time.step_time_s;
+  SearchOptions looser = pinned;
+  looser.pins.recompute.reset();
+  looser.pins.micro_batch.reset();
+  CHECK(search_layouts(s.job, s.cluster, looser).layouts.front().time.step_time_s <= pinned_best);
+  SearchOptions open;
+  CHECK(search_layouts(s.job, s.cluster, open).layouts.front().time.step_time_s <= pinned_best);
+
+  // Doubling the global batch never lowers tokens/s for a fixed layout.
+  Layout l{8, 35, 8, 1, 1, 1, 1, Recompute::kSelective, true};
+  const double tokens = estimate_step_time(s.job, s.cluster, l).tokens_per_s;
+  Setup doubled = mt_nlg_on(2240, 3840);
+  CHECK(estimate_step_time(doubled.job, doubled.cluster, l).tokens_per_s >= tokens);
+}
+
+TEST_CASE("bad pins and infeasible jobs") {
+  Setup s = mt_nlg_on(2240);
+  SearchOptions o;
+  o.pins.tp = 3;  // 128 heads are not divisible by 3
+  CHECK_THROWS_AS(search_layouts(s.job, s.cluster, o), InputError);
+  o.pins.tp = 8;
+  o.pins.pp = 4;  // 105 layers
+  CHECK_THROWS_AS(search_layouts(s.job, s.cluster, o), InputError);
+  o = {};
+  o.pins.zero_stage = 5;
+  CHECK_THROWS_AS(search_layouts(s.job, s.cluster, o), InputError);
+  Setup small = mt_nlg_on(8, 8);  // 530B on one node cannot fit
+  try {
+    search_layouts(small.job, small.cluster, SearchOptions{});
+    FAIL("no throw");
+  } catch (const InfeasibleError& e) {
+    CHECK(std::string(e.what()).find("the smallest needs") != std::string::npos);
+    CHECK(std::string(e.what()).find("more GPUs") != std::string::npos);
+  }
+  Setup odd = mt_nlg_on(2244);  // not whole nodes
+  CHECK_THROWS_AS(search_layouts(odd.job, odd.cluster, SearchOptions{}), InputError);
+}
