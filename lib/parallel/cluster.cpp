@@ -1,0 +1,54 @@
+// Cluster resolution from catalog ids and counts.
+#include "parallel/cluster.hpp"
+
+#include "core/error.hpp"
+
+namespace isoflop::parallel {
+
+ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterRequest& r) {
+  if (!r.gpu && !r.node) throw InputError("missing accelerator; give --gpu NAME or --node NAME (see 'isoflop catalog hardware')");
+  const catalog::Node* node = nullptr;
+  const catalog::Accelerator* acc = nullptr;
+  ResolvedCluster out;
+  if (r.node) {
+    node = &cat.node(*r.node);
+    acc = &cat.accelerator(node->accelerator, "--node");
+    if (r.gpu && *r.gpu != node->accelerator)
+      throw InputError("--gpu: '" + *r.gpu + "' differs from node " + node->name + "'s accelerator '" +
+                       node->accelerator + "'; give one of --gpu or --node");
+    out.note = "node " + node->name + " supplies " + std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
+  } else {
+    acc = &cat.accelerator(*r.gpu);
+    if (acc->reference_node.empty())
+      throw InputError("--gpu: '" + acc->name + "' has no reference node in the catalog; give --node NAME");
+    node = &cat.node(acc->reference_node, "--gpu");
+    out.note = "node " + node->name + " (reference node of " + acc->name + ") supplies " +
+               std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
+  }
+  ClusterSpec& c = out.spec;
+  c.accelerator = *acc;
+  c.node_name = node->name;
+  c.gpus_per_node = node->gpus_per_node;
+  if (r.gpus_per_node) {
+    if (*r.gpus_per_node < 1) throw InputError("--gpus-per-node: must be positive");
+    c.gpus_per_node = static_cast<int>(*r.gpus_per_node);
+  }
+  c.intra_node_bandwidth_bytes_per_s = node->intra_node_bandwidth_bytes_per_s;
+  // The node's NICs are shared by its GPUs: per-GPU network bandwidth.
+  c.inter_node_bandwidth_bytes_per_s = node->inter_node_bandwidth_bytes_per_s / node->gpus_per_node;
+  if (r.gpus && r.nodes) throw InputError("--gpus and --nodes conflict; give only one");
+  if (r.nodes) {
+    if (*r.nodes < 1) throw InputError("--nodes: must be positive");
+    c.gpus = static_cast<int>(*r.nodes * c.gpus_per_node);
+  } else if (r.gpus) {
+    if (*r.gpus < 1) throw InputError("--gpus: must be positive");
+    if (*r.gpus > 100'000'000) throw InputError("--gpus: implausibly many");
+    c.gpus = static_cast<int>(*r.gpus);
+  } else {
+    throw InputError("missing cluster size; give --gpus N or --nodes K");
+  }
+  c.validate();
+  return out;
+}
+
+}  // namespace isoflop::parallel
