@@ -3,53 +3,25 @@
 
 #include <algorithm>
 
+#include "model/params.hpp"
+
 namespace isoflop::parallel {
-namespace {
-
-long long ffn_size(const model::Architecture& a) {
-  if (a.ffn > 0) return a.ffn;
-  // GELU: 4h. SwiGLU keeps the parameter count of a 4h MLP with three matrices: 2/3 · 4h.
-  return a.activation == model::Activation::kSwiglu ? (8 * a.d_model) / 3 : 4 * a.d_model;
-}
-
-double mlp_params(const model::Architecture& a, long long ffn) {
-  const double h = static_cast<double>(a.d_model);
-  const double matrices = a.activation == model::Activation::kSwiglu ? 3.0 : 2.0;
-  const double biases = a.bias ? (a.activation == model::Activation::kSwiglu ? 2.0 : 1.0) * ffn + h : 0.0;
-  return matrices * h * ffn + biases;
-}
-
-}  // namespace
-
 double ParameterSplit::total() const {
   return per_layer_dense * layers + embedding + output_head + final_norm + per_moe_layer_experts * moe_layers;
 }
 
 ParameterSplit split_parameters(const model::Architecture& a) {
-  const double h = static_cast<double>(a.d_model);
-  const double q_width = static_cast<double>(a.heads) * a.effective_head_size();
-  const double kv_width = static_cast<double>(a.effective_kv_heads()) * a.effective_head_size();
-  const double attention = h * q_width + 2 * h * kv_width + q_width * h + (a.bias ? q_width + 2 * kv_width + h : 0);
-  const double norm = a.norm == model::NormKind::kLayerNorm && a.bias ? 2 * h : h;
+  const model::ParamCount c = model::count_params(a);
+  const double final_norm = c.norms / (2 * a.layers + 1);
   ParameterSplit p;
   p.layers = a.layers;
-  const double dense_mlp = mlp_params(a, ffn_size(a));
-  p.moe_layers = a.moe.enabled() ? a.layers / a.moe.every : 0;
-  const double block_norms = 2 * norm;
-  p.per_layer_dense = attention + block_norms;  // the MLP is added per block type below
-  if (a.moe.enabled()) {
-    const long long expert_ffn = a.moe.expert_ffn > 0 ? a.moe.expert_ffn : ffn_size(a);
-    p.per_moe_layer_experts = (a.moe.experts + a.moe.shared_experts) * mlp_params(a, expert_ffn) + h * a.moe.experts;
-  }
-  // Dense blocks carry the MLP; the average dense part per block keeps stage arithmetic simple.
-  const int dense_layers = a.layers - p.moe_layers;
-  p.per_layer_dense += dense_mlp * dense_layers / static_cast<double>(a.layers);
-  const long long padded_vocab =
-      (a.vocab + a.vocab_pad_multiple - 1) / a.vocab_pad_multiple * a.vocab_pad_multiple;
-  p.embedding = static_cast<double>(padded_vocab) * h +
-                (a.positional == model::PositionalEncoding::kLearned ? static_cast<double>(a.seq) * h : 0.0);
-  p.output_head = a.tied_embeddings ? 0.0 : static_cast<double>(padded_vocab) * h;
-  p.final_norm = norm;
+  p.moe_layers = c.moe_layers;
+  // Dense MLPs are averaged over the blocks so that a stage's share is proportional to its layers.
+  p.per_layer_dense = (c.attention + c.mlp + c.norms - final_norm) / a.layers;
+  p.per_moe_layer_experts = c.moe_layers > 0 ? c.experts / c.moe_layers : 0.0;
+  p.embedding = c.token_embedding + c.position_embedding;
+  p.output_head = c.output_head;
+  p.final_norm = final_norm;
   return p;
 }
 

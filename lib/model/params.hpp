@@ -1,0 +1,37 @@
+// Exact parameter counts of an architecture, by component, and the conventions in use: total,
+// non-embedding (Kaplan et al. 2020) and active per token (MoE).
+#pragma once
+
+#include "model/architecture.hpp"
+
+namespace isoflop::model {
+
+struct ParamCount {
+  double token_embedding = 0;     // padded vocabulary × d_model
+  double position_embedding = 0;  // learned positions: seq × d_model
+  double attention = 0;           // all blocks: Q, K, V, output projections (+ biases)
+  double mlp = 0;                 // all dense MLPs (+ biases)
+  double experts = 0;             // all experts of all MoE blocks, with routers
+  double norms = 0;               // block norms and the final norm
+  double output_head = 0;         // untied output projection (0 when tied)
+  int moe_layers = 0;             // blocks whose MLP is a mixture of experts
+
+  double total() const {
+    return token_embedding + position_embedding + attention + mlp + experts + norms + output_head;
+  }
+  // Kaplan et al. 2020 count N without the embedding matrices.
+  double non_embedding() const { return total() - token_embedding - position_embedding; }
+  double active = 0;              // parameters a token passes through (MoE: top-k experts); = total() for dense
+};
+
+// Vocabulary padded to a multiple of vocab_pad_multiple (Megatron pads to 128·TP).
+long long padded_vocab(const Architecture& architecture);
+
+// MLP hidden size: ffn, or 4·d_model (GELU/ReLU), or the SwiGLU 2/3 convention (8·d_model/3).
+long long mlp_hidden_size(const Architecture& architecture);
+
+// Narayanan et al. 2021 eq. 2 for a GPT block (12h² + 13h per layer, (V + s)·h for embeddings),
+// generalised to grouped-query attention, gated MLPs, RMSNorm, bias-free layers, untied heads and experts.
+ParamCount count_params(const Architecture& architecture);
+
+}  // namespace isoflop::model
