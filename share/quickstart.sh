@@ -41,7 +41,7 @@ configure_and_build
 
 case "${1:-}" in
   "")
-    "$build/isoflop" optimal --flops 5.76e23
+    "$build/isoflop" plan --gpus 3360 --gpu a100-sxm4-80gb --days 30
     ;;
   test)
     ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -1,0 +1,120 @@
+// The plan pipeline: allocate → shape → search → cost, iterated on the utilisation for time-like budgets.
+#include "plan/plan.hpp"
+
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace isoflop::plan {
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+
+// The global batch (sequences) nearest the target whose divisors suit the cluster: among batches within
+// a factor 1.5 of the target, the one sharing the most factors with the GPU count, then the nearest.
+long long choose_global_batch(double target_sequences, int gpus) {
+  const long long lo = std::max<long long>(1, static_cast<long long>(target_sequences / 1.5));
+  const long long hi = std::max<long long>(lo, static_cast<long long>(target_sequences * 1.5));
+  long long best = lo, best_gcd = 0;
+  double best_distance = INFINITY;
+  for (long long b = lo; b <= hi; ++b) {
+    const long long g = std::gcd(b, static_cast<long long>(gpus));
+    const double distance = std::fabs(std::log(b / target_sequences));
+    if (g > best_gcd || (g == best_gcd && distance < best_distance)) {
+      best = b;
+      best_gcd = g;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+cost::RunCostInputs cost_inputs(const PlanOptions& o, double flops, double mfu) {
+  cost::RunCostInputs in;
+  in.flops = flops;
+  in.gpus = o.cluster.gpus;
+  in.peak_flops_per_gpu = o.cluster.accelerator.peak_16bit_flops;
+  in.utilisation = mfu;
+  in.node_power_w = o.node.max_power_w;
+  in.gpus_per_node = o.cluster.gpus_per_node;
+  in.pue = o.pue;
+  in.intensity_kg_per_kwh = o.intensity_kg_per_kwh;
+  in.cfe_fraction = o.cfe_fraction;
+  in.price_per_gpu_hour_usd = o.price_per_gpu_hour_usd;
+  in.price_per_kwh_usd = o.price_per_kwh_usd;
+  return in;
+}
+
+// Wall-clock seconds the budget buys on the cluster (time-like budgets only).
+double budget_seconds(const Budget& b, const PlanOptions& o) {
+  if (b.time_s) return *b.time_s;
+  const double gpus = o.cluster.gpus;
+  const double nodes = std::ceil(gpus / o.cluster.gpus_per_node);
+  const double power_w = o.node.max_power_w * nodes;
+  if (b.usd) {
+    if (!(o.price_per_gpu_hour_usd > 0)) throw InputError("--budget-usd: needs --price-per-gpu-hour");
+    const double per_hour = gpus * o.price_per_gpu_hour_usd + power_w / 1000 * o.pue * o.price_per_kwh_usd;
+    return *b.usd / per_hour * kSecondsPerHour;
+  }
+  if (b.energy_kwh) return *b.energy_kwh / (power_w / 1000 * o.pue) * kSecondsPerHour;
+  if (b.co2e_kg) {
+    if (!(o.intensity_kg_per_kwh > 0)) throw InputError("--co2e: the grid intensity must be positive");
+    return *b.co2e_kg / o.intensity_kg_per_kwh / (power_w / 1000 * o.pue) * kSecondsPerHour;
+  }
+  throw InputError("plan: no budget given");
+}
+
+}  // namespace
+
+void Budget::validate() const {
+  const int given = (flops ? 1 : 0) + (time_s ? 1 : 0) + (usd ? 1 : 0) + (energy_kwh ? 1 : 0) + (co2e_kg ? 1 : 0);
+  if (given != 1)
+    throw InputError(std::string(given == 0 ? "missing budget" : "conflicting budgets") +
+                     "; give exactly one of --flops, --days/--time, --budget-usd, --energy, --co2e");
+  for (const auto& v : {flops, time_s, usd, energy_kwh, co2e_kg})
+    if (v && !(*v > 0 && std::isfinite(*v))) throw InputError("the budget must be positive and finite");
+}
+
+PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
+  budget.validate();
+  o.cluster.validate();
+  const double peak = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus;
+  const bool time_like = !budget.flops;
+  const double seconds = time_like ? budget_seconds(budget, o) : 0.0;
+  // Start from the calibrated GEMM efficiency ceiling; the loop replaces it with the layout's MFU.
+  double mfu = o.cluster.accelerator.gemm_efficiency_max > 0 ? o.cluster.accelerator.gemm_efficiency_max : 0.5;
+  PlanResult r;
+  r.converged = !time_like;
+  for (int i = 0; i < o.max_iterations; ++i) {
+    r.iterations = i + 1;
+    r.flops = time_like ? peak * mfu * seconds : *budget.flops;
+    r.allocation = scaling::allocate(o.law, r.flops);
+    model::ShapeOptions shape;
+    shape.reference = o.family;
+    shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
+    while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
+    r.shape = model::shape_architecture(r.allocation.params, shape);
+    r.job = {};
+    r.job.architecture = r.shape.best.architecture;
+    r.job.architecture.name = "planned";
+    r.job.seq = o.family.seq;
+    r.job.global_batch = choose_global_batch(o.global_batch_tokens / static_cast<double>(r.job.seq), o.cluster.gpus);
+    r.layouts = parallel::search_layouts(r.job, o.cluster, o.search);
+    const double new_mfu = r.layouts.layouts.front().time.mfu;
+    if (!time_like || std::fabs(new_mfu - mfu) < o.mfu_tolerance) {
+      mfu = new_mfu;
+      r.converged = true;
+      break;
+    }
+    // Damped fixed-point step: the shape (and so the MFU) changes in steps with N, which can make the
+    // plain iteration cycle between two architectures.
+    mfu = 0.5 * (mfu + new_mfu);
+  }
+  r.mfu = r.layouts.layouts.front().time.mfu;
+  r.band = scaling::allocation_band(o.band_laws, r.flops);
+  r.cost = cost::estimate_run_cost(cost_inputs(o, r.flops, mfu));
+  return r;
+}
+
+}  // namespace isoflop::plan
