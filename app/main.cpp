@@ -16,6 +16,7 @@ namespace isoflop::app {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"catalog", "hardware, grids, laws and models, with their sources", run_catalog},
+      {"flops", "parameters and FLOPs of a model and a workload, by convention", run_flops},
       {"layout", "ranked TP/PP/DP/EP layouts with memory and step time", run_layout},
       {"plan", "the main job: budget -> N, D, architecture, layout, cost", run_plan},
       {"fit", "fit scaling laws to your own runs (Chinchilla Approaches 1-3, bootstrap)", run_fit},
