@@ -1,0 +1,227 @@
+// Approach 3: the Huber/log-sum-exp objective with its analytic gradient, NLopt's L-BFGS from every grid
+// start in parallel (OpenMP), and the choice of the best start.
+#include "fit/approach3.hpp"
+
+#include <nlopt.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace isoflop::fit {
+namespace {
+
+// The runs in the form the objective reads: logs of N, D and the loss, contiguous.
+struct LogData {
+  std::vector<double> log_n, log_d, log_l;
+  explicit LogData(const std::vector<Run>& runs) {
+    for (const auto& r : runs) {
+      log_n.push_back(std::log(r.params));
+      log_d.push_back(std::log(r.tokens));
+      log_l.push_back(std::log(r.loss));
+    }
+  }
+};
+
+// Eq. 11 of Hoffmann et al. 2022: Σ Huber_δ(LSE(a − α log N, b − β log D, e) − log L).
+// Fast path: exp(e) is shared by all runs and the two per-run exponentials are taken unshifted while
+// they cannot overflow or all underflow (|u|, |v| < 700, e > −700); otherwise the LSE is evaluated
+// around its largest term, so extreme points of a line search stay finite.
+double objective(const double* x, const LogData& d, double delta, Reduce reduce, double* grad) {
+  const double a = x[kA], b = x[kB], e = x[kE], alpha = x[kAlpha], beta = x[kBeta];
+  const size_t n = d.log_l.size();
+  constexpr double kSafe = 700;
+  const bool e_safe = e > -kSafe && e < kSafe;
+  const double exp_e = e_safe ? std::exp(e) : 0;
+  double f = 0, ga = 0, gb = 0, ge = 0, galpha = 0, gbeta = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double u = a - alpha * d.log_n[i], v = b - beta * d.log_d[i];
+    double eu, ev, ee, lse;
+    if (e_safe && std::fabs(u) < kSafe && std::fabs(v) < kSafe) {
+      eu = std::exp(u), ev = std::exp(v), ee = exp_e;
+      lse = std::log(eu + ev + ee);
+    } else {
+      const double m = std::max(u, std::max(v, e));
+      eu = std::exp(u - m), ev = std::exp(v - m), ee = std::exp(e - m);
+      lse = m + std::log(eu + ev + ee);
+    }
+    const double s = eu + ev + ee;
+    const double r = lse - d.log_l[i];
+    // Huber without a branch: ψ = clamp(r, −δ, δ) is dHuber/dr, and Huber = ψ·(r − ψ/2) in both regimes.
+    const double psi = std::clamp(r, -delta, delta);
+    f += psi * (r - 0.5 * psi);
+    if (grad) {
+      const double w = psi / s;  // ψ · softmax weights
+      ga += w * eu;
+      gb += w * ev;
+      ge += w * ee;
+      galpha -= w * eu * d.log_n[i];
+      gbeta -= w * ev * d.log_d[i];
+    }
+  }
+  const double scale = reduce == Reduce::kMean ? 1.0 / static_cast<double>(n) : 1.0;
+  if (grad) {
+    grad[kA] = ga * scale;
+    grad[kB] = gb * scale;
+    grad[kE] = ge * scale;
+    grad[kAlpha] = galpha * scale;
+    grad[kBeta] = gbeta * scale;
+  }
+  return f * scale;
+}
+
+struct Descent {
+  const LogData* data;
+  double delta;
+  Reduce reduce;
+  double gtol;
+  nlopt_opt opt;
+  double best_f = std::numeric_limits<double>::infinity();
+  LawPoint best_x{};
+  long long evaluations = 0;
+};
+
+double nlopt_objective(unsigned, const double* x, double* grad, void* context) {
+  auto* c = static_cast<Descent*>(context);
+  ++c->evaluations;
+  const double f = objective(x, *c->data, c->delta, c->reduce, grad);
+  // Keep the best point evaluated: whatever status NLopt ends with, the answer is a point we have seen.
+  if (f < c->best_f) {
+    c->best_f = f;
+    std::copy(x, x + 5, c->best_x.begin());
+  }
+  // scipy's projected-gradient test (unbounded here): every |∂f/∂x_k| ≤ gtol ends the descent.
+  if (grad && std::isfinite(f)) {
+    double g = 0;
+    for (int k = 0; k < 5; ++k) g = std::max(g, std::fabs(grad[k]));
+    if (g <= c->gtol) nlopt_force_stop(c->opt);
+  }
+  return std::isfinite(f) ? f : std::numeric_limits<double>::max();
+}
+
+struct StartResult {
+  LawPoint x{};
+  double f = std::numeric_limits<double>::infinity();
+  long long evaluations = 0;
+  bool failed = false;
+};
+
+StartResult descend(const LogData& data, const LawPoint& start, const Approach3Options& o) {
+  nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, 5);
+  if (!opt) return {start, std::numeric_limits<double>::infinity(), 0, true};
+  Descent context{&data, o.huber_delta, o.reduce, o.gtol, opt};
+  nlopt_set_min_objective(opt, nlopt_objective, &context);
+  // scipy's L-BFGS-B rule (f_k − f_{k+1}) ≤ ftol·max(|f_k|, |f_{k+1}|, 1) is NLopt's relative and
+  // absolute tolerances together (NLopt stops when either holds).
+  nlopt_set_ftol_rel(opt, o.ftol);
+  nlopt_set_ftol_abs(opt, o.ftol);
+  nlopt_set_maxeval(opt, o.max_evals);
+  nlopt_set_vector_storage(opt, 10);  // scipy's default memory m = 10
+  LawPoint x = start;
+  double f = 0;
+  const nlopt_result status = nlopt_optimize(opt, x.data(), &f);
+  nlopt_destroy(opt);
+  StartResult r;
+  r.x = context.best_f <= f || !std::isfinite(f) ? context.best_x : x;
+  r.f = std::min(context.best_f, std::isfinite(f) ? f : context.best_f);
+  r.evaluations = context.evaluations;
+  // Running out of evaluations or reaching round-off are normal endings for a start; errors are failures.
+  r.failed = status < 0 && status != NLOPT_ROUNDOFF_LIMITED && status != NLOPT_FORCED_STOP;
+  return r;
+}
+
+Approach3Result summarise(const LawPoint& x, double f, size_t runs) {
+  Approach3Result r;
+  r.x = x;
+  r.objective = f;
+  r.A = std::exp(x[kA]);
+  r.B = std::exp(x[kB]);
+  r.E = std::exp(x[kE]);
+  r.alpha = x[kAlpha];
+  r.beta = x[kBeta];
+  r.runs = runs;
+  set_allocation(&r);
+  return r;
+}
+
+void check_runs(const std::vector<Run>& runs) {
+  if (runs.size() < 5)
+    throw InputError("Approach 3 fits 5 parameters (E, A, B, alpha, beta) but only " + std::to_string(runs.size()) +
+                     " runs are left; give at least 5");
+}
+
+}  // namespace
+
+void Approach3Options::validate() const {
+  if (!(huber_delta > 0) || !std::isfinite(huber_delta))
+    throw InputError("--huber-delta: " + std::to_string(huber_delta) + " must be a positive number");
+  if (!(ftol > 0) || !(ftol < 1)) throw InputError("--ftol: must be in (0, 1)");
+  if (!(gtol >= 0) || !std::isfinite(gtol)) throw InputError("--gtol: must be 0 or more");
+  if (max_evals < 1) throw InputError("--max-evals: must be at least 1");
+  if (grid.size() == 0) throw InputError("--grid: no starting points");
+  if (threads < 0) throw InputError("--threads: must be 0 (default) or more");
+}
+
+void set_allocation(Approach3Result* r) {
+  const double s = r->alpha + r->beta;
+  r->a = r->beta / s;
+  r->b = r->alpha / s;
+  r->G = std::pow(r->alpha * r->A / (r->beta * r->B), 1 / s);
+}
+
+double approach3_objective(const LawPoint& x, const std::vector<Run>& runs, double huber_delta, Reduce reduce,
+                           LawPoint* grad) {
+  const LogData data(runs);
+  return objective(x.data(), data, huber_delta, reduce, grad ? grad->data() : nullptr);
+}
+
+Approach3Result fit_approach3(std::vector<Run> runs, const Approach3Options& o) {
+  o.validate();
+  check_runs(runs);
+  sort_canonically(&runs);
+  const LogData data(runs);
+  const std::vector<LawPoint> starts = o.grid.points();
+  std::vector<StartResult> results(starts.size());
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
+  for (long i = 0; i < static_cast<long>(starts.size()); ++i) results[i] = descend(data, starts[i], o);
+
+  size_t best = 0;
+  for (size_t i = 1; i < results.size(); ++i)
+    if (results[i].f < results[best].f) best = i;
+  Approach3Result r = summarise(results[best].x, results[best].f, runs.size());
+  r.starts = starts.size();
+  const LawPoint& xb = results[best].x;
+  for (const auto& s : results) {
+    r.evaluations += s.evaluations;
+    r.starts_failed += s.failed;
+    const bool same_objective = s.f - r.objective <= o.basin_rtol * std::fabs(r.objective);
+    const double tol = o.basin_rtol * 1e3;
+    bool same_point = true;
+    for (int k = 0; k < 5; ++k) {
+      const double scale = (k == kA || k == kB) ? std::max(1.0, std::fabs(xb[k])) : 1.0;
+      same_point = same_point && std::fabs(s.x[k] - xb[k]) <= tol * scale;
+    }
+    r.starts_in_best_basin += same_objective || same_point;
+  }
+  return r;
+}
+
+Approach3Result fit_approach3_from(std::vector<Run> runs, const LawPoint& start, const Approach3Options& o) {
+  o.validate();
+  check_runs(runs);
+  sort_canonically(&runs);
+  const LogData data(runs);
+  const StartResult s = descend(data, start, o);
+  Approach3Result r = summarise(s.x, s.f, runs.size());
+  r.starts = 1;
+  r.starts_in_best_basin = 1;
+  r.starts_failed = s.failed;
+  r.evaluations = s.evaluations;
+  return r;
+}
+
+}  // namespace isoflop::fit
