@@ -27,8 +27,8 @@ Json accelerator_json(const catalog::Accelerator& a) {
   Json j = {{"name", a.name},
             {"display_name", a.display_name},
             {"vendor", a.vendor},
-            {"peak_16bit_tflops", a.peak_16bit_flops / 1e12},
-            {"peak_fp32_tflops", a.peak_fp32_flops / 1e12}};
+            {"peak_16bit_tflops", a.peak_16bit_flops / 1e12}};
+  if (a.peak_fp32_flops > 0) j["peak_fp32_tflops"] = a.peak_fp32_flops / 1e12;  // unpublished for TPUs
   if (a.peak_fp8_flops) j["peak_fp8_tflops"] = *a.peak_fp8_flops / 1e12;
   j["memory_gb"] = a.memory_bytes / 1e9;
   j["memory_bandwidth_gb_per_s"] = a.memory_bandwidth_bytes_per_s / 1e9;
@@ -79,6 +79,7 @@ Json law_json(const catalog::LawSpec& l) {
       j["B"] = l.B;
       j["alpha"] = l.alpha;
       j["beta"] = l.beta;
+      if (l.kind == catalog::LawKind::kParametric && l.r_d_star > 0) j["r_d_star"] = l.r_d_star;
       if (l.kind == catalog::LawKind::kDataConstrained) {
         j["r_d_star"] = l.r_d_star;
         j["r_n_star"] = l.r_n_star;
@@ -91,6 +92,11 @@ Json law_json(const catalog::LawSpec& l) {
       j["alpha_d"] = l.kaplan_alpha_d;
       j["frontier_coefficient"] = l.kaplan_frontier_coefficient;
       j["frontier_exponent"] = l.kaplan_frontier_exponent;
+      j["flops_per_pf_day"] = l.kaplan_flops_per_pf_day;
+      break;
+    case catalog::LawKind::kPowerLaw:
+      j["tokens_coefficient"] = l.tokens_coefficient;
+      j["tokens_exponent"] = l.tokens_exponent;
       break;
     case catalog::LawKind::kAllocationTable: {
       Json rows = Json::array();

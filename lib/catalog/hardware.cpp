@@ -14,7 +14,7 @@ Accelerator parse_accelerator(FieldReader& r) {
   a.display_name = r.string_or("display_name", a.name);
   a.vendor = r.string_or("vendor", "");
   a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
-  a.peak_fp32_flops = r.positive("peak_fp32_tflops") * kTera;
+  if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
   if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
   a.memory_bytes = r.positive("memory_gb") * kGiga;
   a.memory_bandwidth_bytes_per_s = r.positive("memory_bandwidth_gb_per_s") * kGiga;

@@ -13,7 +13,7 @@ struct Accelerator {
   std::string display_name;              // "NVIDIA A100 SXM4 80GB"
   std::string vendor;                    // "nvidia", "amd", "google"
   double peak_16bit_flops = 0;           // dense bf16/fp16 tensor peak, FLOP/s
-  double peak_fp32_flops = 0;            // fp32 peak (non-tensor), FLOP/s
+  double peak_fp32_flops = 0;            // fp32 peak (non-tensor), FLOP/s; 0 where unpublished (TPUs)
   std::optional<double> peak_fp8_flops;  // dense fp8 peak, FLOP/s, where the chip has it
   double memory_bytes = 0;               // device memory
   double memory_bandwidth_bytes_per_s = 0;

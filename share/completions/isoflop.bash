@@ -23,7 +23,9 @@ _isoflop() {
     --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
   esac
-  if [ "$command" = help ]; then
+  if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "hardware grids laws models" -- "$cur"))
+  elif [ "$command" = help ]; then
     COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog")" -- "$cur"))
   elif [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_isoflop_options "$prog" "$command")" -- "$cur"))

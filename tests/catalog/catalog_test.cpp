@@ -107,3 +107,32 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
   CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 100, heads: 3, vocab: 10, source: s}\n")
             .find("not divisible by heads") != std::string::npos);
 }
+
+TEST_CASE("the Patterson et al. 2021 Table 4 datacenter grids and PUE presets are present") {
+  const Catalog c = load_catalog();
+  EXPECT_CLOSE(c.grid("google-georgia-2018").intensity_kg_per_kwh, 0.431, 1e-12);
+  EXPECT_CLOSE(c.grid("google-taiwan-2019").intensity_kg_per_kwh, 0.545, 1e-12);
+  EXPECT_CLOSE(c.grid("google-georgia-2019").intensity_kg_per_kwh, 0.415, 1e-12);
+  EXPECT_CLOSE(c.grid("google-north-carolina-2020").intensity_kg_per_kwh, 0.201, 1e-12);
+  EXPECT_CLOSE(c.grid("google-north-carolina-2020-net").intensity_kg_per_kwh, 0.177, 1e-12);
+  EXPECT_CLOSE(c.grid("google-georgia-2020").intensity_kg_per_kwh, 0.403, 1e-12);
+  EXPECT_CLOSE(c.grid("google-georgia-2020-net").intensity_kg_per_kwh, 0.330, 1e-12);
+  for (const char* id : {"hyperscaler", "google"}) EXPECT_CLOSE(c.pue_preset(id).pue, 1.10, 1e-12);
+  EXPECT_CLOSE(c.pue_preset("on-premise").pue, 1.6, 1e-12);
+  EXPECT_CLOSE(c.pue_preset("us-average-2020").pue, 1.59, 1e-12);
+  // Measured average system power per accelerator (Patterson Tables 3 and 4), not the TDP.
+  EXPECT_CLOSE(*c.accelerator("v100-sxm2-32gb").measured_power_w, 330, 1e-12);
+  EXPECT_CLOSE(*c.accelerator("tpu-v3").measured_power_w, 283, 1e-12);
+  EXPECT_CLOSE(*c.accelerator("tpu-v2").measured_power_w, 221, 1e-12);
+}
+
+TEST_CASE("an accelerator may omit the fp32 peak (unpublished for TPUs), not the 16-bit peak") {
+  Catalog c;
+  merge_catalog_text("accelerators:\n  - {name: t, peak_16bit_tflops: 46, memory_gb: 16,\n"
+                     "     memory_bandwidth_gb_per_s: 700, tdp: 280 W, source: s}\n",
+                     "user.yaml", &c);
+  CHECK(c.accelerator("t").peak_fp32_flops == 0);
+  CHECK(error_of("accelerators:\n  - {name: t, memory_gb: 16,\n"
+                 "     memory_bandwidth_gb_per_s: 700, tdp: 280 W, source: s}\n") ==
+        "user.yaml:2: accelerator 't' field 'peak_16bit_tflops': is missing (required)");
+}
