@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "app/cli.hpp"
+#include "app/energy_options.hpp"
 #include "app/command.hpp"
 #include "app/law_options.hpp"
 #include "app/layout_json.hpp"
@@ -34,23 +35,6 @@ const CommandHelp kHelp = {
      "isoflop plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --law chinchilla",
      "isoflop plan --budget-usd 2M --price-per-gpu-hour 2 --gpu h100-sxm5-80gb --gpus 512 -o json",
      "isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 --plot isoflop.svg"}};
-
-double pue_value(const catalog::Catalog& cat, const std::string& text) {
-  if (const auto* p = cat.find_pue_preset(text)) return p->pue;
-  if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')) {
-    const double v = units::parse_number(text, "--pue");
-    if (v < 1) throw InputError("--pue: " + text + " is below 1 (facility energy cannot be less than IT energy)");
-    return v;
-  }
-  return cat.pue_preset(text).pue;
-}
-
-double grid_value(const catalog::Catalog& cat, const std::string& text) {
-  if (const auto* g = cat.find_grid(text)) return g->intensity_kg_per_kwh;
-  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
-    return units::parse_intensity_kg_per_kwh(text, "--grid", units::Sign::kNonNegative);
-  return cat.grid(text).intensity_kg_per_kwh;
-}
 
 // Loss along the budget's IsoFLOP curve, N from a tenth to ten times the optimum, for each law with a loss.
 std::string isoflop_plot(const plan::PlanResult& r, const std::vector<catalog::LawSpec>& laws, const std::string& law) {

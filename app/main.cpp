@@ -16,6 +16,7 @@ namespace isoflop::app {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"catalog", "hardware, grids, laws and models, with their sources", run_catalog},
+      {"cost", "time, GPU-hours, energy, CO2e and money of a run", run_cost},
       {"flops", "parameters and FLOPs of a model and a workload, by convention", run_flops},
       {"layout", "ranked TP/PP/DP/EP layouts with memory and step time", run_layout},
       {"plan", "the main job: budget -> N, D, architecture, layout, cost", run_plan},

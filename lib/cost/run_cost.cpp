@@ -42,7 +42,8 @@ RunCost estimate_run_cost(const RunCostInputs& in) {
     c.power_w = *in.node_power_w * nodes;
     c.power_method = "node power";
   }
-  c.energy_kwh = c.power_w * (c.time_s / kSecondsPerHour) * in.pue / kWattHoursPerKwh;
+  c.it_energy_kwh = c.power_w * (c.time_s / kSecondsPerHour) / kWattHoursPerKwh;
+  c.energy_kwh = c.it_energy_kwh * in.pue;
   c.co2e_kg = c.energy_kwh * in.intensity_kg_per_kwh;
   c.net_co2e_kg = c.co2e_kg * (1 - in.cfe_fraction);
   c.compute_cost_usd = c.gpu_hours * in.price_per_gpu_hour_usd;

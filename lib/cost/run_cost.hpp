@@ -35,6 +35,7 @@ struct RunCost {
   double gpu_hours = 0;
   double power_w = 0;           // IT power drawn by the run (before PUE)
   std::string power_method;     // "node power" or "measured per-accelerator power"
+  double it_energy_kwh = 0;     // energy drawn by the machines (power × time)
   double energy_kwh = 0;        // facility energy, PUE included
   double co2e_kg = 0;           // gross
   double net_co2e_kg = 0;       // after carbon-free energy
