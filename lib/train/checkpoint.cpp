@@ -1,0 +1,165 @@
+// Binary checkpoint encoding with a checksum, and atomic saving.
+#include "train/checkpoint.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace isoflop::train {
+namespace {
+
+constexpr char kMagic[8] = {'I', 'S', 'O', 'F', 'L', 'O', 'P', 'C'};
+constexpr uint32_t kVersion = 1;
+
+uint64_t fnv1a(const char* data, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<uint8_t>(data[i]);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// The host is little-endian (x86-64, aarch64); values are stored as their bytes.
+class Writer {
+ public:
+  template <typename T>
+  void put(const T& v) {
+    out_.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  void floats(const std::vector<float>& v) {
+    put<uint64_t>(v.size());
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  }
+  std::string& str() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(const std::string& bytes, size_t end, std::string path) : b_(bytes), end_(end), path_(std::move(path)) {}
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::vector<float> floats() {
+    const uint64_t n = get<uint64_t>();
+    if (n > (end_ - at_) / sizeof(float)) fail("truncated tensor");
+    std::vector<float> v(n);
+    std::memcpy(v.data(), b_.data() + at_, n * sizeof(float));
+    at_ += n * sizeof(float);
+    return v;
+  }
+  void need(size_t n) {
+    if (end_ - at_ < n) fail("truncated");
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw InputError("checkpoint '" + path_ + "' is corrupt: " + why);
+  }
+  size_t at() const { return at_; }
+
+ private:
+  const std::string& b_;
+  size_t end_;
+  size_t at_ = 0;
+  std::string path_;
+};
+
+}  // namespace
+
+std::string encode_checkpoint(const CheckpointState& s) {
+  Writer w;
+  w.str().append(kMagic, sizeof(kMagic));
+  w.put<uint32_t>(kVersion);
+  for (int v : {s.model.layers, s.model.d_model, s.model.heads, s.model.seq, s.model.vocab, s.batch})
+    w.put<int32_t>(v);
+  w.put<uint64_t>(s.seed);
+  w.put<int64_t>(s.steps_total);
+  w.put<uint64_t>(s.data_fingerprint);
+  w.put<int64_t>(s.step);
+  w.put<uint64_t>(s.train_position);
+  for (uint64_t r : s.rng) w.put<uint64_t>(r);
+  w.put<double>(s.elapsed_s);
+  w.put<uint64_t>(s.curve.size());
+  for (const auto& p : s.curve) {
+    w.put<int64_t>(p.step);
+    for (double x : {p.tokens, p.lr, p.train_loss, p.eval_loss, p.grad_norm, p.elapsed_s}) w.put<double>(x);
+  }
+  w.floats(s.params);
+  w.floats(s.m);
+  w.floats(s.v);
+  w.put<uint64_t>(fnv1a(w.str().data(), w.str().size()));
+  return std::move(w.str());
+}
+
+CheckpointState decode_checkpoint(const std::string& bytes, const std::string& path) {
+  if (bytes.size() < sizeof(kMagic) + 4 + 8 || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    throw InputError("checkpoint '" + path + "' is not an isoflop checkpoint (bad magic)");
+  const size_t body = bytes.size() - 8;
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + body, 8);
+  if (stored != fnv1a(bytes.data(), body))
+    throw InputError("checkpoint '" + path + "' is corrupt: checksum mismatch (truncated or modified)");
+  Reader r(bytes, body, path);
+  r.need(sizeof(kMagic));
+  for (size_t i = 0; i < sizeof(kMagic); ++i) r.get<char>();
+  const uint32_t version = r.get<uint32_t>();
+  if (version != kVersion)
+    throw InputError("checkpoint '" + path + "' has version " + std::to_string(version) + "; this isoflop reads " +
+                     std::to_string(kVersion));
+  CheckpointState s;
+  s.model.layers = r.get<int32_t>();
+  s.model.d_model = r.get<int32_t>();
+  s.model.heads = r.get<int32_t>();
+  s.model.seq = r.get<int32_t>();
+  s.model.vocab = r.get<int32_t>();
+  s.batch = r.get<int32_t>();
+  s.seed = r.get<uint64_t>();
+  s.steps_total = r.get<int64_t>();
+  s.data_fingerprint = r.get<uint64_t>();
+  s.step = r.get<int64_t>();
+  s.train_position = r.get<uint64_t>();
+  for (auto& x : s.rng) x = r.get<uint64_t>();
+  s.elapsed_s = r.get<double>();
+  const uint64_t points = r.get<uint64_t>();
+  if (points > (body - r.at()) / 56) r.fail("truncated loss curve");
+  s.curve.resize(points);
+  for (auto& p : s.curve) {
+    p.step = r.get<int64_t>();
+    p.tokens = r.get<double>();
+    p.lr = r.get<double>();
+    p.train_loss = r.get<double>();
+    p.eval_loss = r.get<double>();
+    p.grad_norm = r.get<double>();
+    p.elapsed_s = r.get<double>();
+  }
+  s.params = r.floats();
+  s.m = r.floats();
+  s.v = r.floats();
+  if (r.at() != body) r.fail("trailing bytes");
+  if (s.m.size() != s.params.size() || s.v.size() != s.params.size()) r.fail("optimizer state size mismatch");
+  return s;
+}
+
+void save_checkpoint(const std::string& path, const CheckpointState& state) {
+  write_file_atomically(path, encode_checkpoint(state), "checkpoint.path");
+}
+
+CheckpointState load_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("--resume: cannot read checkpoint '" + path + "': " + std::strerror(errno));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return decode_checkpoint(bytes, path);
+}
+
+}  // namespace isoflop::train

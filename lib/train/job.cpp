@@ -1,0 +1,257 @@
+// Parsing, validating, echoing and exemplifying job files.
+#include "train/job.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "catalog/field_reader.hpp"
+#include "core/error.hpp"
+
+namespace isoflop::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string resolve(const std::string& path, const std::string& job_file) {
+  if (path.empty() || fs::path(path).is_absolute() || job_file.empty()) return path;
+  return (fs::path(job_file).parent_path() / path).lexically_normal().string();
+}
+
+int int_field(catalog::FieldReader& r, const std::string& key) {
+  const long long v = r.positive_integer(key);
+  if (v > 1'000'000'000) r.fail(key, "is too large: " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+template <typename E, size_t N>
+E enum_field(catalog::FieldReader& r, const std::string& key, const EnumNames<E, N>& names, E fallback) {
+  if (!r.has(key)) {
+    (void)r.string_or(key, "");
+    return fallback;
+  }
+  const std::string where = r.where(key);
+  return names.parse(r.string(key), where + ": " + key);
+}
+
+}  // namespace
+
+long long Job::warmup_steps() const {
+  return static_cast<long long>(std::ceil(train.warmup_tokens / static_cast<double>(tokens_per_step())));
+}
+
+void Job::validate() const {
+  model.validate();
+  if (train.batch <= 0) throw InputError("train.batch: must be a positive integer");
+  if (!(train.tokens > 0)) throw InputError("train.tokens: must be a positive token count");
+  if (!(train.lr > 0)) throw InputError("train.lr: must be positive");
+  if (steps() < 1)
+    throw InputError("train.tokens: " + std::to_string(static_cast<long long>(train.tokens)) +
+                     " is less than one step of train.batch × model.seq = " + std::to_string(tokens_per_step()) +
+                     " tokens");
+  if (warmup_steps() >= steps())
+    throw InputError("train.warmup: " + std::to_string(static_cast<long long>(train.warmup_tokens)) +
+                     " tokens cover every step; it must be shorter than train.tokens");
+  if (!(train.min_lr_fraction >= 0 && train.min_lr_fraction <= 1))
+    throw InputError("train.min_lr_fraction: must be in [0, 1]");
+  if (!(train.beta1 >= 0 && train.beta1 < 1)) throw InputError("train.beta1: must be in [0, 1)");
+  if (!(train.beta2 >= 0 && train.beta2 < 1)) throw InputError("train.beta2: must be in [0, 1)");
+  if (!(train.eps > 0)) throw InputError("train.eps: must be positive");
+  if (!(train.weight_decay >= 0)) throw InputError("train.weight_decay: must be ≥ 0");
+  if (!(train.clip >= 0)) throw InputError("train.clip: must be ≥ 0 (0 disables clipping)");
+  if (eval.every < 0) throw InputError("eval.every: must be ≥ 0");
+  if (!(eval.tokens > 0)) throw InputError("eval.tokens: must be a positive token count");
+  if (checkpoint.every < 0) throw InputError("checkpoint.every: must be ≥ 0");
+  if ((data.source == DataSource::kText || data.source == DataSource::kTokens) && data.path.empty())
+    throw InputError("data.path: is required for data.source " + std::string(kDataSourceNames.name(data.source)));
+  if (data.source == DataSource::kMarkov) {
+    MarkovOptions m = data.markov;
+    m.vocab = model.vocab;
+    m.validate();
+  }
+  if (output.empty()) throw InputError("output: must name a results folder");
+}
+
+Job parse_job(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": the job file is empty");
+  catalog::FieldReader top(root, file, "job");
+  Job job;
+  job.file = file;
+
+  catalog::FieldReader m(top.child("model"), file, "section 'model'");
+  job.model.layers = int_field(m, "layers");
+  job.model.d_model = int_field(m, "d_model");
+  job.model.heads = int_field(m, "heads");
+  job.model.seq = int_field(m, "seq");
+  job.model.vocab = int_field(m, "vocab");
+  m.finish();
+  if (job.model.d_model % job.model.heads != 0)
+    m.fail("heads", "d_model " + std::to_string(job.model.d_model) + " is not divisible by heads " +
+                        std::to_string(job.model.heads));
+
+  catalog::FieldReader t(top.child("train"), file, "section 'train'");
+  job.train.tokens = t.positive("tokens");
+  job.train.batch = int_field(t, "batch");
+  job.train.lr = t.positive("lr");
+  job.train.warmup_tokens = t.non_negative_or("warmup", 0);
+  job.train.min_lr_fraction = t.non_negative_or("min_lr_fraction", job.train.min_lr_fraction);
+  job.train.weight_decay = t.non_negative_or("weight_decay", job.train.weight_decay);
+  job.train.clip = t.non_negative_or("clip", job.train.clip);
+  job.train.beta1 = t.positive_or("beta1", job.train.beta1);
+  job.train.beta2 = t.positive_or("beta2", job.train.beta2);
+  job.train.eps = t.positive_or("eps", job.train.eps);
+  job.train.seed = static_cast<unsigned long long>(t.non_negative_integer_or("seed", 1));
+  t.finish();
+
+  catalog::FieldReader d(top.child("data"), file, "section 'data'");
+  job.data.source = enum_field(d, "source", kDataSourceNames, DataSource::kMarkov);
+  if (!d.has("source")) d.fail("source", "is missing (required); accepted: " + join(kDataSourceNames.names()));
+  if (job.data.source == DataSource::kMarkov) {
+    job.data.tokens = d.positive_integer_or("tokens", job.data.tokens);
+    job.data.markov.order = static_cast<int>(d.positive_integer_or("order", 1));
+    job.data.markov.branching = static_cast<int>(d.positive_integer_or("branching", 8));
+    job.data.markov.zipf = d.non_negative_or("zipf", 1.0);
+    job.data.markov.smoothing = d.non_negative_or("smoothing", 0.01);
+    job.data.markov.seed = static_cast<uint64_t>(d.non_negative_integer_or("seed", 1));
+  } else {
+    job.data.path = resolve(d.string("path"), file);
+  }
+  job.data.val_fraction = d.fraction_or("val_fraction", 0.1);
+  d.finish();
+
+  job.backend = enum_field(top, "backend", kBackendKindNames, BackendKind::kAuto);
+  if (top.has("precision")) job.precision = enum_field(top, "precision", kPrecisionNames, Precision::kFp32);
+  else (void)top.string_or("precision", "");
+
+  if (auto e = top.optional_child("eval")) {
+    catalog::FieldReader r(*e, file, "section 'eval'");
+    job.eval.every = r.non_negative_integer_or("every", 0);
+    job.eval.tokens = r.positive_or("tokens", job.eval.tokens);
+    r.finish();
+  }
+  std::string stem = fs::path(file).stem().string();
+  if (stem.empty()) stem = "train";
+  job.output = resolve(top.string_or("output", stem + "-run"), file);
+  if (auto c = top.optional_child("checkpoint")) {
+    catalog::FieldReader r(*c, file, "section 'checkpoint'");
+    job.checkpoint.every = r.non_negative_integer_or("every", 0);
+    job.checkpoint.path = resolve(r.string_or("path", ""), file);
+    r.finish();
+  }
+  if (job.checkpoint.path.empty()) job.checkpoint.path = (fs::path(job.output) / "checkpoint.bin").string();
+  job.peak_device = top.string_or("peak_device", "");
+  top.finish();
+  try {
+    job.validate();
+  } catch (const CatalogError&) {
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(file + ": " + e.what());
+  }
+  return job;
+}
+
+Job load_job(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("JOB: cannot read '" + path + "': " + std::strerror(errno));
+  std::stringstream s;
+  s << in.rdbuf();
+  return parse_job(s.str(), path);
+}
+
+nlohmann::ordered_json job_json(const Job& j) {
+  nlohmann::ordered_json data = {{"source", std::string(kDataSourceNames.name(j.data.source))}};
+  if (j.data.source == DataSource::kMarkov) {
+    data["tokens"] = j.data.tokens;
+    data["order"] = j.data.markov.order;
+    data["branching"] = j.data.markov.branching;
+    data["zipf"] = j.data.markov.zipf;
+    data["smoothing"] = j.data.markov.smoothing;
+    data["seed"] = j.data.markov.seed;
+  } else {
+    data["path"] = j.data.path;
+  }
+  data["val_fraction"] = j.data.val_fraction;
+  return {{"job", j.file},
+          {"model",
+           {{"layers", j.model.layers},
+            {"d_model", j.model.d_model},
+            {"heads", j.model.heads},
+            {"seq", j.model.seq},
+            {"vocab", j.model.vocab}}},
+          {"train",
+           {{"tokens", j.train.tokens},
+            {"batch", j.train.batch},
+            {"lr", j.train.lr},
+            {"warmup_tokens", j.train.warmup_tokens},
+            {"min_lr_fraction", j.train.min_lr_fraction},
+            {"weight_decay", j.train.weight_decay},
+            {"clip", j.train.clip},
+            {"beta1", j.train.beta1},
+            {"beta2", j.train.beta2},
+            {"eps", j.train.eps},
+            {"seed", j.train.seed}}},
+          {"data", data},
+          {"backend", std::string(kBackendKindNames.name(j.backend))},
+          {"precision", j.precision ? std::string(kPrecisionNames.name(*j.precision)) : std::string("default")},
+          {"eval", {{"every", j.eval.every}, {"tokens", j.eval.tokens}}},
+          {"checkpoint", {{"every", j.checkpoint.every}, {"path", j.checkpoint.path}}},
+          {"output", j.output},
+          {"peak_device", j.peak_device}};
+}
+
+std::string example_job_text() {
+  return R"(# isoflop train job: a tiny GPT on the embedded markov source (known entropy floor).
+# Run it with `isoflop train job.yaml`; continue an interrupted run with `isoflop train job.yaml --resume`.
+model:
+  layers: 2          # transformer blocks
+  d_model: 64        # channels; must be divisible by heads
+  heads: 4           # attention heads
+  seq: 64            # context length (tokens per sequence)
+  vocab: 64          # vocabulary; markov uses it as its alphabet, text needs >= 256, tokens > largest id
+train:
+  tokens: 2M         # total training tokens; the cosine schedule ends exactly here
+  batch: 16          # sequences per step (tokens per step = batch x seq)
+  lr: 3e-3           # peak learning rate
+  warmup: 64k        # linear warm-up, in tokens
+  min_lr_fraction: 0.1   # cosine decays to 10 % of lr (Chinchilla)
+  weight_decay: 0.1  # AdamW, on matrices and embeddings only
+  clip: 1.0          # global gradient-norm clip (0 disables)
+  beta1: 0.9
+  beta2: 0.95
+  seed: 1            # initialisation seed; same seed, same thread count -> same losses
+data:
+  source: markov     # markov | text (any file as bytes) | tokens (llm.c .bin: 1024-byte header + uint16 ids)
+  tokens: 1M         # markov: corpus length drawn from the source
+  order: 1           # markov: next token depends on the previous `order` tokens
+  branching: 8       # markov: successors per context, Zipf-weighted
+  zipf: 1.0          # markov: Zipf exponent of the successor weights
+  smoothing: 0.01    # markov: probability spread uniformly over the vocabulary
+  seed: 1            # markov: which random chain
+  # path: corpus.txt # text/tokens: the file, relative to this job file
+  val_fraction: 0.1  # the last 10 % of the corpus is validation; training walks the rest in order
+backend: auto        # auto (CUDA when a device is present) | cpu | cuda
+# precision: bf16    # cuda: bf16 (default) or fp32; the CPU runs fp32
+eval:
+  every: 200         # steps between validation evaluations (0: only at the end)
+  tokens: 64k        # validation tokens per evaluation
+checkpoint:
+  every: 500         # steps between checkpoints (0: only on Ctrl-C and at the end)
+  # path: run/checkpoint.bin   # default: <output>/checkpoint.bin
+output: run          # folder for results.json, loss_curve.csv and the checkpoint
+# peak_device: h100-sxm5-80gb  # catalog accelerator for MFU (default: detected from the device name)
+)";
+}
+
+}  // namespace isoflop::train

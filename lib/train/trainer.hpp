@@ -1,0 +1,84 @@
+// Running a job: backend choice, data, initialisation or resume, the training loop with evaluation and
+// checkpoints, FLOP accounting in the project's conventions, and the result the command reports.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "train/checkpoint.hpp"
+#include "train/job.hpp"
+
+namespace isoflop::train {
+
+// Reported after every step (and after every evaluation, with eval_loss set).
+struct Progress {
+  long long step = 0;           // steps completed
+  long long steps = 0;          // planned steps
+  double tokens = 0;            // training tokens so far
+  double total_tokens = 0;      // planned training tokens
+  double train_loss = 0;        // this step's loss
+  std::optional<double> eval_loss;
+  double lr = 0;
+  double tokens_per_s = 0;      // this session's training throughput
+  double eta_s = 0;             // estimated time to the last step
+};
+
+struct RunOptions {
+  bool resume = false;                       // continue from job.checkpoint.path
+  const std::atomic<bool>* stop = nullptr;   // when it becomes true: checkpoint after the current step, return
+  long long stop_after_steps = 0;            // behave as if interrupted once this many steps are done (0: never)
+  std::function<void(const Progress&)> on_progress;
+  std::function<void(const std::string&)> on_note;  // one-line notices ("backend auto: using CUDA on …")
+  const catalog::Catalog* catalog = nullptr;        // for the device's peak (MFU); none: mfu unreported
+  bool keep_parameters = false;                     // copy the final parameters into the result
+};
+
+struct TrainResult {
+  bool interrupted = false;  // stopped early; a checkpoint was saved
+  bool resumed = false;
+  long long steps = 0;        // steps completed
+  long long steps_total = 0;  // planned steps
+  double tokens = 0;          // training tokens processed (steps · batch · seq)
+  double final_train_loss = 0;
+  std::optional<double> eval_loss;     // the last validation loss
+  std::optional<double> entropy_floor;  // markov: the source's exact entropy rate
+  std::optional<double> val_floor;      // markov: the true source's loss on this validation split
+  double params = 0;                    // total parameters (model::count_params, tied head counted once)
+  double non_embedding_params = 0;
+  double flops_per_token = 0;           // Hoffmann et al. 2022 App. F (fwd + 2×fwd), embeddings and logits included
+  double flops = 0;                     // flops_per_token · tokens
+  double flops_6nd = 0;                 // 6 · params · tokens
+  double wall_s = 0;                    // over all resumed segments
+  double train_s = 0;                   // this session's time inside training steps
+  double tokens_per_s = 0;              // this session's training throughput
+  double achieved_tflops = 0;           // this session: App. F FLOPs / train_s
+  std::optional<double> mfu;            // achieved / device peak (bf16: 16-bit tensor peak, fp32: fp32 peak)
+  std::string device;                   // "cpu (2 threads)", "NVIDIA H200"
+  std::string accelerator;              // catalog id used for the peak ("" when none)
+  double peak_flops = 0;
+  BackendKind backend = BackendKind::kCpu;
+  Precision precision = Precision::kFp32;
+  double memory_bytes = 0;              // what the backend allocated
+  std::string data_description;
+  std::string checkpoint_path;          // where the last checkpoint went ("" when none was written)
+  std::vector<CurvePoint> curve;
+  std::vector<float> parameters;        // with RunOptions::keep_parameters
+};
+
+// Runs the job. Throws InputError for anything wrong with it (before writing anything), including
+// "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, and a cuda
+// backend without a device.
+TrainResult run_training(const Job& job, const RunOptions& options);
+
+// The catalog accelerator for a device name as the CUDA driver reports it ("NVIDIA H100 80GB HBM3" →
+// h100-sxm5-80gb), or nullptr when the catalog has none.
+const catalog::Accelerator* accelerator_for_device(const std::string& device_name, const catalog::Catalog& catalog);
+
+// The loss curve as CSV: step,tokens,lr,train_loss,eval_loss,grad_norm,elapsed_s (eval_loss empty when absent).
+std::string curve_csv(const std::vector<CurvePoint>& curve);
+
+}  // namespace isoflop::train
