@@ -20,6 +20,8 @@ const std::vector<Command>& commands();
 
 // One handler per command, each in app/cmd_<name>.cpp.
 int run_catalog(const std::vector<std::string>& args);
+int run_optimal(const std::vector<std::string>& args);
+int run_loss(const std::vector<std::string>& args);
 int run_cost(const std::vector<std::string>& args);
 int run_flops(const std::vector<std::string>& args);
 int run_layout(const std::vector<std::string>& args);

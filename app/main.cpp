@@ -15,6 +15,8 @@ namespace isoflop::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
+      {"optimal", "compute-optimal parameters and tokens for a budget; inverse queries", run_optimal},
+      {"loss", "predicted loss for N parameters and D tokens (and unique tokens)", run_loss},
       {"catalog", "hardware, grids, laws and models, with their sources", run_catalog},
       {"cost", "time, GPU-hours, energy, CO2e and money of a run", run_cost},
       {"flops", "parameters and FLOPs of a model and a workload, by convention", run_flops},

@@ -1,9 +1,26 @@
 // Parsing laws.yaml entries; which fields are required depends on the law's kind.
 #include "catalog/laws.hpp"
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace isoflop::catalog {
+namespace {
+
+// A constant given either directly (`A: 406.4`) or as its natural log (`log_A: 6.0073404`), the form in
+// which some papers and repositories publish their fits; exactly one of the two.
+double positive_or_log(FieldReader& r, const std::string& key) {
+  const std::string log_key = "log_" + key;
+  const bool direct = r.has(key), logged = r.has(log_key);
+  if (direct && logged) r.fail(log_key, "give " + key + " or " + log_key + ", not both");
+  if (!logged) return r.positive(key);
+  const double value = std::exp(r.number(log_key));
+  if (!std::isfinite(value) || !(value > 0)) r.fail(log_key, "exp(" + log_key + ") must be a finite positive number");
+  return value;
+}
+
+}  // namespace
 
 LawSpec parse_law(FieldReader& r) {
   LawSpec law;
@@ -18,14 +35,16 @@ LawSpec parse_law(FieldReader& r) {
   switch (law.kind) {
     case LawKind::kParametric:
     case LawKind::kDataConstrained:
-      law.E = r.positive("E");
-      law.A = r.positive("A");
-      law.B = r.positive("B");
+      law.E = positive_or_log(r, "E");
+      law.A = positive_or_log(r, "A");
+      law.B = positive_or_log(r, "B");
       law.alpha = r.positive("alpha");
       law.beta = r.positive("beta");
       if (law.kind == LawKind::kDataConstrained) {
         law.r_d_star = r.positive("r_d_star");
         law.r_n_star = r.positive("r_n_star");
+      } else {
+        law.r_d_star = r.non_negative_or("r_d_star", 0);
       }
       break;
     case LawKind::kKaplan:
@@ -35,6 +54,12 @@ LawSpec parse_law(FieldReader& r) {
       law.kaplan_alpha_d = r.positive("alpha_d");
       law.kaplan_frontier_coefficient = r.positive("frontier_coefficient");
       law.kaplan_frontier_exponent = r.positive("frontier_exponent");
+      law.kaplan_flops_per_pf_day = r.positive("flops_per_pf_day");
+      break;
+    case LawKind::kPowerLaw:
+      law.tokens_coefficient = r.positive("tokens_coefficient");
+      law.tokens_exponent = r.positive("tokens_exponent");
+      if (!(law.tokens_exponent < 1)) r.fail("tokens_exponent", "must be below 1 (tokens grow slower than compute)");
       break;
     case LawKind::kAllocationTable: {
       const YAML::Node rows = r.child("rows");

@@ -1,0 +1,67 @@
+// The allocation band: one query answered by every law that can answer it, with the spread between them.
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "scaling/allocate.hpp"
+#include "scaling/loss_law.hpp"
+
+namespace isoflop::scaling {
+
+using catalog::LawSpec;
+
+namespace {
+
+Allocation answer(const LawSpec& law, BandQuery query, double value, const AllocationConstraints& constraints) {
+  switch (query) {
+    case BandQuery::kFlops: return allocate(law, value, constraints);
+    case BandQuery::kParams: return allocate_for_params(law, value);
+    case BandQuery::kTokens: return allocate_for_tokens(law, value);
+    case BandQuery::kTargetLoss: return allocate_for_loss(law, value, constraints);
+  }
+  throw InputError("unknown band query");
+}
+
+}  // namespace
+
+AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query, double value,
+                               const AllocationConstraints& constraints) {
+  constraints.validate();
+  AllocationBand band;
+  for (const LawSpec& law : laws) {
+    if ((query == BandQuery::kTargetLoss || constraints.inference_tokens) && !has_loss(law)) {
+      band.skipped.push_back({law.name, "allocation-only law: predicts no loss"});
+      continue;
+    }
+    if (constraints.unique_tokens && !handles_unique_tokens(law)) {
+      band.skipped.push_back({law.name, "no model of repeated data (unique tokens)"});
+      continue;
+    }
+    try {
+      band.laws.push_back(answer(law, query, value, constraints));
+    } catch (const Error& e) {  // an unreachable target or an infeasible constraint under this law only
+      band.skipped.push_back({law.name, e.what()});
+    }
+  }
+  if (band.laws.empty()) {
+    std::vector<std::string> reasons;
+    for (const auto& s : band.skipped) reasons.push_back(s.law + ": " + s.reason);
+    throw InputError("no law can answer this query (" + join(reasons, "; ") + ")");
+  }
+  auto span = [&](double Allocation::*field, double* lo, double* hi) {
+    const auto [mn, mx] = std::minmax_element(band.laws.begin(), band.laws.end(),
+                                              [&](const Allocation& a, const Allocation& b) { return a.*field < b.*field; });
+    *lo = (*mn).*field;
+    *hi = (*mx).*field;
+  };
+  span(&Allocation::params, &band.params_min, &band.params_max);
+  span(&Allocation::tokens, &band.tokens_min, &band.tokens_max);
+  span(&Allocation::flops, &band.flops_min, &band.flops_max);
+  return band;
+}
+
+AllocationBand allocation_band(const std::vector<LawSpec>& laws, double flops, const AllocationConstraints& constraints) {
+  return allocation_band(laws, BandQuery::kFlops, flops, constraints);
+}
+
+}  // namespace isoflop::scaling

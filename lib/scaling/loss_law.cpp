@@ -1,0 +1,156 @@
+// Loss laws: parametric (Hoffmann et al. 2022 eq. 2), Kaplan et al. 2020 eq. 1.5, and Muennighoff et al.
+// 2023's data-constrained law.
+#include "scaling/loss_law.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "units/quantity.hpp"
+
+namespace isoflop::scaling {
+namespace {
+
+using catalog::LawKind;
+using catalog::LawSpec;
+
+void require_positive(double value, const std::string& what) {
+  if (!std::isfinite(value) || !(value > 0)) {
+    std::ostringstream out;
+    out << what << " must be a finite positive number, got " << value;
+    throw InputError(out.str());
+  }
+}
+
+std::string law_label(const LawSpec& law) { return "law '" + law.name + "'"; }
+
+// Hoffmann et al. 2022 eq. 2, with D replaced by the effective data when given.
+double parametric_loss(const LawSpec& law, double n, double d) {
+  return law.E + law.A / std::pow(n, law.alpha) + law.B / std::pow(d, law.beta);
+}
+
+// Muennighoff et al. 2023 (datablations README): U_N = min(N, D_to_N(U)), R_N = max(N/U_N − 1, 0),
+// N' = U_N + U_N·R_N*·(1 − exp(−R_N/R_N*)); D' as in effective_tokens.
+double data_constrained_loss(const LawSpec& law, double n, double d, double u) {
+  const double u_n = std::min(n, compute_optimal_params_for_tokens(law, u));
+  const double r_n = std::max(n / u_n - 1.0, 0.0);
+  const double n_eff = u_n + u_n * law.r_n_star * (1.0 - std::exp(-r_n / law.r_n_star));
+  return parametric_loss(law, n_eff, effective_tokens(d, u, law.r_d_star));
+}
+
+// Kaplan et al. 2020 eq. 1.5: L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D.
+double kaplan_loss(const LawSpec& law, double n, double d) {
+  const double ratio = law.kaplan_alpha_n / law.kaplan_alpha_d;
+  return std::pow(std::pow(law.kaplan_nc / n, ratio) + law.kaplan_dc / d, law.kaplan_alpha_d);
+}
+
+}  // namespace
+
+void LossQuery::validate() const {
+  require_positive(params, "params");
+  require_positive(tokens, "tokens");
+  if (unique_tokens) require_positive(*unique_tokens, "unique_tokens");
+}
+
+bool has_loss(const LawSpec& law) {
+  return law.kind == LawKind::kParametric || law.kind == LawKind::kKaplan || law.kind == LawKind::kDataConstrained;
+}
+
+bool handles_unique_tokens(const LawSpec& law) {
+  return law.kind == LawKind::kDataConstrained || (law.kind == LawKind::kParametric && law.r_d_star > 0);
+}
+
+double predicted_loss(const LawSpec& law, const LossQuery& query) {
+  query.validate();
+  if (!has_loss(law))
+    throw InputError(law_label(law) + " is allocation-only (" + std::string(catalog::kLawKindNames.name(law.kind)) +
+                     ") and predicts no loss; use a parametric, kaplan or data-constrained law");
+  if (query.unique_tokens && !handles_unique_tokens(law))
+    throw InputError(law_label(law) + " has no model of repeated data, so unique tokens cannot be used with it; " +
+                     "use a data-constrained law such as muennighoff-2023, or a parametric law");
+  switch (law.kind) {
+    case LawKind::kParametric: {
+      const double d = query.unique_tokens ? effective_tokens(query.tokens, *query.unique_tokens, law.r_d_star)
+                                           : query.tokens;
+      return parametric_loss(law, query.params, d);
+    }
+    case LawKind::kDataConstrained:
+      // Without a cap every token is unique (U = D): no repetition, and excess parameters still decay.
+      return data_constrained_loss(law, query.params, query.tokens, query.unique_tokens.value_or(query.tokens));
+    case LawKind::kKaplan:
+      return kaplan_loss(law, query.params, query.tokens);
+    default:
+      break;
+  }
+  throw InputError(law_label(law) + " predicts no loss");
+}
+
+double predicted_loss(const LawSpec& law, double params, double tokens, std::optional<double> unique_tokens) {
+  return predicted_loss(law, LossQuery{params, tokens, unique_tokens});
+}
+
+double irreducible_loss(const LawSpec& law) {
+  switch (law.kind) {
+    case LawKind::kParametric:
+    case LawKind::kDataConstrained: return law.E;
+    case LawKind::kKaplan: return 0.0;
+    default: break;
+  }
+  throw InputError(law_label(law) + " is allocation-only and predicts no loss");
+}
+
+double effective_tokens(double tokens, double unique_tokens, double r_d_star) {
+  const double repeats = std::max(tokens / unique_tokens - 1.0, 0.0);
+  if (repeats == 0) return tokens;  // within the first epoch every token is new
+  return unique_tokens + unique_tokens * r_d_star * (1.0 - std::exp(-repeats / r_d_star));
+}
+
+double compute_optimal_params_for_tokens(const LawSpec& law, double tokens) {
+  // From the closed form N = G·(C/6)^a, D = (C/6)^b/G: C/6 = (D·G)^(1/b), so N = G·(D·G)^(a/b) = G·(D·G)^(β/α).
+  const double g = std::pow(law.alpha * law.A / (law.beta * law.B), 1.0 / (law.alpha + law.beta));
+  return g * std::pow(tokens * g, law.beta / law.alpha);
+}
+
+LawSpec parametric_law(double E, double A, double B, double alpha, double beta, const std::string& name) {
+  LawSpec law;
+  law.name = name;
+  law.display_name = "custom parametric law";
+  law.kind = LawKind::kParametric;
+  law.E = E;
+  law.A = A;
+  law.B = B;
+  law.alpha = alpha;
+  law.beta = beta;
+  law.convention = "as the constants were fitted; C = 6ND";
+  law.source = "--law-params";
+  return law;
+}
+
+LawSpec law_from_params(const std::string& text, const std::string& what) {
+  static const char* const kNames[] = {"E", "A", "B", "alpha", "beta"};
+  std::vector<double> values;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    if (values.size() == 5)
+      throw InputError(what + ": expected 5 comma-separated numbers E,A,B,alpha,beta, got more in '" + text + "'");
+    values.push_back(units::parse_number(item, what + " " + kNames[values.size()], units::Sign::kPositive));
+  }
+  if (values.size() != 5 || (!text.empty() && text.back() == ','))
+    throw InputError(what + ": expected 5 comma-separated numbers E,A,B,alpha,beta (e.g. 1.69,406.4,410.7,0.34,0.28), got '" +
+                     text + "'");
+  return parametric_law(values[0], values[1], values[2], values[3], values[4]);
+}
+
+LawSpec with_repetition_decay(const LawSpec& law, const LawSpec& donor) {
+  if (law.kind != LawKind::kParametric || law.r_d_star > 0) return law;
+  LawSpec out = law;
+  out.r_d_star = donor.r_d_star;
+  std::ostringstream note;
+  note << (law.note.empty() ? "" : law.note + "; ") << "repeated tokens decay with R_D* = " << donor.r_d_star
+       << " from " << donor.name;
+  out.note = note.str();
+  return out;
+}
+
+}  // namespace isoflop::scaling

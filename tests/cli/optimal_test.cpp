@@ -1,0 +1,112 @@
+// End-to-end tests of `isoflop optimal`: JSON fields, the band, the acceptance numbers, and bad input.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/expect_close.hpp"
+#include "support/run_cli.hpp"
+
+using isoflop::test::run_cli;
+
+TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json carries the required fields") {
+  const auto r = run_cli("optimal --flops 5.76e23 --law chinchilla -o json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["schema"] == "isoflop/optimal/v1");
+  CHECK(j["law"] == "chinchilla");
+  EXPECT_CLOSE(j["flops"].get<double>(), 5.76e23, 1e-12);
+  EXPECT_CLOSE(j["params"].get<double>(), 3.219e10, 1e-3);
+  EXPECT_CLOSE(j["tokens"].get<double>(), 2.982e12, 1e-3);
+  EXPECT_CLOSE(j["tokens_per_param"].get<double>(), 92.65, 1e-3);
+  EXPECT_CLOSE(j["loss"].get<double>(), 1.9307, 1e-3);
+  CHECK(j["inputs"]["flops"].get<double>() == 5.76e23);
+}
+
+TEST_CASE("optimal defaults to epoch-2024 and names it; --all-laws gives an array of laws") {
+  const auto r = run_cli("optimal --flops 5.88e23 -o json");
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["law"] == "epoch-2024");
+  EXPECT_CLOSE(j["params"].get<double>(), 7.302e10, 1e-3);
+  const auto band = run_cli("optimal --flops 5.76e23 --all-laws -o json");
+  REQUIRE(band.status == 0);
+  const auto b = nlohmann::json::parse(band.out);
+  REQUIRE(b["laws"].is_array());
+  CHECK(b["laws"].size() >= 8);
+  for (const auto& l : b["laws"]) CHECK(l.contains("law"));
+}
+
+TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row; inverse, target loss, inference") {
+  auto j = nlohmann::json::parse(run_cli("optimal --flops 5.76e23 --law chinchilla-approach1 -o json").out);
+  EXPECT_CLOSE(j["params"].get<double>(), 67e9, 1e-9);
+  j = nlohmann::json::parse(run_cli("optimal --params 70B -o json").out);
+  EXPECT_CLOSE(j["params"].get<double>(), 70e9, 1e-9);
+  j = nlohmann::json::parse(run_cli("optimal --target-loss 2.0 -o json").out);
+  EXPECT_CLOSE(j["loss"].get<double>(), 2.0, 1e-9);
+  j = nlohmann::json::parse(run_cli("optimal --flops 5.76e23 --inference-tokens 2T --law chinchilla -o json").out);
+  CHECK(j["params"].get<double>() < 3.219e10);
+  CHECK(j["total_flops"].get<double>() <= j["compute_optimal"]["total_flops"].get<double>());
+  CHECK(run_cli("optimal --flops 5.76e23").status == 0);
+}
+
+TEST_CASE("a target loss below E is unreachable: exit 2 with a message") {
+  const auto r = run_cli("optimal --target-loss 1.5 --law chinchilla");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("unreachable") != std::string::npos);
+}
+
+TEST_CASE("bad input to optimal and loss: exit 2, one line on stderr, nothing on stdout") {
+  const char* const kBad[] = {
+      "optimal --flops -5",
+      "optimal --flops nan",
+      "optimal --flops 1e400",
+      "optimal --flops 70X",
+      "optimal --flops",
+      "optimal --flops 0",
+      "optimal --flops inf",
+      "optimal --flops 1e23 --params 70B",
+      "optimal",
+      "optimal --flops 1e23 --law nosuchlaw",
+      "optimal --flops 1e23 --law chinchila",
+      "optimal --flops 1e23 --catalog /nonexistent/dir",
+      "optimal --flops 1e23 --law-params 1,2,3",
+      "optimal --flops 1e23 --law-params 1,2,x,4,5",
+      "optimal --flops 1e23 --law chinchilla --law-params 1.69,406.4,410.7,0.34,0.28",
+      "optimal --flops 1e23 --all-laws --law chinchilla",
+      "optimal --flops 1e23 --unique-tokens -1",
+      "optimal --flops 1e23 --inference-tokens -2T",
+      "optimal --flops 1e23 --unique-tokens 1B --law kaplan-2020",
+      "optimal --target-loss 1.0",
+      "optimal --target-loss abc",
+      "optimal --target-loss 2.0 --law chinchilla-approach1",
+      "optimal --params 70B --unique-tokens 1B",
+      "optimal --flops 1e23 --bogus",
+      "optimal --flops 1e23 -o xml",
+      "loss --params 70B",
+      "loss --tokens 1.4T",
+      "loss --params -1 --tokens 1.4T",
+      "loss --params 70B --tokens nan",
+      "loss --params 70B --tokens 1.4T --law llama3-2024",
+      "loss --params 70B --tokens 1.4T --law nosuch",
+      "loss --params 70B --tokens 1.4T --unique-tokens 0",
+      "loss --params 70B --tokens 1.4T --unique-tokens 1B --law kaplan-2020",
+      "loss --params 70Q --tokens 1.4T",
+      "loss --params 70B --tokens 1e400",
+      "loss --params 70B --tokens 1.4T --catalog /nonexistent/dir",
+  };
+  for (const char* args : kBad) {
+    CAPTURE(args);
+    const auto r = run_cli(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK_FALSE(r.err.empty());
+    CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
+  }
+}
+
+TEST_CASE("optimal --help shows examples") {
+  const auto r = run_cli("optimal --help");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("Examples:") != std::string::npos);
+}
