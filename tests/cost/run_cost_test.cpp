@@ -92,3 +92,50 @@ TEST_CASE("bad cost inputs are rejected") {
   in.cfe_fraction = 1;
   CHECK_THROWS_AS(estimate_run_cost(in), InputError);
 }
+
+namespace {
+// Patterson et al. 2021 Table 4 inputs as the paper states them: chips × days × measured W × PUE × grid.
+// FLOPs are set so the run lasts exactly `days` at utilisation 1 of a 1 TFLOP/s peak: the row is about
+// energy and carbon from a measured time, not about throughput.
+RunCostInputs table4_row(int chips, double days, double watts, double pue, double kg_per_kwh, double cfe = 0) {
+  RunCostInputs in;
+  in.gpus = chips;
+  in.peak_flops_per_gpu = 1e12;
+  in.utilisation = 1.0;
+  in.flops = days * 86400.0 * chips * 1e12;
+  in.power_per_gpu_w = watts;
+  in.pue = pue;
+  in.intensity_kg_per_kwh = kg_per_kwh;
+  in.cfe_fraction = cfe;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("Patterson et al. 2021 Table 4 from 14.8 days: GPT-3 1,289.4 MWh and 553.1 t") {
+  const RunCost c = estimate_run_cost(table4_row(10000, 14.8, 330, 1.1, 0.429));
+  EXPECT_CLOSE(c.days, 14.8, 1e-12);
+  EXPECT_CLOSE(c.energy_kwh / 1e3, 1289.4, 1e-4);
+  EXPECT_CLOSE(c.co2e_kg / 1e3, 553.1, 2e-4);
+}
+
+TEST_CASE("Patterson et al. 2021 Table 4: T5, Meena, GShard-600B and Switch within 1 % of the table") {
+  // Published MWh and tCO2e (gross, or net where the table's net intensity differs from gross).
+  const RunCost t5 = estimate_run_cost(table4_row(512, 20, 310, 1.12, 0.545));
+  EXPECT_CLOSE(t5.energy_kwh / 1e3, 85.7, 0.01);
+  EXPECT_CLOSE(t5.co2e_kg / 1e3, 46.7, 0.01);
+  const RunCost meena = estimate_run_cost(table4_row(1024, 30, 289, 1.09, 0.415));
+  EXPECT_CLOSE(meena.energy_kwh / 1e3, 232, 0.01);
+  EXPECT_CLOSE(meena.co2e_kg / 1e3, 96.4, 0.01);
+  // GShard: gross 0.201 kg/kWh, net 0.177 (carbon-free energy fraction 1 − 0.177/0.201).
+  const RunCost gshard = estimate_run_cost(table4_row(1024, 3.1, 288, 1.09, 0.201, 1 - 0.177 / 0.201));
+  EXPECT_CLOSE(gshard.energy_kwh / 1e3, 24.1, 0.01);
+  EXPECT_CLOSE(gshard.co2e_kg / 1e3, 4.8, 0.01);
+  CHECK(gshard.net_co2e_kg / 1e3 >= 4.2 * 0.99);
+  CHECK(gshard.net_co2e_kg / 1e3 <= 4.3 * 1.01);
+  // Switch: gross 0.403, net 0.330.
+  const RunCost sw = estimate_run_cost(table4_row(1024, 27, 245, 1.10, 0.403, 1 - 0.330 / 0.403));
+  EXPECT_CLOSE(sw.energy_kwh / 1e3, 179, 0.01);
+  EXPECT_CLOSE(sw.co2e_kg / 1e3, 72.2, 0.01);
+  EXPECT_CLOSE(sw.net_co2e_kg / 1e3, 59.1, 0.01);
+  CHECK(sw.net_co2e_kg < sw.co2e_kg);
+}
