@@ -33,7 +33,12 @@ configure_and_build() {
     # shellcheck disable=SC2086
     cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${ISOFLOP_CMAKE_ARGS:-} >/dev/null
   fi
-  cmake --build "$build" -j "$jobs" >/dev/null
+  local log="$build/quickstart-build.log"
+  if ! cmake --build "$build" -j "$jobs" >"$log" 2>&1; then
+    grep -E "error|FAILED" "$log" | head -40 >&2
+    echo "quickstart: build failed; full log in $log" >&2
+    return 1
+  fi
 }
 
 install_missing

@@ -55,7 +55,8 @@ TEST_CASE("Chinchilla Table A9 rows within 1 % (44M, 6796M, 16183M)") {
 }
 
 TEST_CASE("ST-MoE-32B: about 269B parameters, active ones like a ~32B dense model") {
-  const auto& m = catalog::load_catalog().model("st-moe-32b");
+  const catalog::Catalog cat = catalog::load_catalog();
+  const auto& m = cat.model("st-moe-32b");
   const ParamCount p = count_params(m.architecture);
   EXPECT_CLOSE(p.total(), 269e9, 0.03);
   CHECK(p.active <= p.total());
