@@ -65,7 +65,8 @@ int run_flops(const std::vector<std::string>& args) {
     const catalog::Catalog cat = load_catalog(parsed->common);
     arch = resolve_architecture(cat, *get_string(vm, "arch"));
     pc = model::count_params(*arch);
-    params = non_embedding ? pc.non_embedding() : pc.total();
+    // MoE: FLOPs follow the parameters a token passes through (top-k experts), not the total.
+    params = non_embedding ? pc.non_embedding() : (arch->moe.enabled() ? pc.active : pc.total());
     inputs["arch"] = *get_string(vm, "arch");
   }
   const long long seq = get_integer(vm, "seq").value_or(arch ? arch->seq : 2048);
@@ -88,7 +89,8 @@ int run_flops(const std::vector<std::string>& args) {
   switch (convention) {
     case model::FlopsConvention::k6nd:
       flops = 6 * params * tokens;
-      note = non_embedding ? "6·N·D with non-embedding N" : "6·N·D with total N";
+      note = non_embedding ? "6·N·D with non-embedding N"
+             : (arch && arch->moe.enabled() ? "6·N·D with active N (MoE)" : "6·N·D with total N");
       break;
     case model::FlopsConvention::kChinchilla: {
       const auto f = model::chinchilla_forward_flops(*arch, seq);

@@ -27,6 +27,15 @@ TEST_CASE("flops by convention") {
   CHECK(doc["flops"].get<double>() > 5.5e23);
 }
 
+TEST_CASE("flops of an MoE model follow its active parameters") {
+  const auto r = run_cli("flops --arch st-moe-32b --tokens 1T -o json");
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  const double active = doc["params_breakdown"]["active"].get<double>();
+  CHECK(active < doc["params_breakdown"]["total"].get<double>());
+  CHECK(std::fabs(doc["flops_per_token"].get<double>() / (6 * active) - 1) < 1e-12);
+}
+
 TEST_CASE("flops bad input exits 2") {
   for (const char* args : {"", "--arch mt-nlg-530b", "--params 70B --arch gpt3-175b --tokens 1T", "--params -1 --tokens 1T",
                            "--params 70B --tokens 1T --flops-convention chinchilla", "--params 70B --tokens 1T --flops-convention 7nd",
