@@ -1,4 +1,4 @@
-// isoflop catalog [hardware|grids|laws|models] [NAME]: list catalog entries with their sources.
+// isoflop catalog [hardware|grids|laws|models|cost] [NAME]: list catalog entries with their sources.
 #include <string>
 
 #include "app/cli.hpp"
@@ -14,10 +14,11 @@ using report::Json;
 
 const CommandHelp kHelp = {
     "catalog",
-    "isoflop catalog [hardware|grids|laws|models] [NAME] [options]",
+    "isoflop catalog [hardware|grids|laws|models|cost] [NAME] [options]",
     "Lists the built-in catalogs (overlaid by --catalog DIR) with the source of every number: accelerators,\n"
     "nodes and clusters (hardware), grid carbon intensities and PUE presets (grids), scaling laws (laws)\n"
-    "and reference architectures (models). With NAME, shows one entry in full.",
+    "and reference architectures (models), run-cost constants and embodied carbon (cost). With NAME, shows one\n"
+    "entry in full.",
     {"isoflop catalog                          # everything, one line per entry",
      "isoflop catalog hardware a100-sxm4-80gb  # one accelerator with its sources",
      "isoflop catalog laws -o json             # the laws as JSON",
@@ -135,6 +136,21 @@ Json model_json(const catalog::ModelEntry& m) {
   return j;
 }
 
+Json run_cost_json(const catalog::RunCostConstants& c) {
+  return {{"name", c.name},
+          {"tdp_utilisation", c.tdp_utilisation},
+          {"host_overhead_w", c.host_overhead_w},
+          {"lifetime_years", c.lifetime_s / (365 * 86400.0)},
+          {"memory_kg_per_gb", c.memory_kg_per_gb},
+          {"model_factor", c.model_factor},
+          {"mechanization_pue", c.mechanization_pue},
+          {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source}};
+}
+
+Json embodied_carbon_json(const catalog::EmbodiedCarbon& e) {
+  return {{"name", e.name}, {"die_area_cm2", e.die_area_cm2}, {"kg_per_cm2", e.kg_per_cm2}, {"source", e.source}};
+}
+
 template <typename T, typename F>
 Json section(const std::vector<T>& items, F to_json, const std::string& name) {
   Json out = Json::array();
@@ -160,6 +176,13 @@ std::string summary_line(const Json& entry) {
   if (entry.contains("pue")) add("PUE " + units::format_significant(entry["pue"].get<double>()));
   if (entry.contains("kind") && entry.contains("source") && !entry.contains("intensity_g_per_kwh"))
     add(entry["kind"].get<std::string>());
+  if (entry.contains("host_overhead_w"))
+    add("TDP x " + units::format_significant(entry["tdp_utilisation"].get<double>()) + " + " +
+        units::format_significant(entry["host_overhead_w"].get<double>()) + " W host, " +
+        units::format_significant(entry["lifetime_years"].get<double>()) + "-year life");
+  if (entry.contains("die_area_cm2"))
+    add(units::format_significant(entry["die_area_cm2"].get<double>()) + " cm2 x " +
+        units::format_significant(entry["kg_per_cm2"].get<double>()) + " kg/cm2");
   if (entry.contains("layers"))
     add(std::to_string(entry["layers"].get<int>()) + " layers × " + std::to_string(entry["d_model"].get<long long>()));
   return detail;
@@ -194,7 +217,7 @@ std::string render_table(const Json& doc, bool full) {
 
 int run_catalog(const std::vector<std::string>& args) {
   po::options_description options("Options");
-  options.add_options()("kind", po::value<std::string>(), "hardware|grids|laws|models")(
+  options.add_options()("kind", po::value<std::string>(), "hardware|grids|laws|models|cost")(
       "name", po::value<std::string>(), "one entry's id");
   po::positional_options_description positional;
   positional.add("kind", 1).add("name", 1);
@@ -203,7 +226,7 @@ int run_catalog(const std::vector<std::string>& args) {
   const auto& vm = parsed->values;
   const std::string kind = get_string(vm, "kind").value_or("all");
   const std::string name = get_string(vm, "name").value_or("");
-  static const std::vector<std::string> kKinds = {"hardware", "grids", "laws", "models"};
+  static const std::vector<std::string> kKinds = {"hardware", "grids", "laws", "models", "cost"};
   if (kind != "all" && std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end())
     throw InputError("catalog: unknown kind '" + kind + "'" + did_you_mean(kind, kKinds) + "; accepted: " + join(kKinds));
 
@@ -221,6 +244,10 @@ int run_catalog(const std::vector<std::string>& args) {
   }
   if (all || kind == "laws") sections["laws"] = section(cat.laws, law_json, name);
   if (all || kind == "models") sections["models"] = section(cat.models, model_json, name);
+  if (all || kind == "cost") {
+    sections["run_cost"] = section(cat.run_cost, run_cost_json, name);
+    sections["embodied_carbon"] = section(cat.embodied_carbon, embodied_carbon_json, name);
+  }
   if (!name.empty()) {
     bool found = false;
     std::vector<std::string> names;
@@ -237,6 +264,7 @@ int run_catalog(const std::vector<std::string>& args) {
       if (all || kind == "grids") collect(cat.grids), collect(cat.pue_presets);
       if (all || kind == "laws") collect(cat.laws);
       if (all || kind == "models") collect(cat.models);
+      if (all || kind == "cost") collect(cat.run_cost), collect(cat.embodied_carbon);
       throw InputError("catalog: no " + (all ? std::string("entry") : kind + " entry") + " named '" + name + "'" +
                        did_you_mean(name, names));
     }

@@ -5,7 +5,6 @@
 #include "core/error.hpp"
 #include "model/flops.hpp"
 #include "model/params.hpp"
-#include "parallel/layout.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
 
@@ -20,12 +19,15 @@ const CommandHelp kHelp = {
     "Counts a model's parameters by component and the FLOPs of a workload under a named convention:\n"
     "6nd (6·N·D), chinchilla (Hoffmann et al. 2022 App. F, per operation, backward = 2 × forward) or\n"
     "megatron (Narayanan et al. 2021 eq. 3 hardware FLOPs with the recompute forward, and Korthikanti et al.\n"
-    "2022 eq. 7 model FLOPs / eq. 8 with selective recompute). With --global-batch the workload is one\n"
-    "iteration; with --tokens, the whole run.",
+    "2022 eq. 7 model FLOPs / eq. 8 with selective recompute). --recompute none|selective|full gives hardware\n"
+    "FLOPs in any convention. A mixture of experts counts the top-k experts per token times the capacity\n"
+    "factor, plus the router. With --global-batch the workload is one iteration; with --tokens, the whole run.",
     {"isoflop flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron",
      "isoflop flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla",
      "isoflop flops --params 70B --tokens 1.4T                 # 6ND: 5.88e23",
-     "isoflop flops --arch gpt3-175b --tokens 300B -o json"}};
+     "isoflop flops --arch gpt3-175b --tokens 300B -o json",
+     "isoflop flops --arch st-moe-32b --tokens 1T --flops-convention chinchilla   # ~ a 32B dense model",
+     "isoflop flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla --recompute full"}};
 
 }  // namespace
 
@@ -38,7 +40,8 @@ int run_flops(const std::vector<std::string>& args) {
       ("global-batch", po::value<std::string>()->value_name("B"), "one iteration of B sequences")
       ("seq", po::value<std::string>()->value_name("S"), "sequence length (default: the model's)")
       ("flops-convention", po::value<std::string>()->value_name("NAME"), "6nd|chinchilla|megatron (default 6nd)")
-      ("recompute", po::value<std::string>()->value_name("MODE"), "megatron hardware FLOPs: none|selective|full (default full)")
+      ("recompute", po::value<std::string>()->value_name("MODE"),
+       "hardware FLOPs with recompute: none|selective|full (default: full for megatron, none otherwise)")
       ("non-embedding", po::bool_switch(), "6nd with non-embedding parameters (Kaplan et al. 2020)");
   auto parsed = parse_command_line(kHelp, args, options);
   if (!parsed) return 0;
@@ -47,7 +50,13 @@ int run_flops(const std::vector<std::string>& args) {
   require_one_of(vm, {"tokens", "global-batch"});
   const auto convention = model::kFlopsConventionNames.parse(get_string(vm, "flops-convention").value_or("6nd"),
                                                             "--flops-convention");
-  const auto recompute = parallel::kRecomputeNames.parse(get_string(vm, "recompute").value_or("full"), "--recompute");
+  // Recompute: Narayanan eq. 3 counts the full-recompute forward, so megatron defaults to full; App. F and 6ND
+  // count model FLOPs, so chinchilla and 6nd default to none.
+  const auto recompute_text = get_string(vm, "recompute");
+  const auto recompute = model::kRecomputeNames.parse(
+      recompute_text.value_or(convention == model::FlopsConvention::kMegatron ? "full" : "none"), "--recompute");
+  if (convention == model::FlopsConvention::k6nd && recompute == model::Recompute::kSelective)
+    throw InputError("--recompute selective needs the attention shape; use --flops-convention chinchilla or megatron");
   const bool non_embedding = vm["non-embedding"].as<bool>();
 
   Json doc = {{"schema", "isoflop/flops/v1"}};
@@ -71,58 +80,78 @@ int run_flops(const std::vector<std::string>& args) {
   }
   const long long seq = get_integer(vm, "seq").value_or(arch ? arch->seq : 2048);
   double tokens = 0;
-  long long sequences = 0;
   if (auto b = get_integer(vm, "global-batch")) {
-    sequences = *b;
     tokens = static_cast<double>(*b) * seq;
     inputs["global_batch"] = *b;
     inputs["seq"] = seq;
   } else {
     tokens = *get_count(vm, "tokens");
-    sequences = static_cast<long long>(tokens / seq);
     inputs["tokens"] = tokens;
   }
   inputs["flops_convention"] = std::string(model::kFlopsConventionNames.name(convention));
-  double flops = 0;
+  inputs["recompute"] = std::string(model::kRecomputeNames.name(recompute));
+  double model_flops = 0, flops = 0;
   Json breakdown = Json::object();
   std::string note;
+  const double n_seq = tokens / seq;
   switch (convention) {
     case model::FlopsConvention::k6nd:
-      flops = 6 * params * tokens;
+      model_flops = 6 * params * tokens;
+      // Full recompute adds one forward (2·N·D): Narayanan et al. 2021 eq. 4's 8·T·P.
+      flops = recompute == model::Recompute::kFull ? 8 * params * tokens : model_flops;
       note = non_embedding ? "6·N·D with non-embedding N"
              : (arch && arch->moe.enabled() ? "6·N·D with active N (MoE)" : "6·N·D with total N");
+      if (recompute == model::Recompute::kFull) note += "; full recompute: 8·N·D (Narayanan et al. 2021 eq. 4)";
       break;
     case model::FlopsConvention::kChinchilla: {
       const auto f = model::chinchilla_forward_flops(*arch, seq);
-      const double per_token = 3 * f.total() / seq;
-      flops = per_token * tokens;
-      const double scale = 3 * tokens / seq;
+      const double scale = 3 * n_seq;  // backward = 2 × forward
+      model_flops = f.total() * scale;
+      const double recomputed = model::chinchilla_recompute_flops_per_sequence(*arch, seq, recompute) * n_seq;
+      flops = model_flops + recomputed;
       breakdown = {{"embeddings", f.embeddings * scale}, {"qkv", f.qkv * scale},
                    {"attention_logits", f.attention_logits * scale}, {"softmax", f.softmax * scale},
                    {"attention_reduce", f.attention_reduce * scale}, {"output_projection", f.output_projection * scale},
                    {"dense", f.dense * scale}, {"final_logits", f.final_logits * scale}};
+      if (arch->moe.enabled()) {
+        breakdown["experts"] = f.experts * scale;
+        breakdown["router"] = f.router * scale;
+      }
+      breakdown["recompute"] = recomputed;
       note = "Hoffmann et al. 2022 App. F, backward = 2 x forward";
+      if (recompute == model::Recompute::kFull) note += "; full recompute: one more forward of every layer";
+      if (recompute == model::Recompute::kSelective) note += "; selective recompute: one more forward of the attention core";
       break;
     }
     case model::FlopsConvention::kMegatron: {
-      const double per_seq_model = model::korthikanti_eq7_flops(*arch, 1, seq);
-      const double per_seq_hw = recompute == parallel::Recompute::kFull ? model::narayanan_eq3_flops(*arch, 1, seq)
-                                : recompute == parallel::Recompute::kSelective ? model::korthikanti_eq8_flops(*arch, 1, seq)
-                                                                                : per_seq_model;
-      const double n_seq = tokens / seq;
-      flops = per_seq_hw * n_seq;
-      breakdown = {{"model_flops", per_seq_model * n_seq}, {"hardware_flops", per_seq_hw * n_seq}};
-      note = "hardware FLOPs (Narayanan eq. 3 / Korthikanti eq. 8); model FLOPs by Korthikanti eq. 7";
+      const model::MegatronFlops f = model::megatron_flops(*arch, n_seq, seq, recompute);
+      model_flops = f.model();
+      flops = f.hardware();
+      breakdown = {{"attention_projections", f.attention_projections}, {"attention_scores", f.attention_scores},
+                   {"mlp", f.mlp}, {"logits", f.logits}};
+      if (arch->moe.enabled()) {
+        breakdown["experts"] = f.experts;
+        breakdown["router"] = f.router;
+      }
+      breakdown["recompute"] = f.recompute;
+      breakdown["model_flops"] = f.model();
+      breakdown["hardware_flops"] = f.hardware();
+      note = recompute == model::Recompute::kFull        ? "hardware FLOPs with full recompute (Narayanan eq. 3)"
+             : recompute == model::Recompute::kSelective ? "hardware FLOPs with selective recompute (Korthikanti eq. 8)"
+                                                          : "model FLOPs (Korthikanti eq. 7)";
+      note += arch->moe.enabled() ? ", MoE layers at top-k x capacity factor experts plus the router" : "";
       break;
     }
   }
-  (void)sequences;
   doc["inputs"] = inputs;
   doc["convention"] = std::string(model::kFlopsConventionNames.name(convention));
   doc["note"] = note;
   doc["params"] = params;
   doc["tokens"] = tokens;
+  doc["recompute"] = std::string(model::kRecomputeNames.name(recompute));
   doc["flops"] = flops;
+  doc["model_flops"] = model_flops;
+  doc["hardware_flops"] = flops;
   doc["flops_per_token"] = flops / tokens;
   doc["breakdown"] = breakdown;
   if (arch) {
@@ -136,7 +165,10 @@ int run_flops(const std::vector<std::string>& args) {
         {"convention", doc["convention"].get<std::string>() + " (" + note + ")"},
         {"parameters", units::format_count(params, 4)},
         {"tokens", units::format_count(tokens, 4)},
-        {"FLOPs", units::format_scientific(flops, 5)},
+        {"FLOPs", units::format_scientific(flops, 5) +
+                      (flops != model_flops ? " (hardware, recompute " + doc["recompute"].get<std::string>() +
+                                                  "; model " + units::format_scientific(model_flops, 5) + ")"
+                                            : "")},
         {"FLOPs per token", units::format_scientific(flops / tokens, 5)}};
     std::string out = report::render_key_values(kv, 0);
     if (arch) {

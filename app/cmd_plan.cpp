@@ -1,4 +1,5 @@
-// isoflop plan: the main job — budget → N, D (and the band across laws) → architecture → layouts → cost.
+// isoflop plan: the main job — budget → N, D (and the band across laws) → architecture → layouts → cost and
+// the 4Ms what-if.
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -28,7 +29,8 @@ const CommandHelp kHelp = {
     "isoflop plan (--flops C | --days D | --time T | --budget-usd X | --energy E | --co2e M) --gpu NAME --gpus N [options]",
     "The main job. From a budget it finds the compute-optimal parameters and tokens under a scaling law (and the\n"
     "spread across every law in the catalog), shapes an architecture for that size after a reference family,\n"
-    "searches the parallel layouts on the cluster, and costs the run: days, GPU-hours, energy, CO2e and money.\n"
+    "searches the parallel layouts on the cluster, and costs the run: days, GPU-hours, energy (three methods, as\n"
+    "in 'isoflop cost'), CO2e and money, with the 4Ms what-if table (Model, Machine, Mechanization, Map).\n"
     "With a time-like budget (GPU-days, dollars, energy, CO2e) the utilisation is the best layout's predicted\n"
     "MFU, iterated until the plan is self-consistent.",
     {"isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30        # the 420-node DGX A100 month",
@@ -83,12 +85,9 @@ int run_plan(const std::vector<std::string>& args) {
       ("family", po::value<std::string>()->value_name("MODEL"),
        "reference architecture family for shaping (default chinchilla-70b)")
       ("global-batch-tokens", po::value<std::string>()->value_name("T"), "target tokens per iteration (default 4M)")
-      ("pue", po::value<std::string>()->value_name("NAME|VALUE"), "PUE preset or value (default hyperscaler)")
-      ("grid", po::value<std::string>()->value_name("NAME|VALUE"), "grid region or intensity (default us)")
-      ("cfe", po::value<std::string>()->value_name("F"), "carbon-free energy fraction for net CO2e")
-      ("price-per-gpu-hour", po::value<std::string>()->value_name("USD"), "accelerator price per hour")
-      ("price-per-kwh", po::value<std::string>()->value_name("USD"), "energy price per kWh")
       ("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
+  add_energy_options(options);
+  add_whatif_options(options, false);
   add_cluster_options(options);
   add_layout_options(options);
   auto parsed = parse_command_line(kHelp, args, options);
@@ -122,11 +121,9 @@ int run_plan(const std::vector<std::string>& args) {
   o.family = cat.model(get_string(vm, "family").value_or("chinchilla-70b"), "--family").architecture;
   if (auto t = get_count(vm, "global-batch-tokens")) o.global_batch_tokens = *t;
   o.search = search_options(vm);
-  o.pue = pue_value(cat, get_string(vm, "pue").value_or("hyperscaler"));
-  o.intensity_kg_per_kwh = grid_value(cat, get_string(vm, "grid").value_or("us"));
-  if (auto f = get_number(vm, "cfe", units::Sign::kNonNegative)) o.cfe_fraction = *f;
-  if (auto p = get_string(vm, "price-per-gpu-hour")) o.price_per_gpu_hour_usd = units::parse_money_usd(*p, "--price-per-gpu-hour", units::Sign::kNonNegative);
-  if (auto p = get_string(vm, "price-per-kwh")) o.price_per_kwh_usd = units::parse_money_usd(*p, "--price-per-kwh", units::Sign::kNonNegative);
+  require_one_of(vm, {"power-w", "node-power-kw"}, false);
+  apply_energy_options(vm, cat, o.cluster.accelerator, &o.node, &o.run_cost);
+  o.whatif = whatif_options(vm, cat, o.cluster.accelerator, o.run_cost);
 
   const plan::PlanResult r = plan::make_plan(budget, o);
   if (!r.converged) spdlog::warn("utilisation did not settle within {} iterations", o.max_iterations);
@@ -150,8 +147,10 @@ int run_plan(const std::vector<std::string>& args) {
                 {"node", o.cluster.node_name},
                 {"gpus", o.cluster.gpus},
                 {"law", o.law.name},
-                {"pue", o.pue},
-                {"intensity_kg_per_kwh", o.intensity_kg_per_kwh}}},
+                {"energy_method", std::string(cost::kEnergyMethodNames.name(r.cost.energy_method))},
+                {"pue", r.cost_inputs.pue},
+                {"intensity_kg_per_kwh", r.cost_inputs.intensity_kg_per_kwh},
+                {"cfe", r.cost_inputs.cfe_fraction}}},
               {"budget", budget_json},
               {"allocation", allocation_json(r.allocation)},
               {"band", band},
@@ -173,10 +172,18 @@ int run_plan(const std::vector<std::string>& args) {
                 {"gpu_hours", c.gpu_hours},
                 {"power_kw", c.power_w / 1e3},
                 {"power_method", c.power_method},
+                {"energy_method", std::string(cost::kEnergyMethodNames.name(c.energy_method))},
+                {"it_energy_kwh", c.it_energy_kwh},
                 {"energy_kwh", c.energy_kwh},
                 {"co2e_kg", c.co2e_kg},
                 {"net_co2e_kg", c.net_co2e_kg},
-                {"cost_usd", c.cost_usd}}}};
+                {"energy_methods", energy_methods_json(c)},
+                {"embodied", embodied_json(c, r.cost_inputs)},
+                {"total_co2e_kg", c.total_co2e_kg},
+                {"compute_cost_usd", c.compute_cost_usd},
+                {"energy_cost_usd", c.energy_cost_usd},
+                {"cost_usd", c.cost_usd},
+                {"whatif", whatif_json(r.whatif)}}}};
   auto table = [&] {
     std::string out = "isoflop plan: " + std::to_string(o.cluster.gpus) + " x " + o.cluster.accelerator.name + " (" +
                       cluster.note + ")\n\n";
@@ -205,12 +212,21 @@ int run_plan(const std::vector<std::string>& args) {
                                                                  units::format_significant(100 * r.shape.best.ratio, 4) + "% of target)"},
                                       {"global batch", std::to_string(r.job.global_batch) + " x " + std::to_string(r.job.seq) + " tokens"}});
     out += "\nLayouts\n" + layouts_table(r.layouts);
-    out += "\nCost\n" + report::render_key_values({{"time", units::format_duration(c.time_s)},
-                                                   {"GPU-hours", units::format_count(c.gpu_hours)},
-                                                   {"power", units::format_power(c.power_w) + " (" + c.power_method + ")"},
-                                                   {"energy", units::format_energy(c.energy_kwh * 3.6e6) + " (PUE " + units::format_significant(o.pue) + ")"},
-                                                   {"CO2e", units::format_mass(c.co2e_kg) + " gross, " + units::format_mass(c.net_co2e_kg) + " net"},
-                                                   {"money", c.cost_usd > 0 ? units::format_money(c.cost_usd) : "not priced (--price-per-gpu-hour)"}});
+    const double pue = r.cost_inputs.pue;
+    std::vector<std::pair<std::string, std::string>> cost_kv = {
+        {"time", units::format_duration(c.time_s)},
+        {"GPU-hours", units::format_count(c.gpu_hours)},
+        {"power", units::format_power(c.power_w) + " (" + c.power_method + ")"},
+        {"energy", units::format_energy(c.energy_kwh * 3.6e6) + " (PUE " + units::format_significant(pue) + ")"},
+        {"CO2e", units::format_mass(c.co2e_kg) + " gross, " + units::format_mass(c.net_co2e_kg) + " net"}};
+    if (c.embodied)
+      cost_kv.push_back({"embodied CO2e", units::format_mass(c.embodied_co2e_kg) + " (total " +
+                                              units::format_mass(c.total_co2e_kg) + ")"});
+    cost_kv.push_back(
+        {"money", c.cost_usd > 0 ? units::format_money(c.cost_usd) : "not priced (--price-per-gpu-hour)"});
+    out += "\nCost\n" + report::render_key_values(cost_kv);
+    out += "\nEnergy by method (PUE " + units::format_significant(pue) + ")\n" + energy_methods_table(c);
+    out += "\n4Ms what-if (Patterson et al. 2022)\n" + whatif_table(r.whatif);
     return out;
   };
   write_result(parsed->common, doc, table, &doc["layouts"]);

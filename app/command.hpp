@@ -27,5 +27,6 @@ int run_flops(const std::vector<std::string>& args);
 int run_layout(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_fit(const std::vector<std::string>& args);
+int run_train(const std::vector<std::string>& args);
 
 }  // namespace isoflop::app

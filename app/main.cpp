@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {"flops", "parameters and FLOPs of a model and a workload, by convention", run_flops},
       {"layout", "ranked TP/PP/DP/EP layouts with memory and step time", run_layout},
       {"plan", "the main job: budget -> N, D, architecture, layout, cost", run_plan},
+      {"train", "run a tiny GPT training job on the CPU or a CUDA GPU, with checkpoints", run_train},
       {"fit", "fit scaling laws to your own runs (Chinchilla Approaches 1-3, bootstrap)", run_fit},
   };
   return table;

@@ -77,6 +77,13 @@ const Grid* Catalog::find_grid(const std::string& name) const { return find_by_n
 const PuePreset* Catalog::find_pue_preset(const std::string& name) const { return find_by_name(pue_presets, name); }
 const LawSpec* Catalog::find_law(const std::string& name) const { return find_by_name(laws, name); }
 const ModelEntry* Catalog::find_model(const std::string& name) const { return find_by_name(models, name); }
+const EmbodiedCarbon* Catalog::find_embodied_carbon(const std::string& accelerator) const {
+  return find_by_name(embodied_carbon, accelerator);
+}
+const RunCostConstants& Catalog::run_cost_constants() const {
+  if (const auto* c = find_by_name(run_cost, std::string("default"))) return *c;
+  throw CatalogError("catalog: no run_cost entry named 'default' (data/cost.yaml)");
+}
 
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
   YAML::Node root;
@@ -89,9 +96,9 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
                        ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
-                       "laws, models)");
-  static const std::vector<std::string> kSections = {"accelerators", "nodes", "clusters", "grids",
-                                                     "pue",          "laws",  "models"};
+                       "laws, models, run_cost, embodied_carbon)");
+  static const std::vector<std::string> kSections = {"accelerators", "nodes",  "clusters", "grids",          "pue",
+                                                     "laws",         "models", "run_cost", "embodied_carbon"};
   for (const auto& item : root) {
     const std::string key = item.first.as<std::string>();
     const YAML::Node& section = item.second;
@@ -103,6 +110,9 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
       else if (key == "pue") merge_section(section, file, "pue preset", parse_pue_preset, &catalog->pue_presets);
       else if (key == "laws") merge_section(section, file, "law", parse_law, &catalog->laws);
       else if (key == "models") merge_section(section, file, "model", parse_model, &catalog->models);
+      else if (key == "run_cost") merge_section(section, file, "run_cost", parse_run_cost_constants, &catalog->run_cost);
+      else if (key == "embodied_carbon")
+        merge_section(section, file, "embodied_carbon", parse_embodied_carbon, &catalog->embodied_carbon);
       else if (key == "version" || key == "description") continue;
       else
         throw CatalogError(location(file, item.first) + ": unknown section '" + key + "'" +
@@ -124,6 +134,9 @@ void check_references(const Catalog& c) {
   for (const auto& cl : c.clusters)
     if (!c.find_node(cl.node))
       throw CatalogError(cl.file + ": cluster '" + cl.name + "' names unknown node '" + cl.node + "'");
+  for (const auto& e : c.embodied_carbon)
+    if (!c.find_accelerator(e.name))
+      throw CatalogError(e.file + ": embodied_carbon '" + e.name + "' names no accelerator in the catalog");
 }
 
 Catalog embedded_catalog() {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/cost_constants.hpp"
 #include "catalog/grids.hpp"
 #include "catalog/hardware.hpp"
 #include "catalog/laws.hpp"
@@ -21,6 +22,8 @@ struct Catalog {
   std::vector<PuePreset> pue_presets;
   std::vector<LawSpec> laws;
   std::vector<ModelEntry> models;
+  std::vector<RunCostConstants> run_cost;         // cost.yaml: one entry, "default"
+  std::vector<EmbodiedCarbon> embodied_carbon;    // cost.yaml: per accelerator id
 
   // Look-ups by id; an unknown id throws InputError naming `what` (the option), the id, a "did you mean"
   // and the accepted ids.
@@ -38,11 +41,15 @@ struct Catalog {
   const PuePreset* find_pue_preset(const std::string& name) const;
   const LawSpec* find_law(const std::string& name) const;
   const ModelEntry* find_model(const std::string& name) const;
+  const EmbodiedCarbon* find_embodied_carbon(const std::string& accelerator) const;
+  // The "default" run_cost entry; throws CatalogError when a catalog lacks it.
+  const RunCostConstants& run_cost_constants() const;
 };
 
 // Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
-// top-level keys accelerators, nodes, clusters, grids, pue, laws, models. An entry whose name exists
-// already replaces it (that is how a user overrides a constant); a name twice in one file is an error.
+// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon. An entry
+// whose name exists already replaces it (that is how a user overrides a constant); a name twice in one file is
+// an error.
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog);
 
 // Checks references between entries (a node's accelerator exists, a cluster's node exists, …).

@@ -1,31 +1,76 @@
 // Run cost arithmetic (Patterson et al. 2021 §2.5: kWh = hours × processors × average power × PUE / 1000;
-// tCO2e = kWh × kg/kWh / 1000).
+// tCO2e = kWh × kg/kWh / 1000; LLMCarbon: embodied = time × CO2e_chip / lifetime).
 #include "cost/run_cost.hpp"
 
 #include <cmath>
 
 #include "core/error.hpp"
+#include "cost/embodied.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::cost {
 namespace {
 constexpr double kSecondsPerHour = 3600.0;
 constexpr double kSecondsPerDay = 86400.0;
 constexpr double kWattHoursPerKwh = 1000.0;
+
+void check_utilisation(double u) {
+  if (!(u > 0 && u <= 1))
+    throw InputError("--mfu: utilisation must be in (0, 1], got " + units::format_significant(u, 6));
+}
 }  // namespace
+
+std::string power_method_label(EnergyMethod method) {
+  switch (method) {
+    case EnergyMethod::kNode:
+      return "node power";
+    case EnergyMethod::kMeasured:
+      return "measured per-accelerator power";
+    case EnergyMethod::kTdp:
+      return "TDP-based power";
+  }
+  return "?";
+}
+
+PowerInputs RunCostInputs::power_inputs() const {
+  PowerInputs p;
+  p.gpus = gpus;
+  p.gpus_per_node = gpus_per_node;
+  p.node_power_w = node_power_w;
+  p.node_power_note = node_power_note;
+  p.measured_power_w = power_per_gpu_w;
+  p.measured_power_note = power_per_gpu_note;
+  p.tdp_w = tdp_w;
+  p.tdp_utilisation = tdp_utilisation;
+  p.host_overhead_w = host_overhead_w;
+  return p;
+}
 
 void RunCostInputs::validate() const {
   if (!(flops > 0) || !std::isfinite(flops)) throw InputError("--flops: the work must be positive");
   if (gpus < 1) throw InputError("--gpus: must be at least 1");
+  if (gpus_per_node < 1) throw InputError("--gpus-per-node: must be at least 1");
   if (!(peak_flops_per_gpu > 0)) throw InputError("--gpu: the accelerator's peak must be positive");
-  if (!(utilisation > 0 && utilisation <= 1))
-    throw InputError("--mfu: utilisation must be in (0, 1], got " + std::to_string(utilisation));
+  check_utilisation(utilisation);
   if (!(pue >= 1)) throw InputError("--pue: must be at least 1 (facility energy over IT energy)");
   if (intensity_kg_per_kwh < 0) throw InputError("--grid: intensity must not be negative");
   if (!(cfe_fraction >= 0 && cfe_fraction < 1)) throw InputError("--cfe: must be in [0, 1)");
   if (node_power_w && !(*node_power_w > 0)) throw InputError("--node-power-kw: must be positive");
   if (power_per_gpu_w && !(*power_per_gpu_w > 0)) throw InputError("--power-w: must be positive");
-  if (!node_power_w && !power_per_gpu_w) throw InputError("cost: give a node power or a power per accelerator");
+  if (tdp_w < 0) throw InputError("--gpu: the accelerator's TDP must not be negative");
+  if (!(tdp_utilisation > 0 && tdp_utilisation <= 1))
+    throw InputError("--tdp-utilisation: must be in (0, 1], got " + units::format_significant(tdp_utilisation, 6));
+  if (!(host_overhead_w >= 0)) throw InputError("--host-overhead-w: must not be negative");
   if (price_per_gpu_hour_usd < 0 || price_per_kwh_usd < 0) throw InputError("prices must not be negative");
+  if (embodied_kg_per_gpu && !(*embodied_kg_per_gpu > 0))
+    throw InputError("--embodied: kg CO2e per accelerator must be positive");
+  if (!(embodied_lifetime_s > 0)) throw InputError("embodied carbon: the hardware lifetime must be positive");
+  const EnergyMethod method = energy_method.value_or(default_energy_method(power_inputs()));
+  for (const auto& p : estimate_power(power_inputs()))
+    if (p.method == method && !p.available)
+      throw InputError(energy_method
+                           ? "--energy-method " + std::string(kEnergyMethodNames.name(method)) + ": " + p.assumptions
+                           : std::string("cost: no power for the run; give --power-w W or --node-power-kw P"));
 }
 
 RunCost estimate_run_cost(const RunCostInputs& in) {
@@ -34,22 +79,42 @@ RunCost estimate_run_cost(const RunCostInputs& in) {
   c.time_s = in.flops / (in.gpus * in.peak_flops_per_gpu * in.utilisation);
   c.days = c.time_s / kSecondsPerDay;
   c.gpu_hours = in.gpus * c.time_s / kSecondsPerHour;
-  if (in.power_per_gpu_w) {
-    c.power_w = *in.power_per_gpu_w * in.gpus;
-    c.power_method = "measured per-accelerator power";
-  } else {
-    const double nodes = std::ceil(static_cast<double>(in.gpus) / in.gpus_per_node);
-    c.power_w = *in.node_power_w * nodes;
-    c.power_method = "node power";
+  c.energy_method = in.energy_method.value_or(default_energy_method(in.power_inputs()));
+  for (const PowerEstimate& p : estimate_power(in.power_inputs())) {
+    EnergyMethodResult r;
+    r.power = p;
+    r.it_energy_kwh = p.power_w * (c.time_s / kSecondsPerHour) / kWattHoursPerKwh;
+    r.energy_kwh = r.it_energy_kwh * in.pue;
+    r.co2e_kg = r.energy_kwh * in.intensity_kg_per_kwh;
+    r.net_co2e_kg = r.co2e_kg * (1 - in.cfe_fraction);
+    if (p.method == c.energy_method) {
+      c.power_w = p.power_w;
+      c.it_energy_kwh = r.it_energy_kwh;
+      c.energy_kwh = r.energy_kwh;
+      c.co2e_kg = r.co2e_kg;
+      c.net_co2e_kg = r.net_co2e_kg;
+    }
+    c.energy_methods.push_back(std::move(r));
   }
-  c.it_energy_kwh = c.power_w * (c.time_s / kSecondsPerHour) / kWattHoursPerKwh;
-  c.energy_kwh = c.it_energy_kwh * in.pue;
-  c.co2e_kg = c.energy_kwh * in.intensity_kg_per_kwh;
-  c.net_co2e_kg = c.co2e_kg * (1 - in.cfe_fraction);
+  c.power_method = power_method_label(c.energy_method);
+  if (in.embodied_kg_per_gpu) {
+    c.embodied = true;
+    c.embodied_share = c.time_s / in.embodied_lifetime_s;
+    c.embodied_co2e_kg = amortised_embodied_kg(in.gpus, *in.embodied_kg_per_gpu, c.time_s, in.embodied_lifetime_s);
+  }
+  c.total_co2e_kg = c.co2e_kg + c.embodied_co2e_kg;
   c.compute_cost_usd = c.gpu_hours * in.price_per_gpu_hour_usd;
   c.energy_cost_usd = c.energy_kwh * in.price_per_kwh_usd;
   c.cost_usd = c.compute_cost_usd + c.energy_cost_usd;
   return c;
+}
+
+double affordable_flops(int gpus, double peak_flops_per_gpu, double utilisation, double time_s) {
+  if (gpus < 1) throw InputError("--gpus: must be at least 1");
+  if (!(peak_flops_per_gpu > 0)) throw InputError("--gpu: the accelerator's peak must be positive");
+  check_utilisation(utilisation);
+  if (!(time_s > 0) || !std::isfinite(time_s)) throw InputError("--time: must be positive");
+  return time_s * gpus * peak_flops_per_gpu * utilisation;
 }
 
 }  // namespace isoflop::cost

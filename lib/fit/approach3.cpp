@@ -10,6 +10,14 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "fit/lse_math.hpp"
+
+// A second copy of the objective for AVX2+FMA machines, chosen by the loader (GCC/Clang on x86-64 Linux).
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__)
+#define ISOFLOP_FIT_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define ISOFLOP_FIT_CLONES
+#endif
 
 namespace isoflop::fit {
 namespace {
@@ -27,40 +35,41 @@ struct LogData {
 };
 
 // Eq. 11 of Hoffmann et al. 2022: Σ Huber_δ(LSE(a − α log N, b − β log D, e) − log L).
-// Fast path: exp(e) is shared by all runs and the two per-run exponentials are taken unshifted while
-// they cannot overflow or all underflow (|u|, |v| < 700, e > −700); otherwise the LSE is evaluated
-// around its largest term, so extreme points of a line search stay finite.
+// The LSE is taken around its largest term m, so every exponential has a non-positive argument and the
+// sum lies in [1, 3]: lse_math.hpp's branch-free exp and log cover exactly that, and the loop vectorises
+// (on x86-64 a second copy is built for AVX2+FMA and picked at load time). Extreme points of a line
+// search stay finite; a NaN anywhere makes the objective NaN, which the caller reports as +max.
+ISOFLOP_FIT_CLONES
 double objective(const double* x, const LogData& d, double delta, Reduce reduce, double* grad) {
   const double a = x[kA], b = x[kB], e = x[kE], alpha = x[kAlpha], beta = x[kBeta];
   const size_t n = d.log_l.size();
-  constexpr double kSafe = 700;
-  const bool e_safe = e > -kSafe && e < kSafe;
-  const double exp_e = e_safe ? std::exp(e) : 0;
+  const double* log_n = d.log_n.data();
+  const double* log_d = d.log_d.data();
+  const double* log_l = d.log_l.data();
   double f = 0, ga = 0, gb = 0, ge = 0, galpha = 0, gbeta = 0;
+#pragma omp simd reduction(+ : f, ga, gb, ge, galpha, gbeta)
   for (size_t i = 0; i < n; ++i) {
-    const double u = a - alpha * d.log_n[i], v = b - beta * d.log_d[i];
-    double eu, ev, ee, lse;
-    if (e_safe && std::fabs(u) < kSafe && std::fabs(v) < kSafe) {
-      eu = std::exp(u), ev = std::exp(v), ee = exp_e;
-      lse = std::log(eu + ev + ee);
-    } else {
-      const double m = std::max(u, std::max(v, e));
-      eu = std::exp(u - m), ev = std::exp(v - m), ee = std::exp(e - m);
-      lse = m + std::log(eu + ev + ee);
-    }
-    const double s = eu + ev + ee;
-    const double r = lse - d.log_l[i];
+    const double u = a - alpha * log_n[i], v = b - beta * log_d[i];
+    const double uv = u > v ? u : v;
+    const bool e_max = !(uv > e), u_max = !e_max && u > v, v_max = !e_max && !u_max;
+    const double m = e_max ? e : uv;
+    // The largest term is exactly 1: only the other two exponentials are taken.
+    const double first = exp_nonpositive(u_max ? v - m : u - m);   // e^(u−m), or e^(v−m) when u is largest
+    const double second = exp_nonpositive(e_max ? v - m : e - m);  // e^(e−m), or e^(v−m) when e is largest
+    const double eu = u_max ? 1.0 : first;
+    const double ev = v_max ? 1.0 : (u_max ? first : second);
+    const double ee = e_max ? 1.0 : second;
+    const double s = 1.0 + first + second;
+    const double r = m + log_one_to_three(s) - log_l[i];
     // Huber without a branch: ψ = clamp(r, −δ, δ) is dHuber/dr, and Huber = ψ·(r − ψ/2) in both regimes.
-    const double psi = std::clamp(r, -delta, delta);
+    const double psi = r < -delta ? -delta : (r > delta ? delta : r);
     f += psi * (r - 0.5 * psi);
-    if (grad) {
-      const double w = psi / s;  // ψ · softmax weights
-      ga += w * eu;
-      gb += w * ev;
-      ge += w * ee;
-      galpha -= w * eu * d.log_n[i];
-      gbeta -= w * ev * d.log_d[i];
-    }
+    const double w = psi / s;  // ψ · softmax weights
+    ga += w * eu;
+    gb += w * ev;
+    ge += w * ee;
+    galpha -= w * eu * log_n[i];
+    gbeta -= w * ev * log_d[i];
   }
   const double scale = reduce == Reduce::kMean ? 1.0 / static_cast<double>(n) : 1.0;
   if (grad) {

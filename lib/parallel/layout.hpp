@@ -7,12 +7,13 @@
 #include "catalog/hardware.hpp"
 #include "core/enum_names.hpp"
 #include "model/architecture.hpp"
+#include "model/flops.hpp"
 
 namespace isoflop::parallel {
 
-enum class Recompute { kNone, kSelective, kFull };
-inline constexpr EnumNames<Recompute, 3> kRecomputeNames{
-    {{{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}}};
+// One recompute enum for FLOP counting and layouts (lib/model/flops.hpp).
+using model::kRecomputeNames;
+using model::Recompute;
 
 enum class Optimizer { kMixedPrecisionAdam, kMegatronAdam };
 inline constexpr EnumNames<Optimizer, 2> kOptimizerNames{

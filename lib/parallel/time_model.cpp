@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "model/flops.hpp"
 #include "parallel/memory_model.hpp"
 
 namespace isoflop::parallel {
@@ -22,33 +23,25 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   const auto& arch = job.architecture;
   const double s = static_cast<double>(job.seq), h = static_cast<double>(arch.d_model);
   const double b = l.micro_batch, t = l.tp, p = l.pp, v = l.vpp;
-  const double layers = arch.layers, V = static_cast<double>(arch.vocab);
+  const double layers = arch.layers;
   const double bytes = job.bytes_per_value;
   const double m = static_cast<double>(l.micro_batches(job.global_batch));
   const double peak = acc.peak_16bit_flops;
   const double comm_eff = acc.comm_efficiency;
 
-  // FLOPs per micro-batch (Narayanan et al. 2021 appendix): forward per layer 24bsh² + 4bs²h; backward 2×.
-  // MoE layers run top-k experts per token (times the capacity factor for padded slots).
+  // FLOPs per micro-batch by lib/model's Megatron count (Narayanan et al. 2021 appendix: forward per layer
+  // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
+  // for padded slots, plus the router. Per layer, dense and MoE layers averaged.
   const ParameterSplit split = split_parameters(arch);
-  double mlp_scale = 1.0;
-  if (arch.moe.enabled()) {
-    const double moe_fraction = static_cast<double>(split.moe_layers) / layers;
-    mlp_scale = 1.0 + moe_fraction * (arch.moe.top_k * arch.moe.capacity_factor - 1.0);
-  }
-  const double attention_gemm = 8 * b * s * h * h;    // QKV + output projection
-  const double mlp_gemm = 16 * b * s * h * h * mlp_scale;
-  const double scores = 4 * b * s * s * h;
-  const double forward_layer = attention_gemm + mlp_gemm + scores;
-  const double logits_forward = 2 * b * s * h * V;
+  const model::MegatronFlops micro = model::megatron_flops(arch, b, job.seq, l.recompute);
+  const double forward_layer = (micro.model() - micro.logits) / 3 / layers;
+  const double logits_forward = micro.logits / 3;
   const double layers_per_stage = layers / p;
   const double eff = gemm_efficiency(acc, h / t);
 
   const double stage_forward = forward_layer * layers_per_stage / t;
-  double recompute_flops = 0;
-  if (l.recompute == Recompute::kFull) recompute_flops = stage_forward;
-  // Selective recompute redoes the attention-score work: Korthikanti eq. 8 − eq. 7 = 12bs²h per layer.
-  if (l.recompute == Recompute::kSelective) recompute_flops = 12 * b * s * s * h * layers_per_stage / t;
+  // Full recompute repeats the stage's forward; selective the attention scores (Korthikanti eq. 8 − eq. 7).
+  const double recompute_flops = micro.recompute * layers_per_stage / layers / t;
   // The logits (forward + backward = 3 × 2bshV) sit on the last stage; spread over stages for the critical path.
   const double logits_stage = 3 * logits_forward / t / p;
   const double compute_mb = (3 * stage_forward + logits_stage) / (peak * eff);
@@ -117,13 +110,10 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                     bd.dp_comm_s + bd.optimizer_s;
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.
+  const model::MegatronFlops step = model::megatron_flops(arch, static_cast<double>(job.global_batch), job.seq, l.recompute);
+  out.model_flops_per_step = step.model();
+  out.hardware_flops_per_step = step.hardware();
   const double B = static_cast<double>(job.global_batch);
-  const double model_per_seq = 3 * (forward_layer / b) * layers + 3 * logits_forward / b;
-  out.model_flops_per_step = B * model_per_seq;
-  double recompute_per_seq = 0;
-  if (l.recompute == Recompute::kFull) recompute_per_seq = forward_layer / b * layers;
-  if (l.recompute == Recompute::kSelective) recompute_per_seq = 12 * s * s * h * layers;
-  out.hardware_flops_per_step = B * (model_per_seq + recompute_per_seq);
   const double n = l.gpus();
   out.tokens_per_s = B * s / out.step_time_s;
   out.model_tflops_per_gpu = out.model_flops_per_step / out.step_time_s / n / 1e12;

@@ -31,36 +31,51 @@ long long choose_global_batch(double target_sequences, int gpus) {
 }
 
 cost::RunCostInputs cost_inputs(const PlanOptions& o, double flops, double mfu) {
-  cost::RunCostInputs in;
+  cost::RunCostInputs in = o.run_cost;
   in.flops = flops;
   in.gpus = o.cluster.gpus;
   in.peak_flops_per_gpu = o.cluster.accelerator.peak_16bit_flops;
   in.utilisation = mfu;
-  in.node_power_w = o.node.max_power_w;
   in.gpus_per_node = o.cluster.gpus_per_node;
-  in.pue = o.pue;
-  in.intensity_kg_per_kwh = o.intensity_kg_per_kwh;
-  in.cfe_fraction = o.cfe_fraction;
-  in.price_per_gpu_hour_usd = o.price_per_gpu_hour_usd;
-  in.price_per_kwh_usd = o.price_per_kwh_usd;
+  if (!in.node_power_w && o.node.max_power_w > 0) {
+    in.node_power_w = o.node.max_power_w;
+    in.node_power_note = o.node.name + " maximum";
+  }
+  if (!(in.tdp_w > 0)) in.tdp_w = o.cluster.accelerator.tdp_w;
   return in;
+}
+
+// IT power of the whole cluster by the chosen energy method, W.
+double cluster_power_w(const PlanOptions& o) {
+  const cost::RunCostInputs in = cost_inputs(o, 1, 1);
+  const cost::PowerInputs p = in.power_inputs();
+  const cost::EnergyMethod method = in.energy_method.value_or(cost::default_energy_method(p));
+  for (const auto& e : cost::estimate_power(p))
+    if (e.method == method) {
+      if (!e.available)
+        throw InputError("--energy-method " + std::string(cost::kEnergyMethodNames.name(method)) + ": " +
+                         e.assumptions);
+      return e.power_w;
+    }
+  throw InputError("plan: no power for the cluster");
 }
 
 // Wall-clock seconds the budget buys on the cluster (time-like budgets only).
 double budget_seconds(const Budget& b, const PlanOptions& o) {
   if (b.time_s) return *b.time_s;
+  const cost::RunCostInputs& c = o.run_cost;
   const double gpus = o.cluster.gpus;
-  const double nodes = std::ceil(gpus / o.cluster.gpus_per_node);
-  const double power_w = o.node.max_power_w * nodes;
+  const double power_kw = cluster_power_w(o) / 1000;
+  if (!(c.pue >= 1)) throw InputError("--pue: must be at least 1 (facility energy over IT energy)");
   if (b.usd) {
-    if (!(o.price_per_gpu_hour_usd > 0)) throw InputError("--budget-usd: needs --price-per-gpu-hour");
-    const double per_hour = gpus * o.price_per_gpu_hour_usd + power_w / 1000 * o.pue * o.price_per_kwh_usd;
+    if (!(c.price_per_gpu_hour_usd > 0)) throw InputError("--budget-usd: needs --price-per-gpu-hour");
+    const double per_hour = gpus * c.price_per_gpu_hour_usd + power_kw * c.pue * c.price_per_kwh_usd;
     return *b.usd / per_hour * kSecondsPerHour;
   }
-  if (b.energy_kwh) return *b.energy_kwh / (power_w / 1000 * o.pue) * kSecondsPerHour;
+  if (b.energy_kwh) return *b.energy_kwh / (power_kw * c.pue) * kSecondsPerHour;
   if (b.co2e_kg) {
-    if (!(o.intensity_kg_per_kwh > 0)) throw InputError("--co2e: the grid intensity must be positive");
-    return *b.co2e_kg / o.intensity_kg_per_kwh / (power_w / 1000 * o.pue) * kSecondsPerHour;
+    if (!(c.intensity_kg_per_kwh > 0)) throw InputError("--co2e: the grid intensity must be positive");
+    return *b.co2e_kg / c.intensity_kg_per_kwh / (power_kw * c.pue) * kSecondsPerHour;
   }
   throw InputError("plan: no budget given");
 }
@@ -113,7 +128,11 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   }
   r.mfu = r.layouts.layouts.front().time.mfu;
   r.band = scaling::allocation_band(o.band_laws, r.flops);
-  r.cost = cost::estimate_run_cost(cost_inputs(o, r.flops, mfu));
+  r.cost_inputs = cost_inputs(o, r.flops, mfu);
+  r.cost = cost::estimate_run_cost(r.cost_inputs);
+  cost::WhatIfOptions whatif = o.whatif;
+  whatif.accelerator = o.cluster.accelerator;
+  r.whatif = cost::four_ms(r.cost_inputs, r.cost, whatif);
   return r;
 }
 

@@ -5,7 +5,8 @@ target_include_directories(isoflop_train PUBLIC ${CMAKE_SOURCE_DIR}/lib)
 target_compile_options(isoflop_train PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${ISOFLOP_WARNINGS}>)
 find_path(ISOFLOP_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
 if(ISOFLOP_CBLAS_INCLUDE)
-  target_include_directories(isoflop_train PRIVATE ${ISOFLOP_CBLAS_INCLUDE})
+  # PUBLIC: the CPU benchmark (tests/bench/train_cpu.cpp) times cblas_sgemm itself for the machine's peak.
+  target_include_directories(isoflop_train PUBLIC ${ISOFLOP_CBLAS_INCLUDE})
 endif()
 target_link_libraries(isoflop_train PUBLIC isoflop_model isoflop_catalog BLAS::BLAS OpenMP::OpenMP_CXX)
 

@@ -30,7 +30,7 @@ struct Progress {
 struct RunOptions {
   bool resume = false;                       // continue from job.checkpoint.path
   const std::atomic<bool>* stop = nullptr;   // when it becomes true: checkpoint after the current step, return
-  long long stop_after_steps = 0;            // behave as if interrupted once this many steps are done (0: never)
+  long long stop_after_steps = 0;            // behave as if interrupted once this call has done this many steps (0: never)
   std::function<void(const Progress&)> on_progress;
   std::function<void(const std::string&)> on_note;  // one-line notices ("backend auto: using CUDA on …")
   const catalog::Catalog* catalog = nullptr;        // for the device's peak (MFU); none: mfu unreported
@@ -70,8 +70,9 @@ struct TrainResult {
 };
 
 // Runs the job. Throws InputError for anything wrong with it (before writing anything), including
-// "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, and a cuda
-// backend without a device.
+// "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, an existing
+// checkpoint at checkpoint.path without resume (it would be overwritten), and a cuda backend without a device.
+// Writes only the checkpoint (atomically): every checkpoint.every steps, on a stop, and after the last step.
 TrainResult run_training(const Job& job, const RunOptions& options);
 
 // The catalog accelerator for a device name as the CUDA driver reports it ("NVIDIA H100 80GB HBM3" →

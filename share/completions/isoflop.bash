@@ -24,7 +24,7 @@ _isoflop() {
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
   esac
   if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W "hardware grids laws models" -- "$cur"))
+    COMPREPLY=($(compgen -W "hardware grids laws models cost" -- "$cur"))
   elif [ "$command" = help ]; then
     COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog")" -- "$cur"))
   elif [[ "$cur" == -* ]]; then

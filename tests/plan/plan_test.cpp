@@ -1,5 +1,5 @@
 // Tests of the plan pipeline (lib/plan): self-consistent utilisation for a GPU-days budget, a FLOPs budget
-// passed through unchanged, and budget validation.
+// passed through unchanged, the 4Ms table and the energy methods, and budget validation.
 #include "plan/plan.hpp"
 
 #include <doctest/doctest.h>
@@ -27,6 +27,14 @@ plan::PlanOptions options_for(const catalog::Catalog& cat, long long gpus) {
   o.cluster = cluster.spec;
   o.node = cat.node(cluster.spec.node_name);
   o.family = cat.model("chinchilla-70b").architecture;
+  o.run_cost.pue = 1.1;
+  o.run_cost.intensity_kg_per_kwh = 0.429;
+  o.run_cost.host_overhead_w = cat.run_cost_constants().host_overhead_w;
+  o.whatif.model_factor = cat.run_cost_constants().model_factor;
+  o.whatif.machines = cat.accelerators;
+  o.whatif.regions = cat.grids;
+  o.whatif.host_overhead_w = cat.run_cost_constants().host_overhead_w;
+  o.whatif.mechanization_pue = cat.run_cost_constants().mechanization_pue;
   return o;
 }
 
@@ -81,4 +89,55 @@ TEST_CASE("budget validation: exactly one positive budget") {
   plan::Budget ok;
   ok.flops = 1e23;
   CHECK_NOTHROW(ok.validate());
+}
+
+TEST_CASE("the plan's cost carries the 4Ms table: baseline first, no lever above it, all levers multiplied") {
+  const auto cat = catalog::load_catalog();
+  const auto o = options_for(cat, 3360);
+  plan::Budget budget;
+  budget.time_s = 30 * 86400.0;
+  const auto r = plan::make_plan(budget, o);
+  REQUIRE(r.whatif.size() == 6);
+  CHECK(r.whatif.front().lever == cost::Lever::kBaseline);
+  CHECK(r.whatif.back().lever == cost::Lever::kAll);
+  CHECK(r.whatif.front().energy_kwh == doctest::Approx(r.cost.energy_kwh));
+  CHECK(r.whatif.front().co2e_kg == doctest::Approx(r.cost.co2e_kg));
+  double energy = 1, co2e = 1;
+  for (const auto& row : r.whatif) {
+    INFO(cost::kLeverNames.name(row.lever));
+    CHECK(row.energy_kwh <= r.cost.energy_kwh * (1 + 1e-12));
+    CHECK(row.co2e_kg <= r.cost.co2e_kg * (1 + 1e-12));
+    if (row.lever != cost::Lever::kBaseline && row.lever != cost::Lever::kAll) {
+      energy *= row.energy_factor;
+      co2e *= row.co2e_factor;
+    }
+  }
+  CHECK(r.whatif.back().energy_factor == doctest::Approx(energy));
+  // Map alone changes carbon, not energy.
+  CHECK(r.whatif.back().co2e_factor == doctest::Approx(co2e));
+  CHECK(r.whatif[1].energy_factor == doctest::Approx(3));  // Model: 3x less compute
+  // Node power by default (420 DGX A100 at 6.5 kW); all three methods are reported.
+  CHECK(r.cost.energy_method == cost::EnergyMethod::kNode);
+  CHECK(r.cost.power_w == doctest::Approx(2.73e6));
+  REQUIRE(r.cost.energy_methods.size() == 3);
+  CHECK(r.cost.energy_methods[2].power.power_w == doctest::Approx(3360 * (400.0 + o.run_cost.host_overhead_w)));
+}
+
+TEST_CASE("an energy budget is spent at the chosen method's power") {
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 1024);
+  plan::Budget budget;
+  budget.energy_kwh = 1e6;
+  const auto node = plan::make_plan(budget, o);
+  o.run_cost.energy_method = cost::EnergyMethod::kTdp;
+  const auto tdp = plan::make_plan(budget, o);
+  // The same energy either way (within the utilisation iteration's tolerance); the TDP method's lower power
+  // buys more time, so more compute.
+  INFO("converged " << node.converged << " " << tdp.converged << ", iterations " << tdp.iterations);
+  CHECK(node.cost.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
+  CHECK(tdp.cost.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
+  CHECK(tdp.cost.time_s > node.cost.time_s);
+  CHECK(tdp.flops > node.flops);
+  o.run_cost.energy_method = cost::EnergyMethod::kMeasured;  // an A100 has no measured power in the catalog
+  CHECK_THROWS_AS(plan::make_plan(budget, o), InputError);
 }

@@ -1,0 +1,51 @@
+// Parsing cost.yaml entries.
+#include "catalog/cost_constants.hpp"
+
+namespace isoflop::catalog {
+namespace {
+constexpr double kSecondsPerYear = 365.0 * 86400.0;  // LLMCarbon counts a year as 365 days
+}  // namespace
+
+RunCostConstants parse_run_cost_constants(FieldReader& r) {
+  RunCostConstants c;
+  c.name = r.string("name");
+  {
+    FieldReader t(r.child("tdp_method"), r.file(), "tdp_method of run_cost '" + c.name + "'");
+    c.tdp_utilisation = t.fraction("tdp_utilisation");
+    c.host_overhead_w = t.power_w("host_overhead");
+    if (c.host_overhead_w < 0) t.fail("host_overhead", "must not be negative");
+    c.tdp_source = t.string("source");
+    t.finish();
+  }
+  {
+    FieldReader e(r.child("embodied"), r.file(), "embodied of run_cost '" + c.name + "'");
+    c.lifetime_s = e.positive("lifetime_years") * kSecondsPerYear;
+    c.memory_kg_per_gb = e.non_negative_or("memory_kg_per_gb", 0);
+    c.embodied_source = e.string("source");
+    e.finish();
+  }
+  {
+    FieldReader w(r.child("whatif"), r.file(), "whatif of run_cost '" + c.name + "'");
+    c.model_factor = w.positive("model_factor");
+    if (c.model_factor < 1) w.fail("model_factor", "must be at least 1 (a lever never adds compute)");
+    c.model_source = w.string("model_source");
+    c.mechanization_pue = w.positive("mechanization_pue");
+    if (c.mechanization_pue < 1) w.fail("mechanization_pue", "must be at least 1 (facility energy over IT energy)");
+    c.mechanization_source = w.string("mechanization_source");
+    w.finish();
+  }
+  c.file = r.where("name");
+  return c;
+}
+
+EmbodiedCarbon parse_embodied_carbon(FieldReader& r) {
+  EmbodiedCarbon e;
+  e.name = r.string("name");
+  e.die_area_cm2 = r.positive("die_area_cm2");
+  e.kg_per_cm2 = r.positive("kg_per_cm2");
+  e.source = r.string("source");
+  e.file = r.where("name");
+  return e;
+}
+
+}  // namespace isoflop::catalog

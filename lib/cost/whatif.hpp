@@ -1,0 +1,57 @@
+// The 4Ms what-if (Patterson et al. 2022): the baseline run and each lever applied alone — Model (a sparse or
+// efficient model at equal quality needs less compute), Machine (an accelerator with better performance per
+// watt), Mechanization (an efficient datacenter's PUE), Map (the cleanest grid) — and all four together.
+// Each lever is a factor on time, energy and carbon; a lever that would make anything worse is not applied.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/grids.hpp"
+#include "catalog/hardware.hpp"
+#include "core/enum_names.hpp"
+#include "cost/run_cost.hpp"
+
+namespace isoflop::cost {
+
+enum class Lever { kBaseline, kModel, kMachine, kMechanization, kMap, kAll };
+inline constexpr EnumNames<Lever, 6> kLeverNames{{{{Lever::kBaseline, "baseline"},
+                                                   {Lever::kModel, "model"},
+                                                   {Lever::kMachine, "machine"},
+                                                   {Lever::kMechanization, "mechanization"},
+                                                   {Lever::kMap, "map"},
+                                                   {Lever::kAll, "all"}}}};
+
+struct WhatIfOptions {
+  double model_factor = 3;                     // ≥ 1: compute saved at equal quality (Model 3–10×)
+  catalog::Accelerator accelerator;            // the baseline's accelerator
+  std::vector<catalog::Accelerator> machines;  // Machine candidates (the catalog's, or the one asked for)
+  bool machine_pinned = false;                 // the single candidate was asked for (--whatif-gpu)
+  double tdp_utilisation = 1.0;                // system power of accelerators without a measurement:
+  double host_overhead_w = 0;                  //   TDP × utilisation + host overhead
+  double mechanization_pue = 1.1;              // ≥ 1
+  std::vector<catalog::Grid> regions;          // Map candidates (the catalog's, or the one asked for)
+  void validate() const;                       // throws InputError naming the option
+};
+
+struct WhatIfRow {
+  Lever lever = Lever::kBaseline;
+  std::string change;   // what the lever changes, e.g. "a100-sxm4-80gb -> tpu-v4"
+  bool applied = true;  // false: the lever would not help, the row keeps the baseline
+  std::string note;     // the reason or the assumption behind the factor
+  double time_s = 0;
+  double energy_kwh = 0;  // facility energy
+  double co2e_kg = 0;     // gross operational
+  double net_co2e_kg = 0;
+  double cost_usd = 0;
+  // baseline ÷ row: how many times less (1 = unchanged); +inf when the row is zero and the baseline is not
+  double energy_factor = 1;
+  double co2e_factor = 1;
+  double cost_factor = 1;
+};
+
+// Rows in the order baseline, model, machine, mechanization, map, all; `baseline` is estimate_run_cost(inputs).
+// No row's energy, CO2e or money exceeds the baseline's.
+std::vector<WhatIfRow> four_ms(const RunCostInputs& inputs, const RunCost& baseline, const WhatIfOptions& options);
+
+}  // namespace isoflop::cost
