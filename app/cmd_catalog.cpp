@@ -17,7 +17,7 @@ const CommandHelp kHelp = {
     "isoflop catalog [hardware|grids|laws|models|cost] [NAME] [options]",
     "Lists the built-in catalogs (overlaid by --catalog DIR) with the source of every number: accelerators,\n"
     "nodes and clusters (hardware), grid carbon intensities and PUE presets (grids), scaling laws (laws)\n"
-    "and reference architectures (models), run-cost constants and embodied carbon (cost). With NAME, shows one\n"
+    "and reference architectures with the shaping families and ST-MoE's recommendations (models), run-cost constants and embodied carbon (cost). With NAME, shows one\n"
     "entry in full.",
     {"isoflop catalog                          # everything, one line per entry",
      "isoflop catalog hardware a100-sxm4-80gb  # one accelerator with its sources",
@@ -147,6 +147,37 @@ Json run_cost_json(const catalog::RunCostConstants& c) {
           {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source}};
 }
 
+Json shape_family_json(const catalog::ShapeFamily& f) {
+  Json j = {{"name", f.name}, {"display_name", f.display_name},
+            {"rule", std::string(catalog::kShapeRuleNames.name(f.rule))}, {"block", f.block}};
+  if (f.rule == catalog::ShapeRule::kAspect) {
+    Json rows = Json::array();
+    for (const auto& r : f.rows)
+      rows.push_back({{"params", r.params}, {"d_model", r.d_model}, {"layers", r.layers}, {"heads", r.heads},
+                      {"head_size", r.head_size}});
+    j["smoothing_ln"] = f.smoothing_ln;
+    j["rows"] = rows;
+  } else {
+    Json bands = Json::array();
+    for (const auto& b : f.bands) bands.push_back({{"below", b.below_params}, {"d_model", b.d_model}, {"heads", b.heads}});
+    j["bands"] = bands;
+  }
+  if (f.vocab_pad_per_tp > 0) j["vocab_pad_per_tp"] = f.vocab_pad_per_tp;
+  j["source"] = f.source;
+  return j;
+}
+
+Json moe_recommendations_json(const catalog::MoeRecommendations& m) {
+  return {{"name", m.name},
+          {"top_k", m.top_k},
+          {"capacity_factor", m.capacity_factor},
+          {"eval_capacity_factor", m.eval_capacity_factor},
+          {"max_experts", m.max_experts},
+          {"max_experts_per_device", m.max_experts_per_device},
+          {"every", m.every},
+          {"source", m.source}};
+}
+
 Json embodied_carbon_json(const catalog::EmbodiedCarbon& e) {
   return {{"name", e.name}, {"die_area_cm2", e.die_area_cm2}, {"kg_per_cm2", e.kg_per_cm2}, {"source", e.source}};
 }
@@ -183,6 +214,15 @@ std::string summary_line(const Json& entry) {
   if (entry.contains("die_area_cm2"))
     add(units::format_significant(entry["die_area_cm2"].get<double>()) + " cm2 x " +
         units::format_significant(entry["kg_per_cm2"].get<double>()) + " kg/cm2");
+  if (entry.contains("rule"))
+    add(entry["rule"].get<std::string>() + " rule, block " + entry["block"].get<std::string>() + ", " +
+        std::to_string(entry.contains("rows") ? entry["rows"].size() : entry["bands"].size()) +
+        (entry.contains("rows") ? " shapes" : " bands"));
+  if (entry.contains("max_experts"))
+    add("top-" + std::to_string(entry["top_k"].get<int>()) + ", capacity " +
+        units::format_significant(entry["capacity_factor"].get<double>()) + " / " +
+        units::format_significant(entry["eval_capacity_factor"].get<double>()) + ", <= " +
+        std::to_string(entry["max_experts"].get<int>()) + " experts");
   if (entry.contains("layers"))
     add(std::to_string(entry["layers"].get<int>()) + " layers × " + std::to_string(entry["d_model"].get<long long>()));
   return detail;
@@ -243,7 +283,11 @@ int run_catalog(const std::vector<std::string>& args) {
     sections["pue"] = section(cat.pue_presets, pue_json, name);
   }
   if (all || kind == "laws") sections["laws"] = section(cat.laws, law_json, name);
-  if (all || kind == "models") sections["models"] = section(cat.models, model_json, name);
+  if (all || kind == "models") {
+    sections["models"] = section(cat.models, model_json, name);
+    sections["shape_families"] = section(cat.shape_families, shape_family_json, name);
+    sections["moe_recommendations"] = section(cat.moe_recommendations, moe_recommendations_json, name);
+  }
   if (all || kind == "cost") {
     sections["run_cost"] = section(cat.run_cost, run_cost_json, name);
     sections["embodied_carbon"] = section(cat.embodied_carbon, embodied_carbon_json, name);
@@ -263,7 +307,7 @@ int run_catalog(const std::vector<std::string>& args) {
       if (all || kind == "hardware") collect(cat.accelerators), collect(cat.nodes), collect(cat.clusters);
       if (all || kind == "grids") collect(cat.grids), collect(cat.pue_presets);
       if (all || kind == "laws") collect(cat.laws);
-      if (all || kind == "models") collect(cat.models);
+      if (all || kind == "models") collect(cat.models), collect(cat.shape_families), collect(cat.moe_recommendations);
       if (all || kind == "cost") collect(cat.run_cost), collect(cat.embodied_carbon);
       throw InputError("catalog: no " + (all ? std::string("entry") : kind + " entry") + " named '" + name + "'" +
                        did_you_mean(name, names));

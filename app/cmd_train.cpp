@@ -82,6 +82,19 @@ class StopSignals {
 
 std::string sig(double v, int digits = 4) { return units::format_significant(v, digits); }
 
+int parse_thread_count(const std::string& text) {
+  size_t used = 0;
+  int n = -1;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    n = -1;
+  }
+  if (used != text.size() || n < 0 || n > 4096)
+    throw InputError("--threads: '" + text + "' is not a thread count; accepted: an integer from 0 (every core) to 4096");
+  return n;
+}
+
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 double peak_rss_bytes() {
@@ -215,6 +228,7 @@ int run_train(const std::vector<std::string>& args) {
       ("job", po::value<std::string>()->value_name("JOB.yaml"), "the job file (positional)")
       ("resume", po::bool_switch(), "continue from the job's checkpoint (after Ctrl-C or a crash)")
       ("curve", po::value<std::string>()->value_name("FILE"), "write the loss curve CSV here (default <output>/loss_curve.csv)")
+      ("threads", po::value<std::string>()->value_name("N"), "CPU backend threads, overriding the job's 'threads' (0: every core)")
       ("example", po::bool_switch(), "print a commented example job and exit");
   po::positional_options_description positional;
   positional.add("job", 1);
@@ -231,7 +245,8 @@ int run_train(const std::vector<std::string>& args) {
   if (!job_file) throw InputError("train: missing JOB.yaml (isoflop train --example prints one); see 'isoflop help train'");
   const bool resume = vm["resume"].as<bool>();
 
-  const train::Job job = train::load_job(*job_file);
+  train::Job job = train::load_job(*job_file);
+  if (const auto threads = get_string(vm, "threads")) job.threads = parse_thread_count(*threads);
   const catalog::Catalog catalog = load_catalog(parsed->common);
   const std::string results_file = (fs::path(job.output) / "results.json").string();
   const std::string curve_file = get_string(vm, "curve").value_or((fs::path(job.output) / "loss_curve.csv").string());
@@ -243,9 +258,6 @@ int run_train(const std::vector<std::string>& args) {
   run.catalog = &catalog;
   run.on_progress = [&](const train::Progress& p) { printer(p); };
   run.on_note = [](const std::string& text) { spdlog::info("{}", text); };
-  spdlog::info("training {} on {} tokens ({})", train::describe(job.model),
-               units::format_count(static_cast<double>(job.steps() * job.tokens_per_step())),
-               resume ? "resuming from " + job.checkpoint.path : "from initialisation");
   train::TrainResult result;
   {
     g_stop.store(false);

@@ -24,6 +24,7 @@ int run_optimal(const std::vector<std::string>& args);
 int run_loss(const std::vector<std::string>& args);
 int run_cost(const std::vector<std::string>& args);
 int run_flops(const std::vector<std::string>& args);
+int run_arch(const std::vector<std::string>& args);
 int run_layout(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_fit(const std::vector<std::string>& args);

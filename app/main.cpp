@@ -20,6 +20,7 @@ const std::vector<Command>& commands() {
       {"catalog", "hardware, grids, laws and models, with their sources", run_catalog},
       {"cost", "time, GPU-hours, energy, CO2e and money of a run", run_cost},
       {"flops", "parameters and FLOPs of a model and a workload, by convention", run_flops},
+      {"arch", "an architecture for a parameter count (dense or MoE), after a reference family", run_arch},
       {"layout", "ranked TP/PP/DP/EP layouts with memory and step time", run_layout},
       {"plan", "the main job: budget -> N, D, architecture, layout, cost", run_plan},
       {"train", "run a tiny GPT training job on the CPU or a CUDA GPU, with checkpoints", run_train},

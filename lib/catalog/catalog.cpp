@@ -69,6 +69,7 @@ ISOFLOP_LOOKUP(Grid, grid, grids, "grid region")
 ISOFLOP_LOOKUP(PuePreset, pue_preset, pue_presets, "PUE preset")
 ISOFLOP_LOOKUP(LawSpec, law, laws, "law")
 ISOFLOP_LOOKUP(ModelEntry, model, models, "model")
+ISOFLOP_LOOKUP(ShapeFamily, shape_family, shape_families, "shape family")
 #undef ISOFLOP_LOOKUP
 
 const Accelerator* Catalog::find_accelerator(const std::string& name) const { return find_by_name(accelerators, name); }
@@ -84,6 +85,10 @@ const RunCostConstants& Catalog::run_cost_constants() const {
   if (const auto* c = find_by_name(run_cost, std::string("default"))) return *c;
   throw CatalogError("catalog: no run_cost entry named 'default' (data/cost.yaml)");
 }
+const MoeRecommendations& Catalog::moe_recommendation() const {
+  if (const auto* m = find_by_name(moe_recommendations, std::string("st-moe"))) return *m;
+  throw CatalogError("catalog: no moe_recommendations entry named 'st-moe' (data/shapes.yaml)");
+}
 
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
   YAML::Node root;
@@ -96,9 +101,11 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
                        ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
-                       "laws, models, run_cost, embodied_carbon)");
-  static const std::vector<std::string> kSections = {"accelerators", "nodes",  "clusters", "grids",          "pue",
-                                                     "laws",         "models", "run_cost", "embodied_carbon"};
+                       "laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations)");
+  static const std::vector<std::string> kSections = {"accelerators",   "nodes",          "clusters",
+                                                     "grids",          "pue",            "laws",
+                                                     "models",         "run_cost",       "embodied_carbon",
+                                                     "shape_families", "moe_recommendations"};
   for (const auto& item : root) {
     const std::string key = item.first.as<std::string>();
     const YAML::Node& section = item.second;
@@ -113,6 +120,10 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
       else if (key == "run_cost") merge_section(section, file, "run_cost", parse_run_cost_constants, &catalog->run_cost);
       else if (key == "embodied_carbon")
         merge_section(section, file, "embodied_carbon", parse_embodied_carbon, &catalog->embodied_carbon);
+      else if (key == "shape_families")
+        merge_section(section, file, "shape family", parse_shape_family, &catalog->shape_families);
+      else if (key == "moe_recommendations")
+        merge_section(section, file, "moe_recommendations", parse_moe_recommendations, &catalog->moe_recommendations);
       else if (key == "version" || key == "description") continue;
       else
         throw CatalogError(location(file, item.first) + ": unknown section '" + key + "'" +
@@ -137,6 +148,9 @@ void check_references(const Catalog& c) {
   for (const auto& e : c.embodied_carbon)
     if (!c.find_accelerator(e.name))
       throw CatalogError(e.file + ": embodied_carbon '" + e.name + "' names no accelerator in the catalog");
+  for (const auto& f : c.shape_families)
+    if (!c.find_model(f.block))
+      throw CatalogError(f.file + ": shape family '" + f.name + "' names unknown block model '" + f.block + "'");
 }
 
 Catalog embedded_catalog() {

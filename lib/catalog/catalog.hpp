@@ -11,6 +11,7 @@
 #include "catalog/hardware.hpp"
 #include "catalog/laws.hpp"
 #include "catalog/models.hpp"
+#include "catalog/shapes.hpp"
 
 namespace isoflop::catalog {
 
@@ -24,6 +25,8 @@ struct Catalog {
   std::vector<ModelEntry> models;
   std::vector<RunCostConstants> run_cost;         // cost.yaml: one entry, "default"
   std::vector<EmbodiedCarbon> embodied_carbon;    // cost.yaml: per accelerator id
+  std::vector<ShapeFamily> shape_families;        // shapes.yaml: reference families for shaping
+  std::vector<MoeRecommendations> moe_recommendations;  // shapes.yaml: one entry, "st-moe"
 
   // Look-ups by id; an unknown id throws InputError naming `what` (the option), the id, a "did you mean"
   // and the accepted ids.
@@ -34,6 +37,7 @@ struct Catalog {
   const PuePreset& pue_preset(const std::string& name, const std::string& what = "--pue") const;
   const LawSpec& law(const std::string& name, const std::string& what = "--law") const;
   const ModelEntry& model(const std::string& name, const std::string& what = "--arch") const;
+  const ShapeFamily& shape_family(const std::string& name, const std::string& what = "--style") const;
 
   const Accelerator* find_accelerator(const std::string& name) const;
   const Node* find_node(const std::string& name) const;
@@ -44,10 +48,12 @@ struct Catalog {
   const EmbodiedCarbon* find_embodied_carbon(const std::string& accelerator) const;
   // The "default" run_cost entry; throws CatalogError when a catalog lacks it.
   const RunCostConstants& run_cost_constants() const;
+  // The "st-moe" moe_recommendations entry; throws CatalogError when a catalog lacks it.
+  const MoeRecommendations& moe_recommendation() const;
 };
 
 // Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
-// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon. An entry
+// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations. An entry
 // whose name exists already replaces it (that is how a user overrides a constant); a name twice in one file is
 // an error.
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog);

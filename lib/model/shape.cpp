@@ -1,13 +1,18 @@
 // Shaping by enumeration: for each depth, the d_model (a multiple of 128 with heads of the reference's
 // head size, divisible by TP) whose exact count is nearest the target; ranked by distance from the
-// reference family's aspect ratio d_model/layers (Hoffmann et al. 2022 Table A9 keeps it near 100).
+// reference family's aspect ratio d_model/layers (Hoffmann et al. 2022 Table A9 keeps it near 100), or, after a
+// named family, from its kernel-averaged published aspect ratio or its size band's d_model.
 #include "model/shape.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <string>
+#include <tuple>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "model/params.hpp"
 
 namespace isoflop::model {
@@ -66,6 +71,215 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   for (size_t i = 1; i < found.size() && static_cast<int>(r.alternatives.size()) < o.alternatives; ++i)
     r.alternatives.push_back(found[i]);
   return r;
+}
+
+namespace {
+
+// Ranking weight of a miss against the target relative to a departure from the preferred shape: a 1 % miss
+// counts as much as a 2 % departure in aspect ratio or d_model (the same balance as shape_architecture).
+constexpr double kMissWeight = 2.0;
+// Widest d_model considered (2^18): well past any published model (PaLM 540B: 18,432).
+constexpr long long kMaxDModel = 1LL << 18;
+
+bool power_of_two(long long x) { return x > 0 && (x & (x - 1)) == 0; }
+
+long long nearest_allowed(double head_size, const std::vector<long long>& allowed) {
+  long long best = allowed.front();
+  for (long long h : allowed) {
+    const double d = std::fabs(std::log(head_size / static_cast<double>(h)));
+    const double b = std::fabs(std::log(head_size / static_cast<double>(best)));
+    if (d < b - 1e-12 || (std::fabs(d - b) <= 1e-12 && h > best)) best = h;  // ties: the larger head
+  }
+  return best;
+}
+
+std::string fmt(double x) {
+  std::string t = std::to_string(x);
+  t.erase(t.find_last_not_of('0') + 1);
+  if (!t.empty() && t.back() == '.') t.pop_back();
+  return t;
+}
+
+}  // namespace
+
+void FamilyShapeOptions::validate() const {
+  if (block.layers <= 0 || block.d_model <= 0 || block.heads <= 0)
+    throw InputError("--style " + family.name + ": the block model needs layers, d_model and heads");
+  if (family.rule == catalog::ShapeRule::kAspect && family.rows.empty())
+    throw InputError("--style " + family.name + ": the family lists no shapes (rows)");
+  if (family.rule == catalog::ShapeRule::kBands && family.bands.empty())
+    throw InputError("--style " + family.name + ": the family lists no size bands");
+  if (!power_of_two(tp))
+    throw InputError("--tp: " + std::to_string(tp) + " is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
+  if (vocab < 0) throw InputError("--vocab: must be positive, got " + std::to_string(vocab));
+  if (seq < 0) throw InputError("--seq: must be positive, got " + std::to_string(seq));
+  if (d_model_multiple < 1) throw InputError("shape: d_model multiple must be positive");
+  if (head_sizes.empty()) throw InputError("shape: no allowed head sizes");
+  for (long long h : head_sizes)
+    if (h < 1) throw InputError("shape: head sizes must be positive");
+  if (!(tolerance > 0 && tolerance < 1)) throw InputError("shape: tolerance must be in (0, 1)");
+  if (alternatives < 0) throw InputError("--top: must not be negative");
+  if (max_layers < 1) throw InputError("shape: max_layers must be positive");
+  if (target_active && !moe.enabled()) throw InputError("--active-params needs --moe (a dense model is all active)");
+  if (moe.enabled()) {
+    if (moe.experts < 2)
+      throw InputError("--experts: a mixture needs at least 2 experts, got " + std::to_string(moe.experts));
+    if (moe.top_k < 1) throw InputError("--top-k: must be at least 1, got " + std::to_string(moe.top_k));
+    if (moe.top_k > moe.experts)
+      throw InputError("--top-k: " + std::to_string(moe.top_k) + " exceeds --experts " + std::to_string(moe.experts) +
+                       " (a token cannot be routed to more experts than exist)");
+    if (!(moe.capacity_factor > 0) || !std::isfinite(moe.capacity_factor))
+      throw InputError("--capacity-factor: must be positive, got " + fmt(moe.capacity_factor));
+    if (!(moe.eval_capacity_factor > 0) || !std::isfinite(moe.eval_capacity_factor))
+      throw InputError("--eval-capacity-factor: must be positive, got " + fmt(moe.eval_capacity_factor));
+    if (moe.every < 1) throw InputError("--moe-every: must be at least 1, got " + std::to_string(moe.every));
+  }
+}
+
+PreferredShape preferred_shape(const catalog::ShapeFamily& f, double params, const std::vector<long long>& head_sizes) {
+  PreferredShape p;
+  if (head_sizes.empty() || !(params > 0)) return p;
+  if (f.rule == catalog::ShapeRule::kAspect) {
+    if (f.rows.empty()) return p;
+    // Gaussian kernel in ln(params) over the published shapes, averaged in ln(aspect); the largest exponent is
+    // factored out so that sizes far outside the rows keep the nearest rows' weight.
+    std::vector<double> exponents;
+    double top = -std::numeric_limits<double>::infinity();
+    const double w = f.smoothing_ln > 0 ? f.smoothing_ln : 1.0;
+    for (const auto& r : f.rows) {
+      const double d = std::log(params / r.params) / w;
+      exponents.push_back(-0.5 * d * d);
+      top = std::max(top, exponents.back());
+    }
+    double sum_w = 0, sum = 0, nearest = std::numeric_limits<double>::infinity(), largest = 0;
+    for (size_t i = 0; i < f.rows.size(); ++i) {
+      const auto& r = f.rows[i];
+      const double weight = std::exp(exponents[i] - top);
+      sum_w += weight;
+      sum += weight * std::log(static_cast<double>(r.d_model) / r.layers);
+      const double distance = std::fabs(std::log(params / r.params));
+      if (distance < nearest) {
+        nearest = distance;
+        p.head_size = nearest_allowed(static_cast<double>(r.head_size), head_sizes);
+      }
+      largest = std::max(largest, r.params);
+    }
+    p.aspect = std::exp(sum / sum_w);
+    p.beyond_family = params > largest * std::exp(w);  // more than a kernel width past the largest row
+  } else {
+    if (f.bands.empty()) return p;
+    const catalog::ShapeBand* band = &f.bands.back();
+    for (const auto& b : f.bands)
+      if (params < b.below_params) {
+        band = &b;
+        break;
+      }
+    p.beyond_family = params >= f.bands.back().below_params;
+    p.d_model = band->d_model;
+    p.heads = band->heads;
+    p.head_size = nearest_allowed(static_cast<double>(band->d_model) / band->heads, head_sizes);
+  }
+  return p;
+}
+
+FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
+  o.validate();
+  if (!(target > 0) || !std::isfinite(target))
+    throw InputError(std::string(o.target_active ? "--active-params" : "--params") + ": must be a positive number");
+  const Architecture& block = o.block;
+  auto make = [&](int layers, long long d_model, long long head) {
+    Architecture a = block;
+    a.name = "";
+    a.layers = layers;
+    a.d_model = d_model;
+    a.head_size = head;
+    a.heads = static_cast<int>(d_model / head);
+    a.kv_heads = 0;
+    // Grouped-query attention keeps the block's group size when the kv heads still split over TP.
+    if (block.kv_heads > 0 && block.kv_heads < block.heads) {
+      const int group = std::max(1, block.heads / block.kv_heads);
+      const int kv = std::max(1, a.heads / group);
+      if (a.heads % kv == 0 && kv % o.tp == 0) a.kv_heads = kv;
+    }
+    // The block's ffn / d_model carries over (4 for GELU blocks), rounded to the d_model multiple.
+    if (block.ffn > 0) {
+      const double ffn = static_cast<double>(block.ffn) / block.d_model * static_cast<double>(d_model);
+      a.ffn = std::max<long long>(o.d_model_multiple, std::llround(ffn / o.d_model_multiple) * o.d_model_multiple);
+    }
+    if (o.vocab > 0) a.vocab = o.vocab;
+    if (o.seq > 0) a.seq = o.seq;
+    // Megatron-LM pads the vocabulary to make-vocab-size-divisible-by × TP.
+    if (o.family.vocab_pad_per_tp > 0) a.vocab_pad_multiple = o.family.vocab_pad_per_tp * o.tp;
+    a.moe = o.moe;
+    return a;
+  };
+  auto measure = [&](const Architecture& a) {
+    const ParamCount pc = count_params(a);
+    return std::pair<double, double>{pc.total(), pc.active};
+  };
+  auto metric = [&](const std::pair<double, double>& counts) { return o.target_active ? counts.second : counts.first; };
+
+  const PreferredShape at_target = preferred_shape(o.family, target, o.head_sizes);
+  std::vector<long long> heads_to_try = {at_target.head_size};
+  for (long long h : o.head_sizes)
+    if (h != at_target.head_size) heads_to_try.push_back(h);
+
+  FamilyShapeResult result;
+  std::vector<FamilyShapeCandidate> found;
+  for (long long head : heads_to_try) {
+    const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
+    const long long k_max = kMaxDModel / step;
+    if (result.d_model_step == 0) result.d_model_step = step;
+    if (k_max < 1) continue;
+    for (int layers = 1; layers <= o.max_layers; ++layers) {
+      // Every every-th layer is an MoE layer: a whole number of (every − 1 dense + 1 MoE) groups.
+      if (o.moe.enabled() && layers % o.moe.every != 0) continue;
+      const double lowest = metric(measure(make(layers, step, head)));
+      if (lowest > target * (1 + o.tolerance)) break;  // deeper only grows
+      if (metric(measure(make(layers, k_max * step, head))) < target * (1 - o.tolerance)) continue;
+      // The count grows with d_model: the first multiple at or above the target and the one below bracket it.
+      long long lo = 1, hi = k_max;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (metric(measure(make(layers, mid * step, head))) >= target) hi = mid;
+        else lo = mid + 1;
+      }
+      for (long long k = std::max<long long>(1, lo - 1); k <= lo; ++k) {
+        FamilyShapeCandidate c;
+        c.architecture = make(layers, k * step, head);
+        std::tie(c.params, c.active_params) = measure(c.architecture);
+        c.ratio = metric({c.params, c.active_params}) / target;
+        if (std::fabs(c.ratio - 1) > o.tolerance) continue;
+        c.preferred = preferred_shape(o.family, c.active_params, o.head_sizes);
+        const double d = static_cast<double>(c.architecture.d_model);
+        const double departure = o.family.rule == catalog::ShapeRule::kAspect
+                                     ? std::log(d / layers / c.preferred.aspect)
+                                     : std::log(d / static_cast<double>(c.preferred.d_model));
+        c.score = std::fabs(departure) + kMissWeight * std::fabs(c.ratio - 1);
+        found.push_back(std::move(c));
+      }
+    }
+    if (!found.empty()) {
+      result.d_model_step = step;
+      break;  // the preferred head size fits; the others are only a fallback
+    }
+  }
+  std::vector<std::string> sizes;
+  for (long long h : o.head_sizes) sizes.push_back(std::to_string(h));
+  if (found.empty())
+    throw InfeasibleError("no " + o.family.name + " shape with d_model a multiple of " +
+                          std::to_string(result.d_model_step) + " (heads of " + join(sizes, " or ") +
+                          " divisible by --tp " +
+                          std::to_string(o.tp) + ") lands within " + fmt(o.tolerance * 100) +
+                          "% of the target; lower --tp or change --params");
+  std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
+    if (x.score != y.score) return x.score < y.score;
+    return std::fabs(x.ratio - 1) < std::fabs(y.ratio - 1);
+  });
+  result.best = found.front();
+  for (size_t i = 1; i < found.size() && static_cast<int>(result.alternatives.size()) < o.alternatives; ++i)
+    result.alternatives.push_back(found[i]);
+  return result;
 }
 
 }  // namespace isoflop::model

@@ -1,9 +1,11 @@
-// Shaping: a parameter budget → layers, d_model, heads and ffn, near a reference family's aspect ratio.
+// Shaping: a parameter budget → layers, d_model, heads and ffn, near a reference family's aspect ratio
+// (shape_architecture, used by plan) or after a named family of shapes.yaml (shape_by_family, used by arch).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "catalog/shapes.hpp"
 #include "model/architecture.hpp"
 
 namespace isoflop::model {
@@ -32,5 +34,55 @@ struct ShapeResult {
 // The architecture whose exact count is within `tolerance` of `target_params` and whose aspect ratio is
 // closest to the reference's; throws InfeasibleError when no shape satisfies the constraints.
 ShapeResult shape_architecture(double target_params, const ShapeOptions& options);
+
+// Shaping after a named family (shapes.yaml): Chinchilla Table A9's aspect ratios, Kaplan's constant aspect,
+// or Megatron/NeMo size bands.
+struct FamilyShapeOptions {
+  catalog::ShapeFamily family;       // the rule and the published shapes or bands
+  Architecture block;                // the family's block (norm, positions, activation, ffn / d_model, vocab, seq)
+  int tp = 1;                        // tensor-parallel degree, a power of 2; heads and kv heads divisible by it
+  long long vocab = 0;               // vocabulary before padding; 0 = the block's
+  long long seq = 0;                 // sequence length, tokens; 0 = the block's
+  int d_model_multiple = 128;        // d_model is a multiple of this
+  std::vector<long long> head_sizes = {64, 128};  // allowed per-head sizes
+  double tolerance = 0.02;           // largest relative miss of the exact count against the target
+  int alternatives = 3;              // how many runners-up to return
+  int max_layers = 1024;             // deepest shape considered
+  MoeConfig moe;                     // experts == 0: dense; else layers are a multiple of moe.every
+  bool target_active = false;        // MoE: the target is the active parameter count, not the total
+
+  void validate() const;             // throws InputError naming the option (--tp, --vocab, --experts, …)
+};
+
+// What the family prefers at a size: for the aspect rule the kernel-averaged d_model/layers and the nearest
+// row's head size; for the bands rule the band's d_model and heads (the last band beyond the largest).
+struct PreferredShape {
+  double aspect = 0;                 // d_model / layers (aspect rule), 0 otherwise
+  long long d_model = 0;             // the band's d_model (bands rule), 0 otherwise
+  int heads = 0;                     // the band's heads (bands rule), 0 otherwise
+  long long head_size = 0;           // preferred per-head size, one of the allowed sizes
+  bool beyond_family = false;        // past the largest band, or more than smoothing_ln past the largest row
+};
+PreferredShape preferred_shape(const catalog::ShapeFamily& family, double params,
+                               const std::vector<long long>& head_sizes = {64, 128});
+
+struct FamilyShapeCandidate {
+  Architecture architecture;
+  double params = 0;                 // exact total parameters
+  double active_params = 0;          // parameters a token passes through (= params for a dense model)
+  double ratio = 0;                  // (active_params if target_active else params) / target
+  double score = 0;                  // distance from the family's preference; lower is better
+  PreferredShape preferred;          // what the family prefers at this candidate's active size
+};
+
+struct FamilyShapeResult {
+  FamilyShapeCandidate best;
+  std::vector<FamilyShapeCandidate> alternatives;  // next best, each a different (layers, d_model)
+  long long d_model_step = 0;        // d_model is a multiple of this (lcm of the multiple and head size × TP)
+};
+
+// The shape whose exact count is within `tolerance` of `target_params` and which lies closest to the family's
+// preferred shape at its size; throws InputError for invalid options and InfeasibleError when nothing fits.
+FamilyShapeResult shape_by_family(double target_params, const FamilyShapeOptions& options);
 
 }  // namespace isoflop::model

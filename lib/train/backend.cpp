@@ -85,7 +85,7 @@ BackendChoice choose_backend(BackendKind requested, const Precision* requested_p
 
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const ModelConfig& config, int batch) {
   if (choice.kind == BackendKind::kCuda) return make_cuda_backend(config, batch, choice.precision);
-  return make_cpu_backend(config, batch);
+  return make_cpu_backend(config, batch, choice.cpu_threads);
 }
 
 }  // namespace isoflop::train

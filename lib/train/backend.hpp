@@ -50,8 +50,9 @@ class Backend {
   virtual size_t memory_bytes() const = 0;
 };
 
-// The fp32 CPU reference backend for batches of `batch` sequences.
-std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch);
+// The fp32 CPU reference backend for batches of `batch` sequences, on `threads` OpenMP and OpenBLAS threads
+// (0: every core). The thread count is process-wide; results are deterministic for a given count.
+std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads = 0);
 
 // The CUDA backend on device 0. Throws InputError when isoflop was built without CUDA or no device is present.
 std::unique_ptr<Backend> make_cuda_backend(const ModelConfig& config, int batch, Precision precision);
@@ -67,6 +68,7 @@ std::string cuda_device_name();
 struct BackendChoice {
   BackendKind kind = BackendKind::kCpu;
   Precision precision = Precision::kFp32;
+  int cpu_threads = 0;  // the CPU backend's threads (0: every core)
   std::string note;
 };
 BackendChoice choose_backend(BackendKind requested, const Precision* requested_precision);

@@ -133,6 +133,8 @@ Job parse_job(const std::string& text, const std::string& file) {
   job.backend = enum_field(top, "backend", kBackendKindNames, BackendKind::kAuto);
   if (top.has("precision")) job.precision = enum_field(top, "precision", kPrecisionNames, Precision::kFp32);
   else (void)top.string_or("precision", "");
+  job.threads = static_cast<int>(top.non_negative_integer_or("threads", 0));
+  if (job.threads > 4096) top.fail("threads", "is too large: " + std::to_string(job.threads) + " (0 means every core)");
 
   if (auto e = top.optional_child("eval")) {
     catalog::FieldReader r(*e, file, "section 'eval'");
@@ -205,6 +207,7 @@ nlohmann::ordered_json job_json(const Job& j) {
           {"data", data},
           {"backend", std::string(kBackendKindNames.name(j.backend))},
           {"precision", j.precision ? std::string(kPrecisionNames.name(*j.precision)) : std::string("default")},
+          {"threads", j.threads},
           {"eval", {{"every", j.eval.every}, {"tokens", j.eval.tokens}}},
           {"checkpoint", {{"every", j.checkpoint.every}, {"path", j.checkpoint.path}}},
           {"output", j.output},
@@ -232,7 +235,7 @@ train:
   beta2: 0.95
   seed: 1            # initialisation seed; same seed, same thread count -> same losses
 data:
-  source: markov     # markov | text (any file as bytes) | tokens (llm.c .bin: 1024-byte header + uint16 ids)
+  source: markov     # markov | text (any file as bytes) | tokens (uint16 ids after a 1024-byte header)
   tokens: 1M         # markov: corpus length drawn from the source
   order: 1           # markov: next token depends on the previous `order` tokens
   branching: 8       # markov: successors per context, Zipf-weighted
@@ -243,6 +246,7 @@ data:
   val_fraction: 0.1  # the last 10 % of the corpus is validation; training walks the rest in order
 backend: auto        # auto (CUDA when a device is present) | cpu | cuda
 # precision: bf16    # cuda: bf16 (default) or fp32; the CPU runs fp32
+threads: 0           # cpu: OpenMP and OpenBLAS threads (0: every core); results repeat for a given count
 eval:
   every: 200         # steps between validation evaluations (0: only at the end)
   tokens: 64k        # validation tokens per evaluation

@@ -43,6 +43,7 @@ struct Job {
   DataConfig data;
   BackendKind backend = BackendKind::kAuto;
   std::optional<Precision> precision;  // default: bf16 on CUDA, fp32 on the CPU
+  int threads = 0;                     // CPU backend threads (OpenMP and OpenBLAS); 0: every core
   EvalOptions eval;
   CheckpointOptions checkpoint;
   std::string output;       // results folder: results.json, loss_curve.csv, checkpoint.bin

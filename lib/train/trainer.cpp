@@ -16,6 +16,7 @@
 #include "train/data.hpp"
 #include "train/optimizer.hpp"
 #include "train/rng.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::train {
 namespace {
@@ -149,7 +150,8 @@ TrainResult run_training(const Job& job, const RunOptions& options) {
   job.validate();
 
   // ---- everything that can be wrong with the job, before anything is written ----------------------
-  const BackendChoice choice = choose_backend(job.backend, job.precision ? &*job.precision : nullptr);
+  BackendChoice choice = choose_backend(job.backend, job.precision ? &*job.precision : nullptr);
+  choice.cpu_threads = job.threads;
   const Dataset data = load_dataset(job.data, job.model.vocab);
   require_batch_fits(data.train, "training", job, data);
   require_batch_fits(data.val, "validation", job, data);
@@ -168,6 +170,8 @@ TrainResult run_training(const Job& job, const RunOptions& options) {
   if (options.catalog && !job.peak_device.empty()) accelerator = &options.catalog->accelerator(job.peak_device, "peak_device");
 
   // ---- set up ---------------------------------------------------------------------------------------
+  note("training " + describe(job.model) + " on " + units::format_count(static_cast<double>(steps_total * span)) +
+       " tokens (" + (options.resume ? "resuming from " + job.checkpoint.path : std::string("from initialisation")) + ")");
   if (!choice.note.empty()) note(choice.note);
   if (static_cast<double>(steps_total * span) != job.train.tokens)
     note("train.tokens " + std::to_string(static_cast<long long>(job.train.tokens)) + " is not a whole number of " +

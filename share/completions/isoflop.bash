@@ -22,6 +22,7 @@ _isoflop() {
     -o|--format) COMPREPLY=($(compgen -W "table json yaml csv" -- "$cur")); return 0 ;;
     --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
+    --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron" -- "$cur")) && return 0 ;;
   esac
   if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
     COMPREPLY=($(compgen -W "hardware grids laws models cost" -- "$cur"))

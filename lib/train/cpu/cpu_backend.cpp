@@ -1,4 +1,5 @@
 // The CPU reference backend: the float Gpt plus AdamW moments, behind the Backend interface.
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -54,7 +55,11 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch) {
+std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads) {
+  // One count for both pools: OpenMP threads spinning beside OpenBLAS's own on the same cores slow each other.
+  const int n = threads > 0 ? threads : omp_get_num_procs();
+  omp_set_num_threads(n);
+  openblas_set_num_threads(n);
   return std::make_unique<CpuBackend>(config, batch);
 }
 

@@ -11,6 +11,10 @@ namespace {
 // cuBLASLt's workspace: 32 MiB suits Hopper, more than enough elsewhere (training.md §6).
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
+// The heuristic is not told the bias pointer's alignment, and the epilogue fails on a bias that is not 16-byte
+// aligned: a less aligned one (a layer's slice at an odd offset) takes the separate bias kernel instead.
+constexpr uint32_t kBiasEpilogueAlignment = 16;
+
 size_t element_bytes(cudaDataType_t t) { return t == CUDA_R_16BF ? 2 : 4; }
 const char* type_name(cudaDataType_t t) { return t == CUDA_R_16BF ? "bf16" : "fp32"; }
 
@@ -141,7 +145,7 @@ void Gemm::build(Plan& plan, const GemmOp& op, const Key& key) {
                    "cublasLtMatmulPreferenceSetAttribute(alignment)");
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     bool found = false;
-    if (op.bias) {
+    if (op.bias && key.align_bias >= kBiasEpilogueAlignment) {
       // The bias epilogue (D = A·B + C + bias, bias broadcast over D_cm's columns, i.e. row-major rows) saves a
       // pass over D; without an algorithm for it the bias kernel runs instead.
       set_desc(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS,

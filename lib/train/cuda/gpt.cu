@@ -85,6 +85,13 @@ Gpt<T>::Gpt(const ModelConfig& config, int batch) : config_(config), layout_(par
 }
 
 template <typename T>
+Gpt<T>::~Gpt() {
+  // Work may still be queued (backward and update do not wait): let it finish before the cuBLASLt handle and
+  // the buffers it uses go. Errors cannot be reported from a destructor.
+  cudaStreamSynchronize(stream_.get());
+}
+
+template <typename T>
 void Gpt<T>::sync(const char* what) const {
   check_cuda(cudaStreamSynchronize(stream_.get()), what);
 }

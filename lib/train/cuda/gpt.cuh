@@ -45,7 +45,7 @@ class Gpt {
   Gpt(const ModelConfig& config, int batch);
   Gpt(const Gpt&) = delete;
   Gpt& operator=(const Gpt&) = delete;
-  ~Gpt() = default;
+  ~Gpt();
 
   const ParameterLayout& layout() const { return layout_; }
 
@@ -118,8 +118,8 @@ class Gpt {
   ModelConfig config_;
   ParameterLayout layout_;
   int batch_;
-  // Declaration order is destruction order reversed: the GEMM plans go first, then the stream drains, then
-  // the memory is freed.
+  // Declaration order is destruction order reversed: the GEMM plans go first, then the stream, then the memory
+  // (~Gpt drains the stream before any of them).
   DeviceMemory memory_;
   Stream stream_;
   std::unique_ptr<Gemm> gemm_;

@@ -12,6 +12,13 @@
 
 namespace isoflop::train::cuda {
 
+// ---- scratch for the deterministic column sums (reduce.cuh) ------------------------------------------------
+inline constexpr int kMaxSlices = 128;  // row slices of a column sum: the grid's second dimension
+// Scratch floats a column sum of `outputs` terms over `columns` columns needs (any number of rows).
+inline size_t column_scratch_floats(int outputs, int columns) {
+  return static_cast<size_t>(outputs) * kMaxSlices * columns;
+}
+
 // ---- encoder.cu: token + position embedding ----------------------------------------------------------------
 // out (B,T,C) = wte[tokens] + wpe[t].
 template <typename T>

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "train/cuda/check.cuh"
+#include "train/cuda/kernels.cuh"
 
 namespace isoflop::train::cuda {
 
@@ -26,17 +27,11 @@ __device__ __forceinline__ float warp_max(float x) {
 // ---- column sums --------------------------------------------------------------------------------------------
 constexpr int kColumnTile = 32;   // columns per block (one per lane)
 constexpr int kColumnRows = 8;    // row groups per block
-constexpr int kMaxSlices = 128;   // row slices: the grid's second dimension
 
 // Row slices for N rows: about 128 rows each, at most kMaxSlices.
 inline int column_slices(long long rows) {
   const long long s = (rows + 127) / 128;
   return static_cast<int>(s < 1 ? 1 : (s > kMaxSlices ? kMaxSlices : s));
-}
-
-// Scratch floats column_sums<K> needs for C columns (any N).
-inline size_t column_scratch_floats(int outputs, int columns) {
-  return static_cast<size_t>(outputs) * kMaxSlices * columns;
 }
 
 template <int K>

@@ -1,0 +1,174 @@
+// End-to-end tests of `isoflop arch`: the shapes it proposes, its JSON/CSV/YAML fields, MoE and ST-MoE's warnings,
+// and bad input (exit 2, one line).
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "support/run_cli.hpp"
+
+using isoflop::test::run_cli;
+
+namespace {
+
+// The one-line error of a run that must fail with exit status 2.
+std::string error_of(const std::string& args) {
+  const auto r = run_cli(args);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
+  return r.err;
+}
+
+}  // namespace
+
+TEST_CASE("arch 70B, Chinchilla style: 80 x 8192 with its exact count and ratio in JSON") {
+  const auto r = run_cli("arch --params 70B --tp 8 -o json");
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(r.out.rfind("{\n  \"schema\": \"isoflop/arch/v1\"", 0) == 0);  // the schema comes first
+  CHECK(doc["schema"] == "isoflop/arch/v1");
+  CHECK(doc["inputs"]["params"].get<double>() == 70e9);
+  CHECK(doc["inputs"]["style"] == "chinchilla");
+  CHECK(doc["inputs"]["tp"] == 8);
+  CHECK(doc["family"]["name"] == "chinchilla");
+  CHECK(doc["family"]["source"].get<std::string>().find("Hoffmann et al. 2022") != std::string::npos);
+  const auto& a = doc["architecture"];
+  CHECK(a["layers"] == 80);
+  CHECK(a["d_model"] == 8192);
+  CHECK(a["heads"] == 64);
+  CHECK(a["head_size"] == 128);
+  CHECK(a["ffn"] == 32768);
+  CHECK(a["vocab"] == 32000);
+  CHECK(a["seq"] == 2048);
+  const double params = doc["params"].get<double>();
+  CHECK(std::fabs(params / 70.07e9 - 1) < 1e-3);
+  CHECK(doc["ratio"].get<double>() == doctest::Approx(params / 70e9).epsilon(1e-12));
+  CHECK(doc["params_breakdown"]["total"].get<double>() == params);
+  CHECK(doc["active_params"].get<double>() == params);
+  // Hoffmann et al. 2022 App. F per token, backward = 2 x forward: 3 x [80 x (24 h² + 4 s h + 3 H s) + 4 V h]
+  // with h 8192, s 2048, H 64, V 32000 (embeddings and final logits included).
+  CHECK(doc["flops_per_token"].get<double>() == doctest::Approx(405893283840.0).epsilon(1e-12));
+  CHECK(doc["dense_equivalent_params"].get<double>() == doctest::Approx(405893283840.0 / 6).epsilon(1e-12));
+  REQUIRE(doc["alternatives"].size() == 3);
+  for (const auto& alt : doc["alternatives"]) {
+    CHECK(std::fabs(alt["ratio"].get<double>() - 1) <= 0.02);
+    CHECK(alt["d_model"].get<long long>() % 1024 == 0);  // lcm(128, 128 x TP 8)
+    CHECK(alt["heads"].get<int>() % 8 == 0);
+  }
+  CHECK(doc["warnings"].empty());
+}
+
+TEST_CASE("arch table: prints the shape, the exact count, the ratio and the alternatives") {
+  const auto r = run_cli("arch --params 70B");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("80 x 8192") != std::string::npos);
+  CHECK(r.out.find("64 x 128") != std::string::npos);
+  CHECK(r.out.find("% of target") != std::string::npos);
+  CHECK(r.out.find("Alternatives") != std::string::npos);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("arch --style megatron and kaplan, --top, csv and yaml") {
+  auto r = run_cli("arch --params 175B --style megatron --tp 8 --vocab 50257 -o json");
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["architecture"]["d_model"] == 12288);
+  CHECK(doc["architecture"]["layers"] == 96);
+  CHECK(doc["architecture"]["padded_vocab"] == 51200);
+  CHECK(doc["preferred"]["d_model"] == 12288);
+  r = run_cli("arch --params 1.5B --style kaplan -o json --top 0");
+  REQUIRE(r.status == 0);
+  doc = nlohmann::json::parse(r.out);
+  CHECK(doc["alternatives"].empty());
+  CHECK(doc["preferred"]["aspect_ratio"].get<double>() == doctest::Approx(1600.0 / 48));
+  const double aspect = doc["architecture"]["aspect_ratio"].get<double>();
+  CHECK(std::fabs(std::log(aspect / (1600.0 / 48))) < 0.1);
+  r = run_cli("arch --params 7B --top 5 -o csv");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.rfind("rank,", 0) == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);  // header, best and 5 alternatives
+  r = run_cli("arch --params 7B -o yaml");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("schema: isoflop/arch/v1") != std::string::npos);
+}
+
+TEST_CASE("arch --moe: total and active parameters, dense-equivalent FLOPs, quiet when ST-MoE is followed") {
+  const auto r = run_cli("arch --params 269B --moe --experts 64 --tp 8 --ep 64 -o json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  const auto doc = nlohmann::json::parse(r.out);
+  const double total = doc["params"].get<double>(), active = doc["active_params"].get<double>();
+  CHECK(std::fabs(total / 269e9 - 1) <= 0.02);
+  CHECK(active < total / 5);
+  CHECK(doc["architecture"]["moe"]["experts"] == 64);
+  CHECK(doc["architecture"]["moe"]["top_k"] == 2);
+  CHECK(doc["architecture"]["moe"]["capacity_factor"] == 1.25);
+  CHECK(doc["architecture"]["moe"]["eval_capacity_factor"] == 2.0);
+  CHECK(doc["architecture"]["moe"]["every"] == 4);
+  CHECK(doc["inputs"]["moe"]["ep"] == 64);
+  // FLOPs per token follow the active parameters (times the capacity factor), far below 6 x total.
+  const double dense_equivalent = doc["dense_equivalent_params"].get<double>();
+  CHECK(dense_equivalent > 0.8 * active);
+  CHECK(dense_equivalent < 1.4 * active);
+  CHECK(doc["flops_per_token"].get<double>() == doctest::Approx(6 * dense_equivalent).epsilon(1e-12));
+  CHECK(doc["warnings"].empty());
+  CHECK(doc["moe_recommendations"]["max_experts"] == 256);
+}
+
+TEST_CASE("arch --moe warns on stderr, citing ST-MoE, for each departure") {
+  const auto r = run_cli("arch --params 100B --moe --experts 512 --top-k 1 --capacity-factor 1.0 --ep 128 -o json");
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["warnings"].size() == 4);
+  CHECK(r.err.find("top-1 routing departs from the recommended top-2 (ST-MoE, Zoph et al. 2022)") != std::string::npos);
+  CHECK(r.err.find("training capacity factor 1 departs from the recommended 1.25") != std::string::npos);
+  CHECK(r.err.find("512 experts exceed the recommended at most 256") != std::string::npos);
+  CHECK(r.err.find("4 experts per device (512 over --ep 128)") != std::string::npos);
+  // -q silences the warnings but keeps them in the result.
+  const auto quiet = run_cli("arch --params 100B --moe --experts 512 --top-k 1 -q -o json");
+  REQUIRE(quiet.status == 0);
+  CHECK(quiet.err.empty());
+  CHECK(nlohmann::json::parse(quiet.out)["warnings"].size() == 2);
+}
+
+TEST_CASE("arch --active-params shapes the active count of a sparse model") {
+  const auto r = run_cli("arch --active-params 32B --moe --experts 64 -o json");
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(std::fabs(doc["active_params"].get<double>() / 32e9 - 1) <= 0.02);
+  CHECK(doc["ratio"].get<double>() == doctest::Approx(doc["active_params"].get<double>() / 32e9).epsilon(1e-12));
+  CHECK(doc["params"].get<double>() > 150e9);
+}
+
+TEST_CASE("arch: bad input exits 2 with one line naming the option") {
+  CHECK(error_of("arch --params 0") == "isoflop: error: --params: '0' must be positive\n");
+  CHECK(error_of("arch --params -70B") == "isoflop: error: --params: '-70B' must be positive\n");
+  CHECK(error_of("arch --params 70B --style chinchilla --tp 0") == "isoflop: error: --tp: '0' must be positive\n");
+  CHECK(error_of("arch --params 70B --style chinchila") ==
+        "isoflop: error: --style: unknown shape family 'chinchila' (did you mean 'chinchilla'?); accepted: "
+        "chinchilla, kaplan, megatron (see 'isoflop catalog')\n");
+  CHECK(error_of("arch --params 70B --tp 6") ==
+        "isoflop: error: --tp: 6 is not a power of 2; accepted: 1, 2, 4, 8, 16, ...\n");
+  CHECK(error_of("arch --params 70B --moe --experts 1") ==
+        "isoflop: error: --experts: a mixture needs at least 2 experts, got 1\n");
+  CHECK(error_of("arch --params 70B --moe --experts 4 --top-k 5") ==
+        "isoflop: error: --top-k: 5 exceeds --experts 4 (a token cannot be routed to more experts than exist)\n");
+  CHECK(error_of("arch --params 70B --moe --experts 64 --ep 48") ==
+        "isoflop: error: --ep: 48 does not divide --experts 64 (each device must hold the same number of experts)\n");
+  CHECK(error_of("arch --params 70B --moe") ==
+        "isoflop: error: --moe needs --experts E (experts per MoE layer, at least 2)\n");
+  CHECK(error_of("arch --params 70B --experts 8") == "isoflop: error: --experts: only with --moe (a sparse model)\n");
+  CHECK(error_of("arch --params 70B --active-params 10B --moe --experts 8").find("conflict") != std::string::npos);
+  CHECK(error_of("arch") == "isoflop: error: missing input; give one of --params, --active-params\n");
+  CHECK(error_of("arch --params 70B --capacity-factor 0 --moe --experts 8").find("--capacity-factor") !=
+        std::string::npos);
+}
+
+TEST_CASE("arch: a valid request with no shape within 2 % is infeasible (exit 1)") {
+  const auto r = run_cli("arch --params 10M --tp 64");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("isoflop: infeasible: no chinchilla shape") == 0);
+}

@@ -1,0 +1,196 @@
+// End-to-end tests of `isoflop train`: the example job runs, results.json and the loss curve are written,
+// Ctrl-C saves a checkpoint and exits 130, --resume finishes with the uninterrupted run's losses, and bad jobs
+// exit 2 with one line while nothing already written is lost.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_cli.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using isoflop::test::run_cli;
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("isoflop-train-cli-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  return text.replace(at, from.size(), to);
+}
+
+// The example job, scaled down to a few seconds on one thread.
+std::string small_example() {
+  const auto example = run_cli("train --example");
+  REQUIRE(example.status == 0);
+  std::string job = example.out;
+  job = replace_all(job, "tokens: 2M", "tokens: 49152");
+  job = replace_all(job, "warmup: 64k", "warmup: 4k");
+  job = replace_all(job, "  tokens: 1M", "  tokens: 60k");
+  job = replace_all(job, "backend: auto", "backend: cpu");
+  job = replace_all(job, "threads: 0", "threads: 1");
+  job = replace_all(job, "every: 200", "every: 16");
+  job = replace_all(job, "tokens: 64k", "tokens: 4k");
+  return job;
+}
+
+std::string write_job(const fs::path& dir, const std::string& text) {
+  const fs::path file = dir / "job.yaml";
+  std::ofstream(file) << text;
+  return file.string();
+}
+
+// The loss columns of a loss_curve.csv (step,tokens,lr,train_loss,eval_loss,…), without the elapsed time.
+std::vector<std::string> loss_columns(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) rows.push_back(line.substr(0, line.rfind(',')));
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("train: the example job runs and reports in JSON, with results.json and the loss curve") {
+  const fs::path dir = temp_dir("example");
+  const std::string job = write_job(dir, small_example());
+  const auto r = run_cli("train " + job + " -q -o json");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/train/v1");
+  for (const char* key : {"final_train_loss", "eval_loss", "entropy_floor", "params", "tokens", "flops", "wall_s",
+                          "tokens_per_s", "achieved_tflops", "mfu", "device"})
+    CHECK_MESSAGE(doc.contains(key), key);
+  CHECK(doc["tokens"].get<double>() == 48 * 1024);
+  CHECK(doc["backend"] == "cpu");
+  CHECK(doc["device"] == "cpu (1 threads)");
+  CHECK(doc["mfu"].is_null());
+  CHECK(doc["eval_loss"].get<double>() > doc["entropy_floor"].get<double>());
+  CHECK(doc["eval_loss"].get<double>() < std::log(64.0));
+  const auto results = nlohmann::json::parse(read_file(dir / "run" / "results.json"));
+  CHECK(results["final_train_loss"] == doc["final_train_loss"]);
+  const auto curve = loss_columns(read_file(dir / "run" / "loss_curve.csv"));
+  REQUIRE(curve.size() == 49);  // header + 48 steps
+  CHECK(curve[0] == "step,tokens,lr,train_loss,eval_loss,grad_norm");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("train: SIGINT saves a checkpoint and exits 130; --resume ends with the uninterrupted losses") {
+  const fs::path whole = temp_dir("whole"), split = temp_dir("split");
+  // Long enough that the signal lands mid-run: it is sent as soon as the first checkpoint appears.
+  std::string text = small_example();
+  text = replace_all(text, "d_model: 64", "d_model: 32");
+  text = replace_all(text, "seq: 64", "seq: 32");
+  text = replace_all(text, "tokens: 49152", "tokens: 160k");
+  text = replace_all(text, "  tokens: 60k", "  tokens: 200k");
+  text = replace_all(text, "every: 500", "every: 20");
+  const auto reference = run_cli("train " + write_job(whole, text) + " -q");
+  REQUIRE_MESSAGE(reference.status == 0, reference.err);
+
+  const std::string job = write_job(split, text);
+  const std::string checkpoint = (split / "run" / "checkpoint.bin").string();
+  // A script, so the shell's job control ($!, wait) needs no quoting here.
+  const fs::path script = split / "interrupt.sh";
+  std::ofstream(script) << "'" << ISOFLOP_BINARY << "' train '" << job << "' >/dev/null 2>'" << (split / "err.txt").string()
+                        << "' &\npid=$!\nwhile [ ! -f '" << checkpoint << "' ]; do sleep 0.01; done\n"
+                        << "kill -INT $pid\nwait $pid\necho $?\n";
+  FILE* pipe = ::popen(("/bin/sh '" + script.string() + "'").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[64] = {};
+  const size_t n = std::fread(buffer, 1, sizeof buffer - 1, pipe);
+  ::pclose(pipe);
+  CHECK(std::string(buffer, n) == "130\n");
+  const std::string err = read_file(split / "err.txt");
+  CHECK(err.find("--resume") != std::string::npos);
+  CHECK(fs::exists(checkpoint));
+
+  const auto resumed = run_cli("train '" + job + "' --resume -q -o json");
+  REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  CHECK(nlohmann::json::parse(resumed.out)["resumed"] == true);
+  CHECK(loss_columns(read_file(split / "run" / "loss_curve.csv")) ==
+        loss_columns(read_file(whole / "run" / "loss_curve.csv")));
+  fs::remove_all(whole);
+  fs::remove_all(split);
+}
+
+TEST_CASE("train: bad jobs exit 2 with one line, and what was written stays") {
+  const fs::path dir = temp_dir("bad");
+  const std::string good = small_example();
+  struct Case {
+    std::string from, to, needle;
+  };
+  const std::vector<Case> cases = {
+      {"  heads: 4           # attention heads\n", "", "'heads': is missing"},
+      {"heads: 4 ", "heads: 3 ", "not divisible by heads 3"},
+      {"tokens: 49152", "tokens: -1", "tokens"},
+      {"backend: cpu", "backend: gpu", "not one of auto|cpu|cuda"},
+      {"source: markov", "source: wikipedia", "source"},
+      {"  tokens: 60k", "  tokens: 500", "does not fit"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.needle);
+    const auto r = run_cli("train " + write_job(dir, replace_all(good, c.from, c.to)));
+    CHECK(r.status == 2);
+    CHECK(r.err.find(c.needle) != std::string::npos);
+    CHECK(r.err.rfind("isoflop: error: ", 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+    CHECK(!fs::exists(dir / "run"));
+  }
+  const auto missing = run_cli("train " + (dir / "nothing.yaml").string());
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("cannot read") != std::string::npos);
+  const auto threads = run_cli("train " + write_job(dir, good) + " --threads two");
+  CHECK(threads.status == 2);
+  CHECK(threads.err.find("--threads") != std::string::npos);
+
+  // A finished run, then the same job again without --resume: refused, the checkpoint and results untouched.
+  const std::string job = write_job(dir, good);
+  REQUIRE(run_cli("train " + job + " -q").status == 0);
+  const std::string checkpoint = read_file(dir / "run" / "checkpoint.bin");
+  const std::string results = read_file(dir / "run" / "results.json");
+  const auto again = run_cli("train " + job);
+  CHECK(again.status == 2);
+  CHECK(again.err.find("give --resume") != std::string::npos);
+  CHECK(read_file(dir / "run" / "checkpoint.bin") == checkpoint);
+  CHECK(read_file(dir / "run" / "results.json") == results);
+
+  // A corrupt checkpoint is named and left as it is.
+  std::ofstream(dir / "run" / "checkpoint.bin", std::ios::binary) << checkpoint.substr(0, checkpoint.size() - 3);
+  const auto corrupt = run_cli("train " + job + " --resume");
+  CHECK(corrupt.status == 2);
+  CHECK(corrupt.err.find("checkpoint") != std::string::npos);
+  CHECK(read_file(dir / "run" / "results.json") == results);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("train: backend cuda without a device is an error, never a silent fallback") {
+  if (fs::exists("/dev/nvidia0")) return;  // a machine with a GPU runs the CUDA backend instead
+  const fs::path dir = temp_dir("cuda");
+  const auto r = run_cli("train " + write_job(dir, replace_all(small_example(), "backend: cpu", "backend: cuda")));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("backend: cuda requested but") != std::string::npos);
+  CHECK(!fs::exists(dir / "run"));
+  fs::remove_all(dir);
+}

@@ -1,0 +1,252 @@
+// The training run end to end on the CPU reference: the markov source's entropy floor is approached from
+// above, the schedule ends where the job says, same seed gives the same losses, an interrupted run resumes
+// bit for bit, and bad jobs are refused before anything is written.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "model/flops.hpp"
+#include "model/params.hpp"
+#include "train/job.hpp"
+#include "train/trainer.hpp"
+
+namespace isoflop::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("isoflop-trainer-test-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// One thread: the tests run beside others (ctest -j), and determinism is promised per thread count.
+Job parse(const std::string& text, const fs::path& dir) {
+  const fs::path file = dir / "job.yaml";
+  std::ofstream(file) << text;
+  return load_job(file.string());
+}
+
+// A few dozen steps of a 1-layer d 16 model: enough to compare runs step by step, quick under sanitizers.
+const char* kTinyJob = R"(
+model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}
+train: {tokens: 12288, batch: 8, lr: 1e-2, warmup: 1024, seed: 7}
+data: {source: markov, tokens: 40k, order: 1}
+backend: cpu
+threads: 1
+eval: {every: 16, tokens: 2048}
+output: run
+)";
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_CASE("the example job parses and validates") {
+  const fs::path dir = temp_dir("example");
+  const Job job = parse(example_job_text(), dir);
+  CHECK(job.model.layers == 2);
+  CHECK(job.data.source == DataSource::kMarkov);
+  CHECK(job.train.min_lr_fraction == doctest::Approx(0.1));
+  CHECK(job.steps() * job.tokens_per_step() == 1'999'872);  // 1953 whole steps of 16 x 64 tokens
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a small model on the order-1 markov source (V 64) approaches the entropy floor from above") {
+  const fs::path dir = temp_dir("floor");
+  const Job job = parse(R"(
+model: {layers: 1, d_model: 32, heads: 2, seq: 32, vocab: 64}
+train: {tokens: 256k, batch: 16, lr: 1e-2, warmup: 16k, seed: 1}
+data: {source: markov, tokens: 300k, order: 1}
+backend: cpu
+threads: 1
+eval: {every: 100, tokens: 32k}
+output: run
+)",
+                        dir);
+  const TrainResult r = run_training(job, RunOptions{});
+  REQUIRE(r.entropy_floor);
+  REQUIRE(r.val_floor);
+  REQUIRE(r.eval_loss);
+  const double floor = *r.entropy_floor;
+  MESSAGE("entropy floor " << floor << " nats, validation floor " << *r.val_floor << ", eval loss " << *r.eval_loss);
+  // It starts near a uniform guess (ln 64 = 4.159) and ends within 5 % above the floor. The bound below the floor
+  // is the true source's own loss on this validation split, which no model can beat in expectation.
+  CHECK(r.curve.front().train_loss == doctest::Approx(std::log(64.0)).epsilon(0.05));
+  CHECK(*r.eval_loss < 1.05 * floor);
+  CHECK(*r.eval_loss > *r.val_floor - 0.01);
+  // Evaluations fall overall: the last is well below the first.
+  double first_eval = -1;
+  for (const auto& p : r.curve)
+    if (p.eval_loss >= 0 && first_eval < 0) first_eval = p.eval_loss;
+  CHECK(*r.eval_loss < first_eval);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the schedule warms up to the peak and ends at 10 % of it on the last planned step") {
+  const fs::path dir = temp_dir("schedule");
+  const Job job = parse(kTinyJob, dir);
+  const TrainResult r = run_training(job, RunOptions{});
+  REQUIRE(r.curve.size() == static_cast<size_t>(job.steps()));
+  CHECK(job.steps() == 96);
+  CHECK(job.warmup_steps() == 8);
+  CHECK(r.curve[0].lr == doctest::Approx(job.train.lr / 8));                 // linear: step 1 of 8
+  CHECK(r.curve[7].lr == doctest::Approx(job.train.lr));                     // the peak at the end of warm-up
+  CHECK(r.curve.back().lr == doctest::Approx(0.1 * job.train.lr).epsilon(1e-9));  // exactly at the planned tokens
+  for (size_t i = 8; i < r.curve.size(); ++i) CHECK(r.curve[i].lr <= r.curve[i - 1].lr);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("FLOPs are counted in the planner's conventions") {
+  const fs::path dir = temp_dir("flops");
+  const Job job = parse(kTinyJob, dir);
+  const TrainResult r = run_training(job, RunOptions{});
+  model::Architecture a;
+  a.layers = 1;
+  a.d_model = 16;
+  a.heads = 2;
+  a.vocab = 32;
+  a.seq = 16;
+  CHECK(r.params == model::count_params(a).total());
+  CHECK(r.tokens == 12288);
+  CHECK(r.flops_per_token == doctest::Approx(model::chinchilla_training_flops_per_sequence(a, 16) / 16));
+  CHECK(r.flops == doctest::Approx(r.flops_per_token * r.tokens));
+  CHECK(r.flops_6nd == doctest::Approx(6 * r.params * r.tokens));
+  CHECK(r.achieved_tflops > 0);
+  CHECK(r.tokens_per_s > 0);
+  CHECK(!r.mfu);  // no catalog peak for a CPU
+  fs::remove_all(dir);
+}
+
+TEST_CASE("same seed, same loss sequence; another seed, another") {
+  const fs::path a = temp_dir("seed-a"), b = temp_dir("seed-b"), c = temp_dir("seed-c");
+  const TrainResult ra = run_training(parse(kTinyJob, a), RunOptions{});
+  const TrainResult rb = run_training(parse(kTinyJob, b), RunOptions{});
+  std::string other = kTinyJob;
+  other.replace(other.find("seed: 7"), 7, "seed: 8");
+  const TrainResult rc = run_training(parse(other, c), RunOptions{});
+  REQUIRE(ra.curve.size() == rb.curve.size());
+  for (size_t i = 0; i < ra.curve.size(); ++i) {
+    CHECK(ra.curve[i].train_loss == rb.curve[i].train_loss);  // bitwise
+    CHECK(ra.curve[i].grad_norm == rb.curve[i].grad_norm);
+  }
+  CHECK(ra.curve.back().train_loss != rc.curve.back().train_loss);
+  for (const auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+TEST_CASE("an interrupted run resumes to the bitwise-identical loss sequence and final weights") {
+  const fs::path whole = temp_dir("whole"), split = temp_dir("split");
+  RunOptions keep;
+  keep.keep_parameters = true;
+  const TrainResult reference = run_training(parse(kTinyJob, whole), keep);
+
+  const Job job = parse(kTinyJob, split);
+  RunOptions first;
+  first.stop_after_steps = 37;  // mid-way, off the evaluation and checkpoint grid
+  const TrainResult stopped = run_training(job, first);
+  CHECK(stopped.interrupted);
+  CHECK(stopped.steps == 37);
+  REQUIRE(fs::exists(job.checkpoint.path));
+
+  RunOptions second = keep;
+  second.resume = true;
+  const TrainResult resumed = run_training(job, second);
+  CHECK(resumed.resumed);
+  CHECK(!resumed.interrupted);
+  REQUIRE(resumed.curve.size() == reference.curve.size());
+  for (size_t i = 0; i < reference.curve.size(); ++i) {
+    CHECK(resumed.curve[i].train_loss == reference.curve[i].train_loss);
+    CHECK(resumed.curve[i].eval_loss == reference.curve[i].eval_loss);
+    CHECK(resumed.curve[i].lr == reference.curve[i].lr);
+  }
+  REQUIRE(resumed.parameters.size() == reference.parameters.size());
+  CHECK(resumed.parameters == reference.parameters);
+  CHECK(*resumed.eval_loss == *reference.eval_loss);
+  fs::remove_all(whole);
+  fs::remove_all(split);
+}
+
+// Expects run_training (or parsing) to refuse the job with a message containing `needle`.
+void check_refused(const std::string& text, const std::string& needle, const fs::path& dir, bool resume = false) {
+  CAPTURE(needle);
+  try {
+    RunOptions options;
+    options.resume = resume;
+    run_training(parse(text, dir), options);
+    FAIL("the job was accepted");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    CAPTURE(message);
+    CHECK(message.find(needle) != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);  // one line
+  }
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("bad jobs are refused with a one-line message naming the field") {
+  const fs::path dir = temp_dir("bad");
+  check_refused(with(kTinyJob, "heads: 2, ", ""), "'heads': is missing", dir);
+  check_refused(with(kTinyJob, "d_model: 16, heads: 2", "d_model: 16, heads: 3"), "not divisible by heads 3", dir);
+  check_refused(with(kTinyJob, "tokens: 12288", "tokens: 0"), "tokens", dir);
+  check_refused(with(kTinyJob, "tokens: 12288", "tokens: -5"), "tokens", dir);
+  check_refused(with(kTinyJob, "backend: cpu", "backend: tpu"), "not one of auto|cpu|cuda", dir);
+  check_refused(with(kTinyJob, "source: markov", "source: wiki"), "source", dir);
+  check_refused(with(kTinyJob, "tokens: 40k", "tokens: 100"), "does not fit", dir);  // a batch outgrows the data
+  check_refused(with(with(kTinyJob, "source: markov, tokens: 40k, order: 1", "source: text, path: missing.txt"),
+                     "vocab: 32", "vocab: 256"),
+                "missing.txt", dir);
+  check_refused(with(kTinyJob, "warmup: 1024", "warmup: 1M"), "train.warmup", dir);
+  check_refused(with(kTinyJob, "threads: 1", "threads: -1"), "threads", dir);
+  check_refused(with(kTinyJob, "output: run", "output: run\nfoo: 1"), "foo", dir);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a checkpoint is never lost: refused when it exists without resume, and when it is corrupt") {
+  const fs::path dir = temp_dir("keep");
+  const Job job = parse(kTinyJob, dir);
+  RunOptions stop;
+  stop.stop_after_steps = 5;
+  run_training(job, stop);
+  const std::string saved = read_file(job.checkpoint.path);
+  REQUIRE(!saved.empty());
+
+  // Starting afresh over it would overwrite it.
+  check_refused(kTinyJob, "give --resume", dir);
+  CHECK(read_file(job.checkpoint.path) == saved);
+
+  // A different job cannot resume it.
+  check_refused(with(kTinyJob, "seed: 7", "seed: 9"), "belongs to a different job", dir, true);
+  CHECK(read_file(job.checkpoint.path) == saved);
+
+  // A flipped byte fails the checksum; a truncated file is corrupt too. Neither is touched.
+  std::string flipped = saved;
+  flipped[flipped.size() / 2] ^= 0x40;
+  std::ofstream(job.checkpoint.path, std::ios::binary) << flipped;
+  check_refused(kTinyJob, "checkpoint", dir, true);
+  CHECK(read_file(job.checkpoint.path) == flipped);
+  std::ofstream(job.checkpoint.path, std::ios::binary) << saved.substr(0, 20);
+  check_refused(kTinyJob, "checkpoint", dir, true);
+  CHECK(read_file(job.checkpoint.path) == saved.substr(0, 20));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace isoflop::train
