@@ -25,14 +25,20 @@ TEST_CASE("exp_nonpositive matches std::exp to two ulp on [-708, 0]") {
   CHECK(std::isnan(exp_nonpositive(std::nan(""))));
 }
 
-TEST_CASE("log_one_to_three matches std::log to two ulp on [1, 3]") {
-  double worst = 0;
+TEST_CASE("log_reciprocal_one_to_three matches std::log to two ulp and 1/s to three on [1, 3]") {
+  double worst_log = 0, worst_reciprocal = 0;
   for (int i = 0; i <= 200000; ++i) {
     const double s = 1.0 + 2.0 * i / 200000.0;
-    worst = std::max(worst, std::fabs(log_one_to_three(s) - std::log(s)));
+    const LogReciprocal lr = log_reciprocal_one_to_three(s);
+    worst_log = std::max(worst_log, std::fabs(lr.log - std::log(s)));
+    worst_reciprocal = std::max(worst_reciprocal, std::fabs(lr.reciprocal * s - 1.0));
   }
-  CHECK(worst < 5e-16);
-  CHECK(log_one_to_three(1.0) == 0.0);
+  CHECK(worst_log < 5e-16);
+  CHECK(worst_reciprocal < 7e-16);
+  CHECK(log_reciprocal_one_to_three(1.0).log == 0.0);
+  CHECK(log_reciprocal_one_to_three(1.0).reciprocal == 1.0);
+  CHECK(std::isnan(log_reciprocal_one_to_three(std::nan("")).log));
+  CHECK(std::isnan(log_reciprocal_one_to_three(std::nan("")).reciprocal));
 }
 
 TEST_CASE("the objective and its gradient agree with a long-double evaluation of eq. 11") {
