@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "app/blas_core.hpp"
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/atomic_file.hpp"
@@ -244,6 +245,10 @@ int run_train(const std::vector<std::string>& args) {
   }
   if (!job_file) throw InputError("train: missing JOB.yaml (isoflop train --example prints one); see 'isoflop help train'");
   const bool resume = vm["resume"].as<bool>();
+  // Before anything is read or written: the CPU backend's GEMMs run 2-3x faster on the kernels the CPU has.
+  std::vector<std::string> whole{"train"};
+  whole.insert(whole.end(), args.begin(), args.end());
+  reexec_with_detected_blas_core(whole);
 
   train::Job job = train::load_job(*job_file);
   if (const auto threads = get_string(vm, "threads")) job.threads = parse_thread_count(*threads);

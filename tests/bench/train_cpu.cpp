@@ -1,6 +1,8 @@
 // Benchmark: CPU training throughput (tokens/s, GFLOP/s) for 4 layers, d 256, 4 heads, seq 256, batch 16,
 // against the machine's fp32 GEMM peak measured in the same run (a large cblas_sgemm), and the ratio.
 // Run: cmake --build build --target bench_train_cpu && build/tests/bench_train_cpu [steps]
+// (`isoflop train` picks OpenBLAS's AVX-512/AVX2 kernels itself when OpenBLAS falls back to Prescott; this
+// benchmark reports what it got: set OPENBLAS_CORETYPE=SkylakeX to compare.)
 #include <cblas.h>
 #include <omp.h>
 
@@ -80,8 +82,8 @@ int main(int argc, char** argv) {
   const double tokens_per_s = static_cast<double>(span) * steps / seconds;
   const double achieved = tokens_per_s * flops_per_token;
 
-  std::printf("threads: %d (OpenMP), sgemm peak (2048^3, best of 5): %.1f GFLOP/s\n", omp_get_max_threads(),
-              peak / 1e9);
+  std::printf("threads: %d (OpenMP), OpenBLAS kernels %s, sgemm peak (2048^3, best of 5): %.1f GFLOP/s\n",
+              omp_get_max_threads(), openblas_get_corename(), peak / 1e9);
   std::printf("train 4 layers, d 256, 4 heads, seq 256, batch 16, V 256 (%zu params): %.1f ms/step over %d steps\n",
               layout.total, 1e3 * seconds / steps, steps);
   std::printf("  %.0f tokens/s, %.1f GFLOP/s (chinchilla App. F: %.3g FLOPs/token), %.1f %% of the sgemm peak\n",

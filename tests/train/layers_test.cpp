@@ -70,7 +70,7 @@ TEST_CASE("causal attention backward matches finite differences") {
   const int B = 2, T = 5, C = 8, NH = 2;
   auto qkv = random_vector(B * T * 3 * C, rng);
   const auto r = random_vector(B * T * C, rng);
-  std::vector<double> out(B * T * C), att(B * NH * T * T), scratch(T * T);
+  std::vector<double> out(B * T * C), att(B * NH * T * T), scratch(B * NH * T * T);
   auto loss = [&] {
     cpu::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
     return dot(out, r);

@@ -56,10 +56,10 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads) {
-  // One count for both pools: OpenMP threads spinning beside OpenBLAS's own on the same cores slow each other.
-  const int n = threads > 0 ? threads : omp_get_num_procs();
-  omp_set_num_threads(n);
-  openblas_set_num_threads(n);
+  // One pool: the layers split their GEMMs over OpenMP threads and call OpenBLAS single-threaded; OpenBLAS's own
+  // threads would spin beside OpenMP's on the same cores.
+  omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+  openblas_set_num_threads(1);
   return std::make_unique<CpuBackend>(config, batch);
 }
 

@@ -14,7 +14,7 @@ Gpt<T>::Gpt(const ModelConfig& config, int max_batch)
   grads_.assign(layout_.total, T(0));
   allocate(acts_);
   allocate(dacts_);
-  scratch_.assign(static_cast<size_t>(config.seq) * config.seq, T(0));
+  scratch_.assign(static_cast<size_t>(max_batch) * config.heads * config.seq * config.seq, T(0));
   inputs_.assign(static_cast<size_t>(max_batch) * config.seq, 0);
   targets_.assign(static_cast<size_t>(max_batch) * config.seq, 0);
 }

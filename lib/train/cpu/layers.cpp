@@ -1,8 +1,11 @@
 // The CPU reference layers (see layers.hpp): GEMMs through cblas (OpenBLAS), the rest OpenMP loops whose
-// reductions run in a fixed order.
+// reductions run in a fixed order. One thread pool does all the work: OpenBLAS runs single-threaded inside
+// OpenMP regions (large GEMMs split by rows, attention by head), so no second pool spins beside it.
 #include "train/cpu/layers.hpp"
 
 #include <cblas.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +23,24 @@ void gemm(bool ta, bool tb, int M, int N, int K, double alpha, const double* A, 
           double beta, double* C, int ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda,
               B, ldb, beta, C, ldc);
+}
+
+// The same GEMM with the M rows of C split evenly over the OpenMP threads, each calling the single-threaded
+// BLAS on its block: every element of C is computed by one call in the same order whatever the split.
+template <typename T>
+void gemm_rows(bool ta, bool tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C,
+               int ldc) {
+#pragma omp parallel
+  {
+    const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int m0 = static_cast<int>(static_cast<long long>(M) * thread / threads);
+    const int m1 = static_cast<int>(static_cast<long long>(M) * (thread + 1) / threads);
+    if (m1 > m0) {
+      // Row m of op(A) is row m of A, or column m of A when transposed.
+      const T* a = ta ? A + m0 : A + static_cast<long long>(m0) * lda;
+      gemm(ta, tb, m1 - m0, N, K, alpha, a, lda, B, ldb, beta, C + static_cast<long long>(m0) * ldc, ldc);
+    }
+  }
 }
 
 // Channel chunks for column reductions: each chunk sums its rows in ascending order, so the result does not
@@ -144,7 +165,7 @@ void layernorm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, cons
 
 template <typename T>
 void matmul_forward(T* out, const T* inp, const T* w, const T* bias, int N, int C, int OC) {
-  gemm(false, true, N, OC, C, T(1), inp, C, w, C, T(0), out, OC);
+  gemm_rows(false, true, N, OC, C, T(1), inp, C, w, C, T(0), out, OC);
   if (!bias) return;
 #pragma omp parallel for schedule(static)
   for (int n = 0; n < N; ++n) {
@@ -155,8 +176,8 @@ void matmul_forward(T* out, const T* inp, const T* w, const T* bias, int N, int 
 
 template <typename T>
 void matmul_backward(T* dinp, T* dw, T* dbias, const T* dout, const T* inp, const T* w, int N, int C, int OC) {
-  gemm(false, false, N, C, OC, T(1), dout, OC, w, C, T(1), dinp, C);   // dinp (N,C) += dout (N,OC) · w (OC,C)
-  gemm(true, false, OC, C, N, T(1), dout, OC, inp, C, T(1), dw, C);    // dw (OC,C) += doutᵀ (OC,N) · inp (N,C)
+  gemm_rows(false, false, N, C, OC, T(1), dout, OC, w, C, T(1), dinp, C);  // dinp (N,C) += dout (N,OC) · w (OC,C)
+  gemm_rows(true, false, OC, C, N, T(1), dout, OC, inp, C, T(1), dw, C);   // dw (OC,C) += doutᵀ (OC,N) · inp (N,C)
   if (dbias) add_column_sums(dbias, dout, N, OC);
 }
 
@@ -165,29 +186,30 @@ void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int N
   const int hs = C / NH;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const long long C3 = 3LL * C;
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < NH; ++h) {
-      const T* q = qkv + b * Tn * C3 + h * hs;
-      const T* k = q + C;
-      const T* v = q + 2 * C;
-      T* p = att + (static_cast<long long>(b) * NH + h) * Tn * Tn;
-      gemm(false, true, Tn, Tn, hs, scale, q, C3, k, C3, T(0), p, Tn);  // scores (T,T) = q kᵀ / √hs
+  // Heads are independent and write disjoint columns of out: one (b, h) pair per iteration.
 #pragma omp parallel for schedule(static)
-      for (int t = 0; t < Tn; ++t) {  // causal softmax: row t sees positions 0..t
-        T* row = p + static_cast<long long>(t) * Tn;
-        T mx = row[0];
-        for (int j = 1; j <= t; ++j) mx = std::max(mx, row[j]);
-        double sum = 0;
-        for (int j = 0; j <= t; ++j) {
-          row[j] = std::exp(row[j] - mx);
-          sum += row[j];
-        }
-        const T inv = static_cast<T>(1.0 / sum);
-        for (int j = 0; j <= t; ++j) row[j] *= inv;
-        for (int j = t + 1; j < Tn; ++j) row[j] = T(0);
+  for (int bh = 0; bh < B * NH; ++bh) {
+    const int b = bh / NH, h = bh % NH;
+    const T* q = qkv + b * Tn * C3 + h * hs;
+    const T* k = q + C;
+    const T* v = q + 2 * C;
+    T* p = att + static_cast<long long>(bh) * Tn * Tn;
+    gemm(false, true, Tn, Tn, hs, scale, q, C3, k, C3, T(0), p, Tn);  // scores (T,T) = q kᵀ / √hs
+    for (int t = 0; t < Tn; ++t) {  // causal softmax: row t sees positions 0..t
+      T* row = p + static_cast<long long>(t) * Tn;
+      T mx = row[0];
+      for (int j = 1; j <= t; ++j) mx = std::max(mx, row[j]);
+      double sum = 0;
+      for (int j = 0; j <= t; ++j) {
+        row[j] = std::exp(row[j] - mx);
+        sum += row[j];
       }
-      gemm(false, false, Tn, hs, Tn, T(1), p, Tn, v, C3, T(0), out + b * Tn * C + h * hs, C);  // y = p v
+      const T inv = static_cast<T>(1.0 / sum);
+      for (int j = 0; j <= t; ++j) row[j] *= inv;
+      for (int j = t + 1; j < Tn; ++j) row[j] = T(0);
     }
+    gemm(false, false, Tn, hs, Tn, T(1), p, Tn, v, C3, T(0), out + b * Tn * C + h * hs, C);  // y = p v
+  }
 }
 
 template <typename T>
@@ -196,30 +218,32 @@ void attention_backward(T* dqkv, T* scratch, const T* dout, const T* qkv, const 
   const int hs = C / NH;
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
   const long long C3 = 3LL * C;
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < NH; ++h) {
-      const T* q = qkv + b * Tn * C3 + h * hs;
-      const T* k = q + C;
-      const T* v = q + 2 * C;
-      T* dq = dqkv + b * Tn * C3 + h * hs;
-      T* dk = dq + C;
-      T* dv = dq + 2 * C;
-      const T* p = att + (static_cast<long long>(b) * NH + h) * Tn * Tn;
-      const T* dy = dout + b * Tn * C + h * hs;
-      gemm(false, true, Tn, Tn, hs, T(1), dy, C, v, C3, T(0), scratch, Tn);  // dp (T,T) = dy vᵀ
-      gemm(true, false, Tn, hs, Tn, T(1), p, Tn, dy, C, T(1), dv, C3);       // dv += pᵀ dy
+  // One (b, h) pair per iteration, each with its own (T,T) scratch; heads write disjoint columns of dqkv.
 #pragma omp parallel for schedule(static)
-      for (int t = 0; t < Tn; ++t) {  // softmax backward: ds = p ⊙ (dp − Σ p·dp), zero above the diagonal
-        const T* pr = p + static_cast<long long>(t) * Tn;
-        T* dr = scratch + static_cast<long long>(t) * Tn;
-        double dot = 0;
-        for (int j = 0; j <= t; ++j) dot += pr[j] * dr[j];
-        for (int j = 0; j <= t; ++j) dr[j] = pr[j] * (dr[j] - static_cast<T>(dot));
-        for (int j = t + 1; j < Tn; ++j) dr[j] = T(0);
-      }
-      gemm(false, false, Tn, hs, Tn, scale, scratch, Tn, k, C3, T(1), dq, C3);  // dq += ds k / √hs
-      gemm(true, false, Tn, hs, Tn, scale, scratch, Tn, q, C3, T(1), dk, C3);   // dk += dsᵀ q / √hs
+  for (int bh = 0; bh < B * NH; ++bh) {
+    const int b = bh / NH, h = bh % NH;
+    const T* q = qkv + b * Tn * C3 + h * hs;
+    const T* k = q + C;
+    const T* v = q + 2 * C;
+    T* dq = dqkv + b * Tn * C3 + h * hs;
+    T* dk = dq + C;
+    T* dv = dq + 2 * C;
+    const T* p = att + static_cast<long long>(bh) * Tn * Tn;
+    const T* dy = dout + b * Tn * C + h * hs;
+    T* ds = scratch + static_cast<long long>(bh) * Tn * Tn;
+    gemm(false, true, Tn, Tn, hs, T(1), dy, C, v, C3, T(0), ds, Tn);  // dp (T,T) = dy vᵀ
+    gemm(true, false, Tn, hs, Tn, T(1), p, Tn, dy, C, T(1), dv, C3);   // dv += pᵀ dy
+    for (int t = 0; t < Tn; ++t) {  // softmax backward: ds = p ⊙ (dp − Σ p·dp), zero above the diagonal
+      const T* pr = p + static_cast<long long>(t) * Tn;
+      T* dr = ds + static_cast<long long>(t) * Tn;
+      double dot = 0;
+      for (int j = 0; j <= t; ++j) dot += pr[j] * dr[j];
+      for (int j = 0; j <= t; ++j) dr[j] = pr[j] * (dr[j] - static_cast<T>(dot));
+      for (int j = t + 1; j < Tn; ++j) dr[j] = T(0);
     }
+    gemm(false, false, Tn, hs, Tn, scale, ds, Tn, k, C3, T(1), dq, C3);  // dq += ds k / √hs
+    gemm(true, false, Tn, hs, Tn, scale, ds, Tn, q, C3, T(1), dk, C3);   // dk += dsᵀ q / √hs
+  }
 }
 
 template <typename T>

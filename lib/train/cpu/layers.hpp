@@ -29,7 +29,8 @@ template <typename T>
 void matmul_backward(T* dinp, T* dw, T* dbias, const T* dout, const T* inp, const T* w, int N, int C, int OC);
 
 // Causal multi-head self-attention. qkv (B,T,3C) holds q, k, v side by side; out (B,T,C); att (B,NH,T,T) keeps
-// the softmax probabilities for the backward pass (zero above the diagonal). scratch (T,T) per call.
+// the softmax probabilities for the backward pass (zero above the diagonal). scratch (B,NH,T,T): one (T,T)
+// block per head, so heads run in parallel.
 template <typename T>
 void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int NH);
 template <typename T>
