@@ -29,7 +29,7 @@ class Backend {
 
   virtual BackendKind kind() const = 0;
   virtual Precision precision() const = 0;
-  virtual std::string device() const = 0;  // "cpu (2 threads)", "NVIDIA H200"
+  virtual std::string device() const = 0;  // "cpu (2 threads, OpenBLAS SkylakeX)", "NVIDIA H200"
 
   virtual void set_parameters(const float* params) = 0;  // layout.total floats
   virtual void get_parameters(float* params) const = 0;

@@ -57,7 +57,7 @@ struct TrainResult {
   double tokens_per_s = 0;              // this session's training throughput
   double achieved_tflops = 0;           // this session: App. F FLOPs / train_s
   std::optional<double> mfu;            // achieved / device peak (bf16: 16-bit tensor peak, fp32: fp32 peak)
-  std::string device;                   // "cpu (2 threads)", "NVIDIA H200"
+  std::string device;                   // "cpu (2 threads, OpenBLAS SkylakeX)", "NVIDIA H200"
   std::string accelerator;              // catalog id used for the peak ("" when none)
   double peak_flops = 0;
   BackendKind backend = BackendKind::kCpu;

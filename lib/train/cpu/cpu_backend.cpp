@@ -19,7 +19,11 @@ class CpuBackend final : public Backend {
 
   BackendKind kind() const override { return BackendKind::kCpu; }
   Precision precision() const override { return Precision::kFp32; }
-  std::string device() const override { return "cpu (" + std::to_string(omp_get_max_threads()) + " threads)"; }
+  // "cpu (2 threads, OpenBLAS SkylakeX)": the kernels OpenBLAS chose decide most of the speed.
+  std::string device() const override {
+    const int n = omp_get_max_threads();
+    return "cpu (" + std::to_string(n) + (n == 1 ? " thread" : " threads") + ", OpenBLAS " + openblas_get_corename() + ")";
+  }
 
   void set_parameters(const float* p) override { std::copy_n(p, model_.params().size(), model_.params().begin()); }
   void get_parameters(float* p) const override { std::copy(model_.params().begin(), model_.params().end(), p); }
