@@ -132,6 +132,14 @@ std::optional<long long> get_integer(const po::variables_map& vm, const std::str
   return units::parse_integer(*text, "--" + name, sign);
 }
 
+std::optional<int> get_int(const po::variables_map& vm, const std::string& name, units::Sign sign, int max_value) {
+  const auto v = get_integer(vm, name, sign);
+  if (!v) return std::nullopt;
+  if (*v > max_value)
+    throw InputError("--" + name + ": " + std::to_string(*v) + " is too large (at most " + std::to_string(max_value) + ")");
+  return static_cast<int>(*v);
+}
+
 std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name) {
   auto text = get_string(vm, name);
   if (!text) return std::nullopt;

@@ -58,6 +58,9 @@ std::optional<double> get_number(const po::variables_map& vm, const std::string&
                                  units::Sign sign = units::Sign::kPositive);
 std::optional<long long> get_integer(const po::variables_map& vm, const std::string& name,
                                      units::Sign sign = units::Sign::kPositive);
+// An integer option that must fit an int and stay at most `max_value` (a count of devices, experts, starts …).
+std::optional<int> get_int(const po::variables_map& vm, const std::string& name,
+                           units::Sign sign = units::Sign::kPositive, int max_value = 1'000'000);
 std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name);
 bool has(const po::variables_map& vm, const std::string& name);
 

@@ -125,24 +125,24 @@ int run_arch(const std::vector<std::string>& args) {
   model::FamilyShapeOptions o;
   o.family = cat.shape_family(style, "--style");
   o.block = cat.model(o.family.block, "shape family '" + style + "' block").architecture;
-  o.tp = static_cast<int>(get_integer(vm, "tp").value_or(1));
+  o.tp = get_int(vm, "tp").value_or(1);
   o.vocab = get_integer(vm, "vocab").value_or(0);
   o.seq = get_integer(vm, "seq").value_or(0);
-  o.alternatives = static_cast<int>(get_integer(vm, "top", units::Sign::kNonNegative).value_or(3));
+  o.alternatives = get_int(vm, "top", units::Sign::kNonNegative).value_or(3);
   o.target_active = target_active;
   int ep = 0;
   const catalog::MoeRecommendations* advice = nullptr;
   if (moe) {
     advice = &cat.moe_recommendation();
     if (!vm.count("experts")) throw InputError("--moe needs --experts E (experts per MoE layer, at least 2)");
-    o.moe.experts = static_cast<int>(*get_integer(vm, "experts"));
-    o.moe.top_k = static_cast<int>(get_integer(vm, "top-k").value_or(advice->top_k));
+    o.moe.experts = *get_int(vm, "experts");
+    o.moe.top_k = get_int(vm, "top-k").value_or(advice->top_k);
     o.moe.capacity_factor = get_number(vm, "capacity-factor").value_or(advice->capacity_factor);
     o.moe.eval_capacity_factor = get_number(vm, "eval-capacity-factor").value_or(advice->eval_capacity_factor);
-    o.moe.every = static_cast<int>(get_integer(vm, "moe-every").value_or(advice->every));
+    o.moe.every = get_int(vm, "moe-every").value_or(advice->every);
     o.moe.shared_experts = 0;
     o.moe.expert_ffn = 0;
-    ep = static_cast<int>(get_integer(vm, "ep").value_or(0));
+    ep = get_int(vm, "ep").value_or(0);
     if (ep > 0 && o.moe.experts >= 2 && o.moe.experts % ep != 0)
       throw InputError("--ep: " + std::to_string(ep) + " does not divide --experts " + std::to_string(o.moe.experts) +
                        " (each device must hold the same number of experts)");

@@ -191,24 +191,24 @@ int run_fit(const std::vector<std::string>& args) {
   fit::Selection selection;
   selection.min_flops = get_count(vm, "min-flops");
   selection.max_flops = get_count(vm, "max-flops");
-  if (auto k = get_integer(vm, "drop-highest-loss", units::Sign::kNonNegative)) selection.drop_highest_loss = static_cast<int>(*k);
+  if (auto k = get_int(vm, "drop-highest-loss", units::Sign::kNonNegative)) selection.drop_highest_loss = *k;
   fit::Approach3Options a3;
   if (auto d = get_number(vm, "huber-delta")) a3.huber_delta = *d;
   if (auto r = get_string(vm, "reduce")) a3.reduce = fit::kReduceNames.parse(*r, "--reduce");
   if (auto g = get_string(vm, "grid")) a3.grid = fit::parse_grid(*g);
   if (auto f = get_number(vm, "ftol")) a3.ftol = *f;
   if (auto g = get_number(vm, "gtol", units::Sign::kNonNegative)) a3.gtol = *g;
-  if (auto t = get_integer(vm, "threads")) a3.threads = static_cast<int>(*t);
+  if (auto t = get_int(vm, "threads", units::Sign::kPositive, 4096)) a3.threads = *t;
   fit::Approach2Options a2;
   a2.file = *runs_file;
   a2.flops_column = columns.flops;
   if (auto t = get_number(vm, "budget-tolerance", units::Sign::kNonNegative)) a2.budget_tolerance = *t;
   fit::Approach1Options a1;
-  if (auto k = get_integer(vm, "a1-points")) a1.points = static_cast<int>(*k);
+  if (auto k = get_int(vm, "a1-points")) a1.points = *k;
   std::optional<fit::BootstrapOptions> boot;
-  if (auto k = get_integer(vm, "bootstrap")) {
+  if (auto k = get_int(vm, "bootstrap")) {
     boot.emplace();
-    boot->resamples = static_cast<int>(*k);
+    boot->resamples = *k;
     boot->approach2 = use2;
     if (auto s = get_integer(vm, "seed", units::Sign::kNonNegative)) boot->seed = static_cast<std::uint64_t>(*s);
     boot->validate();

@@ -65,7 +65,7 @@ class StopSignals {
     struct sigaction action {};
     action.sa_handler = on_stop_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND;
+    action.sa_flags = SA_RESETHAND | SA_RESTART;  // a write cut by the signal resumes
     sigaction(SIGINT, &action, &old_int_);
     sigaction(SIGTERM, &action, &old_term_);
   }
@@ -84,15 +84,11 @@ class StopSignals {
 std::string sig(double v, int digits = 4) { return units::format_significant(v, digits); }
 
 int parse_thread_count(const std::string& text) {
-  size_t used = 0;
-  int n = -1;
-  try {
-    n = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    n = -1;
-  }
-  if (used != text.size() || n < 0 || n > 4096)
-    throw InputError("--threads: '" + text + "' is not a thread count; accepted: an integer from 0 (every core) to 4096");
+  const std::string accepted = "accepted: an integer from 0 (OpenMP's default) to " + std::to_string(train::kMaxThreads);
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError("--threads: '" + text + "' is not a thread count; " + accepted);
+  const int n = std::stoi(text);
+  if (n > train::kMaxThreads) throw InputError("--threads: " + text + " is too many; " + accepted);
   return n;
 }
 

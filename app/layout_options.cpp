@@ -4,16 +4,6 @@
 #include "core/error.hpp"
 
 namespace isoflop::app {
-namespace {
-
-std::optional<int> get_int(const po::variables_map& vm, const std::string& name, units::Sign sign = units::Sign::kPositive) {
-  auto v = get_integer(vm, name, sign);
-  if (!v) return std::nullopt;
-  if (*v > 1'000'000'000) throw InputError("--" + name + ": implausibly large");
-  return static_cast<int>(*v);
-}
-
-}  // namespace
 
 void add_cluster_options(po::options_description& options) {
   options.add_options()

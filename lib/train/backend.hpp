@@ -50,8 +50,9 @@ class Backend {
   virtual size_t memory_bytes() const = 0;
 };
 
-// The fp32 CPU reference backend for batches of `batch` sequences, on `threads` OpenMP and OpenBLAS threads
-// (0: every core). The thread count is process-wide; results are deterministic for a given count.
+// The fp32 CPU reference backend for batches of `batch` sequences, on `threads` OpenMP threads (0: OpenMP's
+// default, OMP_NUM_THREADS or every core); OpenBLAS runs single-threaded inside them.
+// The thread count is process-wide; results repeat bit for bit for a given count and OpenBLAS kernel set.
 std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads = 0);
 
 // The CUDA backend on device 0. Throws InputError when isoflop was built without CUDA or no device is present.

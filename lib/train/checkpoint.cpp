@@ -13,7 +13,7 @@ namespace isoflop::train {
 namespace {
 
 constexpr char kMagic[8] = {'I', 'S', 'O', 'F', 'L', 'O', 'P', 'C'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the device the state was computed on
 
 uint64_t fnv1a(const char* data, size_t n) {
   uint64_t h = 1469598103934665603ULL;
@@ -34,6 +34,10 @@ class Writer {
   void floats(const std::vector<float>& v) {
     put<uint64_t>(v.size());
     out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  }
+  void text(const std::string& s) {
+    put<uint64_t>(s.size());
+    out_.append(s);
   }
   std::string& str() { return out_; }
 
@@ -59,6 +63,13 @@ class Reader {
     std::memcpy(v.data(), b_.data() + at_, n * sizeof(float));
     at_ += n * sizeof(float);
     return v;
+  }
+  std::string text() {
+    const uint64_t n = get<uint64_t>();
+    if (n > end_ - at_) fail("truncated text");
+    std::string s(b_.data() + at_, n);
+    at_ += n;
+    return s;
   }
   void need(size_t n) {
     if (end_ - at_ < n) fail("truncated");
@@ -90,6 +101,7 @@ std::string encode_checkpoint(const CheckpointState& s) {
   w.put<uint64_t>(s.train_position);
   for (uint64_t r : s.rng) w.put<uint64_t>(r);
   w.put<double>(s.elapsed_s);
+  w.text(s.device);
   w.put<uint64_t>(s.curve.size());
   for (const auto& p : s.curve) {
     w.put<int64_t>(p.step);
@@ -131,6 +143,7 @@ CheckpointState decode_checkpoint(const std::string& bytes, const std::string& p
   s.train_position = r.get<uint64_t>();
   for (auto& x : s.rng) x = r.get<uint64_t>();
   s.elapsed_s = r.get<double>();
+  s.device = r.text();
   const uint64_t points = r.get<uint64_t>();
   if (points > (body - r.at()) / 56) r.fail("truncated loss curve");
   s.curve.resize(points);

@@ -34,6 +34,7 @@ struct CheckpointState {
   uint64_t train_position = 0;    // batch cursor into the training split
   std::array<uint64_t, 4> rng{};  // trainer RNG state (reserved for stochastic parts; saved for exactness)
   double elapsed_s = 0;
+  std::string device;             // Backend::device() of the run: a resume elsewhere is exact only in exact arithmetic
   std::vector<CurvePoint> curve;
   std::vector<float> params, m, v;  // fp32 master parameters and AdamW moments, ParameterLayout order
 };

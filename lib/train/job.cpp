@@ -75,6 +75,9 @@ void Job::validate() const {
     m.validate();
   }
   if (output.empty()) throw InputError("output: must name a results folder");
+  if (threads < 0 || threads > kMaxThreads)
+    throw InputError("threads: must be 0 (OpenMP's default) to " + std::to_string(kMaxThreads) + ", got " +
+                     std::to_string(threads));
 }
 
 Job parse_job(const std::string& text, const std::string& file) {
@@ -133,8 +136,11 @@ Job parse_job(const std::string& text, const std::string& file) {
   job.backend = enum_field(top, "backend", kBackendKindNames, BackendKind::kAuto);
   if (top.has("precision")) job.precision = enum_field(top, "precision", kPrecisionNames, Precision::kFp32);
   else (void)top.string_or("precision", "");
-  job.threads = static_cast<int>(top.non_negative_integer_or("threads", 0));
-  if (job.threads > 4096) top.fail("threads", "is too large: " + std::to_string(job.threads) + " (0 means every core)");
+  const long long threads = top.non_negative_integer_or("threads", 0);
+  if (threads > kMaxThreads)
+    top.fail("threads", "is too large: " + std::to_string(threads) + " (0 means OpenMP's default, at most " +
+                            std::to_string(kMaxThreads) + ")");
+  job.threads = static_cast<int>(threads);
 
   if (auto e = top.optional_child("eval")) {
     catalog::FieldReader r(*e, file, "section 'eval'");
@@ -246,7 +252,7 @@ data:
   val_fraction: 0.1  # the last 10 % of the corpus is validation; training walks the rest in order
 backend: auto        # auto (CUDA when a device is present) | cpu | cuda
 # precision: bf16    # cuda: bf16 (default) or fp32; the CPU runs fp32
-threads: 0           # cpu: OpenMP and OpenBLAS threads (0: every core); results repeat for a given count
+threads: 0           # cpu: threads (0: OMP_NUM_THREADS or every core); results repeat for a given count
 eval:
   every: 200         # steps between validation evaluations (0: only at the end)
   tokens: 64k        # validation tokens per evaluation

@@ -36,6 +36,9 @@ struct CheckpointOptions {
   std::string path;     // default: <output>/checkpoint.bin
 };
 
+// The most CPU threads a job may ask for (OpenMP's and OpenBLAS's pools are sized by it).
+inline constexpr int kMaxThreads = 4096;
+
 struct Job {
   std::string file;  // the job file ("" when built in code); relative paths resolve against its folder
   ModelConfig model;

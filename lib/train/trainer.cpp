@@ -162,7 +162,8 @@ TrainResult run_training(const Job& job, const RunOptions& options) {
   if (options.resume) {
     resumed = load_checkpoint(job.checkpoint.path);
     check_checkpoint_matches(*resumed, job, data, layout.total);
-  } else if (fs::exists(job.checkpoint.path)) {
+  } else if (std::error_code ec; fs::exists(job.checkpoint.path, ec) || ec) {
+    if (ec) throw InputError("checkpoint.path: cannot check '" + job.checkpoint.path + "': " + ec.message());
     throw InputError("checkpoint.path: '" + job.checkpoint.path +
                      "' exists from an earlier run; give --resume to continue it, or remove it to start afresh");
   }
@@ -206,6 +207,7 @@ TrainResult run_training(const Job& job, const RunOptions& options) {
   state.seed = job.train.seed;
   state.steps_total = steps_total;
   state.data_fingerprint = data.fingerprint;
+  state.device = result.device;
   // Reserved for stochastic parts of training (none yet: the data is walked in order); saved for exactness.
   Rng rng(job.train.seed ^ 0x7261696e5eedULL);
   if (resumed) {
@@ -215,6 +217,10 @@ TrainResult run_training(const Job& job, const RunOptions& options) {
     state.step = resumed->step;
     state.train_position = resumed->train_position;
     state.elapsed_s = resumed->elapsed_s;
+    // Another thread count, BLAS kernel set or GPU sums in another order: the run goes on, not bit for bit.
+    if (resumed->device != result.device)
+      note("the checkpoint was written on " + resumed->device + " and resumes on " + result.device +
+           ": the losses will not repeat bit for bit");
     state.curve = std::move(resumed->curve);
     result.resumed = true;
     resumed.reset();

@@ -150,6 +150,11 @@ TEST_CASE("arch: bad input exits 2 with one line naming the option") {
   CHECK(error_of("arch --params 70B --style chinchila") ==
         "isoflop: error: --style: unknown shape family 'chinchila' (did you mean 'chinchilla'?); accepted: "
         "chinchilla, kaplan, megatron (see 'isoflop catalog')\n");
+  // Values past an int are refused, not wrapped (4294967298 would wrap to 2).
+  CHECK(error_of("arch --params 70B --tp 4294967298") ==
+        "isoflop: error: --tp: 4294967298 is too large (at most 1000000)\n");
+  CHECK(error_of("arch --params 70B --moe --experts 4294967360").find("--experts: 4294967360 is too large") !=
+        std::string::npos);
   CHECK(error_of("arch --params 70B --tp 6") ==
         "isoflop: error: --tp: 6 is not a power of 2; accepted: 1, 2, 4, 8, 16, ...\n");
   CHECK(error_of("arch --params 70B --moe --experts 1") ==

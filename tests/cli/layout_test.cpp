@@ -58,7 +58,7 @@ TEST_CASE("layout table, CSV and YAML outputs") {
   CHECK(r.out.find("schema: isoflop/layout/v1") != std::string::npos);
 }
 
-TEST_CASE("layout bad input exits 2 with one line; infeasible exits 1 with advice") {
+TEST_CASE("layout bad input exits 2 with one line — infeasible exits 1 with advice") {
   const char* bad[] = {
       "--gpus 2244",                       // not whole nodes
       "--gpus 2240 --tp 3",                // heads % TP

@@ -23,7 +23,7 @@ TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json carries the required
   CHECK(j["inputs"]["flops"].get<double>() == 5.76e23);
 }
 
-TEST_CASE("optimal defaults to epoch-2024 and names it; --all-laws gives an array of laws") {
+TEST_CASE("optimal defaults to epoch-2024 and names it — --all-laws gives an array of laws") {
   const auto r = run_cli("optimal --flops 5.88e23 -o json");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -37,7 +37,7 @@ TEST_CASE("optimal defaults to epoch-2024 and names it; --all-laws gives an arra
   for (const auto& l : b["laws"]) CHECK(l.contains("law"));
 }
 
-TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row; inverse, target loss, inference") {
+TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row — inverse, target loss, inference") {
   auto j = nlohmann::json::parse(run_cli("optimal --flops 5.76e23 --law chinchilla-approach1 -o json").out);
   EXPECT_CLOSE(j["params"].get<double>(), 67e9, 1e-9);
   j = nlohmann::json::parse(run_cli("optimal --params 70B -o json").out);

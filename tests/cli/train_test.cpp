@@ -97,7 +97,7 @@ TEST_CASE("train: the example job runs and reports in JSON, with results.json an
   fs::remove_all(dir);
 }
 
-TEST_CASE("train: SIGINT saves a checkpoint and exits 130; --resume ends with the uninterrupted losses") {
+TEST_CASE("train: SIGINT saves a checkpoint and exits 130 — --resume ends with the uninterrupted losses") {
   const fs::path whole = temp_dir("whole"), split = temp_dir("split");
   // Long enough that the signal lands mid-run: it is sent as soon as the first checkpoint appears.
   std::string text = small_example();
@@ -114,8 +114,10 @@ TEST_CASE("train: SIGINT saves a checkpoint and exits 130; --resume ends with th
   // A script, so the shell's job control ($!, wait) needs no quoting here.
   const fs::path script = split / "interrupt.sh";
   std::ofstream(script) << "'" << ISOFLOP_BINARY << "' train '" << job << "' >/dev/null 2>'" << (split / "err.txt").string()
-                        << "' &\npid=$!\nwhile [ ! -f '" << checkpoint << "' ]; do sleep 0.01; done\n"
-                        << "kill -INT $pid\nwait $pid\necho $?\n";
+                        << "' &\npid=$!\ni=0\nwhile [ ! -f '" << checkpoint << "' ]; do\n"
+                        << "  kill -0 $pid 2>/dev/null || { echo exited-before-a-checkpoint; exit 0; }\n"
+                        << "  i=$((i+1)); [ $i -gt 6000 ] && { kill -KILL $pid; echo no-checkpoint-in-60-s; exit 0; }\n"
+                        << "  sleep 0.01\ndone\nkill -INT $pid\nwait $pid\necho $?\n";
   FILE* pipe = ::popen(("/bin/sh '" + script.string() + "'").c_str(), "r");
   REQUIRE(pipe != nullptr);
   char buffer[64] = {};

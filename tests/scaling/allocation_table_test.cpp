@@ -43,7 +43,7 @@ TEST_CASE("Table 3: log-log slope from the 400M to the 10T row is 0.498") {
   EXPECT_CLOSE(slope, 0.498, 1e-3);
 }
 
-TEST_CASE("between rows the interpolation is monotone and log-linear; outside it follows a = b = 0.50") {
+TEST_CASE("between rows the interpolation is monotone and log-linear — outside it follows a = b = 0.50") {
   const auto& t = law("chinchilla-approach1");
   const double mid = std::sqrt(1.21e20 * 1.23e22);
   const Allocation m = allocate(t, mid);

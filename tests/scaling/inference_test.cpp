@@ -31,7 +31,7 @@ TEST_CASE("zero inference demand gives the compute-optimal answer") {
   }
 }
 
-TEST_CASE("with demand N falls and D rises monotonically; total FLOPs never exceed the compute-optimal model's") {
+TEST_CASE("with demand N falls and D rises monotonically — total FLOPs never exceed the compute-optimal model's") {
   const auto& l = law("chinchilla");
   const Allocation plain = allocate(l, 5.76e23);
   double previous_n = plain.params * (1 + 1e-6), previous_d = plain.tokens * (1 - 1e-6);

@@ -41,7 +41,7 @@ TEST_CASE("parametric loss: rounded Chinchilla at its Gopher-budget optimum") {
   CHECK(irreducible_loss(law("chinchilla")) == 1.69);
 }
 
-TEST_CASE("loss falls with parameters and with tokens; repetition never helps") {
+TEST_CASE("loss falls with parameters and with tokens — repetition never helps") {
   for (const char* name : {"chinchilla", "epoch-2024", "kaplan-2020", "muennighoff-2023"}) {
     const auto& l = law(name);
     CHECK(predicted_loss(l, 2e9, 1e11) < predicted_loss(l, 1e9, 1e11));
@@ -51,7 +51,7 @@ TEST_CASE("loss falls with parameters and with tokens; repetition never helps") 
   CHECK(predicted_loss(m, 1e9, 1e11, 1e10) > predicted_loss(m, 1e9, 1e11, 1e11));
 }
 
-TEST_CASE("--law-params builds a parametric law; malformed lists are rejected") {
+TEST_CASE("--law-params builds a parametric law — malformed lists are rejected") {
   const auto custom = law_from_params("1.69,406.4,410.7,0.34,0.28");
   CHECK(custom.name == "custom");
   CHECK(predicted_loss(custom, 1e9, 1e11) == predicted_loss(law("chinchilla"), 1e9, 1e11));

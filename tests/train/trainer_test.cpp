@@ -55,6 +55,12 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 TEST_CASE("the example job parses and validates") {
   const fs::path dir = temp_dir("example");
   const Job job = parse(example_job_text(), dir);
@@ -131,7 +137,7 @@ TEST_CASE("FLOPs are counted in the planner's conventions") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("same seed, same loss sequence; another seed, another") {
+TEST_CASE("same seed, same loss sequence — another seed, another") {
   const fs::path a = temp_dir("seed-a"), b = temp_dir("seed-b"), c = temp_dir("seed-c");
   const TrainResult ra = run_training(parse(kTinyJob, a), RunOptions{});
   const TrainResult rb = run_training(parse(kTinyJob, b), RunOptions{});
@@ -179,6 +185,23 @@ TEST_CASE("an interrupted run resumes to the bitwise-identical loss sequence and
   fs::remove_all(split);
 }
 
+TEST_CASE("a resume on another thread count goes on, and says its losses will not repeat bit for bit") {
+  const fs::path dir = temp_dir("other-device");
+  RunOptions stop;
+  stop.stop_after_steps = 5;
+  run_training(parse(kTinyJob, dir), stop);
+  std::vector<std::string> notes;
+  RunOptions resume;
+  resume.resume = true;
+  resume.on_note = [&](const std::string& n) { notes.push_back(n); };
+  const TrainResult r = run_training(parse(with(kTinyJob, "threads: 1", "threads: 2"), dir), resume);
+  CHECK(r.steps == r.steps_total);
+  bool noted = false;
+  for (const auto& n : notes) noted = noted || n.find("will not repeat bit for bit") != std::string::npos;
+  CHECK(noted);
+  fs::remove_all(dir);
+}
+
 // Expects run_training (or parsing) to refuse the job with a message containing `needle`.
 void check_refused(const std::string& text, const std::string& needle, const fs::path& dir, bool resume = false) {
   CAPTURE(needle);
@@ -195,12 +218,6 @@ void check_refused(const std::string& text, const std::string& needle, const fs:
   }
 }
 
-std::string with(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
 TEST_CASE("bad jobs are refused with a one-line message naming the field") {
   const fs::path dir = temp_dir("bad");
   check_refused(with(kTinyJob, "heads: 2, ", ""), "'heads': is missing", dir);
@@ -215,6 +232,7 @@ TEST_CASE("bad jobs are refused with a one-line message naming the field") {
                 "missing.txt", dir);
   check_refused(with(kTinyJob, "warmup: 1024", "warmup: 1M"), "train.warmup", dir);
   check_refused(with(kTinyJob, "threads: 1", "threads: -1"), "threads", dir);
+  check_refused(with(kTinyJob, "threads: 1", "threads: 4294967298"), "is too large: 4294967298", dir);
   check_refused(with(kTinyJob, "output: run", "output: run\nfoo: 1"), "foo", dir);
   fs::remove_all(dir);
 }

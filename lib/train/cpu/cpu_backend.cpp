@@ -62,7 +62,8 @@ class CpuBackend final : public Backend {
 std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads) {
   // One pool: the layers split their GEMMs over OpenMP threads and call OpenBLAS single-threaded; OpenBLAS's own
   // threads would spin beside OpenMP's on the same cores.
-  omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+  // 0 keeps OpenMP's own default: OMP_NUM_THREADS when set, else every core.
+  if (threads > 0) omp_set_num_threads(threads);
   openblas_set_num_threads(1);
   return std::make_unique<CpuBackend>(config, batch);
 }

@@ -14,7 +14,6 @@ Gpt<T>::Gpt(const ModelConfig& config, int max_batch)
   grads_.assign(layout_.total, T(0));
   allocate(acts_);
   allocate(dacts_);
-  scratch_.assign(static_cast<size_t>(max_batch) * config.heads * config.seq * config.seq, T(0));
   inputs_.assign(static_cast<size_t>(max_batch) * config.seq, 0);
   targets_.assign(static_cast<size_t>(max_batch) * config.seq, 0);
 }
@@ -140,7 +139,8 @@ void Gpt<T>::backward() {
     residual_forward(dresidual, dresidual, dresidual2, btc);
     matmul_backward(d.atty.data() + l * btc, g.attprojw + l * cc, g.attprojb + l * c, dresidual2,
                     a.atty.data() + l * btc, p.attprojw + l * cc, BT, C, C);
-    attention_backward(d.qkv.data() + l * btc * 3, scratch_.data(), d.atty.data() + l * btc, a.qkv.data() + l * btc * 3,
+    // The scores' gradient goes to this layer's slice of d.att: (B,NH,T,T), one block per head.
+    attention_backward(d.qkv.data() + l * btc * 3, d.att.data() + l * att_size, d.atty.data() + l * btc, a.qkv.data() + l * btc * 3,
                        a.att.data() + l * att_size, B, Tn, C, NH);
     matmul_backward(d.ln1.data() + l * btc, g.qkvw + l * 3 * cc, g.qkvb + l * 3 * c, d.qkv.data() + l * btc * 3,
                     a.ln1.data() + l * btc, p.qkvw + l * 3 * cc, BT, C, 3 * C);
@@ -160,7 +160,7 @@ size_t Gpt<T>::memory_bytes() const {
       n += v->size();
     return n;
   };
-  return sizeof(T) * (params_.size() + grads_.size() + acts(acts_) + acts(dacts_) + scratch_.size());
+  return sizeof(T) * (params_.size() + grads_.size() + acts(acts_) + acts(dacts_));
 }
 
 template class Gpt<float>;

@@ -49,7 +49,6 @@ class Gpt {
   int batch_ = 0;  // batch of the last forward
   std::vector<T> params_, grads_;
   Acts acts_, dacts_;
-  std::vector<T> scratch_;  // (B, NH, T, T) for attention backward
   std::vector<int32_t> inputs_, targets_;
 };
 

@@ -26,7 +26,8 @@ void gemm(bool ta, bool tb, int M, int N, int K, double alpha, const double* A, 
 }
 
 // The same GEMM with the M rows of C split evenly over the OpenMP threads, each calling the single-threaded
-// BLAS on its block: every element of C is computed by one call in the same order whatever the split.
+// BLAS on its block. Each element of C comes from one call, but the BLAS may block a call differently by its
+// row count, so results repeat for a given thread count (and kernel set), not across counts.
 template <typename T>
 void gemm_rows(bool ta, bool tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C,
                int ldc) {
@@ -190,7 +191,7 @@ void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int N
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < B * NH; ++bh) {
     const int b = bh / NH, h = bh % NH;
-    const T* q = qkv + b * Tn * C3 + h * hs;
+    const T* q = qkv + static_cast<long long>(b) * Tn * C3 + h * hs;
     const T* k = q + C;
     const T* v = q + 2 * C;
     T* p = att + static_cast<long long>(bh) * Tn * Tn;
@@ -208,7 +209,7 @@ void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int N
       for (int j = 0; j <= t; ++j) row[j] *= inv;
       for (int j = t + 1; j < Tn; ++j) row[j] = T(0);
     }
-    gemm(false, false, Tn, hs, Tn, T(1), p, Tn, v, C3, T(0), out + b * Tn * C + h * hs, C);  // y = p v
+    gemm(false, false, Tn, hs, Tn, T(1), p, Tn, v, C3, T(0), out + static_cast<long long>(b) * Tn * C + h * hs, C);  // y = p v
   }
 }
 
@@ -222,14 +223,14 @@ void attention_backward(T* dqkv, T* scratch, const T* dout, const T* qkv, const 
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < B * NH; ++bh) {
     const int b = bh / NH, h = bh % NH;
-    const T* q = qkv + b * Tn * C3 + h * hs;
+    const T* q = qkv + static_cast<long long>(b) * Tn * C3 + h * hs;
     const T* k = q + C;
     const T* v = q + 2 * C;
-    T* dq = dqkv + b * Tn * C3 + h * hs;
+    T* dq = dqkv + static_cast<long long>(b) * Tn * C3 + h * hs;
     T* dk = dq + C;
     T* dv = dq + 2 * C;
     const T* p = att + static_cast<long long>(bh) * Tn * Tn;
-    const T* dy = dout + b * Tn * C + h * hs;
+    const T* dy = dout + static_cast<long long>(b) * Tn * C + h * hs;
     T* ds = scratch + static_cast<long long>(bh) * Tn * Tn;
     gemm(false, true, Tn, Tn, hs, T(1), dy, C, v, C3, T(0), ds, Tn);  // dp (T,T) = dy vᵀ
     gemm(true, false, Tn, hs, Tn, T(1), p, Tn, dy, C, T(1), dv, C3);   // dv += pᵀ dy
