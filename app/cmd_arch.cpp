@@ -31,8 +31,8 @@ const CommandHelp kHelp = {
     "It prints the exact count, the ratio to the target and the next best shapes. With --moe it shapes a sparse\n"
     "model: N is the total (or, with --active-params, the active) count, and it reports total and active\n"
     "parameters and the FLOPs per token as a dense equivalent. It warns when the routing departs from ST-MoE's\n"
-    "recommendations (Zoph et al. 2022: top-2, capacity factor 1.25 in training and 2.0 in evaluation, at most\n"
-    "256 experts, at most one expert per device).",
+    "recommendations (Zoph et al. 2022; 'isoflop catalog models' shows them: routing, capacity factors in training\n"
+    "and evaluation, experts per layer and per device). Its defaults come from the same catalog entry.",
     {"isoflop arch --params 70B --tp 8                          # 80 x 8192, 64 heads of 128 (Chinchilla 70B)",
      "isoflop arch --params 1.3B --style kaplan --seq 1024",
      "isoflop arch --params 175B --style megatron --tp 8 -o json",
@@ -104,10 +104,10 @@ int run_arch(const std::vector<std::string>& args) {
       ("top", po::value<std::string>()->value_name("K"), "how many alternatives to show (default 3)")
       ("moe", po::bool_switch(), "shape a sparse mixture of experts")
       ("experts", po::value<std::string>()->value_name("E"), "with --moe: experts per MoE layer (at least 2)")
-      ("top-k", po::value<std::string>()->value_name("K"), "with --moe: experts per token (default: ST-MoE's 2)")
-      ("capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: training capacity factor (default 1.25)")
-      ("eval-capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: evaluation capacity factor (default 2.0)")
-      ("moe-every", po::value<std::string>()->value_name("K"), "with --moe: every K-th layer is an MoE layer (default 4)")
+      ("top-k", po::value<std::string>()->value_name("K"), "with --moe: experts per token (default: the catalog's ST-MoE value)")
+      ("capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: training capacity factor (default: the catalog's)")
+      ("eval-capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: evaluation capacity factor (default: the catalog's)")
+      ("moe-every", po::value<std::string>()->value_name("K"), "with --moe: every K-th layer is an MoE layer (default: the catalog's)")
       ("ep", po::value<std::string>()->value_name("D"), "with --moe: expert-parallel devices (must divide the experts)");
   auto parsed = parse_command_line(kHelp, args, options);
   if (!parsed) return 0;
