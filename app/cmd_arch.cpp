@@ -5,6 +5,7 @@
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/params_json.hpp"
 #include "core/error.hpp"
 #include "model/flops.hpp"
 #include "model/moe_advice.hpp"
@@ -64,14 +65,6 @@ Json architecture_json(const model::Architecture& a) {
                 {"every", a.moe.every},
                 {"moe_layers", a.layers / a.moe.every}};
   return j;
-}
-
-Json params_json(const model::ParamCount& pc) {
-  return {{"token_embedding", pc.token_embedding}, {"position_embedding", pc.position_embedding},
-          {"attention", pc.attention},             {"mlp", pc.mlp},
-          {"experts", pc.experts},                 {"norms", pc.norms},
-          {"output_head", pc.output_head},         {"total", pc.total()},
-          {"non_embedding", pc.non_embedding()},   {"active", pc.active}};
 }
 
 Json candidate_json(const model::FamilyShapeCandidate& c) {
@@ -189,7 +182,7 @@ int run_arch(const std::vector<std::string>& args) {
               {"params", r.best.params},
               {"active_params", r.best.active_params},
               {"ratio", r.best.ratio},
-              {"params_breakdown", params_json(pc)},
+              {"params_breakdown", params_breakdown_json(pc)},
               {"flops_per_token", flops_per_token},
               {"dense_equivalent_params", dense_equivalent},
               {"d_model_multiple", r.d_model_step},

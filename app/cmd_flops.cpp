@@ -2,6 +2,7 @@
 #include "app/arch_input.hpp"
 #include "app/cli.hpp"
 #include "app/command.hpp"
+#include "app/params_json.hpp"
 #include "core/error.hpp"
 #include "model/flops.hpp"
 #include "model/params.hpp"
@@ -155,10 +156,7 @@ int run_flops(const std::vector<std::string>& args) {
   doc["flops_per_token"] = flops / tokens;
   doc["breakdown"] = breakdown;
   if (arch) {
-    doc["params_breakdown"] = {{"token_embedding", pc.token_embedding}, {"position_embedding", pc.position_embedding},
-                               {"attention", pc.attention}, {"mlp", pc.mlp}, {"experts", pc.experts},
-                               {"norms", pc.norms}, {"output_head", pc.output_head}, {"total", pc.total()},
-                               {"non_embedding", pc.non_embedding()}, {"active", pc.active}};
+    doc["params_breakdown"] = params_breakdown_json(pc);
   }
   auto table = [&] {
     std::vector<std::pair<std::string, std::string>> kv = {

@@ -83,15 +83,6 @@ class StopSignals {
 
 std::string sig(double v, int digits = 4) { return units::format_significant(v, digits); }
 
-int parse_thread_count(const std::string& text) {
-  const std::string accepted = "accepted: an integer from 0 (OpenMP's default) to " + std::to_string(train::kMaxThreads);
-  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError("--threads: '" + text + "' is not a thread count; " + accepted);
-  const int n = std::stoi(text);
-  if (n > train::kMaxThreads) throw InputError("--threads: " + text + " is too many; " + accepted);
-  return n;
-}
-
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 double peak_rss_bytes() {
@@ -247,7 +238,7 @@ int run_train(const std::vector<std::string>& args) {
   reexec_with_detected_blas_core(whole);
 
   train::Job job = train::load_job(*job_file);
-  if (const auto threads = get_string(vm, "threads")) job.threads = parse_thread_count(*threads);
+  if (const auto threads = get_int(vm, "threads", units::Sign::kNonNegative, train::kMaxThreads)) job.threads = *threads;
   const catalog::Catalog catalog = load_catalog(parsed->common);
   const std::string results_file = (fs::path(job.output) / "results.json").string();
   const std::string curve_file = get_string(vm, "curve").value_or((fs::path(job.output) / "loss_curve.csv").string());

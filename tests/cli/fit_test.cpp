@@ -2,8 +2,6 @@
 // the catalog loads, plots, and seeded bootstrap output.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 namespace {
 
@@ -23,12 +22,7 @@ using isoflop::test::run_cli;
 const std::string kRuns = std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/runs.csv";
 const std::string kCurves = std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/curves.csv";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("isoflop-fit-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+fs::path temp_dir(const std::string& name) { return isoflop::test::fresh_temp_dir("isoflop-fit-test", name); }
 
 std::string write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;

@@ -3,8 +3,6 @@
 // exit 2 with one line while nothing already written is lost.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,25 +13,16 @@
 #include <vector>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using isoflop::test::run_cli;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("isoflop-train-cli-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+using isoflop::test::read_file;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+fs::path temp_dir(const std::string& name) { return isoflop::test::fresh_temp_dir("isoflop-train-cli", name); }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);

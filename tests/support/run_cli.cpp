@@ -1,23 +1,15 @@
 // Running the isoflop binary for end-to-end tests.
 #include "support/run_cli.hpp"
 
+#include "support/temp_files.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace isoflop::test {
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 CliResult run_cli(const std::string& args, const std::string& env) {
   static int counter = 0;
@@ -27,8 +19,8 @@ CliResult run_cli(const std::string& args, const std::string& env) {
   const int raw = std::system(command.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
+  r.out = read_file(base + ".out");
+  r.err = read_file(base + ".err");
   std::remove((base + ".out").c_str());
   std::remove((base + ".err").c_str());
   return r;

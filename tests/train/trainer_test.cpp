@@ -3,18 +3,16 @@
 // bit for bit, and bad jobs are refused before anything is written.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "model/flops.hpp"
 #include "model/params.hpp"
+#include "support/temp_files.hpp"
 #include "train/job.hpp"
 #include "train/trainer.hpp"
 
@@ -23,12 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("isoflop-trainer-test-" + std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+using test::read_file;
+
+fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("isoflop-trainer-test", name); }
 
 // One thread: the tests run beside others (ctest -j), and determinism is promised per thread count.
 Job parse(const std::string& text, const fs::path& dir) {
@@ -47,13 +42,6 @@ threads: 1
 eval: {every: 16, tokens: 2048}
 output: run
 )";
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string with(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
