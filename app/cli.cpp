@@ -169,4 +169,31 @@ void write_result(const CommonOptions& common, const report::Json& document, con
   std::fflush(stdout);
 }
 
+void write_document(const CommonOptions& common, const report::Json& document,
+                    const std::function<std::string()>& table, std::string_view csv_rows) {
+  std::string text;
+  switch (common.format) {
+    case report::OutputFormat::kTable: text = table(); break;
+    case report::OutputFormat::kJson: text = report::to_json_text(document); break;
+    case report::OutputFormat::kYaml: text = report::to_yaml_text(document); break;
+    case report::OutputFormat::kCsv: text = report::to_document_csv(document, csv_rows); break;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+void add_from_option(po::options_description& options, const std::string& what) {
+  options.add_options()("from", po::value<std::string>()->value_name("FILE|-"),
+                        ("start from an earlier result: " + what + " (- reads stdin)").c_str());
+}
+
+std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds) {
+  const auto path = get_string(vm, "from");
+  if (!path) return std::nullopt;
+  if (path->empty()) throw InputError("--from: empty file name");
+  doc::SourceDocument d = doc::read_document(*path);
+  doc::require_kind(d, kinds);
+  return d;
+}
+
 }  // namespace isoflop::app

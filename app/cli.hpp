@@ -5,10 +5,12 @@
 #include <boost/program_options.hpp>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "doc/document.hpp"
 #include "report/output.hpp"
 #include "units/quantity.hpp"
 
@@ -71,6 +73,16 @@ void require_one_of(const po::variables_map& vm, const std::vector<std::string>&
 // `csv_rows` (or the document when null).
 void write_result(const CommonOptions& common, const report::Json& document,
                   const std::function<std::string()>& table, const report::Json* csv_rows = nullptr);
+
+// Writes a result document: `table` renders the human page; JSON/YAML print `document`; CSV walks it with
+// one row per element of `csv_rows` (report::to_document_csv).
+void write_document(const CommonOptions& common, const report::Json& document,
+                    const std::function<std::string()>& table, std::string_view csv_rows = "");
+
+// --from FILE|-: the earlier result a command starts from. add_from_option registers it with `what` as help
+// ("a plan or cost document"); read_from returns the document, checked to be one of `kinds`.
+void add_from_option(po::options_description& options, const std::string& what);
+std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
 
 // Help text for a command: usage, summary, options, examples.
 std::string help_text(const CommandHelp& help, const po::options_description& options);

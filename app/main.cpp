@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/command.hpp"
+#include "app/flags.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -96,6 +97,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     return isoflop::app::dispatch(args);
+  } catch (const isoflop::FieldError& e) {
+    std::fprintf(stderr, "isoflop: error: %s: %s\n", isoflop::app::flag_for_field(e.field()).c_str(),
+                 e.message().c_str());
+    return static_cast<int>(ExitStatus::kInvalidInput);
   } catch (const isoflop::InputError& e) {
     std::fprintf(stderr, "isoflop: error: %s\n", e.what());
     return static_cast<int>(ExitStatus::kInvalidInput);

@@ -11,7 +11,8 @@ jobs="${JOBS:-$(nproc)}"
 
 packages=(build-essential cmake ninja-build pkg-config ccache groff
           libboost-program-options-dev libboost-math-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-          doctest-dev nlohmann-json3-dev libopenblas-dev libnlopt-dev libnlopt-cxx-dev)
+          doctest-dev nlohmann-json3-dev libopenblas-dev libnlopt-dev libnlopt-cxx-dev
+          python3 python3-jsonschema)
 
 install_missing() {
   local missing=()

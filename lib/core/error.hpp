@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace isoflop {
 
@@ -18,6 +19,21 @@ class Error : public std::runtime_error {
 class InputError : public Error {
  public:
   using Error::Error;
+};
+
+// Invalid input in a named field of a library options struct or document, in the library's own words:
+// field() is the field ("pue", "global_batch"), message() what is wrong with it. The command line maps the
+// field to the flag the user typed (app/flags.cpp); a library caller prints what() ("pue: 0.9 is below 1").
+class FieldError : public InputError {
+ public:
+  FieldError(std::string field, const std::string& message)
+      : InputError(field + ": " + message), field_(std::move(field)), message_(message) {}
+  const std::string& field() const { return field_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string field_;
+  std::string message_;
 };
 
 // A catalog file failed validation; the message starts with "file:line: ".

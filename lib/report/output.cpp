@@ -3,12 +3,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 namespace isoflop::report {
-namespace {
 
 std::string number_text(double value) {
   if (!std::isfinite(value)) return std::isnan(value) ? ".nan" : (value > 0 ? ".inf" : "-.inf");
@@ -22,6 +22,8 @@ std::string number_text(double value) {
   }
   return buffer;
 }
+
+namespace {
 
 void emit_yaml(YAML::Emitter& out, const Json& value) {
   switch (value.type()) {
@@ -86,7 +88,73 @@ std::string csv_cell(const std::string& text) {
   return out + "\"";
 }
 
+using Cells = std::vector<std::pair<std::string, std::string>>;
+
+std::string scalar_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) return number_text(value.get<double>());
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+// Every leaf under `value`: objects as "a.b", arrays as "a.0" when `with_arrays`, else left out.
+void flatten_leaves(const Json& value, const std::string& prefix, bool with_arrays, Cells* cells) {
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items())
+      flatten_leaves(item, prefix.empty() ? key : prefix + "." + key, with_arrays, cells);
+  } else if (value.is_array()) {
+    if (!with_arrays) return;
+    for (size_t i = 0; i < value.size(); ++i)
+      flatten_leaves(value[i], prefix + "." + std::to_string(i), with_arrays, cells);
+  } else {
+    cells->emplace_back(prefix, scalar_text(value));
+  }
+}
+
+std::string render_csv(const std::vector<Cells>& rows) {
+  std::vector<std::string> header;
+  for (const auto& row : rows)
+    for (const auto& [key, _] : row)
+      if (std::find(header.begin(), header.end(), key) == header.end()) header.push_back(key);
+  std::string out;
+  for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_cell(header[i]);
+  out += "\n";
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (i) out += ",";
+      for (const auto& [key, text] : row)
+        if (key == header[i]) {
+          out += csv_cell(text);
+          break;
+        }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string to_document_csv(const Json& document, std::string_view rows_key) {
+  Cells context;
+  for (const auto& [key, item] : document.items()) {
+    if (key == "schema" || key == rows_key) continue;
+    flatten_leaves(item, key, false, &context);
+  }
+  std::vector<Cells> rows;
+  const std::string rows_name(rows_key);
+  if (!rows_name.empty() && document.contains(rows_name) && document.at(rows_name).is_array() &&
+      !document.at(rows_name).empty()) {
+    for (const auto& element : document.at(rows_name)) {
+      Cells row = context;
+      flatten_leaves(element, rows_name, true, &row);
+      rows.push_back(std::move(row));
+    }
+  } else {
+    rows.push_back(std::move(context));
+  }
+  return render_csv(rows);
+}
 
 std::string to_json_text(const Json& document) { return document.dump(2) + "\n"; }
 

@@ -28,4 +28,14 @@ std::string to_yaml_text(const Json& document);
 // in first-seen order. Strings are quoted when they contain a comma, quote or newline.
 std::string to_csv_text(const Json& rows);
 
+// CSV of a whole document, walked the same way for every command: one row per element of the array
+// `rows_key` (none: one row), each row carrying the document's own values (nested objects flattened to
+// "parent.child" columns, the schema and other arrays left out) and the element's values as "<rows_key>.x"
+// columns; arrays inside an element become indexed columns ("x.0.y"). No JSON inside cells; numbers in the
+// shortest form that reads back to the same double.
+std::string to_document_csv(const Json& document, std::string_view rows_key);
+
+// The shortest text that reads back to the same double ("0.1", "5.76e+23").
+std::string number_text(double value);
+
 }  // namespace isoflop::report

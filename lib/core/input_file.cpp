@@ -1,0 +1,40 @@
+// Reading whole inputs: files and standard input.
+#include "core/input_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace isoflop {
+
+std::string input_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+std::string read_input_text(const std::string& path) {
+  if (path.empty()) throw InputError("empty file name");
+  if (path == "-") {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    if (std::cin.bad()) throw InputError("<stdin>: cannot read");
+    return text.str();
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  return text;
+}
+
+}  // namespace isoflop

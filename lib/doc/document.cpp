@@ -1,0 +1,117 @@
+// Reading documents back: schema and version checks, and nlohmann's diagnostics turned into JSON paths.
+#include "doc/document.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/input_file.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+constexpr std::string_view kPrefix = "isoflop/";
+
+// "/layouts/0/tp" → "layouts[0].tp"
+std::string pointer_to_path(std::string_view pointer) {
+  std::string path;
+  size_t i = 0;
+  while (i < pointer.size()) {
+    if (pointer[i] == '/') ++i;
+    const size_t end = pointer.find('/', i);
+    std::string token(pointer.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+    for (size_t p = 0; (p = token.find('~', p)) != std::string::npos; ++p)
+      token.replace(p, 2, token.compare(p, 2, "~1") == 0 ? "/" : "~");
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    if (index) {
+      path += "[" + token + "]";
+    } else {
+      if (!path.empty()) path += ".";
+      path += token;
+    }
+    if (end == std::string_view::npos) break;
+    i = end;
+  }
+  return path;
+}
+
+}  // namespace
+
+std::string schema_id(std::string_view kind) {
+  return std::string(kPrefix) + std::string(kind) + "/v" + std::to_string(kVersion);
+}
+
+SourceDocument parse_document(const std::string& source, std::string_view text) {
+  SourceDocument d;
+  d.source = source;
+  try {
+    d.json = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(source + ": not a JSON document (" + what + ")");
+  }
+  if (!d.json.is_object()) throw InputError(source + ": not an isoflop document (expected a JSON object)");
+  if (!d.json.contains("schema")) throw InputError(source + ": schema: missing (not an isoflop document)");
+  const Json& schema = d.json.at("schema");
+  if (!schema.is_string()) throw InputError(source + ": schema: must be a string like " + schema_id("plan"));
+  const std::string id = schema.get<std::string>();
+  const size_t slash = id.rfind('/');
+  if (id.rfind(kPrefix, 0) != 0 || slash == std::string::npos || slash <= kPrefix.size() ||
+      id.compare(slash, 2, "/v") != 0)
+    throw InputError(source + ": schema: '" + id + "' is not an isoflop document (" + schema_id("<kind>") + ")");
+  d.kind = id.substr(kPrefix.size(), slash - kPrefix.size());
+  const std::string version = id.substr(slash + 2);
+  if (version != std::to_string(kVersion))
+    throw InputError(source + ": schema: " + id + " is version " + version + "; this isoflop reads " +
+                     schema_id(d.kind) + " (run the command that wrote it again)");
+  return d;
+}
+
+SourceDocument read_document(const std::string& path) { return parse_document(input_name(path), read_input_text(path)); }
+
+void require_kind(const SourceDocument& document, const std::vector<std::string_view>& kinds) {
+  for (const auto& k : kinds)
+    if (document.kind == k) return;
+  std::vector<std::string> names;
+  for (const auto& k : kinds) names.push_back(schema_id(k));
+  throw InputError(document.source + ": schema: a " + document.kind + " document; expected " + join(names, " or "));
+}
+
+std::string describe_json_error(const std::exception& e) {
+  std::string what = e.what();
+  // "[json.exception.out_of_range.403] (/layouts/0) key 'tp' not found"
+  if (what.rfind("[json.exception.", 0) == 0)
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+  std::string path;
+  if (!what.empty() && what[0] == '(') {
+    const size_t close = what.find(") ");
+    if (close != std::string::npos) {
+      path = pointer_to_path(std::string_view(what).substr(1, close - 1));
+      what = what.substr(close + 2);
+    }
+  }
+  if (what.rfind("key '", 0) == 0 && what.size() > 15 && what.compare(what.size() - 11, 11, "' not found") == 0) {
+    const std::string key = what.substr(5, what.size() - 16);
+    path += (path.empty() ? "" : ".") + key;
+    what = "missing";
+  }
+  return path.empty() ? what : path + ": " + what;
+}
+
+void throw_decode_error(const std::string& source, const std::exception& e) {
+  throw InputError(source + ": " + describe_json_error(e));
+}
+
+void fail_at(const Json& node, const std::string& what) { throw Json::other_error::create(501, what, &node); }
+
+double read_number_or(const Json& object, const char* key, double if_null) {
+  const Json& value = object.at(key);
+  if (value.is_null()) return if_null;
+  if (!value.is_number()) fail_at(value, "must be a number or null");
+  return value.get<double>();
+}
+
+Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+}  // namespace isoflop::doc

@@ -1,0 +1,152 @@
+// Result documents: every command's result is a typed struct with to_json/from_json (nlohmann's ADL
+// serializers) under a schema string "isoflop/<kind>/v2". This header holds what every document shares:
+// the schema header, reading a document back with errors that name the file and the JSON path
+// ("plan.json: layouts[0].tp: missing"), and the field helpers the serializers use.
+//
+// The build defines JSON_DIAGNOSTICS, so nlohmann's exceptions carry the JSON pointer of the failing value;
+// decode() turns them into one-line InputErrors.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/enum_names.hpp"
+
+namespace isoflop::doc {
+
+using Json = nlohmann::ordered_json;
+
+inline constexpr int kVersion = 2;
+
+// "isoflop/<kind>/v2".
+std::string schema_id(std::string_view kind);
+
+// A document read from a file or stdin: where it came from, its kind ("plan"), and the parsed JSON.
+struct SourceDocument {
+  std::string source;  // "plan.json", "<stdin>"
+  std::string kind;
+  Json json;
+};
+
+// Parses `text` and checks its schema: not JSON, no schema, not an isoflop document, or another version is a
+// one-line InputError naming `source`.
+SourceDocument parse_document(const std::string& source, std::string_view text);
+// The same for a path ("-" is stdin).
+SourceDocument read_document(const std::string& path);
+// Throws InputError unless the document is one of `kinds`.
+void require_kind(const SourceDocument& document, const std::vector<std::string_view>& kinds);
+
+// The JSON path of an nlohmann exception raised while decoding, as "layouts[0].tp: missing"; `e.what()`
+// when it carries none.
+std::string describe_json_error(const std::exception& e);
+
+[[noreturn]] void throw_decode_error(const std::string& source, const std::exception& e);
+
+// Decodes `node` (the document or a part of it, by reference into document.json) into T; a missing field,
+// a wrong type or a bad value is an InputError "<source>: <path>: <what>".
+template <class T>
+T decode(const SourceDocument& document, const Json& node) {
+  try {
+    return node.get<T>();
+  } catch (const Json::exception& e) {
+    throw_decode_error(document.source, e);
+  }
+}
+template <class T>
+T decode(const SourceDocument& document) {
+  return decode<T>(document, document.json);
+}
+
+// ---- Field helpers for serializers ----------------------------------------------------------------------
+
+// Fails decoding at `node` with `what` (the message gets node's JSON path).
+[[noreturn]] void fail_at(const Json& node, const std::string& what);
+
+// Reads a required field with a strict type: integers must be JSON integers, numbers any JSON number,
+// strings strings, booleans booleans; anything else goes through nlohmann's get_to.
+template <class T>
+void read(const Json& object, const char* key, T& out) {
+  const Json& value = object.at(key);
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!value.is_boolean()) fail_at(value, "must be true or false");
+    out = value.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!value.is_number_integer()) fail_at(value, "must be an integer");
+    if constexpr (std::is_unsigned_v<T>) {
+      if (value.is_number_integer() && !value.is_number_unsigned() && value.get<long long>() < 0)
+        fail_at(value, "must not be negative");
+    }
+    const long double v = value.is_number_unsigned() ? static_cast<long double>(value.get<unsigned long long>())
+                                                     : static_cast<long double>(value.get<long long>());
+    if (v < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
+        v > static_cast<long double>(std::numeric_limits<T>::max()))
+      fail_at(value, "is out of range");
+    out = static_cast<T>(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!value.is_number()) fail_at(value, "must be a number");
+    out = value.get<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!value.is_string()) fail_at(value, "must be a string");
+    out = value.get<std::string>();
+  } else {
+    value.get_to(out);
+  }
+}
+
+// An optional field: absent or null is std::nullopt.
+template <class T>
+void read(const Json& object, const char* key, std::optional<T>& out) {
+  if (!object.contains(key) || object.at(key).is_null()) {
+    out.reset();
+    return;
+  }
+  T value{};
+  read(object, key, value);
+  out = std::move(value);
+}
+
+// A number that may be null (unknown, or not finite such as an infinite ratio): null reads as `if_null`.
+double read_number_or(const Json& object, const char* key, double if_null);
+
+// Writes a value, null for an empty optional.
+template <class T>
+Json or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+// Non-finite numbers are null in JSON.
+Json finite_or_null(double value);
+
+// Enums by their EnumNames table.
+template <class E, size_t N>
+Json enum_json(E value, const EnumNames<E, N>& names) {
+  return std::string(names.name(value));
+}
+template <class E, size_t N>
+void read_enum(const Json& object, const char* key, const EnumNames<E, N>& names, E& out) {
+  const Json& value = object.at(key);
+  if (!value.is_string()) fail_at(value, "must be one of " + join(names.names(), "|"));
+  const std::string text = value.get<std::string>();
+  for (const auto& [v, n] : names.entries)
+    if (n == text) {
+      out = v;
+      return;
+    }
+  fail_at(value, "'" + text + "' is not one of " + join(names.names(), "|"));
+}
+
+// Arrays of documents' parts.
+template <class T>
+void read_array(const Json& object, const char* key, std::vector<T>& out) {
+  const Json& value = object.at(key);
+  if (!value.is_array()) fail_at(value, "must be an array");
+  out.clear();
+  out.reserve(value.size());
+  for (const auto& item : value) out.push_back(item.get<T>());
+}
+
+}  // namespace isoflop::doc

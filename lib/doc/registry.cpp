@@ -1,0 +1,43 @@
+// The table of document kinds. A new document adds one line here.
+#include "doc/registry.hpp"
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+template <class T>
+Json reencode_as(const SourceDocument& document) {
+  return Json(decode<T>(document));
+}
+
+struct Kind {
+  const char* name;
+  Json (*reencode)(const SourceDocument&);
+};
+
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> table = {
+      // {"plan", &reencode_as<plan::PlanResult>},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::vector<std::string> document_kinds() {
+  std::vector<std::string> names;
+  for (const auto& k : kinds()) names.emplace_back(k.name);
+  return names;
+}
+
+Json reencode(const SourceDocument& document) {
+  for (const auto& k : kinds())
+    if (document.kind == k.name) return k.reencode(document);
+  throw InputError(document.source + ": schema: no document kind '" + document.kind + "'; known: " +
+                   join(document_kinds()));
+}
+
+}  // namespace isoflop::doc

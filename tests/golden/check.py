@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Golden outputs: one canonical invocation per command, compared with its saved JSON and checked against
+the document's JSON Schema (share/schema/<kind>.schema.json, draft 2020-12).
+
+Each tests/golden/NAME.args holds one command line (shell words; {tmp} is a fresh folder, {root} the source
+tree) and optionally an
+"exit: N" line; NAME.json is its saved output. Keys must match exactly and in order, strings and booleans
+exactly, numbers to a relative tolerance of 1e-6 (the outputs are deterministic; the tolerance absorbs
+libm differences between machines). `check.py --update` rewrites the saved outputs after a deliberate change.
+
+Usage: check.py BINARY [--update] [NAME ...]
+"""
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REL_TOL = 1e-6
+
+
+def compare(expected, actual, path, errors):
+    where = path or "(document)"
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            errors.append(f"{where}: expected an object, got {type(actual).__name__}")
+            return
+        if list(expected.keys()) != list(actual.keys()):
+            errors.append(f"{where}: keys differ: expected {list(expected.keys())}, got {list(actual.keys())}")
+        for k in expected:
+            if k in actual:
+                compare(expected[k], actual[k], f"{path}.{k}" if path else k, errors)
+    elif isinstance(expected, list):
+        if not isinstance(actual, list) or len(expected) != len(actual):
+            n = len(actual) if isinstance(actual, list) else type(actual).__name__
+            errors.append(f"{where}: expected an array of {len(expected)}, got {n}")
+            return
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            compare(e, a, f"{path}[{i}]", errors)
+    elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        if expected != actual or type(expected) is not type(actual):
+            errors.append(f"{where}: expected {json.dumps(expected)}, got {json.dumps(actual)}")
+    elif isinstance(expected, (int, float)):
+        if isinstance(actual, bool) or not isinstance(actual, (int, float)):
+            errors.append(f"{where}: expected a number, got {json.dumps(actual)}")
+        elif isinstance(expected, int) != isinstance(actual, int):
+            errors.append(f"{where}: expected {json.dumps(expected)} ({type(expected).__name__}), got {json.dumps(actual)}")
+        elif not math.isclose(expected, actual, rel_tol=REL_TOL, abs_tol=1e-12):
+            errors.append(f"{where}: expected {expected!r}, got {actual!r}")
+
+
+def load_case(name):
+    args, status = None, 0
+    with open(os.path.join(HERE, name + ".args")) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("exit:"):
+                status = int(line.split(":", 1)[1])
+            else:
+                args = line
+    return args, status
+
+
+def validator_for(kind):
+    import jsonschema  # python3-jsonschema (Debian)
+    path = os.path.join(ROOT, "share", "schema", kind + ".schema.json")
+    if not os.path.exists(path):
+        return None, f"no schema share/schema/{kind}.schema.json"
+    with open(path) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema), None
+
+
+def run_case(binary, name, update):
+    args, want_status = load_case(name)
+    if args is None:
+        return [f"{name}.args: no command line"]
+    with tempfile.TemporaryDirectory(prefix="isoflop-golden-") as tmp:
+        words = [w.replace("{tmp}", tmp).replace("{root}", ROOT) for w in shlex.split(args)]
+        env = dict(os.environ, NO_COLOR="1")
+        env.pop("ISOFLOP_CATALOG", None)
+        p = subprocess.run([binary] + words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    errors = []
+    if p.returncode != want_status:
+        return [f"{name}: exit {p.returncode}, expected {want_status}; stderr: {p.stderr.strip()[:400]}"]
+    try:
+        actual = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        return [f"{name}: output is not JSON: {e}"]
+    schema = actual.get("schema", "") if isinstance(actual, dict) else ""
+    parts = schema.split("/")
+    if len(parts) != 3 or parts[0] != "isoflop" or parts[2] != "v2":
+        errors.append(f"{name}: schema {schema!r} is not isoflop/<kind>/v2")
+    else:
+        validator, problem = validator_for(parts[1])
+        if problem:
+            errors.append(f"{name}: {problem}")
+        else:
+            for e in sorted(validator.iter_errors(actual), key=lambda e: list(e.path))[:10]:
+                errors.append(f"{name}: schema: {'.'.join(str(x) for x in e.path) or '(document)'}: {e.message[:300]}")
+    golden = os.path.join(HERE, name + ".json")
+    if update:
+        with open(golden, "w") as f:
+            f.write(p.stdout)
+        return errors
+    if not os.path.exists(golden):
+        return errors + [f"{name}: no saved output {name}.json (run check.py --update)"]
+    with open(golden) as f:
+        expected = json.load(f)
+    diffs = []
+    compare(expected, actual, "", diffs)
+    errors += [f"{name}: {d}" for d in diffs[:20]]
+    return errors
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary = argv[1]
+    update = "--update" in argv[2:]
+    names = [a for a in argv[2:] if not a.startswith("--")]
+    if not names:
+        names = sorted(f[:-5] for f in os.listdir(HERE) if f.endswith(".args"))
+    failures = []
+    for name in names:
+        errs = run_case(binary, name, update)
+        print(f"{'FAIL' if errs else 'ok  '} {name}")
+        failures += errs
+    for e in failures:
+        print("  " + e)
+    print(f"{len(names)} golden outputs, {len(failures)} problems")
+    return 1 if failures or not names else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
