@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -194,6 +195,12 @@ std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const 
   doc::SourceDocument d = doc::read_document(*path);
   doc::require_kind(d, kinds);
   return d;
+}
+
+void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
+                       const std::string& option) {
+  write_file_atomically(path, content, option);
+  if (!common.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
 }
 
 }  // namespace isoflop::app

@@ -84,6 +84,11 @@ void write_document(const CommonOptions& common, const report::Json& document,
 void add_from_option(po::options_description& options, const std::string& what);
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
 
+// Writes an output file the user asked for (a figure, a saved law) all-or-nothing and says so on stderr:
+// "wrote PATH" (unless -q). `option` is the flag that named the path ("--plot").
+void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
+                       const std::string& option);
+
 // Help text for a command: usage, summary, options, examples.
 std::string help_text(const CommandHelp& help, const po::options_description& options);
 

@@ -5,14 +5,10 @@
 #include "app/command.hpp"
 #include "app/law_options.hpp"
 #include "core/error.hpp"
-#include "report/text_table.hpp"
-#include "scaling/loss_law.hpp"
-#include "units/format.hpp"
+#include "doc/loss_document.hpp"
 
 namespace isoflop::app {
 namespace {
-
-using report::Json;
 
 const CommandHelp kHelp = {
     "loss",
@@ -26,11 +22,6 @@ const CommandHelp kHelp = {
      "isoflop loss --params 6.34B --tokens 242B --unique-tokens 25B --law muennighoff-2023",
      "isoflop loss --params 1B --tokens 20B --all-laws -o json",
      "isoflop loss --params 1B --tokens 20B --law-params 1.69,406.4,410.7,0.34,0.28"}};
-
-struct Row {
-  std::string law;
-  double loss = 0;
-};
 
 }  // namespace
 
@@ -46,72 +37,13 @@ int run_loss(const std::vector<std::string>& args) {
   const auto& vm = parsed->values;
   if (!vm.count("params")) throw InputError("loss: missing --params N (e.g. --params 70B)");
   if (!vm.count("tokens")) throw InputError("loss: missing --tokens D (e.g. --tokens 1.4T)");
-  scaling::LossQuery query;
-  query.params = *get_count(vm, "params");
-  query.tokens = *get_count(vm, "tokens");
-  query.unique_tokens = get_count(vm, "unique-tokens");
-
-  const catalog::Catalog cat = load_catalog(parsed->common);
-  const auto laws = selected_laws(vm, cat, query.unique_tokens.has_value());
-  const bool all = vm["all-laws"].as<bool>();
-  std::vector<Row> rows;
-  Json skipped = Json::array();
-  for (const auto& law : laws) {
-    if (all && (!scaling::has_loss(law) || (query.unique_tokens && !scaling::handles_unique_tokens(law)))) {
-      skipped.push_back({{"law", law.name},
-                         {"reason", scaling::has_loss(law) ? "no model of repeated data (unique tokens)"
-                                                           : "allocation-only law: predicts no loss"}});
-      continue;
-    }
-    rows.push_back({law.name, scaling::predicted_loss(law, query)});
-  }
-
-  Json inputs = {{"params", query.params}, {"tokens", query.tokens}};
-  if (query.unique_tokens) inputs["unique_tokens"] = *query.unique_tokens;
-  inputs["law"] = all ? Json("all") : Json(laws.front().name);
-  if (auto lp = get_string(vm, "law-params")) inputs["law_params"] = *lp;
-  auto entry = [&](const Row& r) {
-    Json j = {{"law", r.law}, {"params", query.params}, {"tokens", query.tokens}, {"flops", 6.0 * query.params * query.tokens}};
-    if (query.unique_tokens) {
-      j["unique_tokens"] = *query.unique_tokens;
-      j["epochs"] = query.tokens / *query.unique_tokens;
-    }
-    j["loss"] = r.loss;
-    return j;
-  };
-  Json doc = {{"schema", "isoflop/loss/v1"}, {"inputs", inputs}};
-  Json csv = Json::array();
-  for (const auto& r : rows) csv.push_back(entry(r));
-  if (all) {
-    doc["laws"] = csv;
-    doc["skipped"] = skipped;
-  } else {
-    doc.update(csv.front());
-    doc["source"] = laws.front().source;
-    if (!laws.front().convention.empty()) doc["convention"] = laws.front().convention;
-  }
-  auto table = [&] {
-    if (!all) {
-      std::vector<std::pair<std::string, std::string>> kv = {
-          {"law", rows.front().law},
-          {"parameters", units::format_count(query.params, 4)},
-          {"tokens", units::format_count(query.tokens, 4)},
-          {"compute (6ND)", units::format_scientific(6.0 * query.params * query.tokens, 4) + " FLOPs"}};
-      if (query.unique_tokens) {
-        kv.emplace_back("unique tokens", units::format_count(*query.unique_tokens, 4));
-        kv.emplace_back("epochs", units::format_significant(query.tokens / *query.unique_tokens, 4));
-      }
-      kv.emplace_back("loss", units::format_significant(rows.front().loss, 6));
-      return report::render_key_values(kv);
-    }
-    report::TextTable t({"law", "loss"}, {false, true});
-    for (const auto& r : rows) t.add_row({r.law, units::format_significant(r.loss, 6)});
-    std::string out = t.render();
-    for (const auto& s : skipped)
-      out += "  skipped " + s["law"].get<std::string>() + ": " + s["reason"].get<std::string>() + "\n";
-    return out;
-  };
-  write_result(parsed->common, doc, table, &csv);
+  scaling::LossRequest request;
+  request.params = *get_count(vm, "params");
+  request.tokens = *get_count(vm, "tokens");
+  request.unique_tokens = get_count(vm, "unique-tokens");
+  request.laws = law_choice(vm);
+  const doc::LossDocument document = doc::loss_document(load_catalog(parsed->common), request);
+  write_document(parsed->common, doc::Json(document), [&] { return doc::render_loss(document); }, "losses");
   return 0;
 }
 

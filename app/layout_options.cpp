@@ -1,9 +1,25 @@
-// Options shared by `layout` and `plan`: the cluster (--gpu/--node/--gpus/--nodes) and the layout pins.
+// Options shared by `layout`, `plan` and `cost`: the cluster (--gpu/--node/--gpus/--nodes) and one pin per
+// knob of the library's table of dimensions.
 #include "app/layout_options.hpp"
 
+#include "app/flags.hpp"
 #include "core/error.hpp"
 
 namespace isoflop::app {
+namespace {
+
+std::string option_name(const parallel::Dimension& d) { return flag_for_field(d.name).substr(2); }
+
+std::string value_name(const parallel::Dimension& d) {
+  switch (d.type) {
+    case parallel::ValueType::kRecompute: return join(parallel::kRecomputeNames.names(), "|");
+    case parallel::ValueType::kSwitch: return "on|off";
+    case parallel::ValueType::kInteger: break;
+  }
+  return d.max < 1'000'000 ? std::to_string(d.min) + ".." + std::to_string(d.max) : "N";
+}
+
+}  // namespace
 
 void add_cluster_options(po::options_description& options) {
   options.add_options()
@@ -15,16 +31,10 @@ void add_cluster_options(po::options_description& options) {
 }
 
 void add_layout_options(po::options_description& options) {
+  for (const auto& d : parallel::dimensions())
+    options.add_options()(option_name(d).c_str(), po::value<std::string>()->value_name(value_name(d)),
+                          ("pin the " + std::string(d.meaning)).c_str());
   options.add_options()
-      ("tp", po::value<std::string>()->value_name("T"), "pin the tensor-parallel degree")
-      ("pp", po::value<std::string>()->value_name("P"), "pin the pipeline-parallel degree")
-      ("dp", po::value<std::string>()->value_name("D"), "pin the data-parallel degree")
-      ("ep", po::value<std::string>()->value_name("E"), "pin the expert-parallel degree (MoE)")
-      ("vpp", po::value<std::string>()->value_name("V"), "pin the virtual stages per device (interleaved 1F1B)")
-      ("micro-batch", po::value<std::string>()->value_name("M"), "pin the micro-batch (sequences)")
-      ("zero", po::value<std::string>()->value_name("0..3"), "pin the ZeRO stage")
-      ("recompute", po::value<std::string>()->value_name("MODE"), "pin activation recompute: none|selective|full")
-      ("sequence-parallel", po::value<std::string>()->value_name("on|off"), "pin sequence parallelism")
       ("max-tp", po::value<std::string>()->value_name("T"), "largest TP tried (default: GPUs per node)")
       ("objective", po::value<std::string>()->value_name("OBJ"),
        "rank by time|memory (cost and energy rank like time on a fixed cluster)")
@@ -41,29 +51,39 @@ parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
   return r;
 }
 
-parallel::SearchOptions search_options(const po::variables_map& vm) {
-  parallel::SearchOptions o;
-  o.pins.tp = get_int(vm, "tp");
-  o.pins.pp = get_int(vm, "pp");
-  o.pins.dp = get_int(vm, "dp");
-  o.pins.ep = get_int(vm, "ep");
-  o.pins.vpp = get_int(vm, "vpp");
-  o.pins.micro_batch = get_int(vm, "micro-batch");
-  o.pins.zero_stage = get_int(vm, "zero", units::Sign::kNonNegative);
-  if (auto r = get_string(vm, "recompute")) o.pins.recompute = parallel::kRecomputeNames.parse(*r, "--recompute");
-  if (auto sp = get_string(vm, "sequence-parallel")) {
-    if (*sp != "on" && *sp != "off") throw InputError("--sequence-parallel: '" + *sp + "' is not one of on|off");
-    o.pins.sequence_parallel = *sp == "on";
-  }
-  o.max_tp = get_int(vm, "max-tp");
-  if (auto obj = get_string(vm, "objective")) {
+void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& o) {
+  for (const auto& d : parallel::dimensions())
+    if (const auto text = get_string(vm, option_name(d))) d.pin(o.pins, parallel::parse_value(d, *text));
+  if (const auto t = get_int(vm, "max-tp")) o.max_tp = *t;
+  if (const auto obj = get_string(vm, "objective")) {
     const std::string key = (*obj == "cost" || *obj == "energy") ? std::string("time") : *obj;
     if (key != "time" && key != "memory")
       throw InputError("--objective: '" + *obj + "' is not one of time|memory|cost|energy");
     o.objective = parallel::kObjectiveNames.parse(key, "--objective");
   }
-  if (auto k = get_int(vm, "top")) o.top_k = *k;
+  if (const auto k = get_int(vm, "top")) o.top_k = *k;
+}
+
+parallel::SearchOptions search_options(const po::variables_map& vm) {
+  parallel::SearchOptions o;
+  apply_search_options(vm, o);
   return o;
+}
+
+std::string infeasible_message(const parallel::Infeasibility& why) {
+  std::string out = why.reason;
+  const char* separator = "; to fit: ";
+  for (const auto& c : why.changes) {
+    out += separator;
+    separator = ", or ";
+    if (!c.number && !c.text) {
+      out += c.note + " (" + flag_for_field(c.field) + ")";
+      continue;
+    }
+    out += flag_for_field(c.field) + " " + (c.number ? std::to_string(*c.number) : *c.text);
+    if (!c.note.empty()) out += " (" + c.note + ")";
+  }
+  return out;
 }
 
 }  // namespace isoflop::app

@@ -1,5 +1,7 @@
-// Options shared by `layout` and `plan`: the cluster and the layout pins, parsed into library structs.
+// Options shared by `layout`, `plan` and `cost`: the cluster and the layout pins, parsed into library structs.
 #pragma once
+
+#include <string>
 
 #include "app/cli.hpp"
 #include "parallel/cluster.hpp"
@@ -8,9 +10,16 @@
 namespace isoflop::app {
 
 void add_cluster_options(po::options_description& options);  // --gpu --node --gpus --nodes --gpus-per-node
-void add_layout_options(po::options_description& options);   // --tp --pp --dp --ep --vpp --micro-batch ...
+// One pin per knob of the table of dimensions (--tp … --sequence-parallel), --max-tp, --objective, --top.
+void add_layout_options(po::options_description& options);
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm);
+// The search options given on the command line, over the defaults.
 parallel::SearchOptions search_options(const po::variables_map& vm);
+// Changes `options` by the search options given on the command line (pins, --max-tp, --objective, --top).
+void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& options);
+
+// "no layout fits …; to fit: --gpus 4480 (about …), or an accelerator with at least 1357 GB of memory (--gpu)".
+std::string infeasible_message(const parallel::Infeasibility& infeasible);
 
 }  // namespace isoflop::app

@@ -27,8 +27,8 @@ const T& get_by_name(const std::vector<T>& items, const std::string& name, const
   if (const T* item = find_by_name(items, name)) return *item;
   std::vector<std::string> names;
   for (const auto& item : items) names.push_back(item.name);
-  throw InputError(what + ": unknown " + kind + " '" + name + "'" + did_you_mean(name, names) +
-                   "; accepted: " + join(names) + " (see 'isoflop catalog')");
+  throw FieldError(what, "unknown " + std::string(kind) + " '" + name + "'" + did_you_mean(name, names) +
+                             "; accepted: " + join(names) + " (see 'isoflop catalog')");
 }
 
 // Parses every entry of one section and puts it into `items`, replacing same-named entries.
@@ -165,15 +165,15 @@ Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(*overlay_dir, ec))
-      throw InputError("--catalog: '" + *overlay_dir + "' is not a readable directory of *.yaml files");
+      throw FieldError("catalog_dir", "'" + *overlay_dir + "' is not a readable directory of *.yaml files");
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(*overlay_dir, ec))
       if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
-    if (ec) throw InputError("--catalog: cannot read directory '" + *overlay_dir + "': " + ec.message());
+    if (ec) throw FieldError("catalog_dir", "cannot read directory '" + *overlay_dir + "': " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
       std::ifstream in(path);
-      if (!in) throw InputError("--catalog: cannot read '" + path.string() + "'");
+      if (!in) throw FieldError("catalog_dir", "cannot read '" + path.string() + "'");
       std::stringstream buffer;
       buffer << in.rdbuf();
       merge_catalog_text(buffer.str(), path.string(), &catalog);

@@ -30,14 +30,14 @@ struct Catalog {
 
   // Look-ups by id; an unknown id throws InputError naming `what` (the option), the id, a "did you mean"
   // and the accepted ids.
-  const Accelerator& accelerator(const std::string& name, const std::string& what = "--gpu") const;
-  const Node& node(const std::string& name, const std::string& what = "--node") const;
-  const Cluster& cluster(const std::string& name, const std::string& what = "--cluster") const;
-  const Grid& grid(const std::string& name, const std::string& what = "--grid") const;
-  const PuePreset& pue_preset(const std::string& name, const std::string& what = "--pue") const;
-  const LawSpec& law(const std::string& name, const std::string& what = "--law") const;
-  const ModelEntry& model(const std::string& name, const std::string& what = "--arch") const;
-  const ShapeFamily& shape_family(const std::string& name, const std::string& what = "--style") const;
+  const Accelerator& accelerator(const std::string& name, const std::string& what = "gpu") const;
+  const Node& node(const std::string& name, const std::string& what = "node") const;
+  const Cluster& cluster(const std::string& name, const std::string& what = "cluster") const;
+  const Grid& grid(const std::string& name, const std::string& what = "grid") const;
+  const PuePreset& pue_preset(const std::string& name, const std::string& what = "pue") const;
+  const LawSpec& law(const std::string& name, const std::string& what = "law") const;
+  const ModelEntry& model(const std::string& name, const std::string& what = "arch") const;
+  const ShapeFamily& shape_family(const std::string& name, const std::string& what = "style") const;
 
   const Accelerator* find_accelerator(const std::string& name) const;
   const Node* find_node(const std::string& name) const;

@@ -30,6 +30,7 @@ struct Accelerator {
   std::string calibration_source;
   std::string source;
   std::string file;                      // where it was defined (for messages): "data/hardware.yaml:12"
+  bool operator==(const Accelerator&) const = default;
 };
 
 struct Node {

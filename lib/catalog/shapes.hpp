@@ -1,60 +1,22 @@
-// Shaping references from shapes.yaml: how a family sets depth against width (published shapes or size bands),
-// and ST-MoE's recommendations for sparse models.
+// Reading shapes.yaml: the reference families for shaping and ST-MoE's recommendations for sparse models
+// (model/shape_family.hpp holds the types).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "catalog/field_reader.hpp"
-#include "core/enum_names.hpp"
+#include "model/shape_family.hpp"
 
 namespace isoflop::catalog {
 
-// aspect: d_model/layers follows the family's published shapes; bands: d_model and heads by size band.
-enum class ShapeRule { kAspect, kBands };
-inline constexpr EnumNames<ShapeRule, 2> kShapeRuleNames{{{{ShapeRule::kAspect, "aspect"}, {ShapeRule::kBands, "bands"}}}};
-
-// One published shape (e.g. a Chinchilla Table A9 row).
-struct ShapeRow {
-  double params = 0;       // published parameter count
-  long long d_model = 0;
-  int layers = 0;
-  int heads = 0;
-  long long head_size = 0;
-};
-
-// One size band: models below `below_params` get this d_model and head count.
-struct ShapeBand {
-  double below_params = 0;
-  long long d_model = 0;
-  int heads = 0;
-};
-
-struct ShapeFamily {
-  std::string name;                 // "chinchilla"; the value of --style
-  std::string display_name;
-  ShapeRule rule = ShapeRule::kAspect;
-  std::string block;                // models.yaml entry whose block every shape copies
-  std::vector<ShapeRow> rows;       // aspect rule
-  double smoothing_ln = 0;          // aspect rule: Gaussian kernel width in ln(params)
-  std::vector<ShapeBand> bands;     // bands rule, ascending
-  int vocab_pad_per_tp = 0;         // vocabulary padded to a multiple of this × TP (Megatron); 0 = as the block
-  std::string source;
-  std::string file;
-};
-
-// ST-MoE's design recommendations (Zoph et al. 2022).
-struct MoeRecommendations {
-  std::string name;                 // "st-moe"
-  int top_k = 0;
-  double capacity_factor = 0;       // training
-  double eval_capacity_factor = 0;
-  int max_experts = 0;
-  int max_experts_per_device = 0;
-  int every = 0;                    // every k-th layer an MoE layer
-  std::string source;
-  std::string file;
-};
+// The model types, spelled as before in the catalog's namespace.
+using model::kShapeRuleNames;
+using model::MoeRecommendations;
+using model::ShapeBand;
+using model::ShapeFamily;
+using model::ShapeRow;
+using model::ShapeRule;
 
 ShapeFamily parse_shape_family(FieldReader& reader);
 MoeRecommendations parse_moe_recommendations(FieldReader& reader);

@@ -6,7 +6,7 @@
 namespace isoflop {
 
 // Writes `content` to `path` atomically; on failure the target is untouched and InputError names the
-// path and the reason (`what` is the option that named the path, e.g. "--plot").
+// path and the reason (`what` names the field or option that named the path, e.g. "plot").
 void write_file_atomically(const std::string& path, const std::string& content, const std::string& what);
 
 }  // namespace isoflop

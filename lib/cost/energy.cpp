@@ -27,7 +27,7 @@ std::vector<PowerEstimate> estimate_power(const PowerInputs& in) {
                        units::format_significant(nodes, 12) + " nodes of " + std::to_string(in.gpus_per_node) +
                        " accelerators";
   } else {
-    node.assumptions = "no node power (no node in the catalog for this accelerator; give --node or --node-power-kw)";
+    node.assumptions = "no node power (no node in the catalog for this accelerator; give a node or its power)";
   }
 
   PowerEstimate& measured = out[1];
@@ -39,7 +39,7 @@ std::vector<PowerEstimate> estimate_power(const PowerInputs& in) {
                            (in.measured_power_note.empty() ? "" : " (" + in.measured_power_note + ")") + " x " + n +
                            " (Patterson et al. 2021)";
   } else {
-    measured.assumptions = "no measured power (give --power-w W, the average system power per accelerator)";
+    measured.assumptions = "no measured power (give the average system power per accelerator)";
   }
 
   PowerEstimate& tdp = out[2];

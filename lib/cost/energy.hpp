@@ -35,6 +35,7 @@ struct PowerEstimate {
   double power_w = 0;          // IT power of the whole run (before PUE)
   double power_per_gpu_w = 0;  // power_w / accelerators
   std::string assumptions;     // the numbers behind it, or why the method is unavailable
+  bool operator==(const PowerEstimate&) const = default;
 };
 
 // All three methods, in the order node, measured, tdp.

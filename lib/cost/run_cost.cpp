@@ -16,7 +16,8 @@ constexpr double kWattHoursPerKwh = 1000.0;
 
 void check_utilisation(double u) {
   if (!(u > 0 && u <= 1))
-    throw InputError("--mfu: utilisation must be in (0, 1], got " + units::format_significant(u, 6));
+    throw FieldError("utilisation", "must be in (0, 1] (achieved fraction of peak), got " +
+                                        units::format_significant(u, 6));
 }
 }  // namespace
 
@@ -47,30 +48,32 @@ PowerInputs RunCostInputs::power_inputs() const {
 }
 
 void RunCostInputs::validate() const {
-  if (!(flops > 0) || !std::isfinite(flops)) throw InputError("--flops: the work must be positive");
-  if (gpus < 1) throw InputError("--gpus: must be at least 1");
-  if (gpus_per_node < 1) throw InputError("--gpus-per-node: must be at least 1");
-  if (!(peak_flops_per_gpu > 0)) throw InputError("--gpu: the accelerator's peak must be positive");
+  if (!(flops > 0) || !std::isfinite(flops)) throw FieldError("flops", "the work must be positive");
+  if (gpus < 1) throw FieldError("gpus", "must be at least 1");
+  if (gpus_per_node < 1) throw FieldError("gpus_per_node", "must be at least 1");
+  if (!(peak_flops_per_gpu > 0)) throw FieldError("peak_flops_per_gpu", "the accelerator's peak must be positive");
   check_utilisation(utilisation);
-  if (!(pue >= 1)) throw InputError("--pue: must be at least 1 (facility energy over IT energy)");
-  if (intensity_kg_per_kwh < 0) throw InputError("--grid: intensity must not be negative");
-  if (!(cfe_fraction >= 0 && cfe_fraction < 1)) throw InputError("--cfe: must be in [0, 1)");
-  if (node_power_w && !(*node_power_w > 0)) throw InputError("--node-power-kw: must be positive");
-  if (power_per_gpu_w && !(*power_per_gpu_w > 0)) throw InputError("--power-w: must be positive");
-  if (tdp_w < 0) throw InputError("--gpu: the accelerator's TDP must not be negative");
+  if (!(pue >= 1)) throw FieldError("pue", "must be at least 1 (facility energy over IT energy)");
+  if (!(intensity_kg_per_kwh >= 0)) throw FieldError("intensity_kg_per_kwh", "must not be negative");
+  if (!(cfe_fraction >= 0 && cfe_fraction < 1)) throw FieldError("cfe_fraction", "must be in [0, 1)");
+  if (node_power_w && !(*node_power_w > 0)) throw FieldError("node_power_w", "must be positive");
+  if (power_per_gpu_w && !(*power_per_gpu_w > 0)) throw FieldError("power_per_gpu_w", "must be positive");
+  if (!(tdp_w >= 0)) throw FieldError("tdp_w", "the accelerator's TDP must not be negative");
   if (!(tdp_utilisation > 0 && tdp_utilisation <= 1))
-    throw InputError("--tdp-utilisation: must be in (0, 1], got " + units::format_significant(tdp_utilisation, 6));
-  if (!(host_overhead_w >= 0)) throw InputError("--host-overhead-w: must not be negative");
-  if (price_per_gpu_hour_usd < 0 || price_per_kwh_usd < 0) throw InputError("prices must not be negative");
+    throw FieldError("tdp_utilisation", "must be in (0, 1], got " + units::format_significant(tdp_utilisation, 6));
+  if (!(host_overhead_w >= 0)) throw FieldError("host_overhead_w", "must not be negative");
+  if (price_per_gpu_hour_usd && !(*price_per_gpu_hour_usd >= 0))
+    throw FieldError("price_per_gpu_hour_usd", "must not be negative");
+  if (price_per_kwh_usd && !(*price_per_kwh_usd >= 0)) throw FieldError("price_per_kwh_usd", "must not be negative");
   if (embodied_kg_per_gpu && !(*embodied_kg_per_gpu > 0))
-    throw InputError("--embodied: kg CO2e per accelerator must be positive");
-  if (!(embodied_lifetime_s > 0)) throw InputError("embodied carbon: the hardware lifetime must be positive");
+    throw FieldError("embodied_kg_per_gpu", "kg CO2e per accelerator must be positive");
+  if (!(embodied_lifetime_s > 0)) throw FieldError("embodied_lifetime_s", "the hardware lifetime must be positive");
   const EnergyMethod method = energy_method.value_or(default_energy_method(power_inputs()));
   for (const auto& p : estimate_power(power_inputs()))
     if (p.method == method && !p.available)
-      throw InputError(energy_method
-                           ? "--energy-method " + std::string(kEnergyMethodNames.name(method)) + ": " + p.assumptions
-                           : std::string("cost: no power for the run; give --power-w W or --node-power-kw P"));
+      throw FieldError(energy_method ? "energy_method" : "power_per_gpu_w",
+                       energy_method ? std::string(kEnergyMethodNames.name(method)) + ": " + p.assumptions
+                                     : "no power for the run; give the power per accelerator or per node");
 }
 
 RunCost estimate_run_cost(const RunCostInputs& in) {
@@ -103,17 +106,17 @@ RunCost estimate_run_cost(const RunCostInputs& in) {
     c.embodied_co2e_kg = amortised_embodied_kg(in.gpus, *in.embodied_kg_per_gpu, c.time_s, in.embodied_lifetime_s);
   }
   c.total_co2e_kg = c.co2e_kg + c.embodied_co2e_kg;
-  c.compute_cost_usd = c.gpu_hours * in.price_per_gpu_hour_usd;
-  c.energy_cost_usd = c.energy_kwh * in.price_per_kwh_usd;
-  c.cost_usd = c.compute_cost_usd + c.energy_cost_usd;
+  if (in.price_per_gpu_hour_usd) c.compute_cost_usd = c.gpu_hours * *in.price_per_gpu_hour_usd;
+  if (in.price_per_kwh_usd) c.energy_cost_usd = c.energy_kwh * *in.price_per_kwh_usd;
+  if (c.compute_cost_usd || c.energy_cost_usd) c.cost_usd = c.compute_cost_usd.value_or(0) + c.energy_cost_usd.value_or(0);
   return c;
 }
 
 double affordable_flops(int gpus, double peak_flops_per_gpu, double utilisation, double time_s) {
-  if (gpus < 1) throw InputError("--gpus: must be at least 1");
-  if (!(peak_flops_per_gpu > 0)) throw InputError("--gpu: the accelerator's peak must be positive");
+  if (gpus < 1) throw FieldError("gpus", "must be at least 1");
+  if (!(peak_flops_per_gpu > 0)) throw FieldError("peak_flops_per_gpu", "the accelerator's peak must be positive");
   check_utilisation(utilisation);
-  if (!(time_s > 0) || !std::isfinite(time_s)) throw InputError("--time: must be positive");
+  if (!(time_s > 0) || !std::isfinite(time_s)) throw FieldError("time", "must be positive");
   return time_s * gpus * peak_flops_per_gpu * utilisation;
 }
 

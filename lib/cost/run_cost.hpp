@@ -33,14 +33,15 @@ struct RunCostInputs {
   double pue = 1.0;                   // facility energy / IT energy, ≥ 1
   double intensity_kg_per_kwh = 0;    // grid carbon intensity (gross)
   double cfe_fraction = 0;            // carbon-free energy matched, in [0, 1): net = gross × (1 − cfe)
-  double price_per_gpu_hour_usd = 0;  // 0 = not priced
-  double price_per_kwh_usd = 0;
+  std::optional<double> price_per_gpu_hour_usd;  // unset = not priced (its share of the money is unknown)
+  std::optional<double> price_per_kwh_usd;
   // Embodied carbon (LLMCarbon): kg CO2e per accelerator, amortised by run time / lifetime; unset = not counted.
   std::optional<double> embodied_kg_per_gpu;
   double embodied_lifetime_s = 5 * 365 * 86400.0;
 
-  void validate() const;  // throws InputError naming the option (--pue, --mfu, ...)
+  void validate() const;  // throws FieldError naming the field ("pue", "utilisation", ...)
   PowerInputs power_inputs() const;
+  bool operator==(const RunCostInputs&) const = default;
 };
 
 // One energy method applied to the run.
@@ -50,6 +51,7 @@ struct EnergyMethodResult {
   double energy_kwh = 0;  // PUE included
   double co2e_kg = 0;     // gross, operational
   double net_co2e_kg = 0;
+  bool operator==(const EnergyMethodResult&) const = default;
 };
 
 struct RunCost {
@@ -68,9 +70,10 @@ struct RunCost {
   double embodied_share = 0;                       // run time / hardware lifetime
   double embodied_co2e_kg = 0;                     // accelerators × embodied kg × share
   double total_co2e_kg = 0;                        // gross operational + embodied
-  double compute_cost_usd = 0;                     // accelerator-hours × price
-  double energy_cost_usd = 0;
-  double cost_usd = 0;
+  std::optional<double> compute_cost_usd;          // accelerator-hours × price; unset when not priced
+  std::optional<double> energy_cost_usd;           // facility energy × price; unset when not priced
+  std::optional<double> cost_usd;  // the priced parts together; unset when neither price is known
+  bool operator==(const RunCost&) const = default;
 };
 
 RunCost estimate_run_cost(const RunCostInputs& inputs);

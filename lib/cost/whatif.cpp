@@ -30,10 +30,12 @@ WhatIfRow make_row(Lever lever, const RunCost& b, const Factors& f) {
   r.energy_kwh = b.energy_kwh * f.energy;
   r.co2e_kg = b.co2e_kg * f.energy * f.intensity;
   r.net_co2e_kg = b.net_co2e_kg * f.energy * f.intensity;
-  r.cost_usd = b.compute_cost_usd * f.time + b.energy_cost_usd * f.energy;
+  if (b.cost_usd) {
+    r.cost_usd = b.compute_cost_usd.value_or(0) * f.time + b.energy_cost_usd.value_or(0) * f.energy;
+    r.cost_factor = reduction(*b.cost_usd, *r.cost_usd);
+  }
   r.energy_factor = reduction(b.energy_kwh, r.energy_kwh);
   r.co2e_factor = reduction(b.co2e_kg, r.co2e_kg);
-  r.cost_factor = reduction(b.cost_usd, r.cost_usd);
   return r;
 }
 
@@ -63,13 +65,13 @@ MachineOption machine_option(const catalog::Accelerator& base, const SystemPower
   m.factors.time = base.peak_16bit_flops / c.peak_16bit_flops;
   // Energy per FLOP at equal utilisation is power / peak.
   m.factors.energy = (m.power.watts / c.peak_16bit_flops) / (base_power.watts / base.peak_16bit_flops);
-  m.cost_usd = b.compute_cost_usd * m.factors.time + b.energy_cost_usd * m.factors.energy;
+  m.cost_usd = b.compute_cost_usd.value_or(0) * m.factors.time + b.energy_cost_usd.value_or(0) * m.factors.energy;
   return m;
 }
 
 bool worse(const MachineOption& m, const RunCost& b) {
   constexpr double kSlack = 1e-12;
-  return !(m.factors.energy < 1 - kSlack) || m.cost_usd > b.cost_usd * (1 + kSlack);
+  return !(m.factors.energy < 1 - kSlack) || (b.cost_usd && m.cost_usd > *b.cost_usd * (1 + kSlack));
 }
 
 std::string perf_per_watt(const catalog::Accelerator& a, const SystemPower& p) {
@@ -80,11 +82,10 @@ std::string perf_per_watt(const catalog::Accelerator& a, const SystemPower& p) {
 
 void WhatIfOptions::validate() const {
   if (!(model_factor >= 1) || !std::isfinite(model_factor))
-    throw InputError("--whatif-model-factor: must be at least 1 (a lever never adds compute), got " +
-                     fmt(model_factor));
-  if (!(mechanization_pue >= 1)) throw InputError("whatif: the mechanization PUE must be at least 1");
-  if (!(tdp_utilisation > 0 && tdp_utilisation <= 1)) throw InputError("--tdp-utilisation: must be in (0, 1]");
-  if (!(host_overhead_w >= 0)) throw InputError("--host-overhead-w: must not be negative");
+    throw FieldError("whatif_model_factor", "must be at least 1 (a lever never adds compute), got " + fmt(model_factor));
+  if (!(mechanization_pue >= 1)) throw FieldError("mechanization_pue", "must be at least 1");
+  if (!(tdp_utilisation > 0 && tdp_utilisation <= 1)) throw FieldError("tdp_utilisation", "must be in (0, 1]");
+  if (!(host_overhead_w >= 0)) throw FieldError("host_overhead_w", "must not be negative");
 }
 
 std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const WhatIfOptions& o) {
@@ -129,7 +130,7 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
       WhatIfRow r = make_row(Lever::kMachine, b, best->factors);
       r.change = o.accelerator.name + " -> " + best->accelerator->name;
       r.note = perf_per_watt(*best->accelerator, best->power) + " against " + perf_per_watt(o.accelerator, base_power) +
-               "; same count and utilisation" + (b.compute_cost_usd > 0 ? ", same price per accelerator-hour" : "");
+               "; same count and utilisation" + (b.compute_cost_usd ? ", same price per accelerator-hour" : "");
       rows.push_back(r);
       all.time *= best->factors.time;
       all.energy *= best->factors.energy;
@@ -148,7 +149,7 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
       rows.push_back(not_applied(Lever::kMachine, b,
                                  "no accelerator in the catalog has better performance per watt than " +
                                      perf_per_watt(o.accelerator, base_power) +
-                                     (b.compute_cost_usd > 0 ? " without raising the cost" : "")));
+                                     (b.compute_cost_usd ? " without raising the cost" : "")));
     }
   }
 

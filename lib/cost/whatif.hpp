@@ -4,6 +4,7 @@
 // Each lever is a factor on time, energy and carbon; a lever that would make anything worse is not applied.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,13 @@ struct WhatIfOptions {
   double model_factor = 3;                     // ≥ 1: compute saved at equal quality (Model 3–10×)
   catalog::Accelerator accelerator;            // the baseline's accelerator
   std::vector<catalog::Accelerator> machines;  // Machine candidates (the catalog's, or the one asked for)
-  bool machine_pinned = false;                 // the single candidate was asked for (--whatif-gpu)
+  bool machine_pinned = false;                 // the single candidate was asked for
   double tdp_utilisation = 1.0;                // system power of accelerators without a measurement:
   double host_overhead_w = 0;                  //   TDP × utilisation + host overhead
   double mechanization_pue = 1.1;              // ≥ 1
   std::vector<catalog::Grid> regions;          // Map candidates (the catalog's, or the one asked for)
-  void validate() const;                       // throws InputError naming the option
+  bool region_pinned = false;                  // the single region was asked for
+  void validate() const;                       // throws FieldError naming the field
 };
 
 struct WhatIfRow {
@@ -43,11 +45,12 @@ struct WhatIfRow {
   double energy_kwh = 0;  // facility energy
   double co2e_kg = 0;     // gross operational
   double net_co2e_kg = 0;
-  double cost_usd = 0;
+  std::optional<double> cost_usd;  // unset when the run is not priced
   // baseline ÷ row: how many times less (1 = unchanged); +inf when the row is zero and the baseline is not
   double energy_factor = 1;
   double co2e_factor = 1;
-  double cost_factor = 1;
+  std::optional<double> cost_factor;  // unset when the run is not priced
+  bool operator==(const WhatIfRow&) const = default;
 };
 
 // Rows in the order baseline, model, machine, mechanization, map, all; `baseline` is estimate_run_cost(inputs).

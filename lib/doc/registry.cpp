@@ -1,9 +1,15 @@
 // The table of document kinds. A new document adds one line here.
 #include "doc/registry.hpp"
 
-#include <array>
-
 #include "core/error.hpp"
+#include "doc/arch_document.hpp"
+#include "doc/flops_document.hpp"
+#include "doc/catalog_document.hpp"
+#include "doc/loss_document.hpp"
+#include "doc/optimal_document.hpp"
+#include "doc/cost_document.hpp"
+#include "doc/layout_document.hpp"
+#include "doc/plan_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -20,7 +26,14 @@ struct Kind {
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> table = {
-      // {"plan", &reencode_as<plan::PlanResult>},
+      {"plan", &reencode_as<plan::PlanResult>},
+      {"optimal", &reencode_as<OptimalDocument>},
+      {"loss", &reencode_as<LossDocument>},
+      {"catalog", &reencode_as<CatalogDocument>},
+      {"cost", &reencode_as<CostDocument>},
+      {"layout", &reencode_as<LayoutDocument>},
+      {"arch", &reencode_as<ArchDocument>},
+      {"flops", &reencode_as<FlopsDocument>},
   };
   return table;
 }

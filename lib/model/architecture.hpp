@@ -33,6 +33,7 @@ struct MoeConfig {
   int shared_experts = 0;              // always-active experts (DeepSeek-MoE style)
   long long expert_ffn = 0;            // hidden size of one expert; 0 = the dense ffn size
   bool enabled() const { return experts > 0; }
+  bool operator==(const MoeConfig&) const = default;
 };
 
 struct Architecture {
@@ -55,6 +56,7 @@ struct Architecture {
 
   int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   long long effective_head_size() const { return head_size > 0 ? head_size : (heads > 0 ? d_model / heads : 0); }
+  bool operator==(const Architecture&) const = default;
 };
 
 }  // namespace isoflop::model

@@ -23,7 +23,7 @@ int experts_per_device(int experts, int ep_devices) {
 }
 
 std::vector<std::string> moe_departures(const MoeConfig& moe, int ep_devices,
-                                        const catalog::MoeRecommendations& r) {
+                                        const MoeRecommendations& r) {
   std::vector<std::string> out;
   if (!moe.enabled()) return out;
   if (moe.top_k != r.top_k)
@@ -41,7 +41,7 @@ std::vector<std::string> moe_departures(const MoeConfig& moe, int ep_devices,
                   std::to_string(r.max_experts) + kCite);
   if (ep_devices > 0 && experts_per_device(moe.experts, ep_devices) > r.max_experts_per_device)
     out.push_back(std::to_string(experts_per_device(moe.experts, ep_devices)) + " experts per device (" +
-                  std::to_string(moe.experts) + " over --ep " + std::to_string(ep_devices) +
+                  std::to_string(moe.experts) + " over " + std::to_string(ep_devices) + " expert-parallel devices" +
                   ") exceed the recommended at most " + std::to_string(r.max_experts_per_device) + kCite);
   return out;
 }

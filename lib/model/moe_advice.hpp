@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/shapes.hpp"
+#include "model/shape_family.hpp"
 #include "model/architecture.hpp"
 
 namespace isoflop::model {
@@ -13,7 +13,7 @@ namespace isoflop::model {
 // experts per device), each citing ST-MoE; empty when the request follows them. `ep_devices` is the expert-parallel
 // degree (devices the experts of one layer span); 0 = not given, which skips the per-device check.
 std::vector<std::string> moe_departures(const MoeConfig& moe, int ep_devices,
-                                        const catalog::MoeRecommendations& recommended);
+                                        const MoeRecommendations& recommended);
 
 // Experts each device holds when one layer's experts are spread over `ep_devices` devices (rounded up).
 int experts_per_device(int experts, int ep_devices);

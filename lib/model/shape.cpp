@@ -20,14 +20,14 @@ namespace isoflop::model {
 void ShapeOptions::validate() const {
   if (reference.layers <= 0 || reference.d_model <= 0 || reference.heads <= 0)
     throw InputError("shape: the reference architecture needs layers, d_model and heads");
-  if (tp < 1) throw InputError("--tp: must be at least 1");
+  if (tp < 1) throw FieldError("tp", "must be at least 1");
   if (d_model_multiple < 1) throw InputError("shape: d_model multiple must be positive");
   if (!(tolerance > 0 && tolerance < 1)) throw InputError("shape: tolerance must be in (0, 1)");
 }
 
 ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   o.validate();
-  if (!(target > 0) || !std::isfinite(target)) throw InputError("--params: must be a positive number");
+  if (!(target > 0) || !std::isfinite(target)) throw FieldError("params", "must be a positive number");
   const double aspect = static_cast<double>(o.reference.d_model) / o.reference.layers;
   const long long head = o.reference.effective_head_size();
   const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
@@ -60,7 +60,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   }
   if (found.empty())
     throw InfeasibleError("no architecture with d_model a multiple of " + std::to_string(step) + " lands within " +
-                          std::to_string(o.tolerance * 100) + "% of the target; relax --tp or the tolerance");
+                          std::to_string(o.tolerance * 100) + "% of the target; relax the tensor-parallel degree or the tolerance");
   auto score = [&](const ShapeCandidate& c) {
     return std::fabs(std::log(static_cast<double>(c.architecture.d_model) / c.architecture.layers / aspect)) +
            2 * std::fabs(c.ratio - 1);
@@ -104,42 +104,42 @@ std::string fmt(double x) {
 
 void FamilyShapeOptions::validate() const {
   if (block.layers <= 0 || block.d_model <= 0 || block.heads <= 0)
-    throw InputError("--style " + family.name + ": the block model needs layers, d_model and heads");
-  if (family.rule == catalog::ShapeRule::kAspect && family.rows.empty())
-    throw InputError("--style " + family.name + ": the family lists no shapes (rows)");
-  if (family.rule == catalog::ShapeRule::kBands && family.bands.empty())
-    throw InputError("--style " + family.name + ": the family lists no size bands");
+    throw InputError("shape family '" + family.name + "': the block model needs layers, d_model and heads");
+  if (family.rule == ShapeRule::kAspect && family.rows.empty())
+    throw InputError("shape family '" + family.name + "': the family lists no shapes (rows)");
+  if (family.rule == ShapeRule::kBands && family.bands.empty())
+    throw InputError("shape family '" + family.name + "': the family lists no size bands");
   if (!power_of_two(tp))
-    throw InputError("--tp: " + std::to_string(tp) + " is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
-  if (vocab < 0) throw InputError("--vocab: must be positive, got " + std::to_string(vocab));
-  if (seq < 0) throw InputError("--seq: must be positive, got " + std::to_string(seq));
+    throw FieldError("tp", std::to_string(tp) + " is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
+  if (vocab < 0) throw FieldError("vocab", "must be positive, got " + std::to_string(vocab));
+  if (seq < 0) throw FieldError("seq", "must be positive, got " + std::to_string(seq));
   if (d_model_multiple < 1) throw InputError("shape: d_model multiple must be positive");
   if (head_sizes.empty()) throw InputError("shape: no allowed head sizes");
   for (long long h : head_sizes)
     if (h < 1) throw InputError("shape: head sizes must be positive");
   if (!(tolerance > 0 && tolerance < 1)) throw InputError("shape: tolerance must be in (0, 1)");
-  if (alternatives < 0) throw InputError("--top: must not be negative");
+  if (alternatives < 0) throw FieldError("alternatives", "must not be negative");
   if (max_layers < 1) throw InputError("shape: max_layers must be positive");
-  if (target_active && !moe.enabled()) throw InputError("--active-params needs --moe (a dense model is all active)");
+  if (target_active && !moe.enabled()) throw FieldError("active_params", "a target of active parameters needs a mixture of experts (a dense model is all active)");
   if (moe.enabled()) {
     if (moe.experts < 2)
-      throw InputError("--experts: a mixture needs at least 2 experts, got " + std::to_string(moe.experts));
-    if (moe.top_k < 1) throw InputError("--top-k: must be at least 1, got " + std::to_string(moe.top_k));
+      throw FieldError("experts", "a mixture needs at least 2 experts, got " + std::to_string(moe.experts));
+    if (moe.top_k < 1) throw FieldError("moe_top_k", "must be at least 1, got " + std::to_string(moe.top_k));
     if (moe.top_k > moe.experts)
-      throw InputError("--top-k: " + std::to_string(moe.top_k) + " exceeds --experts " + std::to_string(moe.experts) +
+      throw FieldError("moe_top_k", std::to_string(moe.top_k) + " exceeds the " + std::to_string(moe.experts) + " experts" +
                        " (a token cannot be routed to more experts than exist)");
     if (!(moe.capacity_factor > 0) || !std::isfinite(moe.capacity_factor))
-      throw InputError("--capacity-factor: must be positive, got " + fmt(moe.capacity_factor));
+      throw FieldError("capacity_factor", "must be positive, got " + fmt(moe.capacity_factor));
     if (!(moe.eval_capacity_factor > 0) || !std::isfinite(moe.eval_capacity_factor))
-      throw InputError("--eval-capacity-factor: must be positive, got " + fmt(moe.eval_capacity_factor));
-    if (moe.every < 1) throw InputError("--moe-every: must be at least 1, got " + std::to_string(moe.every));
+      throw FieldError("eval_capacity_factor", "must be positive, got " + fmt(moe.eval_capacity_factor));
+    if (moe.every < 1) throw FieldError("moe_every", "must be at least 1, got " + std::to_string(moe.every));
   }
 }
 
-PreferredShape preferred_shape(const catalog::ShapeFamily& f, double params, const std::vector<long long>& head_sizes) {
+PreferredShape preferred_shape(const ShapeFamily& f, double params, const std::vector<long long>& head_sizes) {
   PreferredShape p;
   if (head_sizes.empty() || !(params > 0)) return p;
-  if (f.rule == catalog::ShapeRule::kAspect) {
+  if (f.rule == ShapeRule::kAspect) {
     if (f.rows.empty()) return p;
     // Gaussian kernel in ln(params) over the published shapes, averaged in ln(aspect); the largest exponent is
     // factored out so that sizes far outside the rows keep the nearest rows' weight.
@@ -168,7 +168,7 @@ PreferredShape preferred_shape(const catalog::ShapeFamily& f, double params, con
     p.beyond_family = params > largest * std::exp(w);  // more than a kernel width past the largest row
   } else {
     if (f.bands.empty()) return p;
-    const catalog::ShapeBand* band = &f.bands.back();
+    const ShapeBand* band = &f.bands.back();
     for (const auto& b : f.bands)
       if (params < b.below_params) {
         band = &b;
@@ -185,7 +185,7 @@ PreferredShape preferred_shape(const catalog::ShapeFamily& f, double params, con
 FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   o.validate();
   if (!(target > 0) || !std::isfinite(target))
-    throw InputError(std::string(o.target_active ? "--active-params" : "--params") + ": must be a positive number");
+    throw FieldError(o.target_active ? "active_params" : "params", "must be a positive number");
   const Architecture& block = o.block;
   auto make = [&](int layers, long long d_model, long long head) {
     Architecture a = block;
@@ -252,7 +252,7 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
         if (std::fabs(c.ratio - 1) > o.tolerance) continue;
         c.preferred = preferred_shape(o.family, c.active_params, o.head_sizes);
         const double d = static_cast<double>(c.architecture.d_model);
-        const double departure = o.family.rule == catalog::ShapeRule::kAspect
+        const double departure = o.family.rule == ShapeRule::kAspect
                                      ? std::log(d / layers / c.preferred.aspect)
                                      : std::log(d / static_cast<double>(c.preferred.d_model));
         c.score = std::fabs(departure) + kMissWeight * std::fabs(c.ratio - 1);

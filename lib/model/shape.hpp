@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/shapes.hpp"
+#include "model/shape_family.hpp"
 #include "model/architecture.hpp"
 
 namespace isoflop::model {
@@ -38,7 +38,7 @@ ShapeResult shape_architecture(double target_params, const ShapeOptions& options
 // Shaping after a named family (shapes.yaml): Chinchilla Table A9's aspect ratios, Kaplan's constant aspect,
 // or Megatron/NeMo size bands.
 struct FamilyShapeOptions {
-  catalog::ShapeFamily family;       // the rule and the published shapes or bands
+  ShapeFamily family;       // the rule and the published shapes or bands
   Architecture block;                // the family's block (norm, positions, activation, ffn / d_model, vocab, seq)
   int tp = 1;                        // tensor-parallel degree, a power of 2; heads and kv heads divisible by it
   long long vocab = 0;               // vocabulary before padding; 0 = the block's
@@ -51,7 +51,7 @@ struct FamilyShapeOptions {
   MoeConfig moe;                     // experts == 0: dense; else layers are a multiple of moe.every
   bool target_active = false;        // MoE: the target is the active parameter count, not the total
 
-  void validate() const;             // throws InputError naming the option (--tp, --vocab, --experts, …)
+  void validate() const;             // throws FieldError naming the field (tp, vocab, experts, moe_top_k, …)
 };
 
 // What the family prefers at a size: for the aspect rule the kernel-averaged d_model/layers and the nearest
@@ -62,8 +62,9 @@ struct PreferredShape {
   int heads = 0;                     // the band's heads (bands rule), 0 otherwise
   long long head_size = 0;           // preferred per-head size, one of the allowed sizes
   bool beyond_family = false;        // past the largest band, or more than smoothing_ln past the largest row
+  bool operator==(const PreferredShape&) const = default;
 };
-PreferredShape preferred_shape(const catalog::ShapeFamily& family, double params,
+PreferredShape preferred_shape(const ShapeFamily& family, double params,
                                const std::vector<long long>& head_sizes = {64, 128});
 
 struct FamilyShapeCandidate {
@@ -73,6 +74,7 @@ struct FamilyShapeCandidate {
   double ratio = 0;                  // (active_params if target_active else params) / target
   double score = 0;                  // distance from the family's preference; lower is better
   PreferredShape preferred;          // what the family prefers at this candidate's active size
+  bool operator==(const FamilyShapeCandidate&) const = default;
 };
 
 struct FamilyShapeResult {

@@ -6,22 +6,23 @@
 namespace isoflop::parallel {
 
 ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterRequest& r) {
-  if (!r.gpu && !r.node) throw InputError("missing accelerator; give --gpu NAME or --node NAME (see 'isoflop catalog hardware')");
+  if (!r.gpu && !r.node)
+    throw FieldError("gpu", "missing accelerator; name an accelerator or a node (see 'isoflop catalog hardware')");
   const catalog::Node* node = nullptr;
   const catalog::Accelerator* acc = nullptr;
   ResolvedCluster out;
   if (r.node) {
     node = &cat.node(*r.node);
-    acc = &cat.accelerator(node->accelerator, "--node");
+    acc = &cat.accelerator(node->accelerator, "node");
     if (r.gpu && *r.gpu != node->accelerator)
-      throw InputError("--gpu: '" + *r.gpu + "' differs from node " + node->name + "'s accelerator '" +
-                       node->accelerator + "'; give one of --gpu or --node");
+      throw FieldError("gpu", "'" + *r.gpu + "' differs from node " + node->name + "'s accelerator '" +
+                                  node->accelerator + "'; name the accelerator or the node, not both");
     out.note = "node " + node->name + " supplies " + std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
   } else {
     acc = &cat.accelerator(*r.gpu);
     if (acc->reference_node.empty())
-      throw InputError("--gpu: '" + acc->name + "' has no reference node in the catalog; give --node NAME");
-    node = &cat.node(acc->reference_node, "--gpu");
+      throw FieldError("gpu", "'" + acc->name + "' has no reference node in the catalog; name a node");
+    node = &cat.node(acc->reference_node, "gpu");
     out.note = "node " + node->name + " (reference node of " + acc->name + ") supplies " +
                std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
   }
@@ -30,22 +31,22 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
   c.node_name = node->name;
   c.gpus_per_node = node->gpus_per_node;
   if (r.gpus_per_node) {
-    if (*r.gpus_per_node < 1) throw InputError("--gpus-per-node: must be positive");
+    if (*r.gpus_per_node < 1) throw FieldError("gpus_per_node", "must be positive");
     c.gpus_per_node = static_cast<int>(*r.gpus_per_node);
   }
   c.intra_node_bandwidth_bytes_per_s = node->intra_node_bandwidth_bytes_per_s;
   // The node's NICs are shared by its GPUs: per-GPU network bandwidth.
   c.inter_node_bandwidth_bytes_per_s = node->inter_node_bandwidth_bytes_per_s / node->gpus_per_node;
-  if (r.gpus && r.nodes) throw InputError("--gpus and --nodes conflict; give only one");
+  if (r.gpus && r.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
   if (r.nodes) {
-    if (*r.nodes < 1) throw InputError("--nodes: must be positive");
+    if (*r.nodes < 1) throw FieldError("nodes", "must be positive");
     c.gpus = static_cast<int>(*r.nodes * c.gpus_per_node);
   } else if (r.gpus) {
-    if (*r.gpus < 1) throw InputError("--gpus: must be positive");
-    if (*r.gpus > 100'000'000) throw InputError("--gpus: implausibly many");
+    if (*r.gpus < 1) throw FieldError("gpus", "must be positive");
+    if (*r.gpus > 100'000'000) throw FieldError("gpus", "implausibly many");
     c.gpus = static_cast<int>(*r.gpus);
   } else {
-    throw InputError("missing cluster size; give --gpus N or --nodes K");
+    throw FieldError("gpus", "missing cluster size; give a GPU count or a node count");
   }
   c.validate();
   return out;

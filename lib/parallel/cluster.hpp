@@ -11,11 +11,12 @@
 namespace isoflop::parallel {
 
 struct ClusterRequest {
-  std::optional<std::string> gpu;    // accelerator id (--gpu)
-  std::optional<std::string> node;   // node id (--node); default: the accelerator's reference node
-  std::optional<long long> gpus;     // --gpus
-  std::optional<long long> nodes;    // --nodes
-  std::optional<long long> gpus_per_node;  // --gpus-per-node, overriding the node's
+  std::optional<std::string> gpu;    // accelerator id
+  std::optional<std::string> node;   // node id; default: the accelerator's reference node
+  std::optional<long long> gpus;     // total accelerators
+  std::optional<long long> nodes;    // or whole nodes
+  std::optional<long long> gpus_per_node;  // overriding the node's
+  bool operator==(const ClusterRequest&) const = default;
 };
 
 struct ResolvedCluster {
@@ -23,8 +24,8 @@ struct ResolvedCluster {
   std::string note;  // e.g. "node dgx-a100 (reference node of a100-sxm4-80gb) supplies 8 GPUs per node and bandwidths"
 };
 
-// Throws InputError naming the option: unknown ids (with "did you mean"), a node whose accelerator differs
-// from --gpu, neither --gpus nor --nodes, GPUs not a whole number of nodes.
+// Throws FieldError naming the field (gpu, node, gpus, nodes, gpus_per_node): unknown ids (with "did you mean"), a node whose accelerator differs
+// from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes.
 ResolvedCluster resolve_cluster(const catalog::Catalog& catalog, const ClusterRequest& request);
 
 }  // namespace isoflop::parallel

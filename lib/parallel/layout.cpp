@@ -6,11 +6,11 @@
 namespace isoflop::parallel {
 
 void ClusterSpec::validate() const {
-  if (gpus <= 0) throw InputError("--gpus: must be positive, got " + std::to_string(gpus));
-  if (gpus_per_node <= 0) throw InputError("--gpus-per-node: must be positive, got " + std::to_string(gpus_per_node));
+  if (gpus <= 0) throw FieldError("gpus", "must be positive, got " + std::to_string(gpus));
+  if (gpus_per_node <= 0) throw FieldError("gpus_per_node", "must be positive, got " + std::to_string(gpus_per_node));
   if (gpus > gpus_per_node && gpus % gpus_per_node != 0)
-    throw InputError("--gpus: " + std::to_string(gpus) + " is not a whole number of " + std::to_string(gpus_per_node) +
-                     "-GPU nodes");
+    throw FieldError("gpus", std::to_string(gpus) + " is not a whole number of " + std::to_string(gpus_per_node) +
+                                 "-GPU nodes");
   if (!(intra_node_bandwidth_bytes_per_s > 0) || !(inter_node_bandwidth_bytes_per_s > 0))
     throw InputError("cluster: intra- and inter-node bandwidths must be positive");
 }
@@ -18,9 +18,9 @@ void ClusterSpec::validate() const {
 void JobSpec::validate() const {
   const auto& a = architecture;
   if (a.layers <= 0 || a.d_model <= 0 || a.heads <= 0 || a.vocab <= 0)
-    throw InputError("--arch: layers, d_model, heads and vocab must be positive");
-  if (seq <= 0) throw InputError("--seq: must be positive, got " + std::to_string(seq));
-  if (global_batch <= 0) throw InputError("--global-batch: must be positive, got " + std::to_string(global_batch));
+    throw InputError("architecture '" + a.name + "': layers, d_model, heads and vocab must be positive");
+  if (seq <= 0) throw FieldError("seq", "must be positive, got " + std::to_string(seq));
+  if (global_batch <= 0) throw FieldError("global_batch", "must be positive, got " + std::to_string(global_batch));
 }
 
 std::string layout_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster) {

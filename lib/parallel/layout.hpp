@@ -2,6 +2,7 @@
 // levers): the plain data the memory model, the step-time model and the search share.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "catalog/hardware.hpp"
@@ -27,7 +28,8 @@ struct ClusterSpec {
   double inter_node_bandwidth_bytes_per_s = 0;   // per GPU, per direction (node NICs / GPUs per node)
   std::string node_name;                         // where the bandwidths came from, for the report
 
-  void validate() const;  // throws InputError naming the field
+  void validate() const;  // throws FieldError naming the field ("gpus", "gpus_per_node")
+  bool operator==(const ClusterSpec&) const = default;
 };
 
 struct JobSpec {
@@ -40,7 +42,8 @@ struct JobSpec {
   // Bytes of model state per parameter: ZeRO's 2 + 2 + K with K = 12 for mixed-precision Adam (16);
   // Megatron without the distributed optimizer keeps fp32 gradients too (18).
   double model_state_bytes_per_param() const { return optimizer == Optimizer::kMegatronAdam ? 18.0 : 16.0; }
-  void validate() const;
+  void validate() const;  // throws FieldError naming the field ("seq", "global_batch")
+  bool operator==(const JobSpec&) const = default;
 };
 
 struct Layout {
@@ -57,6 +60,16 @@ struct Layout {
   int gpus() const { return tp * pp * dp; }
   // Micro-batches per pipeline per iteration: m = B / (b · d).
   long long micro_batches(long long global_batch) const { return global_batch / (static_cast<long long>(micro_batch) * dp); }
+  bool operator==(const Layout&) const = default;
+};
+
+// Fixed values for the search, one per knob of Layout; std::nullopt leaves a knob open. The knobs' names,
+// ranges and enumeration are in parallel/dimensions.hpp, which every reader of pins walks.
+struct LayoutPins {
+  std::optional<int> tp, pp, dp, ep, vpp, micro_batch, zero_stage;
+  std::optional<Recompute> recompute;
+  std::optional<bool> sequence_parallel;
+  bool operator==(const LayoutPins&) const = default;
 };
 
 // Checks a layout against a job and cluster: n = TP·PP·DP, heads % TP, layers % (PP·VPP), B % (b·DP),

@@ -40,6 +40,7 @@ double activation_bytes_per_layer(long long seq, long long micro_batch, long lon
 
 struct MemoryOptions {
   double headroom_fraction = 0.05;  // device memory kept free for the CUDA context, workspaces, fragmentation
+  bool operator==(const MemoryOptions&) const = default;
 };
 
 struct MemoryBreakdown {
@@ -51,6 +52,7 @@ struct MemoryBreakdown {
   double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + embeddings_logits_bytes;
   }
+  bool operator==(const MemoryBreakdown&) const = default;
 };
 
 // Memory of the most loaded GPU (the first pipeline stage, or the last when its logits weigh more).

@@ -1,4 +1,5 @@
-// The layout search: a nested enumeration over divisors, with memory checked before the step time.
+// The layout search: a walk over the table of dimensions (parallel/dimensions.hpp), outermost first, with
+// memory checked before the step time. The TP × PP × DP family is the unit whose pruning is reported.
 #include "parallel/search.hpp"
 
 #include <algorithm>
@@ -18,17 +19,76 @@ std::string gib(double bytes) {
   return buffer;
 }
 
-std::vector<int> divisors(long long n, long long limit) {
-  std::vector<int> out;
-  for (long long d = 1; d <= n && d <= limit; ++d)
-    if (n % d == 0) out.push_back(static_cast<int>(d));
-  return out;
-}
+// Walks the dimensions [depth, end) of the table, calling visit(layout) for each admissible combination. Each
+// depth reuses its own buffer of candidates, so a walk allocates nothing once the buffers have grown.
+class Walker {
+ public:
+  Walker(const SearchSpace& space, const LayoutPins& pins) : space_(space), pins_(pins) {
+    for (auto& b : buffers_) b.reserve(64);
+  }
 
-template <typename T>
-std::vector<T> pinned_or(const std::optional<T>& pin, std::vector<T> all) {
-  if (pin) return {*pin};
-  return all;
+  template <class Visit>
+  void walk(size_t depth, size_t end, Layout& layout, Visit&& visit) {
+    if (depth == end) {
+      visit(layout);
+      return;
+    }
+    const Dimension& d = dimensions()[depth];
+    std::vector<int>& values = buffers_[depth];
+    candidates(d, layout, values);
+    for (const int v : values) {
+      d.set(layout, v);
+      if (d.admits && !d.admits(space_, layout)) continue;
+      walk(depth + 1, end, layout, visit);
+    }
+  }
+
+ private:
+  void candidates(const Dimension& d, const Layout& layout, std::vector<int>& out) const {
+    out.clear();
+    const std::optional<int> pin = d.pinned(pins_);
+    if (d.enumeration == Enumeration::kDerived) {
+      const long long v = d.of(space_, layout);
+      if (!pin || *pin == v) out.push_back(static_cast<int>(v));
+      return;
+    }
+    if (pin) {
+      out.push_back(*pin);
+      return;
+    }
+    if (d.enumeration == Enumeration::kRange) {
+      for (int v = d.min; v <= d.max; ++v) out.push_back(v);
+      return;
+    }
+    const long long n = d.of(space_, layout), limit = d.up_to(space_, layout);
+    for (long long v = 1; v <= n && v <= limit; ++v)
+      if (n % v == 0) out.push_back(static_cast<int>(v));
+  }
+
+  const SearchSpace& space_;
+  const LayoutPins& pins_;
+  std::array<std::vector<int>, kDimensionCount> buffers_;
+};
+
+// What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing),
+// the memory levers the pins held back, an accelerator with more memory.
+std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
+                                             const SearchOptions& options) {
+  std::vector<SuggestedChange> out;
+  const long long per_node = cluster.gpus_per_node;
+  long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
+  if (gpus > per_node) gpus = (gpus + per_node - 1) / per_node * per_node;
+  out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
+  if (options.pins.zero_stage && *options.pins.zero_stage < 3)
+    out.push_back({"zero_stage", 3, std::nullopt, "ZeRO-3 shards weights, gradients and optimizer states"});
+  if (options.pins.recompute && *options.pins.recompute != Recompute::kFull)
+    out.push_back({"recompute", std::nullopt, std::string(kRecomputeNames.name(Recompute::kFull)),
+                   "full recompute keeps one activation per layer"});
+  const double device = cluster.accelerator.memory_bytes * needed / usable;
+  char words[96];
+  std::snprintf(words, sizeof words, "an accelerator with at least %.0f GB of memory", std::ceil(device / 1e9));
+  out.push_back({"gpu", std::nullopt, std::nullopt, words});
+  return out;
 }
 
 }  // namespace
@@ -36,115 +96,96 @@ std::vector<T> pinned_or(const std::optional<T>& pin, std::vector<T> all) {
 void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) const {
   const auto& a = job.architecture;
   auto s = [](long long v) { return std::to_string(v); };
-  auto positive = [&](const std::optional<int>& v, const char* name) {
-    if (v && *v < 1) throw InputError(std::string(name) + ": must be at least 1, got " + s(*v));
-  };
-  positive(pins.tp, "--tp");
-  positive(pins.pp, "--pp");
-  positive(pins.dp, "--dp");
-  positive(pins.ep, "--ep");
-  positive(pins.vpp, "--vpp");
-  positive(pins.micro_batch, "--micro-batch");
-  if (pins.zero_stage && (*pins.zero_stage < 0 || *pins.zero_stage > 3))
-    throw InputError("--zero: " + s(*pins.zero_stage) + " is not a ZeRO stage; accepted: 0, 1, 2, 3");
+  for (const auto& d : dimensions())
+    if (const auto v = d.pinned(pins)) check_range(d, *v);
   if (pins.tp && a.heads % *pins.tp != 0)
-    throw InputError("--tp: heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
+    throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
   if (pins.tp && cluster.gpus % *pins.tp != 0)
-    throw InputError("--tp: " + s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
+    throw FieldError("tp", s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
   if (pins.pp && a.layers % *pins.pp != 0)
-    throw InputError("--pp: layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp));
+    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp));
   const long long product = static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.dp.value_or(1);
   if (cluster.gpus % product != 0)
-    throw InputError("--tp/--pp/--dp: their product " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
+    throw InputError("the pinned TP·PP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
   if (pins.tp && pins.pp && pins.dp && product != cluster.gpus)
-    throw InputError("--tp/--pp/--dp: TP·PP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
+    throw InputError("the pinned TP·PP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
   if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
-    throw InputError("--global-batch: " + s(job.global_batch) + " is not divisible by micro-batch·DP = " +
-                     s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
+    throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
+                                         s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
   if (pins.micro_batch && job.global_batch % *pins.micro_batch != 0)
-    throw InputError("--global-batch: " + s(job.global_batch) + " is not divisible by the micro-batch " +
-                     s(*pins.micro_batch));
-  if (pins.ep && !a.moe.enabled() && *pins.ep != 1) throw InputError("--ep: expert parallelism needs an MoE model");
+    throw FieldError("global_batch",
+                     s(job.global_batch) + " is not divisible by the micro-batch " + s(*pins.micro_batch));
+  if (pins.ep && !a.moe.enabled() && *pins.ep != 1) throw FieldError("ep", "expert parallelism needs an MoE model");
   if (pins.sequence_parallel && *pins.sequence_parallel && pins.tp && *pins.tp == 1)
-    throw InputError("--sequence-parallel: needs TP > 1");
-  if (top_k < 1) throw InputError("--top: must be at least 1");
-  if (max_tp && *max_tp < 1) throw InputError("--max-tp: must be at least 1");
+    throw FieldError("sequence_parallel", "needs TP > 1");
+  if (top_k < 1) throw FieldError("top_k", "must be at least 1");
+  if (max_tp && *max_tp < 1) throw FieldError("max_tp", "must be at least 1");
 }
 
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
   cluster.validate();
   job.validate();
   options.validate(job, cluster);
-  const auto& arch = job.architecture;
-  const int n = cluster.gpus;
-  const int max_tp = options.pins.tp ? *options.pins.tp : options.max_tp.value_or(cluster.gpus_per_node);
+  const SearchSpace space{job, cluster, options.pins.tp ? *options.pins.tp : options.max_tp.value_or(cluster.gpus_per_node),
+                          options.max_vpp, options.max_micro_batch};
 
   SearchResult result;
   result.usable_memory_bytes = usable_memory_bytes(cluster.accelerator, options.memory);
   result.min_memory_bytes = INFINITY;
+  Layout closest;
   std::vector<RankedLayout> fits;
   fits.reserve(1024);
 
-  const std::vector<Recompute> recomputes =
-      pinned_or(options.pins.recompute, {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
-  const std::vector<int> zeros = pinned_or(options.pins.zero_stage, {0, 1, 2, 3});
-
-  for (int tp : pinned_or(options.pins.tp, divisors(n, max_tp))) {
-    if (arch.heads % tp != 0) continue;
-    for (int pp : pinned_or(options.pins.pp, divisors(n / tp, arch.layers))) {
-      if ((n / tp) % pp != 0 || arch.layers % pp != 0) continue;
-      const int dp = n / (tp * pp);
-      if (options.pins.dp && *options.pins.dp != dp) continue;
-      PrunedFamily family{tp, pp, "", INFINITY};
-      bool any_valid = false, any_fit = false;
-      std::string first_violation;
-      const std::vector<int> eps =
-          arch.moe.enabled() ? pinned_or(options.pins.ep, divisors(dp, arch.moe.experts)) : std::vector<int>{1};
-      for (int ep : eps)
-        for (int vpp : pinned_or(options.pins.vpp, divisors(arch.layers / pp, options.max_vpp)))
-          for (int mb : pinned_or(options.pins.micro_batch, divisors(job.global_batch / dp, options.max_micro_batch)))
-            for (int zero : zeros)
-              for (Recompute rc : recomputes)
-                for (bool sp : pinned_or<bool>(options.pins.sequence_parallel, {false, true})) {
-                  if (sp && tp == 1) continue;
-                  Layout l{tp, pp, dp, ep, vpp, mb, zero, rc, sp};
-                  const std::string violation = layout_violation(l, job, cluster);
-                  if (!violation.empty()) {
-                    if (first_violation.empty()) first_violation = violation;
-                    continue;
-                  }
-                  any_valid = true;
-                  ++result.evaluated;
-                  const MemoryBreakdown mem = estimate_memory(job, l);
-                  const double bytes = mem.total_bytes();
-                  family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
-                  result.min_memory_bytes = std::min(result.min_memory_bytes, bytes);
-                  if (bytes > result.usable_memory_bytes) continue;
-                  any_fit = true;
-                  fits.push_back({l, mem, estimate_step_time(job, cluster, l, options.time)});
-                }
-      if (!any_fit) {
-        if (!any_valid) {
-          family.reason = first_violation.empty() ? "no valid micro-batch for this DP" : first_violation;
-          family.min_memory_bytes = 0;
-        } else {
-          family.reason = "needs " + gib(family.min_memory_bytes) + " GiB/GPU > " + gib(result.usable_memory_bytes) +
-                          " GiB usable";
-        }
-        result.pruned.push_back(family);
+  Walker walker(space, options.pins);
+  const size_t family_end = family_dimensions();
+  Layout layout;
+  walker.walk(0, family_end, layout, [&](Layout& family_layout) {
+    PrunedFamily family{family_layout.tp, family_layout.pp, "", INFINITY};
+    bool any_valid = false, any_fit = false;
+    std::string first_violation;
+    walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
+      const std::string violation = layout_violation(l, job, cluster);
+      if (!violation.empty()) {
+        if (first_violation.empty()) first_violation = violation;
+        return;
       }
+      any_valid = true;
+      ++result.evaluated;
+      const MemoryBreakdown mem = estimate_memory(job, l);
+      const double bytes = mem.total_bytes();
+      family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
+      if (bytes < result.min_memory_bytes) {
+        result.min_memory_bytes = bytes;
+        closest = l;
+      }
+      if (bytes > result.usable_memory_bytes) return;
+      any_fit = true;
+      fits.push_back({l, mem, estimate_step_time(job, cluster, l, options.time)});
+    });
+    if (any_fit) return;
+    if (!any_valid) {
+      family.reason = first_violation.empty() ? "no valid micro-batch for this DP" : first_violation;
+      family.min_memory_bytes = 0;
+    } else {
+      family.reason = "needs " + gib(family.min_memory_bytes) + " GiB/GPU > " + gib(result.usable_memory_bytes) +
+                      " GiB usable";
     }
-  }
+    result.pruned.push_back(family);
+  });
   if (!std::isfinite(result.min_memory_bytes)) result.min_memory_bytes = 0;
   if (fits.empty()) {
     if (result.evaluated == 0)
-      throw InputError("no valid layout: " + (result.pruned.empty() ? std::string("no TP/PP divides the GPUs")
-                                                                    : result.pruned.front().reason) +
-                       " (check --global-batch, --tp, --pp, --dp, --micro-batch)");
-    throw InfeasibleError("no layout fits in " + gib(result.usable_memory_bytes) + " GiB per " +
-                          cluster.accelerator.name + ": the smallest needs " + gib(result.min_memory_bytes) +
-                          " GiB/GPU; to fit, use more GPUs, ZeRO-3 (--zero 3), full recompute (--recompute full), or "
-                          "an accelerator with more memory");
+      throw InputError("no valid layout: " +
+                       (result.pruned.empty() ? std::string("no TP/PP divides the GPUs") : result.pruned.front().reason) +
+                       " (check the global batch and the pinned degrees)");
+    Infeasibility& why = result.infeasible.emplace();
+    why.reason = "no layout fits in " + gib(result.usable_memory_bytes) + " GiB per " + cluster.accelerator.name +
+                 ": the smallest needs " + gib(result.min_memory_bytes) + " GiB/GPU";
+    why.needed_memory_bytes = result.min_memory_bytes;
+    why.usable_memory_bytes = result.usable_memory_bytes;
+    why.closest = closest;
+    why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, cluster, options);
+    return result;
   }
   auto better = [&](const RankedLayout& a, const RankedLayout& b) {
     if (options.objective == Objective::kMemory) return a.memory.total_bytes() < b.memory.total_bytes();
@@ -155,6 +196,24 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
   fits.resize(k);
   result.layouts = std::move(fits);
   return result;
+}
+
+std::string describe(const Infeasibility& why) {
+  std::string out = why.reason;
+  const char* separator = "; to fit: ";
+  for (const auto& c : why.changes) {
+    out += separator;
+    separator = ", or ";
+    out += c.field;
+    if (c.number) out += " " + std::to_string(*c.number);
+    if (c.text) out += " " + *c.text;
+    if (!c.note.empty()) out += " (" + c.note + ")";
+  }
+  return out;
+}
+
+void require_feasible(const SearchResult& result) {
+  if (result.infeasible) throw InfeasibleError(describe(*result.infeasible));
 }
 
 }  // namespace isoflop::parallel

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "parallel/dimensions.hpp"
 #include "parallel/memory_model.hpp"
 #include "parallel/time_model.hpp"
 
@@ -13,13 +14,6 @@ namespace isoflop::parallel {
 
 enum class Objective { kTime, kMemory };
 inline constexpr EnumNames<Objective, 2> kObjectiveNames{{{{Objective::kTime, "time"}, {Objective::kMemory, "memory"}}}};
-
-// Fixed values for the search; std::nullopt leaves a knob open.
-struct LayoutPins {
-  std::optional<int> tp, pp, dp, ep, vpp, micro_batch, zero_stage;
-  std::optional<Recompute> recompute;
-  std::optional<bool> sequence_parallel;
-};
 
 struct SearchOptions {
   LayoutPins pins;
@@ -31,13 +25,15 @@ struct SearchOptions {
   MemoryOptions memory;
   TimeOptions time;
 
-  void validate(const JobSpec& job, const ClusterSpec& cluster) const;  // pins against the job
+  void validate(const JobSpec& job, const ClusterSpec& cluster) const;  // pins against the job (FieldError)
+  bool operator==(const SearchOptions&) const = default;
 };
 
 struct RankedLayout {
   Layout layout;
   MemoryBreakdown memory;
   StepTime time;
+  bool operator==(const RankedLayout&) const = default;
 };
 
 // Why a (TP, PP) family produced no feasible layout.
@@ -45,18 +41,49 @@ struct PrunedFamily {
   int tp = 0, pp = 0;
   std::string reason;             // "needs 84.2 GiB/GPU > 76.0 GiB usable"
   double min_memory_bytes = 0;    // smallest memory of any valid layout in the family (0 if none valid)
+  bool operator==(const PrunedFamily&) const = default;
+};
+
+// A change that would make an infeasible search fit, as data: the field and its new value ("recompute" →
+// "full", "gpus" → 4480). Exactly one of number and text is set, or neither when the field is to be unpinned.
+struct SuggestedChange {
+  std::string field;              // "gpus", "zero_stage", "recompute", "tp", "gpu"
+  std::optional<long long> number;
+  std::optional<std::string> text;
+  std::string note;               // why, in words ("about: memory per GPU falls roughly as 1/GPUs")
+  bool operator==(const SuggestedChange&) const = default;
+};
+
+// Why nothing fits, the closest miss and what would fit.
+struct Infeasibility {
+  std::string reason;                // "no layout fits in 76.0 GiB per a100-sxm4-80gb: the smallest needs 1288.3 GiB"
+  double needed_memory_bytes = 0;    // the closest miss: the smallest memory any valid layout needs
+  double usable_memory_bytes = 0;
+  Layout closest;                    // the layout that needs needed_memory_bytes
+  std::vector<SuggestedChange> changes;
+  bool operator==(const Infeasibility&) const = default;
 };
 
 struct SearchResult {
-  std::vector<RankedLayout> layouts;   // best first, at most top_k
+  std::vector<RankedLayout> layouts;   // best first, at most top_k; empty when infeasible
   std::vector<PrunedFamily> pruned;
   long long evaluated = 0;             // layouts whose memory (and time, if it fit) was computed
   double min_memory_bytes = 0;         // smallest memory any valid layout needs
   double usable_memory_bytes = 0;
+  std::optional<Infeasibility> infeasible;  // set when no layout fits
+  bool feasible() const { return !infeasible; }
+  bool operator==(const SearchResult&) const = default;
 };
 
-// Runs the search. Throws InputError for invalid pins (e.g. heads not divisible by a pinned TP) and
-// InfeasibleError when nothing fits, naming the smallest memory needed and what would make it fit.
+// Runs the search. Throws FieldError for invalid pins (e.g. heads not divisible by a pinned TP) and InputError
+// when no layout is valid at all; when valid layouts exist but none fits, returns the result with `infeasible`
+// set (no layouts), naming the smallest memory needed and what would make it fit.
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options);
+
+// The infeasibility in words, the changes named by their fields: "…; to fit: gpus 4480 (about …), …".
+std::string describe(const Infeasibility& infeasible);
+
+// Throws InfeasibleError(describe(…)) when the search found nothing that fits.
+void require_feasible(const SearchResult& result);
 
 }  // namespace isoflop::parallel

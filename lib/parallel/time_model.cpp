@@ -18,8 +18,8 @@ double gemm_efficiency(const catalog::Accelerator& accelerator, double width) {
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const TimeOptions& options) {
   const auto& acc = cluster.accelerator;
   if (!(acc.gemm_efficiency_max > 0))
-    throw InputError("--gpu: accelerator '" + acc.name +
-                     "' has no step-time calibration in the catalog (add a calibration block to hardware.yaml)");
+    throw FieldError("gpu", "accelerator '" + acc.name +
+                                "' has no step-time calibration in the catalog (add a calibration block to hardware.yaml)");
   const auto& arch = job.architecture;
   const double s = static_cast<double>(job.seq), h = static_cast<double>(arch.d_model);
   const double b = l.micro_batch, t = l.tp, p = l.pp, v = l.vpp;

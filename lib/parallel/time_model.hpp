@@ -10,6 +10,7 @@ namespace isoflop::parallel {
 struct TimeOptions {
   double dp_overlap = 0.0;  // fraction of the data-parallel reduction hidden behind the backward pass
                             // (Korthikanti et al. 2022 ran without overlap)
+  bool operator==(const TimeOptions&) const = default;
 };
 
 struct StepBreakdown {
@@ -21,6 +22,7 @@ struct StepBreakdown {
   double dp_comm_s = 0;      // exposed data-parallel gradient reduction (and ZeRO-3 gathers)
   double moe_comm_s = 0;     // expert-parallel all-to-all
   double optimizer_s = 0;    // optimizer step (memory-bound)
+  bool operator==(const StepBreakdown&) const = default;
 };
 
 struct StepTime {
@@ -33,6 +35,7 @@ struct StepTime {
   double hardware_tflops_per_gpu = 0;
   double mfu = 0;                      // model FLOP/s over the 16-bit peak
   double hfu = 0;                      // hardware FLOP/s over the 16-bit peak
+  bool operator==(const StepTime&) const = default;
 };
 
 // Achieved fraction of peak for GEMMs whose per-GPU width is `width` (d_model / TP), from the

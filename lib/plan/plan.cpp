@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "model/params.hpp"
 
 namespace isoflop::plan {
 namespace {
@@ -53,8 +54,7 @@ double cluster_power_w(const PlanOptions& o) {
   for (const auto& e : cost::estimate_power(p))
     if (e.method == method) {
       if (!e.available)
-        throw InputError("--energy-method " + std::string(cost::kEnergyMethodNames.name(method)) + ": " +
-                         e.assumptions);
+        throw FieldError("energy_method", std::string(cost::kEnergyMethodNames.name(method)) + ": " + e.assumptions);
       return e.power_w;
     }
   throw InputError("plan: no power for the cluster");
@@ -66,15 +66,15 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
   const cost::RunCostInputs& c = o.run_cost;
   const double gpus = o.cluster.gpus;
   const double power_kw = cluster_power_w(o) / 1000;
-  if (!(c.pue >= 1)) throw InputError("--pue: must be at least 1 (facility energy over IT energy)");
+  if (!(c.pue >= 1)) throw FieldError("pue", "must be at least 1 (facility energy over IT energy)");
   if (b.usd) {
-    if (!(c.price_per_gpu_hour_usd > 0)) throw InputError("--budget-usd: needs --price-per-gpu-hour");
-    const double per_hour = gpus * c.price_per_gpu_hour_usd + power_kw * c.pue * c.price_per_kwh_usd;
+    if (!(c.price_per_gpu_hour_usd > 0)) throw FieldError("budget_usd", "a money budget needs a price per GPU-hour");
+    const double per_hour = gpus * *c.price_per_gpu_hour_usd + power_kw * c.pue * c.price_per_kwh_usd.value_or(0);
     return *b.usd / per_hour * kSecondsPerHour;
   }
   if (b.energy_kwh) return *b.energy_kwh / (power_kw * c.pue) * kSecondsPerHour;
   if (b.co2e_kg) {
-    if (!(c.intensity_kg_per_kwh > 0)) throw InputError("--co2e: the grid intensity must be positive");
+    if (!(c.intensity_kg_per_kwh > 0)) throw FieldError("co2e", "a carbon budget needs a positive grid intensity");
     return *b.co2e_kg / c.intensity_kg_per_kwh / (power_kw * c.pue) * kSecondsPerHour;
   }
   throw InputError("plan: no budget given");
@@ -86,9 +86,13 @@ void Budget::validate() const {
   const int given = (flops ? 1 : 0) + (time_s ? 1 : 0) + (usd ? 1 : 0) + (energy_kwh ? 1 : 0) + (co2e_kg ? 1 : 0);
   if (given != 1)
     throw InputError(std::string(given == 0 ? "missing budget" : "conflicting budgets") +
-                     "; give exactly one of --flops, --days/--time, --budget-usd, --energy, --co2e");
+                     "; give exactly one of compute (FLOPs), time, money, energy or CO2e");
   for (const auto& v : {flops, time_s, usd, energy_kwh, co2e_kg})
     if (v && !(*v > 0 && std::isfinite(*v))) throw InputError("the budget must be positive and finite");
+}
+
+double PlanResult::params_ratio_to_target() const {
+  return allocation.params > 0 ? model::count_params(job.architecture).total() / allocation.params : 0;
 }
 
 PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
@@ -100,6 +104,11 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   // Start from the calibrated GEMM efficiency ceiling; the loop replaces it with the layout's MFU.
   double mfu = o.cluster.accelerator.gemm_efficiency_max > 0 ? o.cluster.accelerator.gemm_efficiency_max : 0.5;
   PlanResult r;
+  r.budget = budget;
+  r.family = o.family.name;
+  r.global_batch_tokens = o.global_batch_tokens;
+  r.cluster = o.cluster;
+  r.search = o.search;
   r.converged = !time_like;
   for (int i = 0; i < o.max_iterations; ++i) {
     r.iterations = i + 1;
@@ -109,13 +118,13 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     shape.reference = o.family;
     shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
     while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
-    r.shape = model::shape_architecture(r.allocation.params, shape);
     r.job = {};
-    r.job.architecture = r.shape.best.architecture;
+    r.job.architecture = model::shape_architecture(r.allocation.params, shape).best.architecture;
     r.job.architecture.name = "planned";
     r.job.seq = o.family.seq;
     r.job.global_batch = choose_global_batch(o.global_batch_tokens / static_cast<double>(r.job.seq), o.cluster.gpus);
     r.layouts = parallel::search_layouts(r.job, o.cluster, o.search);
+    if (!r.layouts.feasible()) break;
     const double new_mfu = r.layouts.layouts.front().time.mfu;
     if (!time_like || std::fabs(new_mfu - mfu) < o.mfu_tolerance) {
       mfu = new_mfu;
@@ -126,13 +135,15 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     // plain iteration cycle between two architectures.
     mfu = 0.5 * (mfu + new_mfu);
   }
-  r.mfu = r.layouts.layouts.front().time.mfu;
   r.band = scaling::allocation_band(o.band_laws, r.flops);
-  r.cost_inputs = cost_inputs(o, r.flops, mfu);
-  r.cost = cost::estimate_run_cost(r.cost_inputs);
+  if (!r.layouts.feasible()) {
+    r.mfu = 0;
+    return r;
+  }
+  r.mfu = r.layouts.layouts.front().time.mfu;
   cost::WhatIfOptions whatif = o.whatif;
   whatif.accelerator = o.cluster.accelerator;
-  r.whatif = cost::four_ms(r.cost_inputs, r.cost, whatif);
+  r.cost = cost::report_run_cost(cost_inputs(o, r.flops, mfu), whatif);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "cost/cost_report.hpp"
 #include "cost/run_cost.hpp"
 #include "cost/whatif.hpp"
 #include "model/shape.hpp"
@@ -25,6 +26,7 @@ struct Budget {
   std::optional<double> energy_kwh;  // facility energy
   std::optional<double> co2e_kg;     // gross emissions
   void validate() const;
+  bool operator==(const Budget&) const = default;
 };
 
 struct PlanOptions {
@@ -44,21 +46,33 @@ struct PlanOptions {
   double mfu_tolerance = 1e-3;  // stop when the MFU moves less than this
 };
 
+// The plan document: what it was asked (budget, family, batch target) and what it found. A plan contains the
+// same structs the other commands print: an allocation and the band (`optimal`), a job, cluster and search
+// result (`layout`, its architecture as `arch` prints it) and a run cost (`cost`).
 struct PlanResult {
-  double flops = 0;  // the budget in FLOPs (after the utilisation iteration)
-  scaling::Allocation allocation;
-  scaling::AllocationBand band;
-  model::ShapeResult shape;
-  parallel::JobSpec job;
-  parallel::SearchResult layouts;
-  cost::RunCostInputs cost_inputs;  // what the cost was computed from
-  cost::RunCost cost;
-  std::vector<cost::WhatIfRow> whatif;  // the 4Ms table: baseline, model, machine, mechanization, map, all
-  double mfu = 0;                       // the best layout's predicted MFU, used for the cost
+  Budget budget;                     // as given
+  std::string family;                // reference family the architecture was shaped after
+  double global_batch_tokens = 0;    // target tokens per iteration
+  double flops = 0;                  // the budget in FLOPs (after the utilisation iteration)
+  double mfu = 0;                    // the best layout's predicted MFU, used for the cost (0 when nothing fits)
   int iterations = 0;
   bool converged = true;
+  scaling::Allocation allocation;
+  scaling::AllocationBand band;
+  parallel::JobSpec job;             // the shaped architecture, sequence and global batch
+  parallel::ClusterSpec cluster;
+  parallel::SearchOptions search;    // the search as it ran (pins and limits)
+  parallel::SearchResult layouts;    // ranked layouts, or why nothing fits
+  std::optional<cost::CostReport> cost;  // time, energy, carbon, money and the 4Ms; unset when nothing fits
+
+  bool feasible() const { return layouts.feasible(); }
+  // Exact parameters of the shaped architecture over the allocation's target.
+  double params_ratio_to_target() const;
+  bool operator==(const PlanResult&) const = default;
 };
 
+// Runs the plan. When no layout fits, the result says why (layouts.infeasible) and carries no cost; the
+// caller decides what that means (the command prints the document and exits 1).
 PlanResult make_plan(const Budget& budget, const PlanOptions& options);
 
 }  // namespace isoflop::plan

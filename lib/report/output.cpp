@@ -60,24 +60,6 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
   }
 }
 
-void flatten(const Json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>* cells) {
-  if (value.is_object()) {
-    for (const auto& [key, item] : value.items()) flatten(item, prefix.empty() ? key : prefix + "." + key, cells);
-    return;
-  }
-  std::string text;
-  if (value.is_string()) {
-    text = value.get<std::string>();
-  } else if (value.is_number_float()) {
-    text = number_text(value.get<double>());
-  } else if (value.is_null()) {
-    text = "";
-  } else {
-    text = value.dump();
-  }
-  cells->emplace_back(prefix, text);
-}
-
 std::string csv_cell(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
@@ -166,35 +148,12 @@ std::string to_yaml_text(const Json& document) {
 }
 
 std::string to_csv_text(const Json& rows) {
-  std::vector<std::vector<std::pair<std::string, std::string>>> flat;
-  if (rows.is_array()) {
-    for (const auto& row : rows) {
-      flat.emplace_back();
-      flatten(row, "", &flat.back());
-    }
-  } else {
+  std::vector<Cells> flat;
+  for (const auto& row : rows.is_array() ? rows : Json::array({rows})) {
     flat.emplace_back();
-    flatten(rows, "", &flat.back());
+    flatten_leaves(row, "", true, &flat.back());
   }
-  std::vector<std::string> header;
-  for (const auto& row : flat)
-    for (const auto& [key, _] : row)
-      if (std::find(header.begin(), header.end(), key) == header.end()) header.push_back(key);
-  std::string out;
-  for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_cell(header[i]);
-  out += "\n";
-  for (const auto& row : flat) {
-    for (size_t i = 0; i < header.size(); ++i) {
-      if (i) out += ",";
-      for (const auto& [key, text] : row)
-        if (key == header[i]) {
-          out += csv_cell(text);
-          break;
-        }
-    }
-    out += "\n";
-  }
-  return out;
+  return render_csv(flat);
 }
 
 }  // namespace isoflop::report

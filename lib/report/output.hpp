@@ -24,7 +24,7 @@ std::string to_json_text(const Json& document);
 std::string to_yaml_text(const Json& document);
 
 // CSV of `rows`: an array of objects, or one object (one row). Nested objects flatten to
-// "parent.child" columns; arrays inside a row are written as JSON text. Header from the union of keys
+// "parent.child" columns, arrays to indexed ones ("parent.0"). Header from the union of keys
 // in first-seen order. Strings are quoted when they contain a comma, quote or newline.
 std::string to_csv_text(const Json& rows);
 

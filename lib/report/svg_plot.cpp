@@ -9,44 +9,12 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "report/svg_marks.hpp"
 
 namespace isoflop::report {
 namespace {
 
-constexpr double kTickFont = 11, kLabelFont = 13, kTitleFont = 14, kLegendFont = 11.5;
-constexpr double kCharWidth = 0.6;  // average glyph width / font size for sans-serif digits and letters
-const char* const kFontFamily = "DejaVu Sans, Helvetica, Arial, sans-serif";
-
-size_t text_length(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
-double text_width(const std::string& s, double font) { return static_cast<double>(text_length(s)) * font * kCharWidth; }
-
-// A pixel coordinate: finite by construction, clamped far outside the canvas, two decimals.
-std::string px(double v) {
-  if (!std::isfinite(v)) v = 0;
-  v = std::clamp(v, -1e5, 1e5);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", v);
-  std::string s = buffer;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
-
-struct Scaler {
-  double lo = 0, hi = 1;  // data range
-  bool log = false;
-  double p0 = 0, p1 = 1;  // pixel positions of lo and hi
-  bool usable(double v) const { return std::isfinite(v) && (!log || v > 0); }
-  double t(double v) const {
-    return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
-  }
-  double map(double v) const { return p0 + (p1 - p0) * t(v); }
-};
+using namespace svg;  // NOLINT: the primitives are this file's vocabulary
 
 struct Range {
   double min = std::numeric_limits<double>::infinity(), max = -std::numeric_limits<double>::infinity();
@@ -81,66 +49,49 @@ std::pair<double, double> resolve_range(const std::optional<double>& lo, const s
   return {min, max};
 }
 
-std::string marker_svg(MarkerShape shape, double x, double y, double r, const std::string& fill,
-                       const std::string& extra) {
-  std::ostringstream o;
-  const std::string cx = px(x), cy = px(y);
-  auto poly = [&](const std::vector<std::pair<double, double>>& pts) {
-    o << "<polygon points=\"";
-    for (size_t i = 0; i < pts.size(); ++i) o << (i ? " " : "") << px(x + pts[i].first) << ',' << px(y + pts[i].second);
-    o << "\" fill=\"" << fill << '"' << extra << "/>";
-  };
-  switch (shape) {
-    case MarkerShape::kCircle:
-      o << "<circle cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"" << px(r) << "\" fill=\"" << fill << '"' << extra << "/>";
-      break;
-    case MarkerShape::kSquare:
-      o << "<rect x=\"" << px(x - r * 0.9) << "\" y=\"" << px(y - r * 0.9) << "\" width=\"" << px(1.8 * r)
-        << "\" height=\"" << px(1.8 * r) << "\" fill=\"" << fill << '"' << extra << "/>";
-      break;
-    case MarkerShape::kTriangle: poly({{0, -1.25 * r}, {1.1 * r, 0.75 * r}, {-1.1 * r, 0.75 * r}}); break;
-    case MarkerShape::kDiamond: poly({{0, -1.3 * r}, {1.1 * r, 0}, {0, 1.3 * r}, {-1.1 * r, 0}}); break;
-    case MarkerShape::kStar: {
-      std::vector<std::pair<double, double>> pts;
-      for (int i = 0; i < 10; ++i) {
-        const double angle = -M_PI / 2 + i * M_PI / 5, rr = (i % 2 ? 0.45 : 1.35) * r;
-        pts.emplace_back(rr * std::cos(angle), rr * std::sin(angle));
-      }
-      poly(pts);
-      break;
-    }
-    case MarkerShape::kCross:
-      o << "<path d=\"M" << px(x - r) << ',' << px(y - r) << "L" << px(x + r) << ',' << px(y + r) << "M" << px(x - r)
-        << ',' << px(y + r) << "L" << px(x + r) << ',' << px(y - r) << "\" stroke=\"" << fill
-        << "\" stroke-width=\"1.6\" fill=\"none\"/>";
-      break;
-  }
-  return o.str();
-}
-
-std::string text_svg(double x, double y, const std::string& text, double font, const std::string& anchor,
-                     const std::string& extra = "") {
-  std::ostringstream o;
-  o << "<text x=\"" << px(x) << "\" y=\"" << px(y) << "\" font-size=\"" << px(font) << "\" text-anchor=\"" << anchor
-    << '"' << extra << '>' << xml_escape(text) << "</text>";
-  return o.str();
-}
-
-struct Layout {
-  double left, top, width, height;  // the plot area
-};
-
-struct LegendEntry {
-  std::string name, color;
-  bool line = false, points = false, dashed = false;
-  MarkerShape shape = MarkerShape::kCircle;
-};
-
 // Resolved colour of a series (a fixed colour, the colour scale at its value, or the palette).
 std::string series_color(const Series& s, size_t index, const std::optional<ColorScale>& cs, const Scaler& color) {
   if (!s.color.empty()) return s.color;
   if (s.color_value && cs && color.usable(*s.color_value)) return viridis(color.t(*s.color_value));
   return palette_color(index);
+}
+
+// Where a marked point's label goes: of the four corners around the point, the one inside the plot whose
+// text box crosses the fewest drawn curve samples (so no label sits on a curve when a free side exists).
+struct Placed {
+  double x, y;
+  const char* anchor;
+};
+Placed place_label(const MarkedPoint& m, double x, double y, const Area& L, const std::vector<Series>& series,
+                   const Scaler& X, const Scaler& Y) {
+  const double w = text_width(m.label, kTickFont), gap = m.size_px + 3;
+  Placed best{x + gap, y - gap, "start"};
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int corner = 0; corner < 4; ++corner) {
+    const bool left = corner & 1, below = corner & 2;
+    const double x0 = left ? x - gap - w : x + gap, base = below ? y + gap + kTickFont : y - gap;
+    const double top = base - kTickFont, x1 = x0 + w;
+    double cost = (x0 < L.left || x1 > L.left + L.width || top < L.top || base > L.top + L.height) ? 1e6 : 0;
+    for (const auto& s : series) {
+      if (s.x.size() < 1) continue;
+      for (size_t i = 0; i < s.x.size(); ++i) {
+        if (!X.usable(s.x[i]) || !Y.usable(s.y[i])) continue;
+        const double ax = X.map(s.x[i]), ay = Y.map(s.y[i]);
+        const bool next = s.style != SeriesStyle::kPoints && i + 1 < s.x.size() && X.usable(s.x[i + 1]) &&
+                          Y.usable(s.y[i + 1]);
+        const int steps = next ? 8 : 1;  // sample each segment so a long straight stretch still counts
+        for (int k = 0; k < steps; ++k) {
+          const double t = static_cast<double>(k) / steps;
+          const double px_ = next ? ax + t * (X.map(s.x[i + 1]) - ax) : ax;
+          const double py_ = next ? ay + t * (Y.map(s.y[i + 1]) - ay) : ay;
+          cost += px_ >= x0 - 2 && px_ <= x1 + 2 && py_ >= top - 2 && py_ <= base + 3;
+        }
+      }
+    }
+    cost += corner * 0.01;  // ties: above right, above left, below right, below left
+    if (cost < best_cost) best_cost = cost, best = {left ? x - gap : x + gap, base, left ? "end" : "start"};
+  }
+  return best;
 }
 
 std::string render_body(const PlotSpec& spec, const std::string& id) {
@@ -197,7 +148,7 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
   const double top = spec.title.empty() ? 14 : 14 + kTitleFont + 10;
   const double bottom = 10 + kTickFont + 8 + (spec.x.label.empty() ? 0 : kLabelFont + 8);
   const double right = spec.color_scale ? 18 + 14 + 6 + clabel_w + (spec.color_scale->label.empty() ? 0 : kLabelFont + 10) + 8 : 18;
-  const Layout L{left, top, std::max(40.0, spec.width_px - left - right), std::max(40.0, spec.height_px - top - bottom)};
+  const Area L{left, top, std::max(40.0, spec.width_px - left - right), std::max(40.0, spec.height_px - top - bottom)};
   const Scaler X{xmin, xmax, xlog, L.left, L.left + L.width};
   const Scaler Y{ymin, ymax, ylog, L.top + L.height, L.top};
   const std::string axis_color = "#222222", grid_color = "#e6e6e6";
@@ -290,10 +241,8 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
     if (x < L.left - 1 || x > L.left + L.width + 1 || y < L.top - 1 || y > L.top + L.height + 1) continue;
     o << marker_svg(m.shape, x, y, m.size_px, m.color, " stroke=\"#000000\" stroke-width=\"0.6\"");
     if (!m.label.empty() && m.label_on_plot) {
-      const double w = text_width(m.label, kTickFont);
-      const bool to_left = x + m.size_px + 4 + w > L.left + L.width - 2;
-      const double ty = y - m.size_px - 2 < L.top + kTickFont ? y + m.size_px + kTickFont : y - m.size_px - 2;
-      o << text_svg(to_left ? x - m.size_px - 3 : x + m.size_px + 3, ty, m.label, kTickFont, to_left ? "end" : "start",
+      const Placed p = place_label(m, x, y, L, spec.series, X, Y);
+      o << text_svg(p.x, p.y, m.label, kTickFont, p.anchor,
                     " fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\"");
     }
     o << "\n";
@@ -301,47 +250,7 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
   }
 
   // ---- legend ------------------------------------------------------------------------------
-  if (!legend.empty() && spec.legend != LegendPosition::kNone) {
-    double w = 0;
-    for (const auto& e : legend) w = std::max(w, text_width(e.name, kLegendFont));
-    const double row = kLegendFont + 6, box_w = 8 + 24 + 6 + w + 8, box_h = 6 + row * legend.size() + 2;
-    LegendPosition pos = spec.legend;
-    const double xs[2] = {L.left + 8, L.left + L.width - 8 - box_w}, ys[2] = {L.top + 8, L.top + L.height - 8 - box_h};
-    auto corner = [&](LegendPosition p) {
-      const bool r = p == LegendPosition::kTopRight || p == LegendPosition::kBottomRight;
-      const bool b = p == LegendPosition::kBottomLeft || p == LegendPosition::kBottomRight;
-      return std::pair<double, double>{xs[r], ys[b]};
-    };
-    if (pos == LegendPosition::kAuto) {
-      // The inside corner whose box covers the fewest data points (ties: top right, top left, …).
-      size_t best = std::numeric_limits<size_t>::max();
-      for (LegendPosition p : {LegendPosition::kTopRight, LegendPosition::kTopLeft, LegendPosition::kBottomRight,
-                               LegendPosition::kBottomLeft}) {
-        const auto [bx, by] = corner(p);
-        size_t covered = 0;
-        for (const auto& s : spec.series)
-          for (size_t i = 0; i < s.x.size(); ++i)
-            if (X.usable(s.x[i]) && Y.usable(s.y[i])) {
-              const double x = X.map(s.x[i]), y = Y.map(s.y[i]);
-              covered += x >= bx - 4 && x <= bx + box_w + 4 && y >= by - 4 && y <= by + box_h + 4;
-            }
-        if (covered < best) best = covered, pos = p;
-      }
-    }
-    const auto [bx, by] = corner(pos);
-    o << "<g><rect x=\"" << px(bx) << "\" y=\"" << px(by) << "\" width=\"" << px(box_w) << "\" height=\"" << px(box_h)
-      << "\" fill=\"#ffffff\" fill-opacity=\"0.9\" stroke=\"#bbbbbb\" stroke-width=\"0.8\" rx=\"2\"/>";
-    for (size_t i = 0; i < legend.size(); ++i) {
-      const auto& e = legend[i];
-      const double cy = by + 6 + row * i + row / 2 - 1, x0 = bx + 8;
-      if (e.line)
-        o << "<line x1=\"" << px(x0) << "\" y1=\"" << px(cy) << "\" x2=\"" << px(x0 + 24) << "\" y2=\"" << px(cy)
-          << "\" stroke=\"" << e.color << "\" stroke-width=\"1.8\"" << (e.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>";
-      if (e.points) o << marker_svg(e.shape, x0 + 12, cy, 3.4, e.color, " stroke=\"#ffffff\" stroke-width=\"0.5\"");
-      o << text_svg(x0 + 30, cy + kLegendFont * 0.35, e.name, kLegendFont, "start", " fill=\"#111111\"");
-    }
-    o << "</g>\n";
-  }
+  o << legend_svg(legend, spec.legend, L, spec.series, X, Y);
 
   // ---- frame and colour bar ----------------------------------------------------------------
   o << "<rect x=\"" << px(L.left) << "\" y=\"" << px(L.top) << "\" width=\"" << px(L.width) << "\" height=\""

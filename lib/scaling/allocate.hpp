@@ -42,6 +42,8 @@ struct Allocation {
   std::optional<double> compute_optimal_params;       // N
   std::optional<double> compute_optimal_tokens;       // D
   std::optional<double> compute_optimal_total_flops;  // 6·N·D + 2·N·T
+
+  bool operator==(const Allocation&) const = default;
 };
 
 // The closed form of a parametric law (Hoffmann et al. 2022, eq. 4): N_opt = G·(C/6)^a, D_opt = (C/6)^b / G,
@@ -89,6 +91,8 @@ enum class BandQuery { kFlops, kParams, kTokens, kTargetLoss };
 struct SkippedLaw {
   std::string law;
   std::string reason;  // why the law does not apply to this query
+
+  bool operator==(const SkippedLaw&) const = default;
 };
 struct AllocationBand {
   std::vector<Allocation> laws;    // in catalog order
@@ -96,6 +100,8 @@ struct AllocationBand {
   double params_min = 0, params_max = 0;  // over `laws`
   double tokens_min = 0, tokens_max = 0;
   double flops_min = 0, flops_max = 0;
+
+  bool operator==(const AllocationBand&) const = default;
 };
 // `value` is the budget (FLOPs), parameters, tokens or target loss, per `query`. A law that cannot answer
 // (no loss for a target-loss query, cannot use unique tokens, an unreachable target) is listed in `skipped`.

@@ -122,7 +122,7 @@ LawSpec parametric_law(double E, double A, double B, double alpha, double beta, 
   law.alpha = alpha;
   law.beta = beta;
   law.convention = "as the constants were fitted; C = 6ND";
-  law.source = "--law-params";
+  law.source = "constants given by the user";
   return law;
 }
 
@@ -133,12 +133,16 @@ LawSpec law_from_params(const std::string& text, const std::string& what) {
   std::istringstream in(text);
   while (std::getline(in, item, ',')) {
     if (values.size() == 5)
-      throw InputError(what + ": expected 5 comma-separated numbers E,A,B,alpha,beta, got more in '" + text + "'");
-    values.push_back(units::parse_number(item, what + " " + kNames[values.size()], units::Sign::kPositive));
+      throw FieldError(what, "expected 5 comma-separated numbers E,A,B,alpha,beta, got more in '" + text + "'");
+    try {
+      values.push_back(units::parse_number(item, kNames[values.size()], units::Sign::kPositive));
+    } catch (const InputError& e) {
+      throw FieldError(what, e.what());
+    }
   }
   if (values.size() != 5 || (!text.empty() && text.back() == ','))
-    throw InputError(what + ": expected 5 comma-separated numbers E,A,B,alpha,beta (e.g. 1.69,406.4,410.7,0.34,0.28), got '" +
-                     text + "'");
+    throw FieldError(what, "expected 5 comma-separated numbers E,A,B,alpha,beta (e.g. 1.69,406.4,410.7,0.34,0.28), got '" +
+                               text + "'");
   return parametric_law(values[0], values[1], values[2], values[3], values[4]);
 }
 

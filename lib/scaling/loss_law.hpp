@@ -55,9 +55,9 @@ double effective_tokens(double tokens, double unique_tokens, double r_d_star);
 // D_to_N(D) = G·(D·G)^(β/α), the inverse of the closed-form frontier.
 double compute_optimal_params_for_tokens(const catalog::LawSpec& law, double tokens);
 
-// A parametric law from the five constants of `--law-params E,A,B,alpha,beta` (text such as
-// "1.69,406.4,410.7,0.34,0.28"), named "custom". Throws InputError naming `what` on a malformed list.
-catalog::LawSpec law_from_params(const std::string& text, const std::string& what = "--law-params");
+// A parametric law from its five constants "E,A,B,alpha,beta" (text such as "1.69,406.4,410.7,0.34,0.28"),
+// named "custom". Throws FieldError naming the field `what` on a malformed list.
+catalog::LawSpec law_from_params(const std::string& text, const std::string& what = "law_params");
 catalog::LawSpec parametric_law(double E, double A, double B, double alpha, double beta,
                                 const std::string& name = "custom");
 

@@ -9,7 +9,7 @@ namespace isoflop::units {
 // rejected.
 enum class Sign { kPositive, kNonNegative, kAny };
 
-// Every parser throws InputError naming `what` (an option such as "--flops", or a file field), the text,
+// Every parser throws InputError naming `what` (the field or option the caller names), the text,
 // and the accepted forms.
 
 // A plain number: "0.4", "5.76e23", "-3".

@@ -28,8 +28,8 @@ TEST_CASE("arch 70B, Chinchilla style: 80 x 8192 with its exact count and ratio 
   const auto r = run_cli("arch --params 70B --tp 8 -o json");
   REQUIRE(r.status == 0);
   const auto doc = nlohmann::json::parse(r.out);
-  CHECK(r.out.rfind("{\n  \"schema\": \"isoflop/arch/v1\"", 0) == 0);  // the schema comes first
-  CHECK(doc["schema"] == "isoflop/arch/v1");
+  CHECK(r.out.rfind("{\n  \"schema\": \"isoflop/arch/v2\"", 0) == 0);  // the schema comes first
+  CHECK(doc["schema"] == "isoflop/arch/v2");
   CHECK(doc["inputs"]["params"].get<double>() == 70e9);
   CHECK(doc["inputs"]["style"] == "chinchilla");
   CHECK(doc["inputs"]["tp"] == 8);
@@ -40,14 +40,21 @@ TEST_CASE("arch 70B, Chinchilla style: 80 x 8192 with its exact count and ratio 
   CHECK(a["d_model"] == 8192);
   CHECK(a["heads"] == 64);
   CHECK(a["head_size"] == 128);
+  CHECK(a["effective_head_size"] == 128);
+  CHECK(a["kv_heads"] == 0);  // = heads
+  CHECK(a["effective_kv_heads"] == 64);
   CHECK(a["ffn"] == 32768);
   CHECK(a["vocab"] == 32000);
   CHECK(a["seq"] == 2048);
-  const double params = doc["params"].get<double>();
-  CHECK(std::fabs(params / 70.07e9 - 1) < 1e-3);
+  CHECK(a["moe"].is_null());
+  CHECK(a["aspect_ratio"].get<double>() == doctest::Approx(102.4));
+  // Exact: 80 x (12 h² + 2 h² for the relative-position keys) + V h + norms (rmsnorm, 2 x 80 + 1 scales of h).
+  const long long params = a["params"].get<long long>();
+  CHECK(params == 80LL * 13 * 8192 * 8192 + 32000LL * 8192 + 161LL * 8192 + 80LL * 4 * 8192 + 80LL * (32768 + 8192));
+  CHECK(doc["target_params"].get<double>() == 70e9);
   CHECK(doc["ratio"].get<double>() == doctest::Approx(params / 70e9).epsilon(1e-12));
-  CHECK(doc["params_breakdown"]["total"].get<double>() == params);
-  CHECK(doc["active_params"].get<double>() == params);
+  CHECK(doc["params"]["total"].get<long long>() == params);
+  CHECK(a["active_params"].get<long long>() == params);
   // Hoffmann et al. 2022 App. F per token, backward = 2 x forward: 3 x [80 x (24 h² + 4 s h + 3 H s) + 4 V h]
   // with h 8192, s 2048, H 64, V 32000 (embeddings and final logits included).
   CHECK(doc["flops_per_token"].get<double>() == doctest::Approx(405893283840.0).epsilon(1e-12));
@@ -55,10 +62,12 @@ TEST_CASE("arch 70B, Chinchilla style: 80 x 8192 with its exact count and ratio 
   REQUIRE(doc["alternatives"].size() == 3);
   for (const auto& alt : doc["alternatives"]) {
     CHECK(std::fabs(alt["ratio"].get<double>() - 1) <= 0.02);
-    CHECK(alt["d_model"].get<long long>() % 1024 == 0);  // lcm(128, 128 x TP 8)
-    CHECK(alt["heads"].get<int>() % 8 == 0);
+    CHECK(alt["architecture"]["d_model"].get<long long>() % 1024 == 0);  // lcm(128, 128 x TP 8)
+    CHECK(alt["architecture"]["heads"].get<int>() % 8 == 0);
   }
-  CHECK(doc["warnings"].empty());
+  CHECK(doc["alternatives"][0]["rank"] == 2);
+  CHECK(doc["d_model_multiple"] == 1024);
+  CHECK(doc["moe_advice"].is_null());
 }
 
 TEST_CASE("arch table: prints the shape, the exact count, the ratio and the alternatives") {
@@ -88,11 +97,12 @@ TEST_CASE("arch --style megatron and kaplan, --top, csv and yaml") {
   CHECK(std::fabs(std::log(aspect / (1600.0 / 48))) < 0.1);
   r = run_cli("arch --params 7B --top 5 -o csv");
   REQUIRE(r.status == 0);
-  CHECK(r.out.rfind("rank,", 0) == 0);
-  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);  // header, best and 5 alternatives
+  CHECK(r.out.find("alternatives.rank") != std::string::npos);
+  CHECK(r.out.find("architecture.layers") != std::string::npos);  // every row carries the best shape
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 6);  // header and 5 alternatives
   r = run_cli("arch --params 7B -o yaml");
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("schema: isoflop/arch/v1") != std::string::npos);
+  CHECK(r.out.find("schema: isoflop/arch/v2") != std::string::npos);
 }
 
 TEST_CASE("arch --moe: total and active parameters, dense-equivalent FLOPs, quiet when ST-MoE is followed") {
@@ -100,7 +110,10 @@ TEST_CASE("arch --moe: total and active parameters, dense-equivalent FLOPs, quie
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   const auto doc = nlohmann::json::parse(r.out);
-  const double total = doc["params"].get<double>(), active = doc["active_params"].get<double>();
+  const double total = doc["architecture"]["params"].get<double>(), active = doc["architecture"]["active_params"].get<double>();
+  CHECK(doc["params"]["total"].get<double>() == total);
+  CHECK(doc["params"]["active"].get<double>() == active);
+  CHECK(doc["architecture"]["moe_layers"].get<int>() * 4 == doc["architecture"]["layers"].get<int>());
   CHECK(std::fabs(total / 269e9 - 1) <= 0.02);
   CHECK(active < total / 5);
   CHECK(doc["architecture"]["moe"]["experts"] == 64);
@@ -114,33 +127,38 @@ TEST_CASE("arch --moe: total and active parameters, dense-equivalent FLOPs, quie
   CHECK(dense_equivalent > 0.8 * active);
   CHECK(dense_equivalent < 1.4 * active);
   CHECK(doc["flops_per_token"].get<double>() == doctest::Approx(6 * dense_equivalent).epsilon(1e-12));
-  CHECK(doc["warnings"].empty());
-  CHECK(doc["moe_recommendations"]["max_experts"] == 256);
+  CHECK(doc["moe_advice"]["departures"].empty());
+  CHECK(doc["moe_advice"]["recommended"]["max_experts"] == 256);
+  CHECK(doc["moe_advice"]["recommended"]["top_k"] == 2);
+  CHECK(doc["inputs"]["moe"]["top_k"].is_null());  // left to the catalog
 }
 
 TEST_CASE("arch --moe warns on stderr, citing ST-MoE, for each departure") {
   const auto r = run_cli("arch --params 100B --moe --experts 512 --top-k 1 --capacity-factor 1.0 --ep 128 -o json");
   REQUIRE(r.status == 0);
   const auto doc = nlohmann::json::parse(r.out);
-  REQUIRE(doc["warnings"].size() == 4);
+  REQUIRE(doc["moe_advice"]["departures"].size() == 4);
   CHECK(r.err.find("top-1 routing departs from the recommended top-2 (ST-MoE, Zoph et al. 2022)") != std::string::npos);
   CHECK(r.err.find("training capacity factor 1 departs from the recommended 1.25") != std::string::npos);
   CHECK(r.err.find("512 experts exceed the recommended at most 256") != std::string::npos);
-  CHECK(r.err.find("4 experts per device (512 over --ep 128)") != std::string::npos);
+  CHECK(r.err.find("4 experts per device (512 over 128 expert-parallel devices)") != std::string::npos);
   // -q silences the warnings but keeps them in the result.
   const auto quiet = run_cli("arch --params 100B --moe --experts 512 --top-k 1 -q -o json");
   REQUIRE(quiet.status == 0);
   CHECK(quiet.err.empty());
-  CHECK(nlohmann::json::parse(quiet.out)["warnings"].size() == 2);
+  CHECK(nlohmann::json::parse(quiet.out)["moe_advice"]["departures"].size() == 2);
 }
 
 TEST_CASE("arch --active-params shapes the active count of a sparse model") {
   const auto r = run_cli("arch --active-params 32B --moe --experts 64 -o json");
   REQUIRE(r.status == 0);
   const auto doc = nlohmann::json::parse(r.out);
-  CHECK(std::fabs(doc["active_params"].get<double>() / 32e9 - 1) <= 0.02);
-  CHECK(doc["ratio"].get<double>() == doctest::Approx(doc["active_params"].get<double>() / 32e9).epsilon(1e-12));
-  CHECK(doc["params"].get<double>() > 150e9);
+  const double active = doc["architecture"]["active_params"].get<double>();
+  CHECK(std::fabs(active / 32e9 - 1) <= 0.02);
+  CHECK(doc["ratio"].get<double>() == doctest::Approx(active / 32e9).epsilon(1e-12));
+  CHECK(doc["architecture"]["params"].get<double>() > 150e9);
+  CHECK(doc["inputs"]["params"].is_null());
+  CHECK(doc["inputs"]["active_params"].get<double>() == 32e9);
 }
 
 TEST_CASE("arch: bad input exits 2 with one line naming the option") {
@@ -160,9 +178,9 @@ TEST_CASE("arch: bad input exits 2 with one line naming the option") {
   CHECK(error_of("arch --params 70B --moe --experts 1") ==
         "isoflop: error: --experts: a mixture needs at least 2 experts, got 1\n");
   CHECK(error_of("arch --params 70B --moe --experts 4 --top-k 5") ==
-        "isoflop: error: --top-k: 5 exceeds --experts 4 (a token cannot be routed to more experts than exist)\n");
+        "isoflop: error: --top-k: 5 exceeds the 4 experts (a token cannot be routed to more experts than exist)\n");
   CHECK(error_of("arch --params 70B --moe --experts 64 --ep 48") ==
-        "isoflop: error: --ep: 48 does not divide --experts 64 (each device must hold the same number of experts)\n");
+        "isoflop: error: --ep: 48 does not divide the 64 experts (each device must hold the same number of experts)\n");
   CHECK(error_of("arch --params 70B --moe") ==
         "isoflop: error: --moe needs --experts E (experts per MoE layer, at least 2)\n");
   CHECK(error_of("arch --params 70B --experts 8") == "isoflop: error: --experts: only with --moe (a sparse model)\n");

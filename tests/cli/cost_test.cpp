@@ -5,20 +5,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 using isoflop::test::run_cli;
 
 namespace {
-double field(const std::string& out, const char* key) { return nlohmann::json::parse(out)[key].get<double>(); }
+// A number of the run-cost section ("cost": time, energy, CO2e, money ...).
+double field(const std::string& out, const char* key) { return nlohmann::json::parse(out)["cost"][key].get<double>(); }
 }  // namespace
 
 TEST_CASE("cost: 420 DGX A100 at 6.5 kW for 720 h is 2.73 MW and 1,965.6 MWh") {
   const auto r = run_cli("cost --node dgx-a100 --nodes 420 --time 720h -o json");
   REQUIRE(r.status == 0);
-  CHECK(nlohmann::json::parse(r.out)["schema"] == "isoflop/cost/v1");
-  CHECK(std::fabs(field(r.out, "power_kw") - 2730) < 1e-9);
+  CHECK(nlohmann::json::parse(r.out)["schema"] == "isoflop/cost/v2");
+  CHECK(std::fabs(field(r.out, "power_w") - 2.73e6) < 1e-6);
   CHECK(std::fabs(field(r.out, "it_energy_kwh") - 1965.6e3) < 1e-6);
   CHECK(std::fabs(field(r.out, "gpu_hours") - 3360 * 720) < 1e-6);
   const auto t = run_cli("cost --node dgx-a100 --nodes 420 --time 720h");
@@ -54,15 +57,17 @@ TEST_CASE("cost: Patterson et al. 2021 T5 on TPU v3, an accelerator without a ca
   REQUIRE(r.status == 0);
   CHECK(std::fabs(field(r.out, "energy_kwh") / 85.7e3 - 1) < 0.01);
   CHECK(std::fabs(field(r.out, "co2e_kg") / 46.7e3 - 1) < 0.01);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = nlohmann::json::parse(r.out)["cost"];
   CHECK(doc["energy_methods"][0]["available"] == false);  // no node power
+  CHECK(doc["energy_methods"][0]["power_w"].is_null());
   CHECK(doc["energy_method"] == "measured");
+  CHECK(nlohmann::json::parse(r.out)["inputs"]["node"].is_null());
 }
 
 TEST_CASE("cost: all three energy methods with their assumptions, --energy-method chooses") {
   const auto r = run_cli("cost --node dgx-a100 --nodes 420 --time 720h -o json");
   REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = nlohmann::json::parse(r.out)["cost"];
   REQUIRE(doc["energy_methods"].size() == 3);
   int chosen = 0;
   for (const auto& m : doc["energy_methods"]) {
@@ -74,11 +79,12 @@ TEST_CASE("cost: all three energy methods with their assumptions, --energy-metho
   CHECK(doc["energy_methods"][0]["chosen"] == true);
   CHECK(doc["energy_methods"][0]["assumptions"].get<std::string>().find("6.5 kW") != std::string::npos);
   // TDP method: (400 W × 1 + 237 W host) × 3,360 = 2.14 MW.
-  CHECK(std::fabs(doc["energy_methods"][2]["power_kw"].get<double>() - 3360 * 0.637) < 1e-9);
+  CHECK(std::fabs(doc["energy_methods"][2]["power_w"].get<double>() - 3360 * 637) < 1e-6);
   const auto t = run_cli("cost --node dgx-a100 --nodes 420 --time 720h --energy-method tdp --tdp-utilisation 0.8 -o json");
   REQUIRE(t.status == 0);
-  CHECK(std::fabs(field(t.out, "power_kw") - 3360 * (0.8 * 0.4 + 0.237)) < 1e-9);
-  CHECK(nlohmann::json::parse(t.out)["power_method"] == "TDP-based power");
+  CHECK(std::fabs(field(t.out, "power_w") - 3360 * (0.8 * 400 + 237)) < 1e-6);
+  CHECK(nlohmann::json::parse(t.out)["cost"]["power_method"] == "TDP-based power");
+  CHECK(nlohmann::json::parse(t.out)["cost"]["inputs"]["tdp_utilisation"] == 0.8);
   const auto h = run_cli("cost --node dgx-a100 --nodes 420 --time 720h");
   CHECK(h.out.find("node (used)") != std::string::npos);
   CHECK(h.out.find("237 W host overhead") != std::string::npos);
@@ -88,15 +94,16 @@ TEST_CASE("cost: the FLOPs a duration affords, and the tokens for a model size")
   const auto r = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d --mfu 0.4 -o json");
   REQUIRE(r.status == 0);
   const double c = 3360 * 312e12 * 0.4 * 30 * 86400.0;
-  CHECK(std::fabs(field(r.out, "affordable_flops") / c - 1) < 1e-12);
+  CHECK(std::fabs(nlohmann::json::parse(r.out)["inputs"]["affordable_flops"].get<double>() / c - 1) < 1e-12);
+  CHECK(nlohmann::json::parse(r.out)["cost"]["inputs"]["mfu"] == 0.4);
   CHECK(std::fabs(field(r.out, "days") - 30) < 1e-9);
   const auto n = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d --mfu 0.4 --params 70B -o json");
   REQUIRE(n.status == 0);
-  CHECK(std::fabs(field(n.out, "affordable_tokens") / (c / (6 * 70e9)) - 1) < 1e-12);
+  CHECK(std::fabs(nlohmann::json::parse(n.out)["inputs"]["affordable_tokens"].get<double>() / (c / (6 * 70e9)) - 1) < 1e-12);
   // A measured run without a utilisation: the work is not known, nothing is "affordable".
   const auto m = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d -o json");
   REQUIRE(m.status == 0);
-  CHECK(nlohmann::json::parse(m.out)["affordable_flops"].is_null());
+  CHECK(nlohmann::json::parse(m.out)["inputs"]["affordable_flops"].is_null());
   const auto h = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d --mfu 0.4");
   CHECK(h.out.find("affordable") != std::string::npos);
 }
@@ -104,21 +111,22 @@ TEST_CASE("cost: the FLOPs a duration affords, and the tokens for a model size")
 TEST_CASE("cost --embodied: LLMCarbon share of the accelerators' manufacturing carbon") {
   const auto r = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 365d --embodied -o json");
   REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = nlohmann::json::parse(r.out)["cost"];
   // A100 80GB: 8.26 cm² × 1.6 kg/cm² + 80 GB × 0.4 kg/GB = 45.216 kg; a year is a fifth of its life.
-  CHECK(std::fabs(doc["embodied"]["kg_per_gpu"].get<double>() - 45.216) < 1e-9);
+  CHECK(std::fabs(doc["inputs"]["embodied_kg_per_gpu"].get<double>() - 45.216) < 1e-9);
+  CHECK(std::fabs(doc["inputs"]["embodied_lifetime_s"].get<double>() - 5 * 365 * 86400.0) < 1e-6);
   CHECK(std::fabs(doc["embodied"]["share"].get<double>() - 0.2) < 1e-12);
   CHECK(std::fabs(doc["embodied"]["co2e_kg"].get<double>() - 3360 * 45.216 * 0.2) < 1e-6);
   CHECK(std::fabs(doc["total_co2e_kg"].get<double>() - doc["co2e_kg"].get<double>() - 3360 * 45.216 * 0.2) < 1e-6);
   const auto without = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 365d -o json");
-  CHECK(nlohmann::json::parse(without.out)["embodied"].is_null());
+  CHECK(nlohmann::json::parse(without.out)["cost"]["embodied"].is_null());
 }
 
 TEST_CASE("cost --whatif: the 4Ms rows, none above the baseline") {
   const auto r = run_cli("cost --params 70B --tokens 1.4T --gpu a100-sxm4-80gb --gpus 1024 --mfu 0.45 --pue industry-average "
                          "--price-per-gpu-hour 2 --price-per-kwh 0.1 --whatif -o json");
   REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = nlohmann::json::parse(r.out)["cost"];
   const auto& rows = doc["whatif"];
   REQUIRE(rows.size() == 6);
   const char* levers[] = {"baseline", "model", "machine", "mechanization", "map", "all"};
@@ -135,10 +143,12 @@ TEST_CASE("cost --whatif: the 4Ms rows, none above the baseline") {
   // A pinned machine that would be worse is not applied.
   const auto p = run_cli("cost --params 70B --tokens 1.4T --gpu h100-sxm5-80gb --gpus 1024 --mfu 0.45 --whatif-gpu p100-sxm2-16gb -o json");
   REQUIRE(p.status == 0);
-  const auto pinned = nlohmann::json::parse(p.out);
+  const auto pinned = nlohmann::json::parse(p.out)["cost"];
   const auto& machine = pinned["whatif"][2];
   CHECK(machine["applied"] == false);
   CHECK(machine["energy_factor"].get<double>() == 1);
+  CHECK(machine["cost_usd"].is_null());  // unpriced: unknown, not 0
+  CHECK(machine["cost_factor"].is_null());
   const auto h = run_cli("cost --params 70B --tokens 1.4T --gpu a100-sxm4-80gb --gpus 1024 --mfu 0.45 --whatif");
   CHECK(h.out.find("4Ms what-if") != std::string::npos);
   CHECK(h.out.find("mechanization") != std::string::npos);
@@ -188,4 +198,120 @@ TEST_CASE("cost: unknown names suggest the nearest") {
   const auto w = run_cli("cost --gpu a100-sxm4-80gb --gpus 8 --flops 1e22 --mfu 0.4 --whatif-gpu h100-sxm5-80g");
   CHECK(w.status == 2);
   CHECK(w.err.find("did you mean 'h100-sxm5-80gb'") != std::string::npos);
+}
+
+TEST_CASE("cost: an unpriced run's money is null, a priced one's is hours x price + energy x price") {
+  const std::string run = "cost --params 70B --tokens 1.4T --gpu a100-sxm4-80gb --gpus 1024 --mfu 0.45 ";
+  const auto u = run_cli(run + "-o json");
+  REQUIRE(u.status == 0);
+  const auto unpriced = nlohmann::json::parse(u.out)["cost"];
+  CHECK(unpriced["cost_usd"].is_null());
+  CHECK(unpriced["compute_cost_usd"].is_null());
+  CHECK(unpriced["energy_cost_usd"].is_null());
+  CHECK(unpriced["inputs"]["price_per_gpu_hour_usd"].is_null());
+  for (const auto& row : unpriced["whatif"]) CHECK(row["cost_usd"].is_null());
+  CHECK(run_cli(run).out.find("not priced") != std::string::npos);
+  const auto p = run_cli(run + "--price-per-gpu-hour 2 --price-per-kwh 0.1 -o json");
+  REQUIRE(p.status == 0);
+  const auto priced = nlohmann::json::parse(p.out)["cost"];
+  const double hours = priced["gpu_hours"].get<double>(), kwh = priced["energy_kwh"].get<double>();
+  CHECK(std::fabs(priced["compute_cost_usd"].get<double>() - 2 * hours) < 1e-6);
+  CHECK(std::fabs(priced["cost_usd"].get<double>() - (2 * hours + 0.1 * kwh)) < 1e-6);
+  CHECK(priced["whatif"][0]["cost_factor"] == 1.0);
+}
+
+TEST_CASE("cost --from: the same run cost read back, or recosted with the flags given") {
+  const auto dir = isoflop::test::fresh_temp_dir("cost-from", "chain");
+  const std::string a = (dir / "a.json").string();
+  const auto r = run_cli("cost --params 70B --tokens 1.4T --gpu a100-sxm4-80gb --gpus 1024 --mfu 0.45 --whatif-model-factor 5 "
+                         "-o json");
+  REQUIRE(r.status == 0);
+  std::ofstream(a) << r.out;
+  const auto first = nlohmann::json::parse(r.out);
+  const auto same = run_cli("cost --from " + a + " -o json");
+  REQUIRE(same.status == 0);
+  const auto again = nlohmann::json::parse(same.out);
+  CHECK(again["cost"] == first["cost"]);
+  CHECK(again["inputs"]["from"] == a);
+  CHECK(again["inputs"]["gpu"] == "a100-sxm4-80gb");
+  // "-" reads standard input (here empty).
+  const auto piped = run_cli("cost --from - -o json");
+  CHECK(piped.status == 2);
+  CHECK(piped.err.find("<stdin>: not a JSON document") != std::string::npos);
+  // Another grid: the same energy, CO2e scaled by the intensity ratio; nothing else asked changes.
+  const auto fr = run_cli("cost --from " + a + " --grid fr --price-per-gpu-hour 2 -o json");
+  REQUIRE(fr.status == 0);
+  const auto moved = nlohmann::json::parse(fr.out)["cost"];
+  const double ratio = moved["inputs"]["intensity_kg_per_kwh"].get<double>() /
+                       first["cost"]["inputs"]["intensity_kg_per_kwh"].get<double>();
+  CHECK(ratio < 0.2);  // France's grid against the US's
+  CHECK(std::fabs(moved["co2e_kg"].get<double>() / first["cost"]["co2e_kg"].get<double>() / ratio - 1) < 1e-12);
+  CHECK(moved["energy_kwh"] == first["cost"]["energy_kwh"]);
+  CHECK(std::fabs(moved["cost_usd"].get<double>() - 2 * moved["gpu_hours"].get<double>()) < 1e-6);
+  CHECK(moved["inputs"]["whatif"]["model_factor"] == 5.0);  // the levers asked before are kept
+  CHECK(std::fabs(moved["whatif"][1]["energy_factor"].get<double>() - 5) < 1e-12);
+  // A new measured power switches the method to it.
+  const auto w = run_cli("cost --from " + a + " --power-w 330 -o json");
+  REQUIRE(w.status == 0);
+  CHECK(nlohmann::json::parse(w.out)["cost"]["energy_method"] == "measured");
+  CHECK(std::fabs(field(w.out, "power_w") - 330 * 1024) < 1e-6);
+  // The page says where the run came from.
+  CHECK(run_cli("cost --from " + a).out.find("recosted from") != std::string::npos);
+}
+
+TEST_CASE("cost --from a bad document exits 2 naming the file and the JSON path") {
+  const auto dir = isoflop::test::fresh_temp_dir("cost-from", "bad");
+  const std::string a = (dir / "a.json").string();
+  const auto r = run_cli("cost --flops 1e22 --mfu 0.4 --gpu a100-sxm4-80gb --gpus 64 -o json");
+  REQUIRE(r.status == 0);
+  const std::string text = r.out;
+  std::ofstream(a) << text;
+  auto write = [&](const std::string& name, const std::string& content) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << content;
+    return path;
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  struct Case {
+    std::string path;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {write("truncated.json", text.substr(0, text.size() / 2)), "truncated.json: not a JSON document"},
+      {write("v1.json", replaced("isoflop/cost/v2", "isoflop/cost/v1")), "v1.json: schema: isoflop/cost/v1 is version 1"},
+      {write("kind.json", replaced("isoflop/cost/v2", "isoflop/layout/v2")), "kind.json: schema: a layout document"},
+      {write("missing.json", replaced("\"pue\":", "\"pue_x\":")), "missing.json: cost.inputs.pue: missing"},
+      {write("type.json", replaced("\"gpus\": 64,", "\"gpus\": 64.5,")), "type.json: inputs.gpus: must be an integer"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.path);
+    const auto e = run_cli("cost --from " + c.path);
+    CHECK(e.status == 2);
+    CHECK(e.err.find(c.message) != std::string::npos);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
+  // The run comes from the document: work and cluster options are refused with it.
+  const auto both = run_cli("cost --from " + a + " --gpus 8");
+  CHECK(both.status == 2);
+  CHECK(both.err.find("--gpus") != std::string::npos);
+  CHECK(run_cli("cost --from " + (dir / "absent.json").string()).status == 2);
+}
+
+TEST_CASE("cost: library errors are reported under the flag the user typed") {
+  const std::string base = "cost --gpu a100-sxm4-80gb --gpus 64 --flops 1e22 --mfu 0.4 ";
+  for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+           {"--pue 0.9", "--pue: "}, {"--cfe 1.2", "--cfe: "}, {"--grid atlantis", "--grid: "},
+           {"--tdp-utilisation 1.5", "--tdp-utilisation: "}, {"--whatif-model-factor 0.5", "--whatif-model-factor: "},
+           {"--whatif-gpu h100", "--whatif-gpu: "}, {"--energy-method measured", "--energy-method: "}}) {
+    INFO(args);
+    const auto r = run_cli(base + args);
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("isoflop: error: " + flag, 0) == 0);
+  }
+  const auto m = run_cli("cost --gpu a100-sxm4-80gb --gpus 64 --flops 1e22 --mfu 1.5");
+  CHECK(m.err.rfind("isoflop: error: --mfu: ", 0) == 0);
 }

@@ -105,7 +105,7 @@ TEST_CASE("fit: --save-law writes a catalog law that loads, and --plot writes an
   INFO(law.err);
   REQUIRE(law.status == 0);
   const auto lj = nlohmann::json::parse(law.out);
-  const auto& entry = lj["sections"]["laws"][0];
+  const auto& entry = lj["entries"][0];
   CHECK(entry["kind"] == "parametric");
   CHECK(entry["alpha"].get<double>() == j["approach3"]["alpha"].get<double>());  // full precision round trip
   CHECK(entry["E"].get<double>() == j["approach3"]["E"].get<double>());
@@ -117,7 +117,7 @@ TEST_CASE("fit: --save-law writes a catalog law that loads, and --plot writes an
     REQUIRE(opt.status == 0);
     const auto oj = nlohmann::json::parse(opt.out);
     const double g = j["approach3"]["G"].get<double>(), a = j["approach3"]["a"].get<double>();
-    CHECK(std::abs(oj["params"].get<double>() / (g * std::pow(1e22 / 6, a)) - 1) < 1e-6);
+    CHECK(std::abs(oj["allocations"][0]["params"].get<double>() / (g * std::pow(1e22 / 6, a)) - 1) < 1e-6);
   } else {
     MESSAGE("isoflop optimal is not in the command table yet; --save-law checked through the catalog only");
   }

@@ -1,53 +1,78 @@
-// End-to-end tests of `isoflop flops`: conventions, JSON fields, MoE, recompute, bad input.
+// End-to-end tests of `isoflop flops`: conventions, the document's fields, MoE, recompute, --from and --arch
+// documents, bad input.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 using isoflop::test::run_cli;
 
+namespace {
+
+nlohmann::json json_of(const std::string& args) {
+  const auto r = run_cli(args);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
 TEST_CASE("flops by convention") {
-  auto r = run_cli("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json");
-  REQUIRE(r.status == 0);
-  auto doc = nlohmann::json::parse(r.out);
-  CHECK(doc["schema"] == "isoflop/flops/v1");
-  for (const char* key : {"convention", "params", "tokens", "flops", "flops_per_token", "breakdown"}) CHECK(doc.contains(key));
-  CHECK(std::fabs(doc["flops"].get<double>() / 1.6926e19 - 1) < 1e-3);
-  CHECK(std::fabs(doc["breakdown"]["model_flops"].get<double>() / 1.2701e19 - 1) < 1e-3);
-  r = run_cli("flops --params 70B --tokens 1.4T -o json");
-  REQUIRE(r.status == 0);
-  CHECK(std::fabs(nlohmann::json::parse(r.out)["flops"].get<double>() / 5.88e23 - 1) < 1e-12);
-  r = run_cli("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json");
-  REQUIRE(r.status == 0);
-  doc = nlohmann::json::parse(r.out);
-  CHECK(doc["breakdown"].contains("dense"));
-  CHECK(doc["flops"].get<double>() > 5.5e23);
+  auto doc = json_of("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json");
+  CHECK(doc["schema"] == "isoflop/flops/v2");
+  CHECK(doc["inputs"]["arch"] == "mt-nlg-530b");
+  CHECK(doc["inputs"]["global_batch"] == 1920);
+  CHECK(doc["inputs"]["recompute"].is_null());  // left to the convention
+  CHECK(doc["architecture"]["layers"] == 105);
+  CHECK(doc["architecture"]["d_model"] == 20480);
+  const auto& f = doc["flops"];
+  CHECK(f["convention"] == "megatron");
+  CHECK(f["recompute"] == "full");
+  CHECK(f["tokens"].get<double>() == 1920.0 * 2048);
+  CHECK(f["sequences"].get<double>() == 1920.0);
+  // Narayanan et al. 2021 eq. 3 and Korthikanti et al. 2022 eq. 7 for MT-NLG, B = 1920.
+  CHECK(std::fabs(f["hardware_flops"].get<double>() / 1.6926e19 - 1) < 1e-3);
+  CHECK(std::fabs(f["model_flops"].get<double>() / 1.2701e19 - 1) < 1e-3);
+  double parts = 0;
+  for (const auto& [name, v] : f["parts"].items()) parts += v.get<double>();
+  CHECK(std::fabs(parts / f["hardware_flops"].get<double>() - 1) < 1e-12);
+
+  doc = json_of("flops --params 70B --tokens 1.4T -o json");
+  CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / 5.88e23 - 1) < 1e-12);
+  CHECK(doc["flops"]["params_kind"] == "given");
+  CHECK(doc["architecture"].is_null());
+  CHECK(doc["params"].is_null());
+  doc = json_of("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json");
+  CHECK(doc["flops"]["parts"]["dense"].get<double>() > 0);
+  CHECK(doc["flops"]["hardware_flops"].get<double>() > 5.5e23);
+  CHECK(doc["params"]["total"] == doc["architecture"]["params"]);
 }
 
 TEST_CASE("flops of an MoE model follow its active parameters") {
-  const auto r = run_cli("flops --arch st-moe-32b --tokens 1T -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
-  const double active = doc["params_breakdown"]["active"].get<double>();
-  CHECK(active < doc["params_breakdown"]["total"].get<double>());
-  CHECK(std::fabs(doc["flops_per_token"].get<double>() / (6 * active) - 1) < 1e-12);
+  const auto doc = json_of("flops --arch st-moe-32b --tokens 1T -o json");
+  const double active = doc["params"]["active"].get<double>();
+  CHECK(active < doc["params"]["total"].get<double>());
+  CHECK(doc["flops"]["params_kind"] == "active");
+  CHECK(doc["flops"]["params"].get<double>() == active);
+  CHECK(std::fabs(doc["flops"]["flops_per_token"].get<double>() / (6 * active) - 1) < 1e-12);
 }
 
 TEST_CASE("flops: ST-MoE-32B costs about a 32B dense model per token in the chinchilla and megatron conventions") {
   for (const char* convention : {"chinchilla", "megatron --recompute none"}) {
     INFO(convention);
-    const auto r = run_cli(std::string("flops --arch st-moe-32b --tokens 1T -o json --flops-convention ") + convention);
-    REQUIRE(r.status == 0);
-    const auto doc = nlohmann::json::parse(r.out);
-    CHECK(std::fabs(doc["flops_per_token"].get<double>() / (6 * 32e9) - 1) < 0.1);
-    CHECK(doc["breakdown"].contains("experts"));
-    CHECK(doc["breakdown"].contains("router"));
+    const auto doc = json_of(std::string("flops --arch st-moe-32b --tokens 1T -o json --flops-convention ") + convention);
+    const auto& parts = doc["flops"]["parts"];
+    CHECK(std::fabs(doc["flops"]["flops_per_token"].get<double>() / (6 * 32e9) - 1) < 0.1);
+    CHECK(parts.contains("experts"));
     // Router: 3 × 2 · d_model · experts per token in each of the 12 MoE layers.
-    CHECK(std::fabs(doc["breakdown"]["router"].get<double>() / (1e12 * 12 * 3 * 2 * 5120 * 64) - 1) < 1e-12);
-    CHECK(doc["params_breakdown"]["total"].get<double>() > 250e9);
+    CHECK(std::fabs(parts["router"].get<double>() / (1e12 * 12 * 3 * 2 * 5120 * 64) - 1) < 1e-12);
+    CHECK(doc["params"]["total"].get<double>() > 250e9);
   }
 }
 
@@ -55,26 +80,51 @@ TEST_CASE("flops --recompute: hardware FLOPs grow none < selective < full, model
   double previous = 0, model = 0;
   for (const char* mode : {"none", "selective", "full"}) {
     INFO(mode);
-    const auto r = run_cli(std::string("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json --recompute ") + mode);
-    REQUIRE(r.status == 0);
-    const auto doc = nlohmann::json::parse(r.out);
-    CHECK(doc["recompute"] == mode);
-    CHECK(doc["flops"].get<double>() > previous);
-    CHECK(std::fabs(doc["flops"].get<double>() - doc["model_flops"].get<double>() - doc["breakdown"]["recompute"].get<double>()) <=
-          1e-9 * doc["flops"].get<double>());
-    if (model > 0) CHECK(doc["model_flops"].get<double>() == model);
-    model = doc["model_flops"].get<double>();
-    previous = doc["flops"].get<double>();
+    const auto doc = json_of(std::string("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json --recompute ") + mode);
+    const auto& f = doc["flops"];
+    CHECK(f["recompute"] == mode);
+    CHECK(doc["inputs"]["recompute"] == mode);
+    CHECK(f["hardware_flops"].get<double>() > previous);
+    CHECK(std::fabs(f["hardware_flops"].get<double>() - f["model_flops"].get<double>() - f["parts"]["recompute"].get<double>()) <=
+          1e-9 * f["hardware_flops"].get<double>());
+    if (model > 0) CHECK(f["model_flops"].get<double>() == model);
+    model = f["model_flops"].get<double>();
+    previous = f["hardware_flops"].get<double>();
   }
   // 6nd with full recompute is Narayanan eq. 4's 8·N·D.
-  const auto e = run_cli("flops --params 175B --tokens 300B --recompute full -o json");
-  REQUIRE(e.status == 0);
-  CHECK(std::fabs(nlohmann::json::parse(e.out)["flops"].get<double>() / (8 * 175e9 * 300e9) - 1) < 1e-12);
-  // megatron defaults to full (eq. 3); chinchilla to none (App. F).
-  const auto m = run_cli("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron --recompute selective -o json");
-  REQUIRE(m.status == 0);
-  CHECK(nlohmann::json::parse(m.out)["flops"].get<double>() > 1.2701e19);
-  CHECK(nlohmann::json::parse(m.out)["flops"].get<double>() < 1.6926e19);
+  const auto e = json_of("flops --params 175B --tokens 300B --recompute full -o json");
+  CHECK(std::fabs(e["flops"]["hardware_flops"].get<double>() / (8 * 175e9 * 300e9) - 1) < 1e-12);
+  // megatron with selective recompute lies between eq. 7 (none) and eq. 3 (full).
+  const auto m = json_of("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron --recompute selective -o json");
+  CHECK(m["flops"]["hardware_flops"].get<double>() > 1.2701e19);
+  CHECK(m["flops"]["hardware_flops"].get<double>() < 1.6926e19);
+}
+
+TEST_CASE("flops --arch and --from read arch documents, as JSON, as YAML or on stdin") {
+  const auto dir = isoflop::test::fresh_temp_dir("flops", "from");
+  const auto arch = run_cli("arch --params 70B --tp 8 -o json");
+  REQUIRE(arch.status == 0);
+  std::ofstream(dir / "a.json") << arch.out;
+  const auto yaml = run_cli("arch --params 70B --tp 8 -o yaml");
+  REQUIRE(yaml.status == 0);
+  std::ofstream(dir / "a.yaml") << yaml.out;
+  const auto expected = nlohmann::json::parse(arch.out)["architecture"];
+  for (const std::string args : {"--arch " + (dir / "a.json").string(), "--arch " + (dir / "a.yaml").string(),
+                                 "--from " + (dir / "a.json").string(), "--from " + (dir / "a.yaml").string()}) {
+    INFO(args);
+    const auto doc = json_of("flops " + args + " --tokens 1.4T -o json");
+    CHECK(doc["architecture"]["layers"] == 80);
+    CHECK(doc["architecture"]["d_model"] == 8192);
+    CHECK(doc["architecture"]["params"] == expected["params"]);
+    CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * 70.06e9 * 1.4e12) - 1) < 1e-3);
+  }
+  const auto piped = run_cli("flops --arch - --tokens 1T -o json < " + (dir / "a.yaml").string());
+  REQUIRE(piped.status == 0);
+  CHECK(nlohmann::json::parse(piped.out)["architecture"]["d_model"] == 8192);
+  // --from a document without tokens needs --tokens.
+  const auto missing = run_cli("flops --from " + (dir / "a.json").string());
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("--tokens") != std::string::npos);
 }
 
 TEST_CASE("flops bad input exits 2") {
@@ -87,4 +137,8 @@ TEST_CASE("flops bad input exits 2") {
     CHECK(r.status == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+  CHECK(run_cli("flops --params 70B --tokens 1T --recompute selective").err ==
+        "isoflop: error: --recompute: selective needs the attention shape; use the chinchilla or megatron convention\n");
+  CHECK(run_cli("flops --params 70B --tokens 1T --flops-convention chinchilla").err ==
+        "isoflop: error: --flops-convention: chinchilla needs an architecture (a bare parameter count allows only 6nd)\n");
 }

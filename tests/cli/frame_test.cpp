@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
 
@@ -55,15 +56,22 @@ TEST_CASE("unknown commands and options get one line with a suggestion, exit 2")
 TEST_CASE("catalog lists entries with sources in every format") {
   auto r = run_cli("catalog hardware dgx-a100 -o json");
   CHECK(r.status == 0);
-  CHECK(r.out.find("\"schema\": \"isoflop/catalog/v1\"") != std::string::npos);
-  CHECK(r.out.find("\"max_power_kw\": 6.5") != std::string::npos);
-  CHECK(r.out.find("\"source\"") != std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["schema"] == "isoflop/catalog/v2");
+  REQUIRE(j["entries"].size() == 1);
+  CHECK(j["entries"][0]["section"] == "nodes");
+  CHECK(j["entries"][0]["gpus_per_node"] == 8);
+  CHECK(j["entries"][0]["max_power_kw"].get<double>() == 6.5);
+  CHECK_FALSE(j["entries"][0]["source"].get<std::string>().empty());
+  r = run_cli("catalog grids us -o json");
+  CHECK(nlohmann::json::parse(r.out)["entries"][0]["intensity_kg_per_kwh"].get<double>() == 0.429);
   r = run_cli("catalog grids -o csv");
   CHECK(r.status == 0);
-  CHECK(r.out.rfind("section,name,", 0) == 0);
+  CHECK(r.out.rfind("inputs.kind,inputs.name,inputs.catalog_dir,entries.section,entries.name,", 0) == 0);
+  CHECK(r.out.find("\ngrids,,,grids,us,") != std::string::npos);
   r = run_cli("catalog models -o yaml");
   CHECK(r.status == 0);
-  CHECK(r.out.find("schema: isoflop/catalog/v1") != std::string::npos);
+  CHECK(r.out.find("schema: isoflop/catalog/v2") != std::string::npos);
   r = run_cli("catalog laws-and-stuff");
   CHECK(r.status == 2);
   r = run_cli("catalog hardware a100-sxm4-80g");

@@ -1,37 +1,74 @@
-// End-to-end tests of `isoflop layout`: JSON fields, the MT-NLG layouts, bad input and infeasibility.
+// End-to-end tests of `isoflop layout`: the document's values, --from with and without pins, bad input, and an
+// infeasible search as a document (exit 1).
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 using isoflop::test::run_cli;
+using nlohmann::json;
 
 namespace {
 const std::string kMtNlg = "layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --global-batch 1920 ";
-}
+constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-TEST_CASE("layout JSON carries every field of a layout") {
+std::string save(const std::string& name, const std::string& text) {
+  const auto path = isoflop::test::fresh_temp_dir("layout", name) / (name + ".json");
+  std::ofstream(path) << text;
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("layout JSON: MT-NLG on TP 8 x PP 35, each value consistent with the others") {
   const auto r = run_cli(kMtNlg + "--gpus 2240 --tp 8 --pp 35 -o json");
   REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
-  CHECK(doc["schema"] == "isoflop/layout/v1");
+  const auto doc = json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/layout/v2");
   CHECK(doc["inputs"]["gpus"] == 2240);
-  REQUIRE(!doc["layouts"].empty());
+  CHECK(doc["inputs"]["node"].is_null());
+  CHECK(doc["architecture"]["layers"] == 105);
+  CHECK(doc["architecture"]["d_model"] == 20480);
+  CHECK(doc["job"]["seq"] == 2048);  // the model's
+  CHECK(doc["job"]["global_batch"] == 1920);
+  CHECK(doc["cluster"]["node"] == "dgx-a100");
+  CHECK(doc["cluster"]["gpus_per_node"] == 8);
+  CHECK(doc["cluster"]["accelerator"]["peak_16bit_flops_per_s"] == 312e12);
+  CHECK(doc["cluster"]["accelerator"]["memory_bytes"] == 80e9);
+  CHECK(doc["search"]["options"]["pins"]["tp"] == 8);
+  CHECK(doc["search"]["options"]["pins"]["dp"].is_null());
+  CHECK(doc["search"]["usable_memory_gib"].get<double>() == doctest::Approx(0.95 * 80e9 / kGiB));
+  CHECK(doc["infeasible"].is_null());
+  REQUIRE(doc["layouts"].size() == 5);
   const auto& best = doc["layouts"][0];
-  for (const char* key : {"tp", "pp", "dp", "ep", "vpp", "micro_batch", "zero_stage", "recompute", "sequence_parallel",
-                          "memory_gib", "memory_breakdown", "step_time_s", "step_breakdown", "tokens_per_s",
-                          "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu"}) {
-    INFO(key);
-    CHECK(best.contains(key));
-  }
   CHECK(best["tp"] == 8);
   CHECK(best["pp"] == 35);
   CHECK(best["dp"] == 8);
-  CHECK(best["memory_gib"].get<double>() < 80);
-  CHECK(best["mfu"].get<double>() > 0.3);
-  CHECK(best["mfu"].get<double>() < 0.7);
+  CHECK(best["recompute"].is_string());
+  CHECK(best["sequence_parallel"].is_boolean());
+  double memory = 0;
+  for (const auto& [k, v] : best["memory_breakdown"].items()) memory += v.get<double>();
+  CHECK(best["memory_gib"].get<double>() == doctest::Approx(memory));
+  CHECK(memory < doc["search"]["usable_memory_gib"].get<double>());
+  double step = 0;
+  for (const auto& [k, v] : best["step_breakdown"].items()) step += v.get<double>();
+  const double step_s = best["step_time_s"].get<double>();
+  CHECK(step_s == doctest::Approx(step));
+  CHECK(best["tokens_per_s"].get<double>() == doctest::Approx(1920.0 * 2048 / step_s));
+  const double tflops = best["model_flops_per_step"].get<double>() / step_s / 2240 / 1e12;
+  CHECK(best["model_tflops_per_gpu"].get<double>() == doctest::Approx(tflops));
+  CHECK(best["mfu"].get<double>() == doctest::Approx(tflops / 312));
+  CHECK(best["hfu"].get<double>() >= best["mfu"].get<double>());
+  // Korthikanti et al. 2022 report 54.2% MFU (169 TFLOP/s per GPU) for TP 8 x PP 35 on 2,240 GPUs (batch 2240,
+  // interleaved); with batch 1920 and the searched levers the model lands within 15% of it.
+  CHECK(tflops == doctest::Approx(0.542 * 312).epsilon(0.15));
+  for (size_t i = 1; i < doc["layouts"].size(); ++i)
+    CHECK(doc["layouts"][i]["step_time_s"].get<double>() >= doc["layouts"][i - 1]["step_time_s"].get<double>());
 }
 
 TEST_CASE("layout: per-GPU throughput falls as data parallelism grows (TP 8 x PP 35)") {
@@ -39,31 +76,74 @@ TEST_CASE("layout: per-GPU throughput falls as data parallelism grows (TP 8 x PP
   for (int gpus : {2240, 2800, 3360}) {
     const auto r = run_cli(kMtNlg + "--gpus " + std::to_string(gpus) + " --tp 8 --pp 35 --top 1 -o json");
     REQUIRE(r.status == 0);
-    const double tflops = nlohmann::json::parse(r.out)["layouts"][0]["model_tflops_per_gpu"].get<double>();
+    const auto doc = json::parse(r.out);
+    CHECK(doc["layouts"][0]["dp"] == gpus / 280);
+    const double tflops = doc["layouts"][0]["model_tflops_per_gpu"].get<double>();
     CHECK(tflops < previous);
     previous = tflops;
   }
 }
 
+TEST_CASE("layout --from: the same layouts without pins, a valid re-rank with a pin") {
+  const auto first = run_cli(kMtNlg + "--gpus 2240 -o json");
+  REQUIRE(first.status == 0);
+  const std::string path = save("first", first.out);
+  const auto a = json::parse(first.out);
+  const auto again = run_cli("layout --from " + path + " -o json");
+  REQUIRE(again.status == 0);
+  const auto b = json::parse(again.out);
+  for (const char* key : {"architecture", "job", "cluster", "layouts", "search", "infeasible"}) {
+    INFO(key);
+    CHECK(a[key] == b[key]);
+  }
+  CHECK(b["inputs"]["from"] == path);
+  CHECK(b["inputs"]["arch"].is_null());
+
+  const auto pinned = run_cli("layout --from " + path + " --pp 35 --top 3 -o json");
+  REQUIRE(pinned.status == 0);
+  const auto c = json::parse(pinned.out);
+  CHECK(c["search"]["options"]["pins"]["pp"] == 35);
+  CHECK(c["search"]["options"]["top_k"] == 3);
+  REQUIRE(c["layouts"].size() == 3);
+  for (const auto& l : c["layouts"]) CHECK(l["pp"] == 35);
+  // Pinning can only slow the best layout down.
+  CHECK(c["layouts"][0]["step_time_s"].get<double>() >= a["layouts"][0]["step_time_s"].get<double>());
+
+  auto r = run_cli("layout --from " + path + " --gpus 8");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--gpus: not with --from") != std::string::npos);
+  r = run_cli("layout --from " + save("trunc", first.out.substr(0, 200)));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("trunc.json") != std::string::npos);
+  auto broken = a;
+  broken["cluster"].erase("gpus");
+  r = run_cli("layout --from " + save("broken", broken.dump()));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("broken.json: cluster.gpus: missing") != std::string::npos);
+}
+
 TEST_CASE("layout table, CSV and YAML outputs") {
   auto r = run_cli(kMtNlg + "--gpus 3360");
   CHECK(r.status == 0);
+  CHECK(r.out.find("Layouts for mt-nlg-530b on 3360 x a100-sxm4-80gb (node dgx-a100, 8 GPUs per node)") == 0);
+  CHECK(r.out.find("#  TP  PP  DP  EP  VPP  MB  ZeRO  recompute") != std::string::npos);
   CHECK(r.out.find("Best layout, memory per GPU:") != std::string::npos);
   CHECK(r.out.find("Pruned TP x PP families:") != std::string::npos);
-  r = run_cli(kMtNlg + "--gpus 3360 -o csv");
+  r = run_cli(kMtNlg + "--gpus 3360 --top 2 -o csv");
   CHECK(r.status == 0);
-  CHECK(r.out.rfind("tp,pp,dp,", 0) == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);  // header and one row per layout
+  CHECK(r.out.find(",layouts.tp,layouts.pp,layouts.dp,") != std::string::npos);
   r = run_cli(kMtNlg + "--gpus 3360 -o yaml");
   CHECK(r.status == 0);
-  CHECK(r.out.find("schema: isoflop/layout/v1") != std::string::npos);
+  CHECK(r.out.find("schema: isoflop/layout/v2") != std::string::npos);
 }
 
-TEST_CASE("layout bad input exits 2 with one line — infeasible exits 1 with advice") {
+TEST_CASE("layout bad input exits 2 with one line") {
   const char* bad[] = {
       "--gpus 2244",                       // not whole nodes
       "--gpus 2240 --tp 3",                // heads % TP
       "--gpus 2240 --pp 4",                // layers % PP
-      "--gpus 2240 --dp 7 --tp 8",         // batch % DP (and product)
+      "--gpus 2240 --dp 7 --tp 8",         // no valid layout
       "--gpus 0",                          // zero
       "--gpus -8",                         // negative
       "--gpus 2240 --micro-batch 0",
@@ -80,13 +160,48 @@ TEST_CASE("layout bad input exits 2 with one line — infeasible exits 1 with ad
     CHECK(r.status == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
-  auto r = run_cli("layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240");
+  auto r = run_cli(kMtNlg + "--gpus 2240 --zero 4");
+  CHECK(r.err == "isoflop: error: --zero: 4 is not a ZeRO stage; accepted: 0, 1, 2, 3\n");
+  r = run_cli(kMtNlg + "--gpus 2240 --tp 3");
+  CHECK(r.err == "isoflop: error: --tp: heads 128 are not divisible by TP 3\n");
+  r = run_cli(kMtNlg + "--gpus 2240 --micro-batch 0");
+  CHECK(r.err == "isoflop: error: --micro-batch: must be at least 1, got 0\n");
+  r = run_cli("layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240");
   CHECK(r.status == 2);  // no global batch
   r = run_cli("layout --arch mt-nlg-530x --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920");
   CHECK(r.status == 2);
   CHECK(r.err.find("did you mean 'mt-nlg-530b'") != std::string::npos);
-  r = run_cli("layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 8 --global-batch 8");
+}
+
+TEST_CASE("layout: nothing fits exits 1; with -o json the document says why and what would fit") {
+  const std::string args = "layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 8 --global-batch 8";
+  auto r = run_cli(args);
   CHECK(r.status == 1);
-  CHECK(r.err.find("the smallest needs") != std::string::npos);
-  CHECK(r.err.find("ZeRO-3") != std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("isoflop: infeasible: no layout fits in 70.8 GiB per a100-sxm4-80gb: the smallest needs") == 0);
+  CHECK(r.err.find("to fit: --gpus ") != std::string::npos);
+  r = run_cli(args + " -o json");
+  CHECK(r.status == 1);
+  const auto doc = json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/layout/v2");
+  CHECK(doc["layouts"].empty());
+  const auto& why = doc["infeasible"];
+  CHECK(why["needed_memory_gib"] == doc["search"]["min_memory_gib"]);
+  // ~530B parameters × 16 bytes of model state over at most 8 GPUs: about 1 TiB per GPU.
+  CHECK(why["needed_memory_gib"].get<double>() == doctest::Approx(994.7).epsilon(0.01));
+  CHECK(why["usable_memory_gib"].get<double>() == doctest::Approx(0.95 * 80e9 / kGiB));
+  CHECK(why["closest"]["tp"].get<int>() * why["closest"]["pp"].get<int>() * why["closest"]["dp"].get<int>() == 8);
+  REQUIRE(why["changes"].size() >= 2);
+  CHECK(why["changes"][0]["field"] == "gpus");
+  const int more = why["changes"][0]["value"].get<int>();
+  CHECK(more % 8 == 0);
+  CHECK(more >= 8 * 994.7 / 70.8);
+  // A pinned memory lever comes back as a change, as data.
+  r = run_cli(args + " --zero 1 --recompute none -o json");
+  CHECK(r.status == 1);
+  const auto pinned = json::parse(r.out)["infeasible"]["changes"];
+  CHECK(std::any_of(pinned.begin(), pinned.end(),
+                    [](const json& c) { return c["field"] == "zero_stage" && c["value"] == 3; }));
+  CHECK(std::any_of(pinned.begin(), pinned.end(),
+                    [](const json& c) { return c["field"] == "recompute" && c["value"] == "full"; }));
 }

@@ -12,20 +12,27 @@ using isoflop::test::run_cli;
 TEST_CASE("loss reproduces Muennighoff's README example to 1e-9") {
   const auto r = run_cli("loss --params 6.34e9 --tokens 242e9 --unique-tokens 25e9 --law muennighoff-2023 -o json");
   REQUIRE(r.status == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["schema"] == "isoflop/loss/v1");
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/loss/v2");
+  REQUIRE(doc["losses"].size() == 1);
+  const auto& j = doc["losses"][0];
   CHECK(j["law"] == "muennighoff-2023");
   EXPECT_CLOSE(j["loss"].get<double>(), 2.2256440889984477, 1e-9);
+  EXPECT_CLOSE(j["epochs"].get<double>(), 242.0 / 25.0, 1e-12);
+  EXPECT_CLOSE(j["flops"].get<double>(), 6 * 6.34e9 * 242e9, 1e-12);
 }
 
 TEST_CASE("loss names its default law, and --all-laws lists every loss law") {
   auto j = nlohmann::json::parse(run_cli("loss --params 70B --tokens 1.4T -o json").out);
-  CHECK(j["law"] == "epoch-2024");
-  CHECK(j["loss"].get<double>() > 1.8172);
+  CHECK(j["losses"][0]["law"] == "epoch-2024");
+  CHECK(j["losses"][0]["loss"].get<double>() > 1.8172);
+  CHECK(j["losses"][0]["unique_tokens"].is_null());
   j = nlohmann::json::parse(run_cli("loss --params 70B --tokens 1.4T --all-laws -o json").out);
-  REQUIRE(j["laws"].is_array());
-  CHECK(j["laws"].size() == 5);
+  REQUIRE(j["losses"].is_array());
+  CHECK(j["losses"].size() == 5);
   CHECK(j["skipped"].size() == 3);
+  for (const auto& l : j["losses"])
+    if (l["law"] == "chinchilla") EXPECT_CLOSE(l["loss"].get<double>(), 1.93665, 1e-5);  // 1.69 + A/N^α + B/D^β
   const auto t = run_cli("loss --params 70B --tokens 1.4T --law chinchilla");
   CHECK(t.status == 0);
   CHECK(t.out.find("chinchilla") != std::string::npos);

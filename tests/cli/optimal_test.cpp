@@ -9,42 +9,61 @@
 
 using isoflop::test::run_cli;
 
-TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json carries the required fields") {
+TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json: one allocation with the paper's numbers") {
   const auto r = run_cli("optimal --flops 5.76e23 --law chinchilla -o json");
   REQUIRE(r.status == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["schema"] == "isoflop/optimal/v1");
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/optimal/v2");
+  REQUIRE(doc["allocations"].size() == 1);
+  CHECK(doc["skipped"].empty());
+  const auto& j = doc["allocations"][0];
   CHECK(j["law"] == "chinchilla");
+  CHECK(j["method"] == "closed-form");
   EXPECT_CLOSE(j["flops"].get<double>(), 5.76e23, 1e-12);
   EXPECT_CLOSE(j["params"].get<double>(), 3.219e10, 1e-3);
   EXPECT_CLOSE(j["tokens"].get<double>(), 2.982e12, 1e-3);
   EXPECT_CLOSE(j["tokens_per_param"].get<double>(), 92.65, 1e-3);
   EXPECT_CLOSE(j["loss"].get<double>(), 1.9307, 1e-3);
-  CHECK(j["inputs"]["flops"].get<double>() == 5.76e23);
+  EXPECT_CLOSE(6.0 * j["params"].get<double>() * j["tokens"].get<double>(), 5.76e23, 1e-12);  // C = 6ND
+  CHECK(j["unique_tokens"].is_null());
+  CHECK(j["compute_optimal"].is_null());
+  CHECK(doc["inputs"]["flops"].get<double>() == 5.76e23);
+  CHECK(doc["inputs"]["law"] == "chinchilla");
+  CHECK(doc["inputs"]["all_laws"] == false);
 }
 
 TEST_CASE("optimal defaults to epoch-2024 and names it — --all-laws gives an array of laws") {
   const auto r = run_cli("optimal --flops 5.88e23 -o json");
   REQUIRE(r.status == 0);
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = nlohmann::json::parse(r.out)["allocations"][0];
   CHECK(j["law"] == "epoch-2024");
   EXPECT_CLOSE(j["params"].get<double>(), 7.302e10, 1e-3);
   const auto band = run_cli("optimal --flops 5.76e23 --all-laws -o json");
   REQUIRE(band.status == 0);
   const auto b = nlohmann::json::parse(band.out);
-  REQUIRE(b["laws"].is_array());
-  CHECK(b["laws"].size() >= 8);
-  for (const auto& l : b["laws"]) CHECK(l.contains("law"));
+  REQUIRE(b["allocations"].is_array());
+  CHECK(b["allocations"].size() == 8);
+  CHECK(b["inputs"]["all_laws"] == true);
+  for (const auto& l : b["allocations"]) {
+    CAPTURE(l["law"]);
+    EXPECT_CLOSE(l["flops"].get<double>(), 5.76e23, 1e-9);
+    if (l["law"] == "chinchilla-approach1") EXPECT_CLOSE(l["params"].get<double>(), 67e9, 1e-9);  // Table 3
+    if (l["law"] == "chinchilla") EXPECT_CLOSE(l["params"].get<double>(), 3.219e10, 1e-3);
+  }
 }
 
 TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row — inverse, target loss, inference") {
-  auto j = nlohmann::json::parse(run_cli("optimal --flops 5.76e23 --law chinchilla-approach1 -o json").out);
+  auto first = [](const std::string& args) {
+    return nlohmann::json::parse(run_cli(args).out)["allocations"][0];
+  };
+  auto j = first("optimal --flops 5.76e23 --law chinchilla-approach1 -o json");
   EXPECT_CLOSE(j["params"].get<double>(), 67e9, 1e-9);
-  j = nlohmann::json::parse(run_cli("optimal --params 70B -o json").out);
+  j = first("optimal --params 70B -o json");
   EXPECT_CLOSE(j["params"].get<double>(), 70e9, 1e-9);
-  j = nlohmann::json::parse(run_cli("optimal --target-loss 2.0 -o json").out);
+  j = first("optimal --target-loss 2.0 -o json");
   EXPECT_CLOSE(j["loss"].get<double>(), 2.0, 1e-9);
-  j = nlohmann::json::parse(run_cli("optimal --flops 5.76e23 --inference-tokens 2T --law chinchilla -o json").out);
+  j = first("optimal --flops 5.76e23 --inference-tokens 2T --law chinchilla -o json");
+  EXPECT_CLOSE(j["inference_tokens"].get<double>(), 2e12, 1e-12);
   CHECK(j["params"].get<double>() < 3.219e10);
   CHECK(j["total_flops"].get<double>() <= j["compute_optimal"]["total_flops"].get<double>());
   CHECK(run_cli("optimal --flops 5.76e23").status == 0);

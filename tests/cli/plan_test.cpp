@@ -4,10 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
 
 #include "support/run_cli.hpp"
 
@@ -17,22 +21,39 @@ TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
   const auto r = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   REQUIRE(r.status == 0);
   const auto doc = nlohmann::json::parse(r.out);
-  CHECK(doc["schema"] == "isoflop/plan/v1");
-  for (const char* key : {"budget", "allocation", "architecture", "layouts", "cost", "band"}) CHECK(doc.contains(key));
+  CHECK(doc["schema"] == "isoflop/plan/v2");
   const double flops = doc["budget"]["flops"].get<double>();
   const double mfu = doc["budget"]["mfu"].get<double>();
   // The budget is what the cluster delivers at the best layout's MFU: C = n · peak · MFU · t.
   CHECK(std::fabs(flops / (3360 * 312e12 * 30 * 86400.0) / mfu - 1) < 2e-3);
+  CHECK(mfu == doc["layouts"][0]["mfu"].get<double>());
+  CHECK(doc["inputs"]["budget"]["time_s"].get<double>() == 30 * 86400.0);
+  CHECK(doc["inputs"]["budget"]["flops"].is_null());
   CHECK(std::fabs(doc["cost"]["days"].get<double>() - 30) < 0.1);
-  // C ≈ 6ND for the chosen allocation.
+  // C ≈ 6ND for the chosen allocation, under the default law.
+  CHECK(doc["allocation"]["law"] == "epoch-2024");
   const double n = doc["allocation"]["params"].get<double>(), d = doc["allocation"]["tokens"].get<double>();
   CHECK(std::fabs(6 * n * d / doc["allocation"]["flops"].get<double>() - 1) < 1e-6);
-  CHECK(std::fabs(doc["architecture"]["params"].get<double>() / n - 1) < 0.02);
-  CHECK(doc["layouts"][0]["memory_gib"].get<double>() < 80);
-  CHECK(doc["layouts"][0]["tp"].get<int>() <= 8);
+  CHECK(doc["allocation"]["flops"].get<double>() == flops);
+  // The shaped architecture is within 2 % of N (model arithmetic), and the shape section says so.
+  CHECK(std::fabs(doc["shape"]["params"].get<double>() / n - 1) < 0.02);
+  CHECK(doc["shape"]["params_ratio_to_target"].get<double>() == doc["shape"]["params"].get<double>() / n);
+  CHECK(doc["architecture"]["d_model"].get<long long>() % 128 == 0);
+  // The global batch is near the 4M-token target and whole in sequences.
+  const long long batch = doc["job"]["global_batch"].get<long long>();
+  CHECK(std::fabs(batch * doc["job"]["seq"].get<double>() / 4e6 - 1) < 0.5);
+  const auto& best = doc["layouts"][0];
+  CHECK(best["memory_gib"].get<double>() < 80);
+  CHECK(best["tp"].get<int>() <= 8);
+  CHECK(best["tp"].get<int>() * best["pp"].get<int>() * best["dp"].get<int>() == 3360);
+  CHECK(doc["cluster"]["gpus"] == 3360);
+  CHECK(doc["infeasible"].is_null());
   // 420 DGX A100 at 6.5 kW: 2.73 MW.
-  CHECK(std::fabs(doc["cost"]["power_kw"].get<double>() - 2730) < 1e-6);
-  CHECK(doc["band"].size() >= 5);
+  CHECK(std::fabs(doc["cost"]["power_w"].get<double>() - 2.73e6) < 1e-3);
+  CHECK(doc["band"]["laws"].size() >= 5);
+  // Nobody priced it: the money is unknown, not zero.
+  CHECK(doc["cost"]["cost_usd"].is_null());
+  CHECK(doc["cost"]["compute_cost_usd"].is_null());
   // The 4Ms what-if in the cost section: baseline, the four levers, all together; none above the baseline.
   const auto& whatif = doc["cost"]["whatif"];
   REQUIRE(whatif.size() == 6);
@@ -44,6 +65,120 @@ TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
   }
   CHECK(std::fabs(whatif[0]["energy_kwh"].get<double>() - doc["cost"]["energy_kwh"].get<double>()) < 1e-6);
   CHECK(doc["cost"]["energy_methods"].size() == 3);
+}
+
+// The plan is a document the next command reads: the same run cost, the same layouts, a re-rank with a pin.
+TEST_CASE("plan -o json read back by cost, layout and flops --from") {
+  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-from-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "p.json").string();
+  const auto r = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  REQUIRE(r.status == 0);
+  { std::ofstream(path) << r.out; }
+  const auto plan = nlohmann::json::parse(r.out);
+
+  const auto cost = run_cli("cost --from " + path + " -o json");
+  REQUIRE(cost.status == 0);
+  CHECK(nlohmann::json::parse(cost.out)["cost"] == plan["cost"]);
+  // A changed grid recosts the same energy: CO2e scales with the intensity, time and energy do not move.
+  const auto fr = nlohmann::json::parse(run_cli("cost --from " + path + " --grid fr -o json").out)["cost"];
+  CHECK(fr["energy_kwh"] == plan["cost"]["energy_kwh"]);
+  CHECK(std::fabs(fr["co2e_kg"].get<double>() / fr["energy_kwh"].get<double>() -
+                  fr["inputs"]["intensity_kg_per_kwh"].get<double>()) < 1e-9);
+  CHECK(fr["co2e_kg"].get<double>() < plan["cost"]["co2e_kg"].get<double>());
+
+  const auto layout = run_cli("layout --from " + path + " -o json");
+  REQUIRE(layout.status == 0);
+  const auto l = nlohmann::json::parse(layout.out);
+  CHECK(l["schema"] == "isoflop/layout/v2");
+  CHECK(l["layouts"] == plan["layouts"]);
+  CHECK(l["architecture"] == plan["architecture"]);
+
+  // A pin re-ranks the plan's model on its cluster: every layout keeps the pin and fits.
+  const long long layers = plan["architecture"]["layers"].get<long long>();
+  int pp = 2;
+  while (layers % pp != 0) ++pp;
+  const auto pinned = run_cli("layout --from " + path + " --pp " + std::to_string(pp) + " -o json");
+  REQUIRE(pinned.status == 0);
+  for (const auto& x : nlohmann::json::parse(pinned.out)["layouts"]) CHECK(x["pp"] == pp);
+
+  const auto flops = run_cli("flops --from " + path + " -o json");
+  CHECK(flops.status == 0);
+
+  // From stdin as well.
+  const std::string piped = (dir / "piped.json").string();
+  const std::string pipeline = "cat " + path + " | " + std::string(ISOFLOP_BINARY) + " cost --from - -o json > " + piped;
+  CHECK(std::system(pipeline.c_str()) == 0);
+  std::ifstream in(piped);
+  CHECK(nlohmann::json::parse(in)["cost"] == plan["cost"]);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("plan documents that cannot be read: exit 2 naming the file and the JSON path") {
+  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-bad-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  REQUIRE(plan.status == 0);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream((dir / name).string()) << text;
+    return (dir / name).string();
+  };
+  const std::string truncated = write("truncated.json", plan.out.substr(0, plan.out.size() / 2));
+  auto doc = nlohmann::ordered_json::parse(plan.out);
+  doc["schema"] = "isoflop/plan/v1";
+  const std::string v1 = write("v1.json", doc.dump());
+  doc["schema"] = "isoflop/loss/v2";
+  const std::string wrong = write("wrong.json", doc.dump());
+  doc["schema"] = "isoflop/plan/v2";
+  doc["layouts"][0].erase("tp");
+  const std::string missing = write("missing.json", doc.dump());
+  doc = nlohmann::ordered_json::parse(plan.out);
+  doc["cost"]["inputs"]["pue"] = "high";
+  const std::string typed = write("typed.json", doc.dump());
+  for (const auto& [command, file, expect] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"cost", truncated, "truncated.json: not a JSON document"},
+           {"layout", truncated, "truncated.json: not a JSON document"},
+           {"cost", v1, "v1.json: schema: isoflop/plan/v1 is version 1"},
+           {"layout", wrong, "wrong.json: schema: a loss document"},
+           {"layout", missing, "missing.json: layouts[0].tp: missing"},
+           {"cost", typed, "typed.json: cost.inputs.pue: must be a number"},
+           {"cost", (dir / "absent.json").string(), "absent.json: cannot read"}}) {
+    INFO(command << " " << file);
+    const auto r = run_cli(command + " --from " + file + " -o json");
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(expect) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("plan: nothing fits is a document with the reason, exit 1") {
+  const auto r = run_cli("plan --flops 1e27 --gpus 8 --gpu a100-sxm4-80gb -o json");
+  CHECK(r.status == 1);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema"] == "isoflop/plan/v2");
+  CHECK(doc["layouts"].empty());
+  CHECK(doc["cost"].is_null());
+  CHECK(doc["infeasible"]["needed_memory_gib"].get<double>() > doc["infeasible"]["usable_memory_gib"].get<double>());
+  CHECK(doc["allocation"]["flops"].get<double>() == 1e27);
+  CHECK(r.err.find("isoflop: infeasible: no layout fits") != std::string::npos);
+  CHECK(r.err.find("--gpus") != std::string::npos);  // the suggested change, as a flag
+}
+
+TEST_CASE("plan -o csv carries the plan with its layouts, no JSON in cells") {
+  const auto r = run_cli("plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --law chinchilla -o csv");
+  REQUIRE(r.status == 0);
+  std::istringstream lines(r.out);
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  for (const char* column : {"allocation.params", "allocation.tokens", "cost.days", "layouts.tp", "layouts.mfu"})
+    CHECK(header.find(column) != std::string::npos);
+  CHECK(r.out.find('{') == std::string::npos);
+  CHECK(r.out.find('[') == std::string::npos);
+  // One row per layout.
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 5);
 }
 
 TEST_CASE("plan with a FLOPs budget and the readable report") {
@@ -93,7 +228,7 @@ TEST_CASE("plan with the TDP energy method, a pinned machine and embodied carbon
   REQUIRE(r.status == 0);
   const auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["cost"]["energy_method"] == "tdp");
-  CHECK(std::fabs(doc["cost"]["power_kw"].get<double>() - 1024 * 0.637) < 1e-9);
+  CHECK(std::fabs(doc["cost"]["power_w"].get<double>() - 1024 * 637) < 1e-6);
   CHECK(doc["cost"]["embodied"]["co2e_kg"].get<double>() > 0);
   const auto& machine = doc["cost"]["whatif"][2];
   CHECK(machine["change"] == "a100-sxm4-80gb -> h100-sxm5-80gb");

@@ -68,14 +68,24 @@ def load_case(name):
 
 
 def validator_for(kind):
+    """A validator for share/schema/<kind>.schema.json; references between the schemas ("cost.schema.json#/$defs/…")
+    resolve through a store of every schema by its $id."""
     import jsonschema  # python3-jsonschema (Debian)
-    path = os.path.join(ROOT, "share", "schema", kind + ".schema.json")
+    folder = os.path.join(ROOT, "share", "schema")
+    path = os.path.join(folder, kind + ".schema.json")
     if not os.path.exists(path):
         return None, f"no schema share/schema/{kind}.schema.json"
+    store = {}
+    for name in os.listdir(folder):
+        if name.endswith(".schema.json"):
+            with open(os.path.join(folder, name)) as f:
+                other = json.load(f)
+            store[other["$id"]] = other
     with open(path) as f:
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema), None
+    resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+    return jsonschema.Draft202012Validator(schema, resolver=resolver), None
 
 
 def run_case(binary, name, update):

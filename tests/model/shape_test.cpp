@@ -50,14 +50,14 @@ void check_constraints(const FamilyShapeCandidate& c, const FamilyShapeOptions& 
 TEST_CASE("shapes.yaml: the families, their sources and ST-MoE's recommendations load") {
   const catalog::Catalog cat = catalog::load_catalog();
   const auto& chinchilla = cat.shape_family("chinchilla");
-  CHECK(chinchilla.rule == catalog::ShapeRule::kAspect);
+  CHECK(chinchilla.rule == ShapeRule::kAspect);
   CHECK(chinchilla.rows.size() == 51);  // Table A9's 50 models and Chinchilla 70B (Table 4)
   CHECK(chinchilla.rows.front().params == 44e6);
   CHECK(chinchilla.rows.front().d_model == 512);
   CHECK(chinchilla.source.find("Table A9") != std::string::npos);
   CHECK(cat.shape_family("kaplan").rows.size() == 1);
   const auto& megatron = cat.shape_family("megatron");
-  CHECK(megatron.rule == catalog::ShapeRule::kBands);
+  CHECK(megatron.rule == ShapeRule::kBands);
   CHECK(megatron.bands.size() == 15);
   CHECK(megatron.vocab_pad_per_tp == 128);
   const auto& st = cat.moe_recommendation();
@@ -192,25 +192,29 @@ TEST_CASE("MoE shaping: total above active, and --active-params targets the acti
   }
 }
 
-TEST_CASE("shaping rejects bad options with messages naming the option") {
+TEST_CASE("shaping rejects bad options with FieldErrors naming the field") {
   const catalog::Catalog cat = catalog::load_catalog();
   auto message = [&](auto&& tweak, double target = 70e9) {
     FamilyShapeOptions o = options_for(cat, "chinchilla");
     tweak(o);
     try {
       (void)shape_by_family(target, o);
-    } catch (const InputError& e) {
-      return std::string(e.what());
+    } catch (const FieldError& e) {
+      return e.field() + " | " + e.message();
     }
     return std::string("no error");
   };
-  CHECK(message([](auto&) {}, 0) == "--params: must be a positive number");
-  CHECK(message([](auto&) {}, -5) == "--params: must be a positive number");
-  CHECK(message([](auto& o) { o.tp = 6; }) == "--tp: 6 is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
-  CHECK(message([](auto& o) { o.moe.experts = 1; }) == "--experts: a mixture needs at least 2 experts, got 1");
+  CHECK(message([](auto&) {}, 0) == "params | must be a positive number");
+  CHECK(message([](auto&) {}, -5) == "params | must be a positive number");
+  CHECK(message([](auto& o) { o.target_active = true, o.moe.experts = 8; }, 0) == "active_params | must be a positive number");
+  CHECK(message([](auto& o) { o.tp = 6; }) == "tp | 6 is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
+  CHECK(message([](auto& o) { o.moe.experts = 1; }) == "experts | a mixture needs at least 2 experts, got 1");
   CHECK(message([](auto& o) { o.moe.experts = 4, o.moe.top_k = 5; }) ==
-        "--top-k: 5 exceeds --experts 4 (a token cannot be routed to more experts than exist)");
-  CHECK(message([](auto& o) { o.target_active = true; }) == "--active-params needs --moe (a dense model is all active)");
+        "moe_top_k | 5 exceeds the 4 experts (a token cannot be routed to more experts than exist)");
+  CHECK(message([](auto& o) { o.moe.experts = 4, o.moe.every = 0; }) == "moe_every | must be at least 1, got 0");
+  CHECK(message([](auto& o) { o.target_active = true; }) ==
+        "active_params | a target of active parameters needs a mixture of experts (a dense model is all active)");
+  CHECK(message([](auto& o) { o.alternatives = -1; }) == "alternatives | must not be negative");
   // A valid request that nothing satisfies is infeasible, not invalid.
   FamilyShapeOptions tiny = options_for(cat, "chinchilla", 64);
   CHECK_THROWS_AS(shape_by_family(10e6, tiny), InfeasibleError);
@@ -231,7 +235,7 @@ TEST_CASE("ST-MoE recommendations: silent when followed, one line per departure,
   const auto per_device = moe_departures(moe, 16, st);
   REQUIRE(per_device.size() == 1);
   CHECK(per_device[0] ==
-        "4 experts per device (64 over --ep 16) exceed the recommended at most 1 (ST-MoE, Zoph et al. 2022)");
+        "4 experts per device (64 over 16 expert-parallel devices) exceed the recommended at most 1 (ST-MoE, Zoph et al. 2022)");
   moe.top_k = 1;
   moe.capacity_factor = 1.0;
   moe.eval_capacity_factor = 1.5;

@@ -55,7 +55,7 @@ TEST_CASE("GPU-days budget: the FLOPs are what the best layout's MFU delivers in
   // ... and the budget FLOPs are n · peak · MFU · t within the iteration's tolerance.
   const double delivered = 3360 * 312e12 * r.mfu * budget.time_s.value();
   CHECK(std::fabs(r.flops / delivered - 1) < 5e-3);
-  CHECK(r.cost.days == doctest::Approx(30).epsilon(0.01));
+  CHECK(r.cost->result.days == doctest::Approx(30).epsilon(0.01));
   // The best layout fits the accelerator and keeps tensor parallelism inside the node.
   CHECK(r.layouts.layouts.front().memory.total_bytes() < 80.0 * 1024 * 1024 * 1024);
   CHECK(r.layouts.layouts.front().layout.tp <= 8);
@@ -73,7 +73,7 @@ TEST_CASE("FLOPs budget: the allocation uses the budget as given, and more compu
   CHECK(a.allocation.flops == doctest::Approx(1e23).epsilon(1e-6));
   CHECK(b.allocation.params > a.allocation.params);
   CHECK(b.allocation.tokens > a.allocation.tokens);
-  CHECK(b.cost.time_s > a.cost.time_s);
+  CHECK(b.cost->result.time_s > a.cost->result.time_s);
 }
 
 TEST_CASE("budget validation: exactly one positive budget") {
@@ -97,30 +97,30 @@ TEST_CASE("the plan's cost carries the 4Ms table: baseline first, no lever above
   plan::Budget budget;
   budget.time_s = 30 * 86400.0;
   const auto r = plan::make_plan(budget, o);
-  REQUIRE(r.whatif.size() == 6);
-  CHECK(r.whatif.front().lever == cost::Lever::kBaseline);
-  CHECK(r.whatif.back().lever == cost::Lever::kAll);
-  CHECK(r.whatif.front().energy_kwh == doctest::Approx(r.cost.energy_kwh));
-  CHECK(r.whatif.front().co2e_kg == doctest::Approx(r.cost.co2e_kg));
+  REQUIRE(r.cost->whatif.size() == 6);
+  CHECK(r.cost->whatif.front().lever == cost::Lever::kBaseline);
+  CHECK(r.cost->whatif.back().lever == cost::Lever::kAll);
+  CHECK(r.cost->whatif.front().energy_kwh == doctest::Approx(r.cost->result.energy_kwh));
+  CHECK(r.cost->whatif.front().co2e_kg == doctest::Approx(r.cost->result.co2e_kg));
   double energy = 1, co2e = 1;
-  for (const auto& row : r.whatif) {
+  for (const auto& row : r.cost->whatif) {
     INFO(cost::kLeverNames.name(row.lever));
-    CHECK(row.energy_kwh <= r.cost.energy_kwh * (1 + 1e-12));
-    CHECK(row.co2e_kg <= r.cost.co2e_kg * (1 + 1e-12));
+    CHECK(row.energy_kwh <= r.cost->result.energy_kwh * (1 + 1e-12));
+    CHECK(row.co2e_kg <= r.cost->result.co2e_kg * (1 + 1e-12));
     if (row.lever != cost::Lever::kBaseline && row.lever != cost::Lever::kAll) {
       energy *= row.energy_factor;
       co2e *= row.co2e_factor;
     }
   }
-  CHECK(r.whatif.back().energy_factor == doctest::Approx(energy));
+  CHECK(r.cost->whatif.back().energy_factor == doctest::Approx(energy));
   // Map alone changes carbon, not energy.
-  CHECK(r.whatif.back().co2e_factor == doctest::Approx(co2e));
-  CHECK(r.whatif[1].energy_factor == doctest::Approx(3));  // Model: 3x less compute
+  CHECK(r.cost->whatif.back().co2e_factor == doctest::Approx(co2e));
+  CHECK(r.cost->whatif[1].energy_factor == doctest::Approx(3));  // Model: 3x less compute
   // Node power by default (420 DGX A100 at 6.5 kW); all three methods are reported.
-  CHECK(r.cost.energy_method == cost::EnergyMethod::kNode);
-  CHECK(r.cost.power_w == doctest::Approx(2.73e6));
-  REQUIRE(r.cost.energy_methods.size() == 3);
-  CHECK(r.cost.energy_methods[2].power.power_w == doctest::Approx(3360 * (400.0 + o.run_cost.host_overhead_w)));
+  CHECK(r.cost->result.energy_method == cost::EnergyMethod::kNode);
+  CHECK(r.cost->result.power_w == doctest::Approx(2.73e6));
+  REQUIRE(r.cost->result.energy_methods.size() == 3);
+  CHECK(r.cost->result.energy_methods[2].power.power_w == doctest::Approx(3360 * (400.0 + o.run_cost.host_overhead_w)));
 }
 
 TEST_CASE("an energy budget is spent at the chosen method's power") {
@@ -134,9 +134,9 @@ TEST_CASE("an energy budget is spent at the chosen method's power") {
   // The same energy either way (within the utilisation iteration's tolerance); the TDP method's lower power
   // buys more time, so more compute.
   INFO("converged " << node.converged << " " << tdp.converged << ", iterations " << tdp.iterations);
-  CHECK(node.cost.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
-  CHECK(tdp.cost.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
-  CHECK(tdp.cost.time_s > node.cost.time_s);
+  CHECK(node.cost->result.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
+  CHECK(tdp.cost->result.energy_kwh == doctest::Approx(1e6).epsilon(0.02));
+  CHECK(tdp.cost->result.time_s > node.cost->result.time_s);
   CHECK(tdp.flops > node.flops);
   o.run_cost.energy_method = cost::EnergyMethod::kMeasured;  // an A100 has no measured power in the catalog
   CHECK_THROWS_AS(plan::make_plan(budget, o), InputError);

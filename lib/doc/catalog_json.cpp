@@ -1,0 +1,165 @@
+// Catalog entries as JSON objects, with units in their keys and the source of every number.
+#include "doc/catalog_document.hpp"
+
+namespace isoflop::doc {
+
+Json entry_json(const catalog::Accelerator& a) {
+  Json j = {{"name", a.name},
+            {"display_name", a.display_name},
+            {"vendor", a.vendor},
+            {"peak_16bit_tflops", a.peak_16bit_flops / 1e12}};
+  j["peak_fp32_tflops"] = a.peak_fp32_flops > 0 ? Json(a.peak_fp32_flops / 1e12) : Json(nullptr);  // TPUs: none
+  j["peak_fp8_tflops"] = a.peak_fp8_flops ? Json(*a.peak_fp8_flops / 1e12) : Json(nullptr);
+  j["memory_gb"] = a.memory_bytes / 1e9;
+  j["memory_bandwidth_gb_per_s"] = a.memory_bandwidth_bytes_per_s / 1e9;
+  j["tdp_w"] = a.tdp_w;
+  j["measured_power_w"] = or_null(a.measured_power_w);
+  j["reference_node"] = a.reference_node.empty() ? Json(nullptr) : Json(a.reference_node);
+  j["source"] = a.source;
+  return j;
+}
+
+Json entry_json(const catalog::Node& n) {
+  return {{"name", n.name},
+          {"display_name", n.display_name},
+          {"accelerator", n.accelerator},
+          {"gpus_per_node", n.gpus_per_node},
+          {"max_power_kw", n.max_power_w / 1e3},
+          {"intra_node_bandwidth_gb_per_s", n.intra_node_bandwidth_bytes_per_s / 1e9},
+          {"inter_node_bandwidth_gb_per_s", n.inter_node_bandwidth_bytes_per_s / 1e9},
+          {"network", n.network},
+          {"source", n.source}};
+}
+
+Json entry_json(const catalog::Cluster& c) {
+  return {{"name", c.name}, {"display_name", c.display_name}, {"node", c.node},
+          {"nodes", c.nodes}, {"network", c.network},         {"source", c.source}};
+}
+
+Json entry_json(const catalog::Grid& g) {
+  return {{"name", g.name},
+          {"display_name", g.display_name},
+          {"kind", g.kind},
+          {"intensity_kg_per_kwh", g.intensity_kg_per_kwh},
+          {"year", g.year},
+          {"source", g.source}};
+}
+
+Json entry_json(const catalog::PuePreset& p) {
+  return {{"name", p.name}, {"display_name", p.display_name}, {"pue", p.pue}, {"source", p.source}};
+}
+
+Json entry_json(const catalog::LawSpec& l) {
+  Json j = {{"name", l.name}, {"display_name", l.display_name}, {"kind", std::string(catalog::kLawKindNames.name(l.kind))}};
+  switch (l.kind) {
+    case catalog::LawKind::kParametric:
+    case catalog::LawKind::kDataConstrained:
+      j["E"] = l.E;
+      j["A"] = l.A;
+      j["B"] = l.B;
+      j["alpha"] = l.alpha;
+      j["beta"] = l.beta;
+      if (l.kind == catalog::LawKind::kParametric) j["r_d_star"] = l.r_d_star > 0 ? Json(l.r_d_star) : Json(nullptr);
+      if (l.kind == catalog::LawKind::kDataConstrained) {
+        j["r_d_star"] = l.r_d_star;
+        j["r_n_star"] = l.r_n_star;
+      }
+      break;
+    case catalog::LawKind::kKaplan:
+      j["n_c"] = l.kaplan_nc;
+      j["d_c"] = l.kaplan_dc;
+      j["alpha_n"] = l.kaplan_alpha_n;
+      j["alpha_d"] = l.kaplan_alpha_d;
+      j["frontier_coefficient"] = l.kaplan_frontier_coefficient;
+      j["frontier_exponent"] = l.kaplan_frontier_exponent;
+      j["flops_per_pf_day"] = l.kaplan_flops_per_pf_day;
+      break;
+    case catalog::LawKind::kPowerLaw:
+      j["tokens_coefficient"] = l.tokens_coefficient;
+      j["tokens_exponent"] = l.tokens_exponent;
+      break;
+    case catalog::LawKind::kAllocationTable: {
+      Json rows = Json::array();
+      for (const auto& r : l.rows) rows.push_back({{"params", r.params}, {"flops", r.flops}, {"tokens", r.tokens}});
+      j["rows"] = rows;
+      j["exponent_a"] = l.table_exponent_a;
+      j["exponent_b"] = l.table_exponent_b;
+      break;
+    }
+  }
+  j["convention"] = l.convention.empty() ? Json(nullptr) : Json(l.convention);
+  j["note"] = l.note.empty() ? Json(nullptr) : Json(l.note);
+  j["source"] = l.source;
+  return j;
+}
+
+Json entry_json(const catalog::ModelEntry& m) {
+  const auto& a = m.architecture;
+  Json j = {{"name", m.name},
+            {"display_name", m.display_name},
+            {"layers", a.layers},
+            {"d_model", a.d_model},
+            {"heads", a.heads},
+            {"kv_heads", a.effective_kv_heads()},
+            {"head_size", a.effective_head_size()},
+            {"ffn", a.ffn},
+            {"activation", std::string(model::kActivationNames.name(a.activation))},
+            {"vocab", a.vocab},
+            {"seq", a.seq}};
+  j["moe"] = nullptr;
+  if (a.moe.enabled())
+    j["moe"] = {{"experts", a.moe.experts}, {"top_k", a.moe.top_k}, {"capacity_factor", a.moe.capacity_factor},
+                {"every", a.moe.every}};
+  j["published_params"] = m.published_params > 0 ? Json(m.published_params) : Json(nullptr);
+  j["tokens_trained"] = m.tokens_trained > 0 ? Json(m.tokens_trained) : Json(nullptr);
+  j["source"] = m.source;
+  return j;
+}
+
+Json entry_json(const catalog::RunCostConstants& c) {
+  return {{"name", c.name},
+          {"tdp_utilisation", c.tdp_utilisation},
+          {"host_overhead_w", c.host_overhead_w},
+          {"lifetime_years", c.lifetime_s / (365 * 86400.0)},
+          {"memory_kg_per_gb", c.memory_kg_per_gb},
+          {"model_factor", c.model_factor},
+          {"mechanization_pue", c.mechanization_pue},
+          {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source}};
+}
+
+Json entry_json(const catalog::ShapeFamily& f) {
+  Json j = {{"name", f.name}, {"display_name", f.display_name},
+            {"rule", std::string(catalog::kShapeRuleNames.name(f.rule))}, {"block", f.block}};
+  if (f.rule == catalog::ShapeRule::kAspect) {
+    Json rows = Json::array();
+    for (const auto& r : f.rows)
+      rows.push_back({{"params", r.params}, {"d_model", r.d_model}, {"layers", r.layers}, {"heads", r.heads},
+                      {"head_size", r.head_size}});
+    j["smoothing_ln"] = f.smoothing_ln;
+    j["rows"] = rows;
+  } else {
+    Json bands = Json::array();
+    for (const auto& b : f.bands) bands.push_back({{"below", b.below_params}, {"d_model", b.d_model}, {"heads", b.heads}});
+    j["bands"] = bands;
+  }
+  j["vocab_pad_per_tp"] = f.vocab_pad_per_tp > 0 ? Json(f.vocab_pad_per_tp) : Json(nullptr);
+  j["source"] = f.source;
+  return j;
+}
+
+Json entry_json(const catalog::MoeRecommendations& m) {
+  return {{"name", m.name},
+          {"top_k", m.top_k},
+          {"capacity_factor", m.capacity_factor},
+          {"eval_capacity_factor", m.eval_capacity_factor},
+          {"max_experts", m.max_experts},
+          {"max_experts_per_device", m.max_experts_per_device},
+          {"every", m.every},
+          {"source", m.source}};
+}
+
+Json entry_json(const catalog::EmbodiedCarbon& e) {
+  return {{"name", e.name}, {"die_area_cm2", e.die_area_cm2}, {"kg_per_cm2", e.kg_per_cm2}, {"source", e.source}};
+}
+
+}  // namespace isoflop::doc

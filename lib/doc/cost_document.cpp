@@ -1,0 +1,171 @@
+// The cost document: the request resolved against the catalog, costed, and written and read as JSON.
+#include "doc/cost_document.hpp"
+
+#include "core/error.hpp"
+#include "cost/run_cost.hpp"
+#include "doc/cost_json.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+// The cluster: a catalog node (given, or the accelerator's reference node), or — for an accelerator the
+// catalog houses in no node, such as a TPU — just the accelerator and a count (node power is unavailable).
+struct CostCluster {
+  catalog::Accelerator accelerator;
+  const catalog::Node* node = nullptr;
+  int gpus = 0;
+  int gpus_per_node = 1;
+};
+
+constexpr long long kMaxGpus = 100'000'000;
+
+CostCluster resolve(const catalog::Catalog& cat, const parallel::ClusterRequest& request) {
+  CostCluster c;
+  if (request.gpu && !request.node) {
+    const catalog::Accelerator& acc = cat.accelerator(*request.gpu, "gpu");
+    if (acc.reference_node.empty()) {
+      if (request.nodes)
+        throw FieldError("nodes", "accelerator '" + acc.name + "' has no node in the catalog; give the accelerator count");
+      if (!request.gpus) throw FieldError("gpus", "missing cluster size; give the accelerator count");
+      if (*request.gpus < 1 || *request.gpus > kMaxGpus) throw FieldError("gpus", "must be in [1, 1e8]");
+      if (request.gpus_per_node && *request.gpus_per_node < 1) throw FieldError("gpus_per_node", "must be positive");
+      c.accelerator = acc;
+      c.gpus = static_cast<int>(*request.gpus);
+      c.gpus_per_node = static_cast<int>(request.gpus_per_node.value_or(1));
+      return c;
+    }
+  }
+  const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, request);
+  c.accelerator = cluster.spec.accelerator;
+  c.node = &cat.node(cluster.spec.node_name, "node");
+  c.gpus = cluster.spec.gpus;
+  c.gpus_per_node = cluster.spec.gpus_per_node;
+  return c;
+}
+
+// Which of the three work forms was given; anything else is a conflict.
+CostWork work_form(const CostRequest& r) {
+  const std::string forms = "give the FLOPs, the parameters and tokens (6ND), or a duration";
+  if (r.flops.has_value() + r.tokens.has_value() + r.time_s.has_value() > 1 || (r.flops && r.params))
+    throw InputError("conflicting work specifications; " + forms);
+  if (r.flops) return CostWork::kFlops;
+  if (r.tokens) {
+    if (!r.params) throw FieldError("tokens", "needs the parameter count (work = 6·N·D)");
+    return CostWork::kParamsTokens;
+  }
+  if (r.time_s) return CostWork::kTime;
+  if (r.params) throw FieldError("params", "needs the tokens (work = 6·N·D) or a duration (the tokens it affords)");
+  throw InputError("missing work; " + forms);
+}
+
+}  // namespace
+
+void to_json(Json& j, const CostInputs& in) {
+  j = Json::object();
+  j["work"] = enum_json(in.work, kCostWorkNames);
+  j["gpu"] = in.gpu;
+  j["node"] = or_null(in.node);
+  j["gpus"] = in.gpus;
+  j["params"] = or_null(in.params);
+  j["tokens"] = or_null(in.tokens);
+  j["affordable_flops"] = or_null(in.affordable_flops);
+  j["affordable_tokens"] = or_null(in.affordable_tokens);
+  j["from"] = or_null(in.from);
+}
+
+void from_json(const Json& j, CostInputs& in) {
+  in = CostInputs{};
+  read_enum(j, "work", kCostWorkNames, in.work);
+  read(j, "gpu", in.gpu);
+  read(j, "node", in.node);
+  read(j, "gpus", in.gpus);
+  read(j, "params", in.params);
+  read(j, "tokens", in.tokens);
+  read(j, "affordable_flops", in.affordable_flops);
+  read(j, "affordable_tokens", in.affordable_tokens);
+  read(j, "from", in.from);
+}
+
+void to_json(Json& j, const CostDocument& d) {
+  j = Json::object();
+  j["schema"] = schema_id("cost");
+  j["inputs"] = d.inputs;
+  j["cost"] = d.cost;
+}
+
+void from_json(const Json& j, CostDocument& d) {
+  d = CostDocument{};
+  read(j, "inputs", d.inputs);
+  read(j, "cost", d.cost);
+}
+
+CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& cat) {
+  const CostWork work = work_form(r);
+  if (r.mfu && r.tflops_per_gpu) throw FieldError("mfu", "give a utilisation or an achieved rate, not both");
+  if (r.energy.power_per_gpu_w && r.energy.node_power_w)
+    throw FieldError("power_per_gpu_w", "give the power per accelerator or per node, not both");
+  const CostCluster cluster = resolve(cat, r.cluster);
+
+  CostDocument d;
+  CostInputs& echo = d.inputs;
+  echo.work = work;
+  echo.gpu = cluster.accelerator.name;
+  if (cluster.node) echo.node = cluster.node->name;
+  echo.gpus = cluster.gpus;
+  echo.params = r.params;
+  echo.tokens = r.tokens;
+
+  cost::RunCostInputs in;
+  in.gpus = cluster.gpus;
+  in.gpus_per_node = cluster.gpus_per_node;
+  in.peak_flops_per_gpu = cluster.accelerator.peak_16bit_flops;
+  if (r.mfu) in.utilisation = *r.mfu;
+  if (r.tflops_per_gpu) {
+    in.utilisation = *r.tflops_per_gpu * 1e12 / in.peak_flops_per_gpu;
+    if (!(in.utilisation > 0 && in.utilisation <= 1))
+      throw FieldError("tflops_per_gpu", "must be positive and at most the peak of " + cluster.accelerator.name);
+  }
+  if (work == CostWork::kTime) {
+    // The run lasts `time_s`. With a utilisation, the work is what the cluster does in that time — the FLOPs it
+    // affords; without one the work is unknown and the figure at full peak is an upper bound.
+    if (in.utilisation > 0) {
+      echo.affordable_flops = cost::affordable_flops(in.gpus, in.peak_flops_per_gpu, in.utilisation, *r.time_s);
+      if (r.params) echo.affordable_tokens = *echo.affordable_flops / (6 * *r.params);
+    } else {
+      in.utilisation = 1;
+    }
+    in.flops = *r.time_s * in.gpus * in.peak_flops_per_gpu * in.utilisation;
+  } else {
+    if (!r.mfu && !r.tflops_per_gpu) throw FieldError("mfu", "missing utilisation; give the MFU or an achieved rate");
+    in.flops = work == CostWork::kFlops ? *r.flops : 6 * *r.params * *r.tokens;
+  }
+  cost::resolve_energy(r.energy, cat, cluster.accelerator, cluster.node, &in);
+  const cost::WhatIfLevers levers = cost::resolve_levers(r.energy, cat);
+  d.cost = cost::report_run_cost(in, cost::whatif_options(levers, cat, cluster.accelerator, in));
+  return d;
+}
+
+CostDocument recost_document(const SourceDocument& source, const cost::EnergyRequest& energy,
+                             const catalog::Catalog& cat) {
+  require_kind(source, {"cost", "plan"});
+  CostDocument d;
+  if (source.kind == "cost") {
+    d = decode<CostDocument>(source);
+  } else {
+    if (!source.json.contains("cost")) throw InputError(source.source + ": cost: missing");
+    d.cost = decode<cost::CostReport>(source, source.json.at("cost"));
+    d.inputs.gpu = d.cost.accelerator;
+    d.inputs.gpus = d.cost.inputs.gpus;
+    // The plan's node, where its cluster section names one.
+    for (const char* section : {"cluster", "inputs"}) {
+      const Json* part = source.json.contains(section) ? &source.json.at(section) : nullptr;
+      if (!d.inputs.node && part && part->is_object() && part->contains("node") && part->at("node").is_string())
+        d.inputs.node = part->at("node").get<std::string>();
+    }
+  }
+  d.inputs.from = source.source;
+  d.cost = cost::recost(d.cost, energy, cat);
+  return d;
+}
+
+}  // namespace isoflop::doc

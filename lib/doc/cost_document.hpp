@@ -1,0 +1,70 @@
+// The `cost` document: what a training run costs — time, GPU-hours, power, energy by three methods, CO2e,
+// money and the 4Ms what-if — with the request echoed, and the inverse (the FLOPs a duration affords).
+//   {"schema": "isoflop/cost/v2",
+//    "inputs": {"work", "gpu", "node", "gpus", "params", "tokens", "affordable_flops", "affordable_tokens", "from"},
+//    "cost": {the run-cost section, doc/cost_json.hpp}}
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "catalog/catalog.hpp"
+#include "cost/cost_report.hpp"
+#include "cost/energy_request.hpp"
+#include "doc/document.hpp"
+#include "parallel/cluster.hpp"
+
+namespace isoflop::doc {
+
+// How the work was given: FLOPs, 6·N·D, or a duration on the cluster.
+enum class CostWork { kFlops, kParamsTokens, kTime };
+inline constexpr EnumNames<CostWork, 3> kCostWorkNames{
+    {{{CostWork::kFlops, "flops"}, {CostWork::kParamsTokens, "6nd"}, {CostWork::kTime, "time"}}}};
+
+struct CostInputs {
+  CostWork work = CostWork::kFlops;
+  std::string gpu;                          // accelerator
+  std::optional<std::string> node;          // catalog node; unset for an accelerator the catalog houses in none
+  int gpus = 0;
+  std::optional<double> params;             // N, when given
+  std::optional<double> tokens;             // D, when given
+  std::optional<double> affordable_flops;   // with a duration and a utilisation: the FLOPs it affords
+  std::optional<double> affordable_tokens;  // ... and with N, the tokens (6ND)
+  std::optional<std::string> from;          // the document this run was recosted from
+  bool operator==(const CostInputs&) const = default;
+};
+
+struct CostDocument {
+  CostInputs inputs;
+  cost::CostReport cost;
+  bool operator==(const CostDocument&) const = default;
+};
+
+void to_json(Json& j, const CostInputs& inputs);
+void from_json(const Json& j, CostInputs& inputs);
+void to_json(Json& j, const CostDocument& document);
+void from_json(const Json& j, CostDocument& document);
+
+// What `isoflop cost` is asked: the work (exactly one of flops, params + tokens, or time_s; params with
+// time_s asks for the affordable tokens), the utilisation (mfu, or an achieved rate per accelerator), the
+// cluster, and the energy, carbon, price and what-if requests.
+struct CostRequest {
+  std::optional<double> flops;
+  std::optional<double> params;
+  std::optional<double> tokens;
+  std::optional<double> time_s;
+  std::optional<double> mfu;                // fraction of the 16-bit peak
+  std::optional<double> tflops_per_gpu;     // achieved TFLOP/s per accelerator
+  parallel::ClusterRequest cluster;
+  cost::EnergyRequest energy;
+};
+
+// Costs a run. Throws InputError/FieldError in the library's words for a bad or incomplete request.
+CostDocument make_cost_document(const CostRequest& request, const catalog::Catalog& catalog);
+
+// Recosts the run-cost section of an earlier `cost` or `plan` document with what `energy` changes; with an
+// empty request the section is the same.
+CostDocument recost_document(const SourceDocument& source, const cost::EnergyRequest& energy,
+                             const catalog::Catalog& catalog);
+
+}  // namespace isoflop::doc

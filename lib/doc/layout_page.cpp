@@ -1,0 +1,97 @@
+// The layout document's human page, and the layouts table the plan's page shares.
+#include <cstdio>
+
+#include "doc/layout_document.hpp"
+#include "report/text_table.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string fixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+std::string best_breakdowns(const parallel::RankedLayout& best, double usable_bytes) {
+  const auto& m = best.memory;
+  const auto& b = best.time.breakdown;
+  auto gib = [](double bytes) { return fixed(bytes / kGiB, 2) + " GiB"; };
+  std::string out = "\nBest layout, memory per GPU:\n";
+  out += report::render_key_values({{"weights", gib(m.weights_bytes)},
+                                    {"gradients", gib(m.gradients_bytes)},
+                                    {"optimizer states", gib(m.optimizer_bytes)},
+                                    {"activations", gib(m.activations_bytes)},
+                                    {"embeddings/logits", gib(m.embeddings_logits_bytes)},
+                                    {"total", gib(m.total_bytes()) + " of " + fixed(usable_bytes / kGiB, 1) + " usable"}});
+  out += "\nBest layout, step time " + units::format_duration(best.time.step_time_s) + ":\n";
+  auto share = [&](double s) {
+    return units::format_duration(s) + " (" + fixed(100 * s / best.time.step_time_s, 1) + "%)";
+  };
+  out += report::render_key_values({{"compute", share(b.compute_s)},
+                                    {"recompute", share(b.recompute_s)},
+                                    {"tensor-parallel comm", share(b.tp_comm_s)},
+                                    {"pipeline comm", share(b.pp_comm_s)},
+                                    {"pipeline bubble", share(b.bubble_s)},
+                                    {"data-parallel comm", share(b.dp_comm_s)},
+                                    {"expert all-to-all", share(b.moe_comm_s)},
+                                    {"optimizer step", share(b.optimizer_s)}});
+  return out;
+}
+
+}  // namespace
+
+std::string render_layouts_table(const parallel::SearchResult& r) {
+  std::vector<std::string> headings = {"#"};
+  for (const auto& d : parallel::dimensions()) headings.emplace_back(d.label);
+  for (const char* h : {"GiB/GPU", "step", "tokens/s", "TFLOP/s/GPU", "MFU"}) headings.emplace_back(h);
+  report::TextTable table(headings);
+  int rank = 0;
+  for (const auto& x : r.layouts) {
+    std::vector<std::string> row = {std::to_string(++rank)};
+    for (const auto& d : parallel::dimensions()) row.push_back(parallel::format_value(d, d.get(x.layout)));
+    row.push_back(fixed(x.memory.total_bytes() / kGiB, 1));
+    row.push_back(units::format_duration(x.time.step_time_s));
+    row.push_back(units::format_count(x.time.tokens_per_s));
+    row.push_back(fixed(x.time.model_tflops_per_gpu, 1));
+    row.push_back(fixed(100 * x.time.mfu, 1) + "%");
+    table.add_row(row);
+  }
+  std::string out = r.layouts.empty() ? std::string() : table.render();
+  if (!r.layouts.empty()) out += best_breakdowns(r.layouts.front(), r.usable_memory_bytes);
+  if (r.infeasible) out += "Nothing fits: " + parallel::describe(*r.infeasible) + "\n";
+  if (!r.pruned.empty()) {
+    out += "\nPruned TP x PP families:\n";
+    size_t shown = 0;
+    for (const auto& p : r.pruned) {
+      if (++shown > 8) {
+        out += "  ... and " + std::to_string(r.pruned.size() - 8) + " more (see -o json)\n";
+        break;
+      }
+      out += "  TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + ": " + p.reason + "\n";
+    }
+  }
+  out += "\n" + std::to_string(r.evaluated) + " layouts evaluated.\n";
+  return out;
+}
+
+std::string render_layout_page(const LayoutDocument& d) {
+  const auto& s = d.sections;
+  std::string out = "Layouts for " + s.job.architecture.name + " on " + std::to_string(s.cluster.gpus) + " x " +
+                    s.cluster.accelerator.name + " (node " + s.cluster.node_name + ", " +
+                    std::to_string(s.cluster.gpus_per_node) + " GPUs per node), global batch " +
+                    std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";
+  if (d.inputs.from) out += ", from " + *d.inputs.from;
+  out += "\n";
+  std::string pins;
+  for (const auto& dim : parallel::dimensions())
+    if (const auto v = dim.pinned(s.options.pins))
+      pins += (pins.empty() ? "" : ", ") + std::string(dim.label) + " " + parallel::format_value(dim, *v);
+  if (!pins.empty()) out += "Pinned: " + pins + "\n";
+  return out + "\n" + render_layouts_table(s.result);
+}
+
+}  // namespace isoflop::doc

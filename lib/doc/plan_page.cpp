@@ -1,0 +1,101 @@
+// The plan's human page and its IsoFLOP figure.
+#include <cmath>
+
+#include "doc/cost_table.hpp"
+#include "doc/layout_document.hpp"
+#include "doc/plan_document.hpp"
+#include "model/params.hpp"
+#include "report/svg_plot.hpp"
+#include "report/text_table.hpp"
+#include "scaling/loss_law.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+std::string budget_section(const plan::PlanResult& p) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"compute", units::format_scientific(p.flops) + " FLOPs"}};
+  if (p.feasible())
+    kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU (best layout, " +
+                                     std::to_string(p.iterations) + " iterations)"});
+  return "Budget\n" + report::render_key_values(kv);
+}
+
+std::string allocation_section(const plan::PlanResult& p) {
+  const scaling::Allocation& a = p.allocation;
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"parameters", units::format_count(a.params)},
+      {"tokens", units::format_count(a.tokens)},
+      {"tokens per parameter", units::format_significant(a.tokens_per_param)}};
+  if (a.loss) kv.push_back({"predicted loss", units::format_significant(*a.loss, 4)});
+  std::string out = "\nAllocation (" + a.law + ")\n" + report::render_key_values(kv);
+  out += "\nBand across laws\n";
+  report::TextTable t({"law", "parameters", "tokens", "D/N", "loss"});
+  for (const auto& l : p.band.laws)
+    t.add_row({l.law, units::format_count(l.params), units::format_count(l.tokens),
+               units::format_significant(l.tokens_per_param), l.loss ? units::format_significant(*l.loss, 4) : "-"});
+  return out + t.render();
+}
+
+std::string architecture_section(const plan::PlanResult& p) {
+  const model::Architecture& arch = p.job.architecture;
+  const double params = model::count_params(arch).total();
+  return "\nArchitecture\n" +
+         report::render_key_values(
+             {{"layers x d_model", std::to_string(arch.layers) + " x " + std::to_string(arch.d_model)},
+              {"heads x head size", std::to_string(arch.heads) + " x " + std::to_string(arch.effective_head_size())},
+              {"ffn", std::to_string(model::mlp_hidden_size(arch))},
+              {"parameters (exact)", units::format_count(params, 4) + " (" +
+                                         units::format_significant(100 * p.params_ratio_to_target(), 4) +
+                                         "% of target)"},
+              {"global batch", std::to_string(p.job.global_batch) + " x " + std::to_string(p.job.seq) + " tokens"}});
+}
+
+}  // namespace
+
+std::string render_plan_page(const plan::PlanResult& p, const std::string& cluster_note) {
+  std::string out = "isoflop plan: " + std::to_string(p.cluster.gpus) + " x " + p.cluster.accelerator.name +
+                    (cluster_note.empty() ? "" : " (" + cluster_note + ")") + "\n\n";
+  out += budget_section(p) + allocation_section(p) + architecture_section(p);
+  out += "\nLayouts\n" + render_layouts_table(p.layouts);
+  if (!p.feasible()) return out;  // the reason and the changes that would fit go to stderr
+  out += "\nCost\n" + report::render_key_values(cost_key_values(*p.cost));
+  out += "\n" + energy_methods_section(*p.cost);
+  out += "\n" + whatif_section(*p.cost);
+  return out;
+}
+
+std::string render_isoflop_figure(const plan::PlanResult& p, const std::vector<catalog::LawSpec>& laws) {
+  const std::string& law = p.allocation.law;
+  report::PlotSpec spec;
+  spec.title = "IsoFLOP curve at C = " + units::format_scientific(p.flops) + " FLOPs";
+  spec.x = {"parameters N", report::AxisScale::kLog, report::TickFormat::kCount, std::nullopt, std::nullopt};
+  spec.y = {"predicted loss (nats/token)", report::AxisScale::kLinear, report::TickFormat::kPlain, std::nullopt,
+            std::nullopt};
+  for (const auto& l : laws) {
+    // Kaplan's loss is on another scale (non-embedding parameters, another tokenizer): not drawn.
+    if (!scaling::has_loss(l) || l.kind == catalog::LawKind::kKaplan) continue;
+    report::Series s;
+    s.name = l.name;
+    for (int i = 0; i <= 80; ++i) {
+      const double n = p.allocation.params * std::pow(10.0, -1.0 + 2.0 * i / 80);
+      s.x.push_back(n);
+      s.y.push_back(scaling::predicted_loss(l, n, p.flops / (6 * n)));
+    }
+    if (l.name == law) s.line_width_px = 2.6;
+    spec.series.push_back(std::move(s));
+  }
+  for (const auto& a : p.band.laws)
+    if (a.loss && a.law != law && a.law.rfind("kaplan", 0) != 0) {
+      report::MarkedPoint m{a.params, *a.loss, "", "#555555", report::MarkerShape::kCircle, 3.5, false, false};
+      spec.marked.push_back(m);
+    }
+  if (p.allocation.loss)
+    spec.marked.push_back({p.allocation.params, *p.allocation.loss,
+                           "optimum (" + law + "): N = " + units::format_count(p.allocation.params), "#d62728",
+                           report::MarkerShape::kStar, 7, true, true});
+  return report::render_svg(spec);
+}
+
+}  // namespace isoflop::doc

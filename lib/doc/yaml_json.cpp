@@ -1,0 +1,48 @@
+// YAML nodes as JSON values.
+#include "doc/yaml_json.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+namespace isoflop::doc {
+namespace {
+
+Json plain_scalar(const std::string& text) {
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  static const std::regex integer("[-+]?[0-9]+");
+  static const std::regex number("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+  if (std::regex_match(text, integer)) {
+    errno = 0;
+    const long long v = std::strtoll(text.c_str(), nullptr, 10);
+    if (errno == 0) return v;
+  }
+  if (std::regex_match(text, number)) return std::strtod(text.c_str(), nullptr);
+  if (text == ".inf" || text == ".nan" || text == "-.inf") return nullptr;  // not finite: null in JSON
+  return text;
+}
+
+}  // namespace
+
+Json yaml_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      Json j = Json::object();
+      for (const auto& item : node) j[item.first.as<std::string>()] = yaml_to_json(item.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      Json j = Json::array();
+      for (const auto& item : node) j.push_back(yaml_to_json(item));
+      return j;
+    }
+    case YAML::NodeType::Scalar:
+      return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace isoflop::doc

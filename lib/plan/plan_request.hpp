@@ -1,0 +1,34 @@
+// What a user asks of a plan, by name — a budget, a law, a reference family, a cluster, layout pins, energy and
+// price choices — resolved against the catalog into PlanOptions. The command line fills a PlanRequest; a
+// library caller may fill PlanOptions directly.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "catalog/catalog.hpp"
+#include "cost/energy_request.hpp"
+#include "parallel/cluster.hpp"
+#include "plan/plan.hpp"
+#include "scaling/query.hpp"
+
+namespace isoflop::plan {
+
+struct PlanRequest {
+  scaling::LawChoice law;                 // the allocation's law (one: all_laws is refused)
+  std::string family = "chinchilla-70b";  // catalog model whose shape the architecture follows
+  std::optional<double> global_batch_tokens;
+  parallel::ClusterRequest cluster;
+  parallel::SearchOptions search;
+  cost::EnergyRequest energy;
+};
+
+struct ResolvedPlan {
+  PlanOptions options;
+  std::string cluster_note;  // where the node, GPUs per node and bandwidths came from
+};
+
+// Throws FieldError naming the request's field ("law", "family", "gpu", …) for a name the catalog lacks.
+ResolvedPlan resolve_plan(const catalog::Catalog& catalog, const PlanRequest& request);
+
+}  // namespace isoflop::plan

@@ -1,0 +1,115 @@
+// Choosing laws and answering `optimal` and `loss` questions with them.
+#include "scaling/query.hpp"
+
+#include "core/error.hpp"
+#include "scaling/loss_law.hpp"
+
+namespace isoflop::scaling {
+
+std::vector<catalog::LawSpec> select_laws(const catalog::Catalog& catalog, const LawChoice& choice,
+                                          bool unique_tokens) {
+  if (choice.all_laws && (choice.law || choice.law_params))
+    throw FieldError("all_laws", "conflicts with a named law or law constants; give one");
+  if (choice.law && choice.law_params) throw FieldError("law", "conflicts with law constants (law_params); give one");
+  std::vector<catalog::LawSpec> laws;
+  if (choice.all_laws) {
+    laws = catalog.laws;
+  } else if (choice.law_params) {
+    laws.push_back(law_from_params(*choice.law_params));
+  } else {
+    laws.push_back(catalog.law(choice.law.value_or(kDefaultLaw)));
+  }
+  if (unique_tokens) {
+    const catalog::LawSpec* donor = catalog.find_law("muennighoff-2023");
+    if (donor && donor->kind == catalog::LawKind::kDataConstrained)
+      for (auto& law : laws) law = with_repetition_decay(law, *donor);
+  }
+  return laws;
+}
+
+void OptimalRequest::validate() const {
+  const int given = flops.has_value() + params.has_value() + tokens.has_value() + target_loss.has_value();
+  const bool loss_with_params = target_loss && params;
+  if (given == 0) throw FieldError("flops", "missing: give a budget (flops), params, tokens or a target_loss");
+  if (given > 1 && !(given == 2 && loss_with_params))
+    throw FieldError(flops ? "flops" : "params", "give one of flops, params, tokens, target_loss (target_loss "
+                                                 "may come with params)");
+  const bool constrained = unique_tokens || inference_tokens;
+  if (constrained && (tokens || (params && !target_loss)))
+    throw FieldError(unique_tokens ? "unique_tokens" : "inference_tokens",
+                     "applies with a budget (flops) or a target_loss, not with params or tokens alone");
+  if (loss_with_params && inference_tokens)
+    throw FieldError("inference_tokens", "cannot be combined with a target_loss for fixed params (the model size "
+                                         "is fixed)");
+  AllocationConstraints{unique_tokens, inference_tokens}.validate();
+}
+
+OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalRequest& request) {
+  request.validate();
+  const AllocationConstraints constraints{request.unique_tokens, request.inference_tokens};
+  const auto laws = select_laws(catalog, request.laws, request.unique_tokens.has_value());
+  const bool all = request.laws.all_laws;
+  OptimalAnswer out;
+  if (request.target_loss && request.params) {
+    for (const auto& law : laws) {
+      try {
+        out.allocations.push_back(
+            allocate_fixed_params_for_loss(law, *request.params, *request.target_loss, request.unique_tokens));
+      } catch (const Error& e) {
+        if (!all) throw;
+        out.skipped.push_back({law.name, e.what()});
+      }
+    }
+    if (out.allocations.empty()) throw InputError("no law can answer this query");
+  } else {
+    const BandQuery query = request.flops    ? BandQuery::kFlops
+                            : request.params ? BandQuery::kParams
+                            : request.tokens ? BandQuery::kTokens
+                                             : BandQuery::kTargetLoss;
+    const double value = request.flops    ? *request.flops
+                         : request.params ? *request.params
+                         : request.tokens ? *request.tokens
+                                          : *request.target_loss;
+    if (all) {
+      AllocationBand band = allocation_band(laws, query, value, constraints);
+      out.allocations = std::move(band.laws);
+      out.skipped = std::move(band.skipped);
+    } else {
+      const auto& law = laws.front();
+      switch (query) {
+        case BandQuery::kFlops: out.allocations.push_back(allocate(law, value, constraints)); break;
+        case BandQuery::kParams: out.allocations.push_back(allocate_for_params(law, value)); break;
+        case BandQuery::kTokens: out.allocations.push_back(allocate_for_tokens(law, value)); break;
+        case BandQuery::kTargetLoss: out.allocations.push_back(allocate_for_loss(law, value, constraints)); break;
+      }
+    }
+  }
+  if (!all && !laws.front().note.empty()) out.notes.push_back(laws.front().name + ": " + laws.front().note);
+  return out;
+}
+
+LossAnswer answer_loss(const catalog::Catalog& catalog, const LossRequest& request) {
+  LossQuery query{request.params, request.tokens, request.unique_tokens};
+  query.validate();
+  const auto laws = select_laws(catalog, request.laws, request.unique_tokens.has_value());
+  LossAnswer out;
+  for (const auto& law : laws) {
+    if (request.laws.all_laws && (!has_loss(law) || (query.unique_tokens && !handles_unique_tokens(law)))) {
+      out.skipped.push_back({law.name, has_loss(law) ? "no model of repeated data (unique tokens)"
+                                                     : "allocation-only law: predicts no loss"});
+      continue;
+    }
+    LossEstimate e;
+    e.law = law.name;
+    e.params = query.params;
+    e.tokens = query.tokens;
+    e.flops = 6.0 * query.params * query.tokens;
+    e.unique_tokens = query.unique_tokens;
+    if (query.unique_tokens) e.epochs = query.tokens / *query.unique_tokens;
+    e.loss = predicted_loss(law, query);
+    out.losses.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace isoflop::scaling

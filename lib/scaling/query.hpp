@@ -1,0 +1,84 @@
+// The questions `optimal` and `loss` answer, in the library's words: which laws (one by name, one given by
+// its constants, or all of the catalog), and what is asked of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "scaling/allocate.hpp"
+
+namespace isoflop::scaling {
+
+// Which laws answer: a catalog law by name, a parametric law by its constants "E,A,B,alpha,beta", or every
+// catalog law. None given: the default law (kDefaultLaw).
+struct LawChoice {
+  std::optional<std::string> law;
+  std::optional<std::string> law_params;
+  bool all_laws = false;
+
+  bool operator==(const LawChoice&) const = default;
+};
+
+// The laws of `choice`; with `unique_tokens`, parametric laws take the data-constrained law's repetition
+// decay (with_repetition_decay). Throws FieldError ("law", "law_params", "all_laws") for a conflicting
+// choice or an unknown law.
+std::vector<catalog::LawSpec> select_laws(const catalog::Catalog& catalog, const LawChoice& choice,
+                                          bool unique_tokens = false);
+
+// An allocation question: exactly one of flops, params, tokens, target_loss; or target_loss with params
+// (the tokens that model needs). Constraints apply with flops or target_loss.
+struct OptimalRequest {
+  std::optional<double> flops;
+  std::optional<double> params;
+  std::optional<double> tokens;
+  std::optional<double> target_loss;
+  std::optional<double> unique_tokens;
+  std::optional<double> inference_tokens;
+  LawChoice laws;
+
+  bool operator==(const OptimalRequest&) const = default;
+  // Throws FieldError naming the offending field.
+  void validate() const;
+};
+
+// The answers of every chosen law (one without all_laws), and the laws that could not answer.
+struct OptimalAnswer {
+  std::vector<Allocation> allocations;
+  std::vector<SkippedLaw> skipped;
+  std::vector<std::string> notes;  // the laws' caveats ("chinchilla: …")
+};
+OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalRequest& request);
+
+// A loss question: N parameters trained on D tokens, optionally from U unique tokens.
+struct LossRequest {
+  double params = 0;
+  double tokens = 0;
+  std::optional<double> unique_tokens;
+  LawChoice laws;
+
+  bool operator==(const LossRequest&) const = default;
+};
+
+// One law's prediction.
+struct LossEstimate {
+  std::string law;
+  double params = 0;
+  double tokens = 0;
+  double flops = 0;                     // 6·N·D
+  std::optional<double> unique_tokens;  // U
+  std::optional<double> epochs;         // D/U
+  double loss = 0;                      // nats per token
+
+  bool operator==(const LossEstimate&) const = default;
+};
+
+struct LossAnswer {
+  std::vector<LossEstimate> losses;
+  std::vector<SkippedLaw> skipped;
+};
+// Throws FieldError for an invalid request, InputError when the single chosen law cannot answer.
+LossAnswer answer_loss(const catalog::Catalog& catalog, const LossRequest& request);
+
+}  // namespace isoflop::scaling

@@ -1,0 +1,126 @@
+// Tests for the architecture serializer (lib/doc/architecture_json) and --arch resolution
+// (lib/doc/architecture_input): every catalog model round-trips, derived keys are recomputed, and an arch
+// document as JSON or YAML, a bare architecture object and a models.yaml-style file all resolve.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catalog/catalog.hpp"
+#include "core/error.hpp"
+#include "doc/architecture_input.hpp"
+#include "doc/architecture_json.hpp"
+#include "model/params.hpp"
+#include "report/output.hpp"
+#include "support/temp_files.hpp"
+
+namespace isoflop {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write(const fs::path& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+std::string error_of(const catalog::Catalog& cat, const std::string& path) {
+  try {
+    (void)doc::resolve_architecture(cat, path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("every catalog architecture round-trips through JSON, byte for byte, with its derived values") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  REQUIRE(cat.models.size() > 5);
+  for (const auto& m : cat.models) {
+    INFO(m.name);
+    const doc::Json j = m.architecture;
+    const auto back = j.get<model::Architecture>();
+    CHECK(back == m.architecture);
+    CHECK(doc::Json(back).dump() == j.dump());
+    CHECK(j["params"].get<long long>() == static_cast<long long>(model::count_params(m.architecture).total()));
+    CHECK(j["padded_vocab"].get<long long>() == model::padded_vocab(m.architecture));
+    CHECK(j["moe"].is_null() == !m.architecture.moe.enabled());
+  }
+  const doc::Json c = cat.model("chinchilla-70b").architecture;
+  CHECK(c["layers"] == 80);
+  CHECK(c["d_model"] == 8192);
+  CHECK(c["effective_head_size"] == 128);
+  CHECK(c["effective_ffn"] == 32768);
+  CHECK(c["aspect_ratio"].get<double>() == doctest::Approx(102.4));
+  const doc::Json st = cat.model("st-moe-32b").architecture;
+  CHECK(st["moe"]["experts"] == 64);
+  CHECK(st["moe_layers"].get<int>() * 4 == st["layers"].get<int>());
+  CHECK(st["active_params"].get<long long>() < st["params"].get<long long>() / 5);
+}
+
+TEST_CASE("from_json ignores the derived keys, absent or stale, and names the JSON path of a bad member") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  doc::Json j = cat.model("gpt3-175b").architecture;
+  j["params"] = 1;            // stale: recomputed on write
+  j.erase("padded_vocab");    // absent: fine
+  CHECK(j.get<model::Architecture>() == cat.model("gpt3-175b").architecture);
+  doc::Json bad = {{"architecture", j}};
+  bad["architecture"]["heads"] = "many";
+  const doc::SourceDocument d{"a.json", "arch", bad};
+  try {
+    (void)doc::decode<model::Architecture>(d, d.json.at("architecture"));
+    FAIL("a string for heads must be refused");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "a.json: architecture.heads: must be an integer");
+  }
+}
+
+TEST_CASE("resolve_architecture: catalog ids, documents as JSON and YAML, bare objects and models.yaml files") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const fs::path dir = test::fresh_temp_dir("architecture", "resolve");
+  const model::Architecture chinchilla = cat.model("chinchilla-70b").architecture;
+  CHECK(doc::resolve_architecture(cat, "chinchilla-70b") == chinchilla);
+
+  doc::Json document = {{"schema", doc::schema_id("arch")}, {"architecture", chinchilla}};
+  model::Architecture named = chinchilla;
+  const auto json_file = write(dir, "a.json", report::to_json_text(document));
+  CHECK(doc::resolve_architecture(cat, json_file.string()) == named);
+  const auto yaml_file = write(dir, "a.yaml", report::to_yaml_text(document));
+  CHECK(doc::resolve_architecture(cat, yaml_file.string()) == named);
+  document["schema"] = doc::schema_id("plan");  // a plan's architecture is taken as it is
+  CHECK(doc::resolve_architecture(cat, write(dir, "p.json", document.dump()).string()) == named);
+
+  // The serializer's object alone (jq .architecture), without a name: named after the file.
+  doc::Json bare = chinchilla;
+  bare["name"] = "";
+  named.name = "bare";
+  CHECK(doc::resolve_architecture(cat, write(dir, "bare.json", bare.dump()).string()) == named);
+
+  const auto yaml = write(dir, "mine.yaml", "layers: 4\nd_model: 256\nheads: 4\nvocab: 1000\n");
+  const model::Architecture mine = doc::resolve_architecture(cat, yaml.string());
+  CHECK(mine.name == "mine");
+  CHECK(mine.layers == 4);
+  CHECK(mine.seq == 2048);
+
+  document["schema"] = doc::schema_id("cost");
+  CHECK(error_of(cat, write(dir, "c.json", document.dump()).string()).find("expected isoflop/arch/v2") !=
+        std::string::npos);
+  document["schema"] = "isoflop/arch/v1";
+  CHECK(error_of(cat, write(dir, "v1.json", document.dump()).string()).find("is version 1") != std::string::npos);
+  document["schema"] = doc::schema_id("arch");
+  document["architecture"].erase("layers");
+  CHECK(error_of(cat, write(dir, "m.json", document.dump()).string()) ==
+        (dir / "m.json").string() + ": architecture.layers: missing");
+  try {
+    (void)doc::resolve_architecture(cat, "chinchila-70b");
+    FAIL("an unknown id must be refused");
+  } catch (const FieldError& e) {
+    CHECK(e.field() == "arch");
+    CHECK(e.message().find("did you mean 'chinchilla-70b'") != std::string::npos);
+  }
+}
+
+}  // namespace isoflop
