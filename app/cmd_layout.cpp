@@ -10,7 +10,6 @@
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
 #include "doc/layout_document.hpp"
-#include "doc/layout_json.hpp"
 
 namespace isoflop::app {
 namespace {

@@ -8,7 +8,6 @@
 #include "app/command.hpp"
 #include "app/cost_options.hpp"
 #include "app/layout_options.hpp"
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "doc/plan_document.hpp"
 #include "plan/plan_request.hpp"
@@ -87,10 +86,8 @@ int run_plan(const std::vector<std::string>& args) {
   const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
   const plan::PlanResult r = plan::make_plan(budget, resolved.options);
   if (!r.converged) spdlog::warn("utilisation did not settle within {} iterations", resolved.options.max_iterations);
-  if (plot_path && r.feasible()) {
-    write_file_atomically(*plot_path, doc::render_isoflop_figure(r, cat.laws), "--plot");
-    spdlog::info("wrote {}", *plot_path);
-  }
+  if (plot_path && r.feasible())
+    write_output_file(parsed->common, *plot_path, doc::render_isoflop_figure(r, cat.laws), "--plot");
 
   write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, resolved.cluster_note); },
                  "layouts");

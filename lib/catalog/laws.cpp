@@ -22,58 +22,81 @@ double positive_or_log(FieldReader& r, const std::string& key) {
 
 }  // namespace
 
+double ParametricLaw::loss(double params, double tokens) const {
+  return E + A / std::pow(params, alpha) + B / std::pow(tokens, beta);
+}
+
+const ParametricLaw* LawSpec::parametric() const {
+  if (const auto* p = std::get_if<ParametricLaw>(&form)) return p;
+  if (const auto* d = std::get_if<DataConstrainedLaw>(&form)) return &d->base;
+  return nullptr;
+}
+ParametricLaw* LawSpec::parametric() {
+  return const_cast<ParametricLaw*>(static_cast<const LawSpec&>(*this).parametric());
+}
+
 LawSpec parse_law(FieldReader& r) {
   LawSpec law;
   law.name = r.string("name");
   law.display_name = r.string_or("display_name", law.name);
   const std::string kind = r.string("kind");
+  LawKind law_kind = LawKind::kParametric;
   try {
-    law.kind = kLawKindNames.parse(kind, "kind");
+    law_kind = kLawKindNames.parse(kind, "kind");
   } catch (const InputError&) {
     r.fail("kind", "'" + kind + "' is not one of " + join(kLawKindNames.names(), "|"));
   }
-  switch (law.kind) {
+  switch (law_kind) {
     case LawKind::kParametric:
-    case LawKind::kDataConstrained:
-      law.E = positive_or_log(r, "E");
-      law.A = positive_or_log(r, "A");
-      law.B = positive_or_log(r, "B");
-      law.alpha = r.positive("alpha");
-      law.beta = r.positive("beta");
-      if (law.kind == LawKind::kDataConstrained) {
-        law.r_d_star = r.positive("r_d_star");
-        law.r_n_star = r.positive("r_n_star");
+    case LawKind::kDataConstrained: {
+      ParametricLaw p;
+      p.E = positive_or_log(r, "E");
+      p.A = positive_or_log(r, "A");
+      p.B = positive_or_log(r, "B");
+      p.alpha = r.positive("alpha");
+      p.beta = r.positive("beta");
+      if (law_kind == LawKind::kDataConstrained) {
+        p.r_d_star = r.positive("r_d_star");
+        law.form = DataConstrainedLaw{p, r.positive("r_n_star")};
       } else {
-        law.r_d_star = r.non_negative_or("r_d_star", 0);
+        p.r_d_star = r.non_negative_or("r_d_star", 0);
+        law.form = p;
       }
       break;
-    case LawKind::kKaplan:
-      law.kaplan_nc = r.positive("n_c");
-      law.kaplan_dc = r.positive("d_c");
-      law.kaplan_alpha_n = r.positive("alpha_n");
-      law.kaplan_alpha_d = r.positive("alpha_d");
-      law.kaplan_frontier_coefficient = r.positive("frontier_coefficient");
-      law.kaplan_frontier_exponent = r.positive("frontier_exponent");
-      law.kaplan_flops_per_pf_day = r.positive("flops_per_pf_day");
+    }
+    case LawKind::kKaplan: {
+      KaplanLaw k;
+      k.nc = r.positive("n_c");
+      k.dc = r.positive("d_c");
+      k.alpha_n = r.positive("alpha_n");
+      k.alpha_d = r.positive("alpha_d");
+      k.frontier_coefficient = r.positive("frontier_coefficient");
+      k.frontier_exponent = r.positive("frontier_exponent");
+      k.flops_per_pf_day = r.positive("flops_per_pf_day");
+      law.form = k;
       break;
-    case LawKind::kPowerLaw:
-      law.tokens_coefficient = r.positive("tokens_coefficient");
-      law.tokens_exponent = r.positive("tokens_exponent");
-      if (!(law.tokens_exponent < 1)) r.fail("tokens_exponent", "must be below 1 (tokens grow slower than compute)");
+    }
+    case LawKind::kPowerLaw: {
+      PowerLawAllocation p{r.positive("tokens_coefficient"), r.positive("tokens_exponent")};
+      if (!(p.tokens_exponent < 1)) r.fail("tokens_exponent", "must be below 1 (tokens grow slower than compute)");
+      law.form = p;
       break;
+    }
     case LawKind::kAllocationTable: {
+      AllocationTableLaw t;
       const YAML::Node rows = r.child("rows");
       if (!rows.IsSequence() || rows.size() < 2) r.fail("rows", "must be a list of at least 2 {params, flops, tokens}");
       for (const auto& row : rows) {
         FieldReader rr(row, r.file(), "row of law '" + law.name + "'");
         AllocationRow a{rr.positive("params"), rr.positive("flops"), rr.positive("tokens")};
         rr.finish();
-        if (!law.rows.empty() && !(a.flops > law.rows.back().flops))
+        if (!t.rows.empty() && !(a.flops > t.rows.back().flops))
           rr.fail("flops", "rows must be in increasing order of flops");
-        law.rows.push_back(a);
+        t.rows.push_back(a);
       }
-      law.table_exponent_a = r.positive("exponent_a");
-      law.table_exponent_b = r.positive("exponent_b");
+      t.exponent_a = r.positive("exponent_a");
+      t.exponent_b = r.positive("exponent_b");
+      law.form = std::move(t);
       break;
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "catalog/field_reader.hpp"
@@ -25,31 +26,68 @@ struct AllocationRow {
   double params = 0;
   double flops = 0;
   double tokens = 0;
+  bool operator==(const AllocationRow&) const = default;
 };
+
+// Chinchilla-type parametric law L(N, D) = E + A/N^α + B/D^β (Hoffmann et al. 2022, eq. 2). It may carry a
+// repetition decay r_d_star (0 = none): then repeated tokens count as Muennighoff et al. 2023's effective data.
+struct ParametricLaw {
+  double E = 0, A = 0, B = 0, alpha = 0, beta = 0;
+  double r_d_star = 0;
+
+  // E + A/N^α + B/D^β: the closed form, written once.
+  double loss(double params, double tokens) const;
+  bool operator==(const ParametricLaw&) const = default;
+};
+
+// Muennighoff et al. 2023: a parametric law whose repeated tokens (r_d_star, required) and excess parameters
+// (r_n_star) decay.
+struct DataConstrainedLaw {
+  ParametricLaw base;  // base.r_d_star > 0
+  double r_n_star = 0;
+  bool operator==(const DataConstrainedLaw&) const = default;
+};
+
+// Kaplan et al. 2020, Table 6 (non-embedding parameters): L(N, D) = [(Nc/N)^(αN/αD) + Dc/D]^αD, and the
+// compute-efficient frontier N_opt = frontier_coefficient · C_min^frontier_exponent (C in PF-days).
+struct KaplanLaw {
+  double nc = 0, dc = 0, alpha_n = 0, alpha_d = 0;
+  double frontier_coefficient = 0, frontier_exponent = 0;
+  double flops_per_pf_day = 0;  // 1 PF-day in FLOPs (8.64e19), the unit of Kaplan's C_min
+  bool operator==(const KaplanLaw&) const = default;
+};
+
+// Allocation-only table: rows and the exponents used outside them (N ∝ C^exponent_a, D ∝ C^exponent_b).
+struct AllocationTableLaw {
+  std::vector<AllocationRow> rows;
+  double exponent_a = 0, exponent_b = 0;
+  bool operator==(const AllocationTableLaw&) const = default;
+};
+
+// Allocation-only frontier D_opt = tokens_coefficient · C^tokens_exponent, N = C/(6·D).
+struct PowerLawAllocation {
+  double tokens_coefficient = 0, tokens_exponent = 0;
+  bool operator==(const PowerLawAllocation&) const = default;
+};
+
+// The kinds of law, in the order of LawKind.
+using LawForm = std::variant<ParametricLaw, KaplanLaw, DataConstrainedLaw, AllocationTableLaw, PowerLawAllocation>;
 
 struct LawSpec {
   std::string name;          // "chinchilla", "epoch-2024", …
   std::string display_name;
-  LawKind kind = LawKind::kParametric;
-  // Parametric L(N, D) = E + A/N^alpha + B/D^beta (also the base of the data-constrained law).
-  double E = 0, A = 0, B = 0, alpha = 0, beta = 0;
-  // Data-constrained (Muennighoff et al. 2023): decay constants for repeated tokens and excess parameters.
-  // A parametric law may carry r_d_star too (0 = none): then it accounts for repeated tokens.
-  double r_d_star = 0, r_n_star = 0;
-  // Kaplan et al. 2020, Table 6 (non-embedding parameters): L(N, D) = [(Nc/N)^(αN/αD) + Dc/D]^αD,
-  // and the compute-efficient frontier N_opt = n_e · C_min^p_n (C in PF-days).
-  double kaplan_nc = 0, kaplan_dc = 0, kaplan_alpha_n = 0, kaplan_alpha_d = 0;
-  double kaplan_frontier_coefficient = 0, kaplan_frontier_exponent = 0;
-  double kaplan_flops_per_pf_day = 0;  // 1 PF-day in FLOPs (8.64e19), the unit of Kaplan's C_min
-  // Power-law allocation (kind power-law): D_opt = tokens_coefficient · C^tokens_exponent, N = C/(6·D).
-  double tokens_coefficient = 0, tokens_exponent = 0;
-  // Allocation-only table: rows and the exponents used outside them (N ∝ C^a, D ∝ C^b).
-  std::vector<AllocationRow> rows;
-  double table_exponent_a = 0, table_exponent_b = 0;
+  LawForm form;
   std::string convention;    // how N and C are counted ("total params, 6ND", "non-embedding", …)
   std::string note;          // caveats worth printing
   std::string source;
   std::string file;
+
+  LawKind kind() const { return static_cast<LawKind>(form.index()); }
+  // The parametric core (E, A, B, α, β, r_d_star) of a parametric or data-constrained law; nullptr otherwise.
+  const ParametricLaw* parametric() const;
+  ParametricLaw* parametric();
+  template <class T>
+  const T* as() const { return std::get_if<T>(&form); }
 };
 
 LawSpec parse_law(FieldReader& reader);

@@ -88,6 +88,8 @@ ArchDocument design_architecture(const catalog::Catalog& catalog, const ArchRequ
 
 // The human page.
 std::string render_arch_page(const ArchDocument& document);
+// "Parameters by component" as a table (arch and flops pages); `nonzero_only` leaves out empty components.
+std::string render_params_table(const model::Architecture& architecture, bool nonzero_only);
 
 void to_json(Json& j, const ArchMoeRequest& r);
 void from_json(const Json& j, ArchMoeRequest& r);

@@ -63,18 +63,21 @@ std::vector<std::pair<std::string, std::string>> summary(const ArchDocument& d) 
 
 }  // namespace
 
+std::string render_params_table(const model::Architecture& architecture, bool nonzero_only) {
+  report::TextTable t({"component", "parameters"});
+  const Json params = model::count_params(architecture);
+  for (const auto& [k, v] : params.items())
+    if (!nonzero_only || v.get<long long>() > 0 || k == "total") t.add_row({k, units::format_count(v.get<double>(), 4)});
+  return "\nParameters by component\n" + t.render();
+}
+
 std::string render_arch_page(const ArchDocument& d) {
   const bool active = d.inputs.target_active;
   std::string out = "isoflop arch: " + units::format_count(d.inputs.params, 4) + " " +
                     (active ? "active parameters" : "parameters") + " after " + d.family.display_name + " (" +
                     d.family.name + ")\n\n";
   out += report::render_key_values(summary(d), 2);
-  out += "\nParameters by component\n";
-  report::TextTable t({"component", "parameters"});
-  const Json params = model::count_params(d.best.architecture);
-  for (const auto& [k, v] : params.items())
-    if (v.get<long long>() > 0 || k == "total") t.add_row({k, units::format_count(v.get<double>(), 4)});
-  out += t.render();
+  out += render_params_table(d.best.architecture, true);
   if (!d.alternatives.empty()) {
     out += "\nAlternatives\n";
     report::TextTable alt({"#", "layers", "d_model", "heads", "head size", "ffn", "parameters",

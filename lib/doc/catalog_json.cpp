@@ -49,44 +49,54 @@ Json entry_json(const catalog::PuePreset& p) {
   return {{"name", p.name}, {"display_name", p.display_name}, {"pue", p.pue}, {"source", p.source}};
 }
 
-Json entry_json(const catalog::LawSpec& l) {
-  Json j = {{"name", l.name}, {"display_name", l.display_name}, {"kind", std::string(catalog::kLawKindNames.name(l.kind))}};
-  switch (l.kind) {
-    case catalog::LawKind::kParametric:
-    case catalog::LawKind::kDataConstrained:
-      j["E"] = l.E;
-      j["A"] = l.A;
-      j["B"] = l.B;
-      j["alpha"] = l.alpha;
-      j["beta"] = l.beta;
-      if (l.kind == catalog::LawKind::kParametric) j["r_d_star"] = l.r_d_star > 0 ? Json(l.r_d_star) : Json(nullptr);
-      if (l.kind == catalog::LawKind::kDataConstrained) {
-        j["r_d_star"] = l.r_d_star;
-        j["r_n_star"] = l.r_n_star;
-      }
-      break;
-    case catalog::LawKind::kKaplan:
-      j["n_c"] = l.kaplan_nc;
-      j["d_c"] = l.kaplan_dc;
-      j["alpha_n"] = l.kaplan_alpha_n;
-      j["alpha_d"] = l.kaplan_alpha_d;
-      j["frontier_coefficient"] = l.kaplan_frontier_coefficient;
-      j["frontier_exponent"] = l.kaplan_frontier_exponent;
-      j["flops_per_pf_day"] = l.kaplan_flops_per_pf_day;
-      break;
-    case catalog::LawKind::kPowerLaw:
-      j["tokens_coefficient"] = l.tokens_coefficient;
-      j["tokens_exponent"] = l.tokens_exponent;
-      break;
-    case catalog::LawKind::kAllocationTable: {
-      Json rows = Json::array();
-      for (const auto& r : l.rows) rows.push_back({{"params", r.params}, {"flops", r.flops}, {"tokens", r.tokens}});
-      j["rows"] = rows;
-      j["exponent_a"] = l.table_exponent_a;
-      j["exponent_b"] = l.table_exponent_b;
-      break;
-    }
+namespace {
+
+// Each kind of law writes its own constants, under the names laws.yaml uses.
+struct LawConstants {
+  Json& j;
+  void parametric(const catalog::ParametricLaw& p) {
+    j["E"] = p.E;
+    j["A"] = p.A;
+    j["B"] = p.B;
+    j["alpha"] = p.alpha;
+    j["beta"] = p.beta;
   }
+  void operator()(const catalog::ParametricLaw& p) {
+    parametric(p);
+    j["r_d_star"] = p.r_d_star > 0 ? Json(p.r_d_star) : Json(nullptr);
+  }
+  void operator()(const catalog::DataConstrainedLaw& d) {
+    parametric(d.base);
+    j["r_d_star"] = d.base.r_d_star;
+    j["r_n_star"] = d.r_n_star;
+  }
+  void operator()(const catalog::KaplanLaw& k) {
+    j["n_c"] = k.nc;
+    j["d_c"] = k.dc;
+    j["alpha_n"] = k.alpha_n;
+    j["alpha_d"] = k.alpha_d;
+    j["frontier_coefficient"] = k.frontier_coefficient;
+    j["frontier_exponent"] = k.frontier_exponent;
+    j["flops_per_pf_day"] = k.flops_per_pf_day;
+  }
+  void operator()(const catalog::PowerLawAllocation& p) {
+    j["tokens_coefficient"] = p.tokens_coefficient;
+    j["tokens_exponent"] = p.tokens_exponent;
+  }
+  void operator()(const catalog::AllocationTableLaw& t) {
+    Json rows = Json::array();
+    for (const auto& r : t.rows) rows.push_back({{"params", r.params}, {"flops", r.flops}, {"tokens", r.tokens}});
+    j["rows"] = rows;
+    j["exponent_a"] = t.exponent_a;
+    j["exponent_b"] = t.exponent_b;
+  }
+};
+
+}  // namespace
+
+Json entry_json(const catalog::LawSpec& l) {
+  Json j = {{"name", l.name}, {"display_name", l.display_name}, {"kind", std::string(catalog::kLawKindNames.name(l.kind()))}};
+  std::visit(LawConstants{j}, l.form);
   j["convention"] = l.convention.empty() ? Json(nullptr) : Json(l.convention);
   j["note"] = l.note.empty() ? Json(nullptr) : Json(l.note);
   j["source"] = l.source;

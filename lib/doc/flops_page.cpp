@@ -1,5 +1,5 @@
 // The flops document as a page for people.
-#include "doc/architecture_json.hpp"
+#include "doc/arch_document.hpp"
 #include "doc/flops_document.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
@@ -21,13 +21,7 @@ std::string render_flops_page(const FlopsDocument& d) {
                                                                 : "")});
   kv.push_back({"FLOPs per token", units::format_scientific(f.flops_per_token(), 5)});
   std::string out = report::render_key_values(kv, 0);
-  if (d.architecture) {
-    out += "\nParameters by component\n";
-    report::TextTable t({"component", "parameters"});
-    const Json params = model::count_params(*d.architecture);
-    for (const auto& [k, v] : params.items()) t.add_row({k, units::format_count(v.get<double>(), 4)});
-    out += t.render();
-  }
+  if (d.architecture) out += render_params_table(*d.architecture, false);
   if (!f.parts.empty()) {
     out += "\nFLOPs by part\n";
     report::TextTable t({"part", "FLOPs"});

@@ -1,6 +1,8 @@
 // The plan's human page and its IsoFLOP figure.
+#include <algorithm>
 #include <cmath>
 
+#include "core/suggest.hpp"
 #include "doc/cost_table.hpp"
 #include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
@@ -73,9 +75,17 @@ std::string render_isoflop_figure(const plan::PlanResult& p, const std::vector<c
   spec.x = {"parameters N", report::AxisScale::kLog, report::TickFormat::kCount, std::nullopt, std::nullopt};
   spec.y = {"predicted loss (nats/token)", report::AxisScale::kLinear, report::TickFormat::kPlain, std::nullopt,
             std::nullopt};
+  std::vector<std::string> no_loss, other_scale;
   for (const auto& l : laws) {
-    // Kaplan's loss is on another scale (non-embedding parameters, another tokenizer): not drawn.
-    if (!scaling::has_loss(l) || l.kind == catalog::LawKind::kKaplan) continue;
+    if (!scaling::has_loss(l)) {
+      no_loss.push_back(l.name);
+      continue;
+    }
+    // Kaplan's loss is on another scale (non-embedding parameters, another tokenizer): not comparable here.
+    if (l.kind() == catalog::LawKind::kKaplan) {
+      other_scale.push_back(l.name);
+      continue;
+    }
     report::Series s;
     s.name = l.name;
     for (int i = 0; i <= 80; ++i) {
@@ -87,14 +97,16 @@ std::string render_isoflop_figure(const plan::PlanResult& p, const std::vector<c
     spec.series.push_back(std::move(s));
   }
   for (const auto& a : p.band.laws)
-    if (a.loss && a.law != law && a.law.rfind("kaplan", 0) != 0) {
-      report::MarkedPoint m{a.params, *a.loss, "", "#555555", report::MarkerShape::kCircle, 3.5, false, false};
-      spec.marked.push_back(m);
-    }
+    if (a.loss && a.law != law && std::find(other_scale.begin(), other_scale.end(), a.law) == other_scale.end())
+      spec.marked.push_back({a.params, *a.loss, "each law's minimum", "#555555", report::MarkerShape::kCircle, 3.5,
+                             true, false});
   if (p.allocation.loss)
     spec.marked.push_back({p.allocation.params, *p.allocation.loss,
                            "optimum (" + law + "): N = " + units::format_count(p.allocation.params), "#d62728",
                            report::MarkerShape::kStar, 7, true, true});
+  if (!no_loss.empty()) spec.notes.push_back("not drawn, no loss (allocation only): " + join(no_loss, ", "));
+  if (!other_scale.empty())
+    spec.notes.push_back("not drawn, loss on another scale (non-embedding N, other data): " + join(other_scale, ", "));
   return report::render_svg(spec);
 }
 

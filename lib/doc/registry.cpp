@@ -3,7 +3,9 @@
 
 #include "core/error.hpp"
 #include "doc/arch_document.hpp"
+#include "doc/fit_document.hpp"
 #include "doc/flops_document.hpp"
+#include "doc/train_document.hpp"
 #include "doc/catalog_document.hpp"
 #include "doc/loss_document.hpp"
 #include "doc/optimal_document.hpp"
@@ -34,6 +36,8 @@ const std::vector<Kind>& kinds() {
       {"layout", &reencode_as<LayoutDocument>},
       {"arch", &reencode_as<ArchDocument>},
       {"flops", &reencode_as<FlopsDocument>},
+      {"fit", &reencode_as<FitDocument>},
+      {"train", &reencode_as<TrainDocument>},
   };
   return table;
 }

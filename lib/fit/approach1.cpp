@@ -21,7 +21,7 @@ struct Curve {
 }  // namespace
 
 void Approach1Options::validate() const {
-  if (points < 2 || points > 1000000) throw InputError("--a1-points: must be from 2 to 1,000,000");
+  if (points < 2 || points > 1000000) throw FieldError("a1_points", "must be from 2 to 1,000,000");
 }
 
 Approach1Result fit_approach1(const std::vector<CurvePoint>& points, const Approach1Options& o) {

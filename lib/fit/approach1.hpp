@@ -16,6 +16,7 @@ struct Approach1Options {
 
 struct EnvelopePoint {
   double flops = 0, params = 0, tokens = 0, loss = 0;  // the lowest-loss run at this compute
+  bool operator==(const EnvelopePoint&) const = default;
 };
 
 struct Approach1Result {
@@ -23,6 +24,7 @@ struct Approach1Result {
   std::vector<EnvelopePoint> envelope;              // the log-spaced compute values kept
   size_t curves = 0;                                // training runs read
   size_t sizes_on_envelope = 0;                     // distinct model sizes that are lowest somewhere
+  bool operator==(const Approach1Result&) const = default;
 };
 
 // Each run's loss is interpolated linearly in log C between its curve points (C = 6·N·D); only runs

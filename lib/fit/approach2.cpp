@@ -50,7 +50,7 @@ std::string lines_of(const std::vector<Run>& group) {
 
 void Approach2Options::validate() const {
   if (!(budget_tolerance >= 0 && budget_tolerance < 1))
-    throw InputError("--budget-tolerance: must be in [0, 1), a relative spread of FLOPs within one budget");
+    throw FieldError("budget_tolerance", "must be in [0, 1), a relative spread of FLOPs within one budget");
 }
 
 double BudgetFit::loss_at(double params) const {
@@ -94,7 +94,7 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& o) 
     if (group.size() < 3 || sizes.size() < 3)
       throw InputError(where + " has " + std::to_string(sizes.size()) +
                        " distinct model sizes; Approach 2 fits a parabola per budget and needs at least 3 (or widen "
-                       "--budget-tolerance, or drop the budget with --min-flops/--max-flops)");
+                       "the budget tolerance, or leave the budget out with a minimum or maximum FLOPs)");
     BudgetFit b;
     b.flops = c;
     b.runs = group.size();

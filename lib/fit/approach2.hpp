@@ -27,12 +27,14 @@ struct BudgetFit {
   double min_params = 0, max_params = 0;               // the sizes tried
   bool extrapolated = false;        // the minimum lies outside the sizes tried
   double loss_at(double params) const;  // the fitted parabola
+  bool operator==(const BudgetFit&) const = default;
 };
 
 struct Approach2Result {
   double a = 0, b = 0;              // N_opt ∝ C^a, D_opt ∝ C^b
   double k_params = 0, k_tokens = 0;  // N_opt = k_params·C^a, D_opt = k_tokens·C^b
   std::vector<BudgetFit> budgets;   // in increasing compute
+  bool operator==(const Approach2Result&) const = default;
 };
 
 // Groups runs into budgets: sorted by FLOPs, a run joins the current budget while its FLOPs are within

@@ -187,12 +187,12 @@ void check_runs(const std::vector<Run>& runs) {
 
 void Approach3Options::validate() const {
   if (!(huber_delta > 0) || !std::isfinite(huber_delta))
-    throw InputError("--huber-delta: " + std::to_string(huber_delta) + " must be a positive number");
-  if (!(ftol > 0) || !(ftol < 1)) throw InputError("--ftol: must be in (0, 1)");
-  if (!(gtol >= 0) || !std::isfinite(gtol)) throw InputError("--gtol: must be 0 or more");
-  if (max_evals < 1) throw InputError("--max-evals: must be at least 1");
-  if (grid.size() == 0) throw InputError("--grid: no starting points");
-  if (threads < 0) throw InputError("--threads: must be 0 (default) or more");
+    throw FieldError("huber_delta", std::to_string(huber_delta) + " must be a positive number");
+  if (!(ftol > 0) || !(ftol < 1)) throw FieldError("ftol", "must be in (0, 1)");
+  if (!(gtol >= 0) || !std::isfinite(gtol)) throw FieldError("gtol", "must be 0 or more");
+  if (max_evals < 1) throw FieldError("max_evals", "must be at least 1");
+  if (grid.size() == 0) throw FieldError("grid", "no starting points");
+  if (threads < 0) throw FieldError("threads", "must be 0 (default) or more");
 }
 
 void set_allocation(Approach3Result* r) {

@@ -42,7 +42,7 @@ InitGrid chinchilla_grid();
 InitGrid coarse_grid();
 // "chinchilla", "coarse", or a spec "a=0:25:6,b=0:25:6,e=-1:1:5,alpha=0:2:5,beta=0:2:5" (start:stop:count,
 // or a single value; axes not named keep Chinchilla's). Throws InputError naming `what`.
-InitGrid parse_grid(const std::string& text, const std::string& what = "--grid");
+InitGrid parse_grid(const std::string& text, const std::string& what = "grid");
 
 struct Approach3Options {
   double huber_delta = 1e-3;     // δ of the Huber loss on log-loss residuals (Hoffmann et al. 2022, §3.3)
@@ -78,6 +78,7 @@ struct Approach3Result {
   size_t starts_failed = 0;           // NLopt reported a failure (non-finite objective, …); best point kept
   long long evaluations = 0;          // objective evaluations over all starts
   size_t runs = 0;
+  bool operator==(const Approach3Result&) const = default;
 };
 
 // Fits the law from every start of options.grid (in parallel) and keeps the lowest objective (ties: the

@@ -27,7 +27,7 @@ Interval interval(const std::vector<double>& v) {
 }  // namespace
 
 void BootstrapOptions::validate() const {
-  if (resamples < 2 || resamples > 1000000) throw InputError("--bootstrap: must be from 2 to 1,000,000 resamples");
+  if (resamples < 2 || resamples > 1000000) throw FieldError("bootstrap", "must be from 2 to 1,000,000 resamples");
   if (!(refit_ftol > 0 && refit_ftol < 1) || !(refit_gtol >= 0))
     throw InputError("bootstrap: refit_ftol must be in (0, 1) and refit_gtol at least 0");
 }

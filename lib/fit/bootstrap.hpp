@@ -31,6 +31,7 @@ struct BootstrapOptions {
 // Percentiles of one quantity over the resamples (linear interpolation between order statistics).
 struct Interval {
   double p2_5 = 0, p10 = 0, p50 = 0, p90 = 0, p97_5 = 0;
+  bool operator==(const Interval&) const = default;
 };
 
 struct BootstrapResult {
@@ -39,6 +40,7 @@ struct BootstrapResult {
   int approach2_failed = 0;  // resamples where a budget lost its minimum or its 3 sizes
   // "E", "A", "B", "alpha", "beta", "a", "b", "G" for Approach 3; "a", "b" for Approach 2.
   std::map<std::string, Interval> approach3, approach2;
+  bool operator==(const BootstrapResult&) const = default;
 };
 
 // Each resample draws runs.size() runs with replacement (seeded: resample k uses its own stream derived

@@ -67,8 +67,8 @@ std::optional<size_t> CsvTable::find(const std::string& name) const {
 
 size_t CsvTable::require(const std::string& name, const std::string& option) const {
   if (auto i = find(name)) return *i;
-  throw InputError(file + ":1: missing column '" + name + "' (set with " + option + ")" + did_you_mean(name, header) +
-                   "; columns are " + join(header));
+  throw FieldError(option, file + ":1: missing column '" + name + "'" + did_you_mean(name, header) +
+                          "; columns are " + join(header));
 }
 
 std::string CsvTable::where(const CsvRow& row, size_t column) const {

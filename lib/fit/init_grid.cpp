@@ -20,7 +20,7 @@ double parse_value(const std::string& text, const std::string& what) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v))
-    throw InputError(what + ": '" + text + "' is not a number");
+    throw FieldError(what, "'" + text + "' is not a number");
   return v;
 }
 
@@ -79,28 +79,28 @@ InitGrid parse_grid(const std::string& text, const std::string& what) {
     pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
     const size_t eq = item.find('=');
     if (eq == std::string::npos)
-      throw InputError(what + ": '" + item + "' is not AXIS=START:STOP:COUNT or AXIS=VALUE; use chinchilla, coarse, or " +
+      throw FieldError(what, "'" + item + "' is not AXIS=START:STOP:COUNT or AXIS=VALUE; use chinchilla, coarse, or " +
                        "e.g. a=0:25:6,b=0:25:6,e=-1:1:5,alpha=0:2:5,beta=0:2:5");
     const std::string name = item.substr(0, eq), spec = item.substr(eq + 1);
     GridAxis* axis = name == "a" ? &grid.a : name == "b" ? &grid.b : name == "e" ? &grid.e
                    : name == "alpha" ? &grid.alpha : name == "beta" ? &grid.beta : nullptr;
     if (!axis)
-      throw InputError(what + ": unknown axis '" + name + "'" + did_you_mean(name, kAxes) + "; axes are " + join(kAxes));
+      throw FieldError(what, "unknown axis '" + name + "'" + did_you_mean(name, kAxes) + "; axes are " + join(kAxes));
     const size_t c1 = spec.find(':');
     if (c1 == std::string::npos) {
       *axis = {parse_value(spec, what + " " + name), parse_value(spec, what + " " + name), 1};
       continue;
     }
     const size_t c2 = spec.find(':', c1 + 1);
-    if (c2 == std::string::npos) throw InputError(what + ": axis " + name + " needs START:STOP:COUNT, got '" + spec + "'");
+    if (c2 == std::string::npos) throw FieldError(what, "axis " + name + " needs START:STOP:COUNT, got '" + spec + "'");
     const double start = parse_value(spec.substr(0, c1), what + " " + name);
     const double stop = parse_value(spec.substr(c1 + 1, c2 - c1 - 1), what + " " + name);
     const double count = parse_value(spec.substr(c2 + 1), what + " " + name);
     if (count < 1 || count != std::floor(count) || count > 1000)
-      throw InputError(what + ": axis " + name + " count must be an integer from 1 to 1000, got '" + spec.substr(c2 + 1) + "'");
+      throw FieldError(what, "axis " + name + " count must be an integer from 1 to 1000, got '" + spec.substr(c2 + 1) + "'");
     *axis = {start, stop, static_cast<int>(count)};
   }
-  if (grid.size() > 1000000) throw InputError(what + ": " + std::to_string(grid.size()) + " starts; at most 1,000,000");
+  if (grid.size() > 1000000) throw FieldError(what, "" + std::to_string(grid.size()) + " starts; at most 1,000,000");
   return grid;
 }
 

@@ -33,7 +33,7 @@ void validate_law_name(const std::string& name, const std::string& what) {
   bool ok = !name.empty() && name.size() <= 64 && name[0] != '-' && name[0] != '.' && name[0] != '_';
   for (char c : name) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.');
   if (!ok)
-    throw InputError(what + ": '" + name +
+    throw FieldError(what, "'" + name +
                      "' is not a law name; use lower-case letters, digits, '-', '_' or '.', e.g. my-sweep-2026");
 }
 

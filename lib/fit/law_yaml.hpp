@@ -10,7 +10,7 @@ namespace isoflop::fit {
 
 // Throws InputError unless `name` is a catalog id: lower-case letters, digits, '-', '_' or '.', starting
 // with a letter or digit, at most 64 characters.
-void validate_law_name(const std::string& name, const std::string& what = "--save-law");
+void validate_law_name(const std::string& name, const std::string& what = "save_law");
 
 // YAML text: `laws: [{name, display_name, kind: parametric, E, A, B, alpha, beta, convention, note,
 // source}]`, numbers at full precision. `source` says where the fit came from (file, runs, options).

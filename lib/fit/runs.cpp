@@ -12,8 +12,8 @@ namespace isoflop::fit {
 
 std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file, const RunColumns& columns) {
   const CsvTable t = parse_csv(text, file);
-  const size_t params = t.require(columns.params, "--params-column");
-  const size_t loss = t.require(columns.loss, "--loss-column");
+  const size_t params = t.require(columns.params, "params_column");
+  const size_t loss = t.require(columns.loss, "loss_column");
   const auto tokens = t.find(columns.tokens);
   const auto flops = t.find(columns.flops);
   if (!tokens && !flops)
@@ -40,9 +40,9 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
 std::vector<CurvePoint> parse_curves_csv(const std::string& text, const std::string& file, const RunColumns& columns,
                                          const std::string& runs_text, const std::string& runs_file) {
   const CsvTable t = parse_csv(text, file);
-  const size_t run = t.require(columns.run, "--run-column");
-  const size_t tokens = t.require(columns.tokens, "--tokens-column");
-  const size_t loss = t.require(columns.loss, "--loss-column");
+  const size_t run = t.require(columns.run, "run_column");
+  const size_t tokens = t.require(columns.tokens, "tokens_column");
+  const size_t loss = t.require(columns.loss, "loss_column");
   const auto params = t.find(columns.params);
   std::map<std::string, double> params_by_run;
   if (!params) {
@@ -50,8 +50,8 @@ std::vector<CurvePoint> parse_curves_csv(const std::string& text, const std::str
       throw InputError(file + ":1: missing column '" + columns.params +
                        "'; without it the runs file must name each run's parameters in a '" + columns.run + "' column");
     const CsvTable r = parse_csv(runs_text, runs_file);
-    const size_t rid = r.require(columns.run, "--run-column");
-    const size_t rp = r.require(columns.params, "--params-column");
+    const size_t rid = r.require(columns.run, "run_column");
+    const size_t rp = r.require(columns.params, "params_column");
     for (const auto& row : r.rows) params_by_run[r.text(row, rid)] = r.positive(row, rp);
   }
   std::map<std::string, double> seen_params;
@@ -80,11 +80,11 @@ std::vector<CurvePoint> parse_curves_csv(const std::string& text, const std::str
 }
 
 void Selection::validate() const {
-  if (min_flops && !(*min_flops > 0)) throw InputError("--min-flops must be positive");
-  if (max_flops && !(*max_flops > 0)) throw InputError("--max-flops must be positive");
+  if (min_flops && !(*min_flops > 0)) throw FieldError("min_flops", "must be positive");
+  if (max_flops && !(*max_flops > 0)) throw FieldError("max_flops", "must be positive");
   if (min_flops && max_flops && !(*min_flops <= *max_flops))
-    throw InputError("--min-flops must not exceed --max-flops");
-  if (drop_highest_loss < 0) throw InputError("--drop-highest-loss must be 0 or more");
+    throw FieldError("min_flops", "must not exceed the maximum FLOPs");
+  if (drop_highest_loss < 0) throw FieldError("drop_highest_loss", "must be 0 or more");
 }
 
 void sort_canonically(std::vector<Run>* runs) {
@@ -100,7 +100,7 @@ std::vector<Run> select_runs(std::vector<Run> runs, const Selection& s) {
   });
   if (s.drop_highest_loss > 0) {
     if (static_cast<size_t>(s.drop_highest_loss) >= runs.size())
-      throw InputError("--drop-highest-loss " + std::to_string(s.drop_highest_loss) + " would drop all " +
+      throw FieldError("drop_highest_loss", std::to_string(s.drop_highest_loss) + " would drop all " +
                        std::to_string(runs.size()) + " runs");
     // Highest loss first; ties broken canonically so the choice does not depend on row order.
     sort_canonically(&runs);

@@ -15,6 +15,7 @@ struct Run {
   double flops = 0;    // C (FLOPs); 6·N·D when the table has no FLOPs column
   double loss = 0;     // final loss (nats/token)
   int line = 0;        // line in the source file (0 when not from a file)
+  bool operator==(const Run&) const = default;
 };
 
 // Column names (the --*-column options). A missing tokens column is derived as flops/(6·params) and a
@@ -25,6 +26,7 @@ struct RunColumns {
   std::string flops = "flops";
   std::string loss = "loss";
   std::string run = "run";  // run id, used to join a curves file to the runs (Approach 1)
+  bool operator==(const RunColumns&) const = default;
 };
 
 // Parses a runs table. Throws InputError naming file, line and column for a missing or duplicate column,
@@ -53,6 +55,7 @@ struct Selection {
   int drop_highest_loss = 0;        // then drop this many runs with the highest loss (Besiroglu et al. 2024 drop 5)
 
   void validate() const;
+  bool operator==(const Selection&) const = default;
 };
 
 // The runs kept, in a canonical order (by params, tokens, flops, loss) so that results never depend on

@@ -1,5 +1,5 @@
-// A transformer architecture as plain data: what the catalog's models.yaml and --arch FILE describe.
-// Header-only on purpose: the catalog stores architectures without depending on the model library.
+// A transformer architecture as plain data: what the catalog's models.yaml entries and architecture files
+// describe. The catalog fills it from YAML; lib/doc/architecture_json.hpp writes and reads it as JSON.
 #pragma once
 
 #include <string>

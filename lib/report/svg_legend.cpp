@@ -1,4 +1,5 @@
 // The legend: a boxed list of every named series and legend-listed marked point, placed inside the plot.
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -6,8 +7,12 @@
 
 namespace isoflop::report::svg {
 
-std::string legend_svg(const std::vector<LegendEntry>& legend, LegendPosition position, const Area& L,
+std::string legend_svg(const std::vector<LegendEntry>& entries, LegendPosition position, const Area& L,
                        const std::vector<Series>& series, const Scaler& X, const Scaler& Y) {
+  // One row per distinct entry: marks that share a label (every law's minimum) are listed once.
+  std::vector<LegendEntry> legend;
+  for (const auto& e : entries)
+    if (std::find(legend.begin(), legend.end(), e) == legend.end()) legend.push_back(e);
   std::ostringstream o;
   // ---- legend ------------------------------------------------------------------------------
   if (legend.empty() || position == LegendPosition::kNone) return "";
@@ -47,7 +52,9 @@ std::string legend_svg(const std::vector<LegendEntry>& legend, LegendPosition po
       if (e.line)
         o << "<line x1=\"" << px(x0) << "\" y1=\"" << px(cy) << "\" x2=\"" << px(x0 + 24) << "\" y2=\"" << px(cy)
           << "\" stroke=\"" << e.color << "\" stroke-width=\"1.8\"" << (e.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>";
-      if (e.points) o << marker_svg(e.shape, x0 + 12, cy, 3.4, e.color, " stroke=\"#ffffff\" stroke-width=\"0.5\"");
+      if (e.points)
+        o << marker_svg(e.shape, x0 + 12, cy, e.marker_px, e.color,
+                        e.outlined ? " stroke=\"#000000\" stroke-width=\"0.6\"" : " stroke=\"#ffffff\" stroke-width=\"0.5\"");
       o << text_svg(x0 + 30, cy + kLegendFont * 0.35, e.name, kLegendFont, "start", " fill=\"#111111\"");
     }
     o << "</g>\n";

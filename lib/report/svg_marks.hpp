@@ -53,6 +53,9 @@ struct LegendEntry {
   std::string name, color;
   bool line = false, points = false, dashed = false;
   MarkerShape shape = MarkerShape::kCircle;
+  double marker_px = 3.4;  // marker radius in the legend: series markers at one size, marked points larger
+  bool outlined = false;   // a marked point: black outline as on the plot
+  bool operator==(const LegendEntry&) const = default;
 };
 
 // The legend box inside the plot area: at `position`, or (kAuto) the inside corner covering the fewest of the

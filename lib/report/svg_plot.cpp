@@ -146,7 +146,8 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
   for (const auto& l : cticks.labels) clabel_w = std::max(clabel_w, text_width(l, kTickFont));
   const double left = 10 + (spec.y.label.empty() ? 0 : kLabelFont + 8) + ylabel_w + 8;
   const double top = spec.title.empty() ? 14 : 14 + kTitleFont + 10;
-  const double bottom = 10 + kTickFont + 8 + (spec.x.label.empty() ? 0 : kLabelFont + 8);
+  const double label_bottom = 10 + kTickFont + 8 + (spec.x.label.empty() ? 0 : kLabelFont + 8);
+  const double bottom = label_bottom + static_cast<double>(spec.notes.size()) * (kTickFont + 4);
   const double right = spec.color_scale ? 18 + 14 + 6 + clabel_w + (spec.color_scale->label.empty() ? 0 : kLabelFont + 10) + 8 : 18;
   const Area L{left, top, std::max(40.0, spec.width_px - left - right), std::max(40.0, spec.height_px - top - bottom)};
   const Scaler X{xmin, xmax, xlog, L.left, L.left + L.width};
@@ -186,6 +187,9 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
     o << text_svg(L.left - 6, Y.map(yt.major[i]) + kTickFont * 0.35, yt.labels[i], kTickFont, "end");
   if (!spec.x.label.empty())
     o << text_svg(L.left + L.width / 2, L.top + L.height + 6 + kTickFont + 8 + kLabelFont, spec.x.label, kLabelFont, "middle");
+  for (size_t i = 0; i < spec.notes.size(); ++i)
+    o << text_svg(L.left, L.top + L.height + label_bottom - 6 + static_cast<double>(i + 1) * (kTickFont + 4) - 4,
+                  spec.notes[i], kTickFont, "start");
   if (!spec.y.label.empty()) {
     const double x = 10 + kLabelFont, y = L.top + L.height / 2;
     o << text_svg(x, y, spec.y.label, kLabelFont, "middle", " transform=\"rotate(-90 " + px(x) + " " + px(y) + ")\"");
@@ -246,7 +250,7 @@ std::string render_body(const PlotSpec& spec, const std::string& id) {
                     " fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\"");
     }
     o << "\n";
-    if (m.in_legend && !m.label.empty()) legend.push_back({m.label, m.color, false, true, false, m.shape});
+    if (m.in_legend && !m.label.empty()) legend.push_back({m.label, m.color, false, true, false, m.shape, std::min(m.size_px, 5.5), true});
   }
 
   // ---- legend ------------------------------------------------------------------------------

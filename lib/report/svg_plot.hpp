@@ -76,6 +76,7 @@ struct PlotSpec {
   std::vector<MarkedPoint> marked;
   std::optional<ColorScale> color_scale;
   LegendPosition legend = LegendPosition::kAuto;
+  std::vector<std::string> notes;          // lines under the plot: what is not drawn and why, caveats
   double width_px = 720, height_px = 480;  // whole figure, including margins and the colour bar
 };
 

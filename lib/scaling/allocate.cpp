@@ -13,7 +13,6 @@
 
 namespace isoflop::scaling {
 
-using catalog::LawKind;
 using catalog::LawSpec;
 
 namespace detail {
@@ -73,7 +72,7 @@ Allocation numeric_optimum(const LawSpec& law, double flops, const std::optional
 
 void require_no_unique_tokens(const LawSpec& law, const AllocationConstraints& constraints) {
   if (constraints.unique_tokens && !handles_unique_tokens(law))
-    throw InputError("law '" + law.name + "' (" + std::string(catalog::kLawKindNames.name(law.kind)) +
+    throw InputError("law '" + law.name + "' (" + std::string(catalog::kLawKindNames.name(law.kind())) +
                      ") has no model of repeated data, so --unique-tokens cannot be used with it; use a parametric or "
                      "data-constrained law such as muennighoff-2023");
 }
@@ -86,15 +85,19 @@ void AllocationConstraints::validate() const {
     throw InputError("inference tokens must be a finite number ≥ 0, got " + detail::number_text(*inference_tokens));
 }
 
-ClosedForm closed_form(const LawSpec& law) {
-  if (law.kind != LawKind::kParametric && law.kind != LawKind::kDataConstrained)
-    throw InputError("law '" + law.name + "' is not parametric; it has no closed-form optimum");
+ClosedForm closed_form(const catalog::ParametricLaw& law) {
   ClosedForm cf;
   const double sum = law.alpha + law.beta;
   cf.G = std::pow(law.alpha * law.A / (law.beta * law.B), 1.0 / sum);
   cf.a = law.beta / sum;
   cf.b = law.alpha / sum;
   return cf;
+}
+
+ClosedForm closed_form(const LawSpec& law) {
+  const catalog::ParametricLaw* p = law.parametric();
+  if (!p) throw InputError("law '" + law.name + "' is not parametric; it has no closed-form optimum");
+  return closed_form(*p);
 }
 
 Allocation allocate(const LawSpec& law, double flops, const AllocationConstraints& constraints) {
@@ -111,35 +114,28 @@ Allocation allocate(const LawSpec& law, double flops, const AllocationConstraint
     const Allocation reference = allocate(law, flops, training_only);
     return allocate_inference_aware(law, *reference.loss, *constraints.inference_tokens, constraints.unique_tokens);
   }
-  switch (law.kind) {
-    case LawKind::kParametric:
-    case LawKind::kDataConstrained: {
-      // For the data-constrained law too: at the closed-form point R_N = R_D = 0 and its loss equals the
-      // parametric minimum, while the decay terms only ever add loss elsewhere.
-      const ClosedForm cf = closed_form(law);
-      const double n = cf.G * std::pow(flops / 6.0, cf.a);
-      const double d = std::pow(flops / 6.0, cf.b) / cf.G;
-      // Within the first epoch repetition costs nothing, so the unconstrained optimum stands when D ≤ U.
-      if (!constraints.unique_tokens || d <= *constraints.unique_tokens)
-        return make_allocation(law, "closed-form", flops, n, d, constraints.unique_tokens);
-      return numeric_optimum(law, flops, constraints.unique_tokens);
-    }
-    case LawKind::kKaplan: {
-      // Kaplan et al. 2020 Table 6: N_opt = 1.3e9 · C_min^0.73 with C_min in PF-days (non-embedding).
-      const double pf_days = flops / law.kaplan_flops_per_pf_day;
-      const double n = law.kaplan_frontier_coefficient * std::pow(pf_days, law.kaplan_frontier_exponent);
-      return make_allocation(law, "kaplan-frontier", flops, n, flops / (6.0 * n), std::nullopt);
-    }
-    case LawKind::kAllocationTable: {
-      const TablePoint p = interpolate_table(law, flops);
-      return make_allocation(law, "table-interpolation", flops, p.params, p.tokens, std::nullopt);
-    }
-    case LawKind::kPowerLaw: {
-      const double d = law.tokens_coefficient * std::pow(flops, law.tokens_exponent);
-      return make_allocation(law, "power-law", flops, flops / (6.0 * d), d, std::nullopt);
-    }
+  if (const catalog::ParametricLaw* p = law.parametric()) {
+    // For the data-constrained law too: at the closed-form point R_N = R_D = 0 and its loss equals the
+    // parametric minimum, while the decay terms only ever add loss elsewhere.
+    const ClosedForm cf = closed_form(*p);
+    const double n = cf.G * std::pow(flops / 6.0, cf.a);
+    const double d = std::pow(flops / 6.0, cf.b) / cf.G;
+    // Within the first epoch repetition costs nothing, so the unconstrained optimum stands when D ≤ U.
+    if (!constraints.unique_tokens || d <= *constraints.unique_tokens)
+      return make_allocation(law, "closed-form", flops, n, d, constraints.unique_tokens);
+    return numeric_optimum(law, flops, constraints.unique_tokens);
   }
-  throw InputError("law '" + law.name + "' has an unknown kind");
+  if (const auto* k = law.as<catalog::KaplanLaw>()) {
+    // Kaplan et al. 2020 Table 6: N_opt = 1.3e9 · C_min^0.73 with C_min in PF-days (non-embedding).
+    const double n = k->frontier_coefficient * std::pow(flops / k->flops_per_pf_day, k->frontier_exponent);
+    return make_allocation(law, "kaplan-frontier", flops, n, flops / (6.0 * n), std::nullopt);
+  }
+  if (const auto* p = law.as<catalog::PowerLawAllocation>()) {
+    const double d = p->tokens_coefficient * std::pow(flops, p->tokens_exponent);
+    return make_allocation(law, "power-law", flops, flops / (6.0 * d), d, std::nullopt);
+  }
+  const TablePoint p = interpolate_table(law, flops);  // the remaining kind: an allocation table
+  return make_allocation(law, "table-interpolation", flops, p.params, p.tokens, std::nullopt);
 }
 
 Allocation allocate_fixed_params(const LawSpec& law, double flops, double params) {

@@ -53,6 +53,7 @@ struct ClosedForm {
   double a = 0;
   double b = 0;
 };
+ClosedForm closed_form(const catalog::ParametricLaw& law);
 // Throws InputError unless the law is parametric or data-constrained.
 ClosedForm closed_form(const catalog::LawSpec& law);
 

@@ -16,15 +16,21 @@ using catalog::LawSpec;
 using Coordinate = double AllocationRow::*;
 
 // The exponent of coordinate `c` against ln C outside the table (1 for C itself).
+const catalog::AllocationTableLaw& table_of(const LawSpec& law) {
+  const auto* t = law.as<catalog::AllocationTableLaw>();
+  if (!t) throw InputError("law '" + law.name + "' is not an allocation table");
+  return *t;
+}
+
 double exponent_of(const LawSpec& law, Coordinate c) {
-  if (c == &AllocationRow::params) return law.table_exponent_a;
-  if (c == &AllocationRow::tokens) return law.table_exponent_b;
+  if (c == &AllocationRow::params) return table_of(law).exponent_a;
+  if (c == &AllocationRow::tokens) return table_of(law).exponent_b;
   return 1.0;
 }
 
 // Reads the table along `key` (which must increase down the rows) at `value`, returning all three coordinates.
 TablePoint read_along(const LawSpec& law, Coordinate key, double value) {
-  const std::vector<AllocationRow>& rows = law.rows;
+  const std::vector<AllocationRow>& rows = table_of(law).rows;
   if (rows.size() < 2) throw InputError("law '" + law.name + "' needs at least 2 rows");
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (!(rows[i].*key > rows[i - 1].*key))

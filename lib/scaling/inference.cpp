@@ -11,7 +11,6 @@
 
 namespace isoflop::scaling {
 
-using catalog::LawKind;
 using catalog::LawSpec;
 
 namespace {
@@ -24,11 +23,11 @@ constexpr double kMaxTokens = kMaxSearchFlops;
 
 // D on the contour L(N, D[, U]) = target at fixed N, or +inf when N alone cannot reach the target.
 double contour_tokens(const LawSpec& law, double params, double target, const std::optional<double>& unique) {
-  if (law.kind == LawKind::kParametric && !unique) {
+  if (const auto* p = law.as<catalog::ParametricLaw>(); p && !unique) {
     // Closed form of eq. 2 solved for D: B/D^β = target − E − A/N^α.
-    const double rest = target - law.E - law.A / std::pow(params, law.alpha);
+    const double rest = target - p->E - p->A / std::pow(params, p->alpha);
     if (!(rest > 0)) return std::numeric_limits<double>::infinity();
-    return std::pow(law.B / rest, 1.0 / law.beta);
+    return std::pow(p->B / rest, 1.0 / p->beta);
   }
   auto f = [&](double log_d) { return predicted_loss(law, params, std::exp(log_d), unique) - target; };
   const double lo = 0.0, hi = std::log(kMaxTokens);

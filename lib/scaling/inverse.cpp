@@ -35,7 +35,7 @@ double budget_for(const LawSpec& law, double target, SizeOf size_of, const std::
 
 void require_loss_law(const LawSpec& law) {
   if (!has_loss(law))
-    throw InputError("law '" + law.name + "' is allocation-only (" + std::string(catalog::kLawKindNames.name(law.kind)) +
+    throw InputError("law '" + law.name + "' is allocation-only (" + std::string(catalog::kLawKindNames.name(law.kind())) +
                      ") and predicts no loss, so a target loss cannot be planned with it");
 }
 
@@ -51,13 +51,13 @@ void require_above_floor(const LawSpec& law, double target_loss) {
 
 Allocation allocate_for_params(const LawSpec& law, double params) {
   detail::require_finite_positive(params, "params");
-  if (law.kind == LawKind::kParametric || law.kind == LawKind::kDataConstrained) {
+  if (law.parametric()) {
     // Inverting eq. 4: N = G·(C/6)^a ⇒ C = 6·(N/G)^(1/a).
     const ClosedForm cf = closed_form(law);
     const double flops = 6.0 * std::pow(params / cf.G, 1.0 / cf.a);
     return detail::make_allocation(law, "closed-form", flops, params, flops / (6.0 * params), std::nullopt);
   }
-  if (law.kind == LawKind::kAllocationTable) {
+  if (law.kind() == LawKind::kAllocationTable) {
     const TablePoint p = table_point_for_params(law, params);
     return detail::make_allocation(law, "table-interpolation", p.flops, params, p.tokens, std::nullopt);
   }
@@ -70,13 +70,13 @@ Allocation allocate_for_params(const LawSpec& law, double params) {
 
 Allocation allocate_for_tokens(const LawSpec& law, double tokens) {
   detail::require_finite_positive(tokens, "tokens");
-  if (law.kind == LawKind::kParametric || law.kind == LawKind::kDataConstrained) {
+  if (law.parametric()) {
     // D = (C/6)^b / G ⇒ C = 6·(D·G)^(1/b).
     const ClosedForm cf = closed_form(law);
     const double flops = 6.0 * std::pow(tokens * cf.G, 1.0 / cf.b);
     return detail::make_allocation(law, "closed-form", flops, flops / (6.0 * tokens), tokens, std::nullopt);
   }
-  if (law.kind == LawKind::kAllocationTable) {
+  if (law.kind() == LawKind::kAllocationTable) {
     const TablePoint p = table_point_for_tokens(law, tokens);
     return detail::make_allocation(law, "table-interpolation", p.flops, p.params, tokens, std::nullopt);
   }

@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "scaling/allocate.hpp"
 #include "units/quantity.hpp"
 
 namespace isoflop::scaling {
 namespace {
 
-using catalog::LawKind;
 using catalog::LawSpec;
 
 void require_positive(double value, const std::string& what) {
@@ -24,24 +24,25 @@ void require_positive(double value, const std::string& what) {
 
 std::string law_label(const LawSpec& law) { return "law '" + law.name + "'"; }
 
-// Hoffmann et al. 2022 eq. 2, with D replaced by the effective data when given.
-double parametric_loss(const LawSpec& law, double n, double d) {
-  return law.E + law.A / std::pow(n, law.alpha) + law.B / std::pow(d, law.beta);
+// From the closed form N = G·(C/6)^a, D = (C/6)^b/G: C/6 = (D·G)^(1/b), so N = G·(D·G)^(a/b) = G·(D·G)^(β/α).
+double params_for_tokens(const catalog::ParametricLaw& law, double tokens) {
+  const ClosedForm cf = closed_form(law);
+  return cf.G * std::pow(tokens * cf.G, cf.a / cf.b);
 }
 
 // Muennighoff et al. 2023 (datablations README): U_N = min(N, D_to_N(U)), R_N = max(N/U_N − 1, 0),
 // N' = U_N + U_N·R_N*·(1 − exp(−R_N/R_N*)); D' as in effective_tokens.
-double data_constrained_loss(const LawSpec& law, double n, double d, double u) {
-  const double u_n = std::min(n, compute_optimal_params_for_tokens(law, u));
+double data_constrained_loss(const catalog::DataConstrainedLaw& law, double n, double d, double u) {
+  const double u_n = std::min(n, params_for_tokens(law.base, u));
   const double r_n = std::max(n / u_n - 1.0, 0.0);
   const double n_eff = u_n + u_n * law.r_n_star * (1.0 - std::exp(-r_n / law.r_n_star));
-  return parametric_loss(law, n_eff, effective_tokens(d, u, law.r_d_star));
+  return law.base.loss(n_eff, effective_tokens(d, u, law.base.r_d_star));
 }
 
 // Kaplan et al. 2020 eq. 1.5: L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D.
-double kaplan_loss(const LawSpec& law, double n, double d) {
-  const double ratio = law.kaplan_alpha_n / law.kaplan_alpha_d;
-  return std::pow(std::pow(law.kaplan_nc / n, ratio) + law.kaplan_dc / d, law.kaplan_alpha_d);
+double kaplan_loss(const catalog::KaplanLaw& law, double n, double d) {
+  const double ratio = law.alpha_n / law.alpha_d;
+  return std::pow(std::pow(law.nc / n, ratio) + law.dc / d, law.alpha_d);
 }
 
 }  // namespace
@@ -52,36 +53,30 @@ void LossQuery::validate() const {
   if (unique_tokens) require_positive(*unique_tokens, "unique_tokens");
 }
 
-bool has_loss(const LawSpec& law) {
-  return law.kind == LawKind::kParametric || law.kind == LawKind::kKaplan || law.kind == LawKind::kDataConstrained;
-}
+bool has_loss(const LawSpec& law) { return law.parametric() || law.as<catalog::KaplanLaw>(); }
 
 bool handles_unique_tokens(const LawSpec& law) {
-  return law.kind == LawKind::kDataConstrained || (law.kind == LawKind::kParametric && law.r_d_star > 0);
+  const catalog::ParametricLaw* p = law.parametric();
+  return p && p->r_d_star > 0;  // required of data-constrained laws, optional for parametric ones
 }
 
 double predicted_loss(const LawSpec& law, const LossQuery& query) {
   query.validate();
   if (!has_loss(law))
-    throw InputError(law_label(law) + " is allocation-only (" + std::string(catalog::kLawKindNames.name(law.kind)) +
+    throw InputError(law_label(law) + " is allocation-only (" + std::string(catalog::kLawKindNames.name(law.kind())) +
                      ") and predicts no loss; use a parametric, kaplan or data-constrained law");
   if (query.unique_tokens && !handles_unique_tokens(law))
     throw InputError(law_label(law) + " has no model of repeated data, so unique tokens cannot be used with it; " +
                      "use a data-constrained law such as muennighoff-2023, or a parametric law");
-  switch (law.kind) {
-    case LawKind::kParametric: {
-      const double d = query.unique_tokens ? effective_tokens(query.tokens, *query.unique_tokens, law.r_d_star)
-                                           : query.tokens;
-      return parametric_loss(law, query.params, d);
-    }
-    case LawKind::kDataConstrained:
-      // Without a cap every token is unique (U = D): no repetition, and excess parameters still decay.
-      return data_constrained_loss(law, query.params, query.tokens, query.unique_tokens.value_or(query.tokens));
-    case LawKind::kKaplan:
-      return kaplan_loss(law, query.params, query.tokens);
-    default:
-      break;
+  if (const auto* p = law.as<catalog::ParametricLaw>()) {
+    const double d =
+        query.unique_tokens ? effective_tokens(query.tokens, *query.unique_tokens, p->r_d_star) : query.tokens;
+    return p->loss(query.params, d);
   }
+  if (const auto* dc = law.as<catalog::DataConstrainedLaw>())
+    // Without a cap every token is unique (U = D): no repetition, and excess parameters still decay.
+    return data_constrained_loss(*dc, query.params, query.tokens, query.unique_tokens.value_or(query.tokens));
+  if (const auto* k = law.as<catalog::KaplanLaw>()) return kaplan_loss(*k, query.params, query.tokens);
   throw InputError(law_label(law) + " predicts no loss");
 }
 
@@ -90,12 +85,8 @@ double predicted_loss(const LawSpec& law, double params, double tokens, std::opt
 }
 
 double irreducible_loss(const LawSpec& law) {
-  switch (law.kind) {
-    case LawKind::kParametric:
-    case LawKind::kDataConstrained: return law.E;
-    case LawKind::kKaplan: return 0.0;
-    default: break;
-  }
+  if (const auto* p = law.parametric()) return p->E;
+  if (law.as<catalog::KaplanLaw>()) return 0.0;
   throw InputError(law_label(law) + " is allocation-only and predicts no loss");
 }
 
@@ -106,21 +97,16 @@ double effective_tokens(double tokens, double unique_tokens, double r_d_star) {
 }
 
 double compute_optimal_params_for_tokens(const LawSpec& law, double tokens) {
-  // From the closed form N = G·(C/6)^a, D = (C/6)^b/G: C/6 = (D·G)^(1/b), so N = G·(D·G)^(a/b) = G·(D·G)^(β/α).
-  const double g = std::pow(law.alpha * law.A / (law.beta * law.B), 1.0 / (law.alpha + law.beta));
-  return g * std::pow(tokens * g, law.beta / law.alpha);
+  const catalog::ParametricLaw* p = law.parametric();
+  if (!p) throw InputError(law_label(law) + " is not parametric; it has no closed-form optimum");
+  return params_for_tokens(*p, tokens);
 }
 
 LawSpec parametric_law(double E, double A, double B, double alpha, double beta, const std::string& name) {
   LawSpec law;
   law.name = name;
   law.display_name = "custom parametric law";
-  law.kind = LawKind::kParametric;
-  law.E = E;
-  law.A = A;
-  law.B = B;
-  law.alpha = alpha;
-  law.beta = beta;
+  law.form = catalog::ParametricLaw{E, A, B, alpha, beta, 0.0};
   law.convention = "as the constants were fitted; C = 6ND";
   law.source = "constants given by the user";
   return law;
@@ -147,11 +133,13 @@ LawSpec law_from_params(const std::string& text, const std::string& what) {
 }
 
 LawSpec with_repetition_decay(const LawSpec& law, const LawSpec& donor) {
-  if (law.kind != LawKind::kParametric || law.r_d_star > 0) return law;
+  const auto* p = law.as<catalog::ParametricLaw>();
+  const catalog::ParametricLaw* d = donor.parametric();
+  if (!p || p->r_d_star > 0 || !d) return law;
   LawSpec out = law;
-  out.r_d_star = donor.r_d_star;
+  std::get<catalog::ParametricLaw>(out.form).r_d_star = d->r_d_star;
   std::ostringstream note;
-  note << (law.note.empty() ? "" : law.note + "; ") << "repeated tokens decay with R_D* = " << donor.r_d_star
+  note << (law.note.empty() ? "" : law.note + "; ") << "repeated tokens decay with R_D* = " << d->r_d_star
        << " from " << donor.name;
   out.note = note.str();
   return out;

@@ -21,7 +21,7 @@ std::vector<catalog::LawSpec> select_laws(const catalog::Catalog& catalog, const
   }
   if (unique_tokens) {
     const catalog::LawSpec* donor = catalog.find_law("muennighoff-2023");
-    if (donor && donor->kind == catalog::LawKind::kDataConstrained)
+    if (donor && donor->kind() == catalog::LawKind::kDataConstrained)
       for (auto& law : laws) law = with_repetition_decay(law, *donor);
   }
   return laws;

@@ -170,7 +170,7 @@ void save_checkpoint(const std::string& path, const CheckpointState& state) {
 
 CheckpointState load_checkpoint(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--resume: cannot read checkpoint '" + path + "': " + std::strerror(errno));
+  if (!in) throw FieldError("resume", "cannot read checkpoint '" + path + "': " + std::strerror(errno));
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return decode_checkpoint(bytes, path);
 }

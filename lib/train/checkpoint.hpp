@@ -20,6 +20,7 @@ struct CurvePoint {
   double eval_loss = -1;   // validation loss after this step; < 0 when not evaluated
   double grad_norm = 0;    // global gradient norm before clipping
   double elapsed_s = 0;    // wall time since the run started (over all resumed segments)
+  bool operator==(const CurvePoint&) const = default;
 };
 
 struct CheckpointState {

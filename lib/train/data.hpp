@@ -22,6 +22,7 @@ struct DataConfig {
   long long tokens = 1'000'000;  // markov: corpus length drawn from the source
   MarkovOptions markov;          // markov: the source (its vocab is model.vocab)
   double val_fraction = 0.1;     // the LAST fraction of the corpus is validation, the rest training
+  bool operator==(const DataConfig&) const = default;
 };
 
 struct Dataset {

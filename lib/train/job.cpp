@@ -178,46 +178,10 @@ Job load_job(const std::string& path) {
   return parse_job(s.str(), path);
 }
 
-nlohmann::ordered_json job_json(const Job& j) {
-  nlohmann::ordered_json data = {{"source", std::string(kDataSourceNames.name(j.data.source))}};
-  if (j.data.source == DataSource::kMarkov) {
-    data["tokens"] = j.data.tokens;
-    data["order"] = j.data.markov.order;
-    data["branching"] = j.data.markov.branching;
-    data["zipf"] = j.data.markov.zipf;
-    data["smoothing"] = j.data.markov.smoothing;
-    data["seed"] = j.data.markov.seed;
-  } else {
-    data["path"] = j.data.path;
-  }
-  data["val_fraction"] = j.data.val_fraction;
-  return {{"job", j.file},
-          {"model",
-           {{"layers", j.model.layers},
-            {"d_model", j.model.d_model},
-            {"heads", j.model.heads},
-            {"seq", j.model.seq},
-            {"vocab", j.model.vocab}}},
-          {"train",
-           {{"tokens", j.train.tokens},
-            {"batch", j.train.batch},
-            {"lr", j.train.lr},
-            {"warmup_tokens", j.train.warmup_tokens},
-            {"min_lr_fraction", j.train.min_lr_fraction},
-            {"weight_decay", j.train.weight_decay},
-            {"clip", j.train.clip},
-            {"beta1", j.train.beta1},
-            {"beta2", j.train.beta2},
-            {"eps", j.train.eps},
-            {"seed", j.train.seed}}},
-          {"data", data},
-          {"backend", std::string(kBackendKindNames.name(j.backend))},
-          {"precision", j.precision ? std::string(kPrecisionNames.name(*j.precision)) : std::string("default")},
-          {"threads", j.threads},
-          {"eval", {{"every", j.eval.every}, {"tokens", j.eval.tokens}}},
-          {"checkpoint", {{"every", j.checkpoint.every}, {"path", j.checkpoint.path}}},
-          {"output", j.output},
-          {"peak_device", j.peak_device}};
+void Job::set_output(const std::string& folder) {
+  if (checkpoint.path == (fs::path(output) / "checkpoint.bin").string())
+    checkpoint.path = (fs::path(folder) / "checkpoint.bin").string();
+  output = folder;
 }
 
 std::string example_job_text() {

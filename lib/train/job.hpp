@@ -2,8 +2,6 @@
 // and where results go. `isoflop train --example` prints a commented example (example_job_text()).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 
@@ -24,16 +22,19 @@ struct TrainOptions {
   double beta2 = 0.95;
   double eps = 1e-8;
   unsigned long long seed = 1;   // initialisation seed
+  bool operator==(const TrainOptions&) const = default;
 };
 
 struct EvalOptions {
   long long every = 0;      // evaluate every this many steps (0: only after the last step)
   double tokens = 65536;    // validation tokens per evaluation (rounded down to whole batches, at least one)
+  bool operator==(const EvalOptions&) const = default;
 };
 
 struct CheckpointOptions {
   long long every = 0;  // steps between checkpoints (0: only on interrupt and at the end)
   std::string path;     // default: <output>/checkpoint.bin
+  bool operator==(const CheckpointOptions&) const = default;
 };
 
 // The most CPU threads a job may ask for (OpenMP's and OpenBLAS's pools are sized by it).
@@ -56,6 +57,11 @@ struct Job {
   long long steps() const { return static_cast<long long>(train.tokens / static_cast<double>(tokens_per_step())); }
   long long warmup_steps() const;
 
+  // Moves the results folder; a checkpoint at its default place (<output>/checkpoint.bin) moves along.
+  void set_output(const std::string& folder);
+
+  bool operator==(const Job&) const = default;
+
   // Cross-field rules (the parser checks each field); throws InputError naming the field.
   void validate() const;
 };
@@ -65,9 +71,6 @@ struct Job {
 Job parse_job(const std::string& text, const std::string& file);
 // Reads and parses a job file; an unreadable file is an InputError naming it.
 Job load_job(const std::string& path);
-
-// The job echoed as JSON (the results' "inputs").
-nlohmann::ordered_json job_json(const Job& job);
 
 // A complete, commented example job.
 std::string example_job_text();

@@ -20,6 +20,7 @@ struct MarkovOptions {
 
   // Throws InputError naming "data.order" etc.; V^k is limited to 2^22 contexts.
   void validate() const;
+  bool operator==(const MarkovOptions&) const = default;
 };
 
 class MarkovSource {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "core/enum_names.hpp"
 #include "train/checkpoint.hpp"
 #include "train/job.hpp"
 
@@ -35,7 +36,13 @@ struct RunOptions {
   std::function<void(const std::string&)> on_note;  // one-line notices ("backend auto: using CUDA on …")
   const catalog::Catalog* catalog = nullptr;        // for the device's peak (MFU); none: mfu unreported
   bool keep_parameters = false;                     // copy the final parameters into the result
+  bool measure_cpu_peak = true;                     // CPU without a catalog peak: time sgemm for MFU's peak
 };
+
+// Where the peak MFU is measured against comes from.
+enum class PeakSource { kNone, kCatalog, kMeasuredSgemm };
+inline constexpr EnumNames<PeakSource, 3> kPeakSourceNames{
+    {{{PeakSource::kNone, "none"}, {PeakSource::kCatalog, "catalog"}, {PeakSource::kMeasuredSgemm, "measured_sgemm"}}}};
 
 struct TrainResult {
   bool interrupted = false;  // stopped early; a checkpoint was saved
@@ -56,20 +63,23 @@ struct TrainResult {
   double train_s = 0;                   // this session's time inside training steps
   double tokens_per_s = 0;              // this session's training throughput
   double achieved_tflops = 0;           // this session: App. F FLOPs / train_s
-  std::optional<double> mfu;            // achieved / device peak (bf16: 16-bit tensor peak, fp32: fp32 peak)
+  std::optional<double> mfu;            // achieved / peak_flops (bf16: 16-bit tensor peak, fp32: fp32 peak)
   std::string device;                   // "cpu (2 threads, OpenBLAS SkylakeX)", "NVIDIA H200"
   std::string accelerator;              // catalog id used for the peak ("" when none)
-  double peak_flops = 0;
+  double peak_flops = 0;                // 0 when no peak is known
+  PeakSource peak_source = PeakSource::kNone;
   BackendKind backend = BackendKind::kCpu;
   Precision precision = Precision::kFp32;
   double memory_bytes = 0;              // what the backend allocated
+  double peak_rss_bytes = 0;            // the process's peak resident memory
   std::string data_description;
   std::string checkpoint_path;          // where the last checkpoint went ("" when none was written)
   std::vector<CurvePoint> curve;
   std::vector<float> parameters;        // with RunOptions::keep_parameters
+  bool operator==(const TrainResult&) const = default;
 };
 
-// Runs the job. Throws InputError for anything wrong with it (before writing anything), including
+// Runs the job through a TrainingSession (train/session.hpp). Throws InputError for anything wrong with it (before writing anything), including
 // "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, an existing
 // checkpoint at checkpoint.path without resume (it would be overwritten), and a cuda backend without a device.
 // Writes only the checkpoint (atomically): every checkpoint.every steps, on a stop, and after the last step.

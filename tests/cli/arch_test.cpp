@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
 using isoflop::test::run_cli;
 
@@ -194,4 +196,22 @@ TEST_CASE("arch: a valid request with no shape within 2 % is infeasible (exit 1)
   const auto r = run_cli("arch --params 10M --tp 64");
   CHECK(r.status == 1);
   CHECK(r.err.find("isoflop: infeasible: no chinchilla shape") == 0);
+}
+
+TEST_CASE("arch output is accepted as it is by layout --arch and flops --from, as JSON and as YAML") {
+  const auto dir = isoflop::test::fresh_temp_dir("arch", "handoff");
+  for (const char* format : {"json", "yaml"}) {
+    INFO(format);
+    const auto file = (dir / (std::string("a.") + format)).string();
+    const auto arch = run_cli(std::string("arch --params 7B -o ") + format);
+    REQUIRE(arch.status == 0);
+    std::ofstream(file) << arch.out;
+    const auto layout = run_cli("layout --arch " + file + " --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 -o json");
+    REQUIRE(layout.status == 0);
+    const auto doc = nlohmann::json::parse(layout.out);
+    CHECK(doc["architecture"]["layers"] == 41);  // 7B after Chinchilla: 41 x 3584, 28 heads of 128
+    CHECK(doc["architecture"]["d_model"] == 3584);
+    CHECK(doc["architecture"]["name"] == "a");   // an unnamed architecture takes the file's name
+    CHECK(!doc["layouts"].empty());
+  }
 }

@@ -37,7 +37,9 @@ TEST_CASE("fit: JSON with approaches 2 and 3 on the example sweep") {
   REQUIRE(r.status == 0);
   const auto j = nlohmann::ordered_json::parse(r.out);
   CHECK(j.begin().key() == "schema");
-  CHECK(j["schema"] == "isoflop/fit/v1");
+  CHECK(j["schema"] == "isoflop/fit/v2");
+  CHECK(j["runs"]["points"].size() == 243);
+  CHECK(j["approach1"].is_null());
   CHECK(j["inputs"]["runs_file"] == kRuns);
   CHECK(j["runs"]["used"] == 243);
   const auto& a3 = j["approach3"];
@@ -125,6 +127,8 @@ TEST_CASE("fit: --save-law writes a catalog law that loads, and --plot writes an
   const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(svg.find("<svg") != std::string::npos);
   CHECK(svg.find("IsoFLOP profiles") != std::string::npos);
+  CHECK(svg.find("Compute-optimal N and D") != std::string::npos);
+  CHECK(r.err.find("wrote " + plot) != std::string::npos);
   CHECK(svg.find("nan") == std::string::npos);
   // A failing run leaves no partial file behind.
   const std::string other = (dir / "other.svg").string();

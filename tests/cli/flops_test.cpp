@@ -100,7 +100,7 @@ TEST_CASE("flops --recompute: hardware FLOPs grow none < selective < full, model
   CHECK(m["flops"]["hardware_flops"].get<double>() < 1.6926e19);
 }
 
-TEST_CASE("flops --arch and --from read arch documents, as JSON, as YAML or on stdin") {
+TEST_CASE("flops --arch and --from read arch documents as JSON and as YAML") {
   const auto dir = isoflop::test::fresh_temp_dir("flops", "from");
   const auto arch = run_cli("arch --params 70B --tp 8 -o json");
   REQUIRE(arch.status == 0);
@@ -118,9 +118,6 @@ TEST_CASE("flops --arch and --from read arch documents, as JSON, as YAML or on s
     CHECK(doc["architecture"]["params"] == expected["params"]);
     CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * 70.06e9 * 1.4e12) - 1) < 1e-3);
   }
-  const auto piped = run_cli("flops --arch - --tokens 1T -o json < " + (dir / "a.yaml").string());
-  REQUIRE(piped.status == 0);
-  CHECK(nlohmann::json::parse(piped.out)["architecture"]["d_model"] == 8192);
   // --from a document without tokens needs --tokens.
   const auto missing = run_cli("flops --from " + (dir / "a.json").string());
   CHECK(missing.status == 2);
@@ -141,4 +138,21 @@ TEST_CASE("flops bad input exits 2") {
         "isoflop: error: --recompute: selective needs the attention shape; use the chinchilla or megatron convention\n");
   CHECK(run_cli("flops --params 70B --tokens 1T --flops-convention chinchilla").err ==
         "isoflop: error: --flops-convention: chinchilla needs an architecture (a bare parameter count allows only 6nd)\n");
+}
+
+TEST_CASE("flops --from a plan counts the plan's model on the plan's tokens") {
+  const auto dir = isoflop::test::fresh_temp_dir("flops", "plan");
+  const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  REQUIRE(plan.status == 0);
+  std::ofstream(dir / "p.json") << plan.out;
+  const auto p = nlohmann::json::parse(plan.out);
+  const auto doc = json_of("flops --from " + (dir / "p.json").string() + " -o json");
+  CHECK(doc["architecture"] == p["architecture"]);
+  CHECK(doc["flops"]["tokens"].get<double>() == p["allocation"]["tokens"].get<double>());
+  const double n = p["architecture"]["params"].get<double>();
+  CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * n * p["allocation"]["tokens"].get<double>()) - 1) <
+        1e-12);
+  // --tokens overrides the plan's.
+  const auto own = json_of("flops --from " + (dir / "p.json").string() + " --tokens 1T -o json");
+  CHECK(own["flops"]["tokens"].get<double>() == 1e12);
 }

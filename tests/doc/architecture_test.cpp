@@ -11,8 +11,10 @@
 #include "core/error.hpp"
 #include "doc/architecture_input.hpp"
 #include "doc/architecture_json.hpp"
+#include "doc/registry.hpp"
 #include "model/params.hpp"
 #include "report/output.hpp"
+#include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
 namespace isoflop {
@@ -120,6 +122,21 @@ TEST_CASE("resolve_architecture: catalog ids, documents as JSON and YAML, bare o
   } catch (const FieldError& e) {
     CHECK(e.field() == "arch");
     CHECK(e.message().find("did you mean 'chinchilla-70b'") != std::string::npos);
+  }
+}
+
+TEST_CASE("arch and flops documents decode and encode to the same bytes, dense and sparse") {
+  for (const char* args : {"arch --params 70B --tp 8 -o json", "arch --params 7B --style megatron --top 5 -o json",
+                           "arch --params 1.5B --style kaplan --seq 1024 --vocab 50257 --top 0 -o json",
+                           "arch --active-params 32B --moe --experts 64 --top-k 1 --ep 16 -o json",
+                           "flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json",
+                           "flops --arch st-moe-32b --tokens 1T --flops-convention chinchilla --recompute selective -o json",
+                           "flops --params 70B --tokens 1.4T --recompute full -o json"}) {
+    INFO(args);
+    const test::CliResult r = test::run_cli(args);
+    REQUIRE(r.status == 0);
+    const doc::SourceDocument d = doc::parse_document("out.json", r.out);
+    CHECK(report::to_json_text(doc::reencode(d)) == r.out);
   }
 }
 

@@ -3,16 +3,20 @@
 the document's JSON Schema (share/schema/<kind>.schema.json, draft 2020-12).
 
 Each tests/golden/NAME.args holds one command line (shell words; {tmp} is a fresh folder, {root} the source
-tree) and optionally an
-"exit: N" line; NAME.json is its saved output. Keys must match exactly and in order, strings and booleans
-exactly, numbers to a relative tolerance of 1e-6 (the outputs are deterministic; the tolerance absorbs
-libm differences between machines). `check.py --update` rewrites the saved outputs after a deliberate change.
+tree), optionally an "exit: N" line, and optionally "ignore: PATH ..." lines naming values that are measured
+rather than computed (wall-clock times, throughput, the machine's peak): "wall_s", "curve[].elapsed_s" ([]
+is any index). Their keys must still be there; their values are not compared. In the output, the {tmp}
+and {root} folders are written back as "{tmp}" and "{root}". NAME.json is its saved output. Keys must match
+exactly and in order, strings and booleans exactly, numbers to a relative tolerance of 1e-6 (the outputs are
+deterministic; the tolerance absorbs libm differences between machines). `check.py --update` rewrites the
+saved outputs after a deliberate change.
 
 Usage: check.py BINARY [--update] [NAME ...]
 """
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -23,8 +27,15 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 REL_TOL = 1e-6
 
 
-def compare(expected, actual, path, errors):
+def ignored(path, patterns):
+    general = re.sub(r"\[\d+\]", "[]", path)
+    return path in patterns or general in patterns
+
+
+def compare(expected, actual, path, errors, patterns=()):
     where = path or "(document)"
+    if path and ignored(path, patterns):
+        return
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             errors.append(f"{where}: expected an object, got {type(actual).__name__}")
@@ -33,14 +44,14 @@ def compare(expected, actual, path, errors):
             errors.append(f"{where}: keys differ: expected {list(expected.keys())}, got {list(actual.keys())}")
         for k in expected:
             if k in actual:
-                compare(expected[k], actual[k], f"{path}.{k}" if path else k, errors)
+                compare(expected[k], actual[k], f"{path}.{k}" if path else k, errors, patterns)
     elif isinstance(expected, list):
         if not isinstance(actual, list) or len(expected) != len(actual):
             n = len(actual) if isinstance(actual, list) else type(actual).__name__
             errors.append(f"{where}: expected an array of {len(expected)}, got {n}")
             return
         for i, (e, a) in enumerate(zip(expected, actual)):
-            compare(e, a, f"{path}[{i}]", errors)
+            compare(e, a, f"{path}[{i}]", errors, patterns)
     elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
         if expected != actual or type(expected) is not type(actual):
             errors.append(f"{where}: expected {json.dumps(expected)}, got {json.dumps(actual)}")
@@ -54,7 +65,7 @@ def compare(expected, actual, path, errors):
 
 
 def load_case(name):
-    args, status = None, 0
+    args, status, ignore = None, 0, []
     with open(os.path.join(HERE, name + ".args")) as f:
         for line in f:
             line = line.strip()
@@ -62,9 +73,11 @@ def load_case(name):
                 continue
             if line.startswith("exit:"):
                 status = int(line.split(":", 1)[1])
+            elif line.startswith("ignore:"):
+                ignore += line.split(":", 1)[1].split()
             else:
                 args = line
-    return args, status
+    return args, status, ignore
 
 
 def validator_for(kind):
@@ -89,7 +102,7 @@ def validator_for(kind):
 
 
 def run_case(binary, name, update):
-    args, want_status = load_case(name)
+    args, want_status, ignore = load_case(name)
     if args is None:
         return [f"{name}.args: no command line"]
     with tempfile.TemporaryDirectory(prefix="isoflop-golden-") as tmp:
@@ -97,11 +110,12 @@ def run_case(binary, name, update):
         env = dict(os.environ, NO_COLOR="1")
         env.pop("ISOFLOP_CATALOG", None)
         p = subprocess.run([binary] + words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        stdout = p.stdout.replace(tmp, "{tmp}").replace(ROOT, "{root}")
     errors = []
     if p.returncode != want_status:
         return [f"{name}: exit {p.returncode}, expected {want_status}; stderr: {p.stderr.strip()[:400]}"]
     try:
-        actual = json.loads(p.stdout)
+        actual = json.loads(stdout)
     except json.JSONDecodeError as e:
         return [f"{name}: output is not JSON: {e}"]
     schema = actual.get("schema", "") if isinstance(actual, dict) else ""
@@ -118,14 +132,14 @@ def run_case(binary, name, update):
     golden = os.path.join(HERE, name + ".json")
     if update:
         with open(golden, "w") as f:
-            f.write(p.stdout)
+            f.write(stdout)
         return errors
     if not os.path.exists(golden):
         return errors + [f"{name}: no saved output {name}.json (run check.py --update)"]
     with open(golden) as f:
         expected = json.load(f)
     diffs = []
-    compare(expected, actual, "", diffs)
+    compare(expected, actual, "", diffs, ignore)
     errors += [f"{name}: {d}" for d in diffs[:20]]
     return errors
 

@@ -58,7 +58,7 @@ TEST_CASE("Epoch 2024 constants at Chinchilla's budget") {
 
 TEST_CASE("Kaplan Table 6 frontier: 1e21 FLOPs = 11.574 PF-days gives 7.77e9 parameters") {
   const auto& k = law("kaplan-2020");
-  EXPECT_CLOSE(1e21 / k.kaplan_flops_per_pf_day, 11.574, 1e-4);
+  EXPECT_CLOSE(1e21 / std::get<isoflop::catalog::KaplanLaw>(k.form).flops_per_pf_day, 11.574, 1e-4);
   const Allocation a = allocate(k, 1e21);
   EXPECT_CLOSE(a.params, 7.77e9, 1e-3);
   EXPECT_CLOSE(allocate(k, 1e22).params / a.params, 5.37, 1e-3);  // 10× compute → N × 10^0.73
@@ -118,7 +118,7 @@ TEST_CASE("target loss: minimum compute, and a target at or below E is unreachab
   EXPECT_CLOSE(back.flops, 5.88e23, 1e-9);
   EXPECT_CLOSE(back.params, a.params, 1e-9);
   CHECK_THROWS_AS(allocate_for_loss(e, 1.8), InputError);  // below E = 1.8172
-  CHECK_THROWS_AS(allocate_for_loss(e, e.E), InputError);
+  CHECK_THROWS_AS(allocate_for_loss(e, e.parametric()->E), InputError);
   try {
     allocate_for_loss(e, 1.5);
   } catch (const InputError& err) {

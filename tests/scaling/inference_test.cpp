@@ -49,10 +49,11 @@ TEST_CASE("with demand N falls and D rises monotonically — total FLOPs never e
 }
 
 TEST_CASE("first-order optimality: cost and loss gradients are parallel to 1e-6") {
-  const auto& l = law("epoch-2024");
+  const auto& law_spec = law("epoch-2024");
+  const auto& l = *law_spec.parametric();
   for (double t : {0.0, 1e12, 1e14}) {
     CAPTURE(t);
-    const Allocation a = allocate(l, 1e24, demand(t));
+    const Allocation a = allocate(law_spec, 1e24, demand(t));
     const double n = a.params, d = a.tokens;
     // Lagrange: (∂cost/∂N)/(∂L/∂N) = (∂cost/∂D)/(∂L/∂D), cost = 6ND + 2NT, L = E + A/N^α + B/D^β.
     const double dl_dn = -l.alpha * l.A * std::pow(n, -l.alpha - 1);

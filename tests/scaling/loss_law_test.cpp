@@ -20,7 +20,7 @@ TEST_CASE("Muennighoff README examples reproduce to 1e-9") {
 }
 
 TEST_CASE("effective data D'/U at 2, 4, 10 and 40 epochs (Muennighoff R_D*)") {
-  const double r = law("muennighoff-2023").r_d_star;
+  const double r = law("muennighoff-2023").parametric()->r_d_star;
   EXPECT_CLOSE(effective_tokens(4e9, 1e9, r) / 1e9, 3.7257, 1e-4);
   EXPECT_CLOSE(effective_tokens(2e9, 1e9, r) / 1e9, 1.9682, 1e-4);
   EXPECT_CLOSE(effective_tokens(10e9, 1e9, r) / 1e9, 7.8141, 1e-4);
@@ -70,7 +70,7 @@ TEST_CASE("loss errors: allocation-only laws, unique tokens without a repetition
   CHECK_THROWS_AS(predicted_loss(law("chinchilla"), -1, 1e11), InputError);
   CHECK_THROWS_AS(predicted_loss(law("chinchilla"), 1e9, std::nan("")), InputError);
   const auto repeated = with_repetition_decay(law("chinchilla"), law("muennighoff-2023"));
-  CHECK(repeated.r_d_star == law("muennighoff-2023").r_d_star);
+  CHECK(repeated.parametric()->r_d_star == law("muennighoff-2023").parametric()->r_d_star);
   CHECK(predicted_loss(repeated, 1e9, 1e11, 1e10) > predicted_loss(repeated, 1e9, 1e11));
   CHECK(predicted_loss(repeated, 1e9, 1e11, 2e11) == predicted_loss(law("chinchilla"), 1e9, 1e11));
 }

@@ -14,6 +14,7 @@
 #include "model/params.hpp"
 #include "support/temp_files.hpp"
 #include "train/job.hpp"
+#include "train/session.hpp"
 #include "train/trainer.hpp"
 
 namespace isoflop::train {
@@ -121,8 +122,57 @@ TEST_CASE("FLOPs are counted in the planner's conventions") {
   CHECK(r.flops_6nd == doctest::Approx(6 * r.params * r.tokens));
   CHECK(r.achieved_tflops > 0);
   CHECK(r.tokens_per_s > 0);
-  CHECK(!r.mfu);  // no catalog peak for a CPU
+  // No catalog entry for a CPU: MFU against the fp32 sgemm peak measured with the run's threads.
+  CHECK(r.peak_source == PeakSource::kMeasuredSgemm);
+  REQUIRE(r.mfu);
+  CHECK(r.peak_flops > 1e8);
+  CHECK(*r.mfu == doctest::Approx(r.achieved_tflops * 1e12 / r.peak_flops));
+  CHECK(*r.mfu > 0);
+  CHECK(*r.mfu < 1.5);  // a tiny model reaches a fraction of the peak (the bound allows timing noise)
   fs::remove_all(dir);
+}
+
+TEST_CASE("a session stepped by hand: run_training's losses, evaluations and checkpoint") {
+  const fs::path a = temp_dir("session-a"), b = temp_dir("session-b");
+  const TrainResult whole = run_training(parse(kTinyJob, a), RunOptions{});
+  TrainingSession session(parse(kTinyJob, b), RunOptions{});
+  while (!session.finished()) session.step();
+  CHECK(session.session_steps() == whole.steps);
+  CHECK(session.evaluate() == whole.eval_loss.value());  // the same validation batches, the same parameters
+  session.checkpoint();
+  const TrainResult by_hand = session.finish(false);
+  REQUIRE(by_hand.curve.size() == whole.curve.size());
+  for (size_t i = 0; i < whole.curve.size(); ++i) {
+    CHECK(by_hand.curve[i].train_loss == whole.curve[i].train_loss);
+    CHECK(by_hand.curve[i].eval_loss == whole.curve[i].eval_loss);
+  }
+  CHECK(by_hand.checkpoint_path == (b / "run" / "checkpoint.bin").string());
+  CHECK(fs::exists(by_hand.checkpoint_path));
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
+TEST_CASE("MFU: the job's catalog accelerator when it names one, none when measuring is off") {
+  const fs::path dir = temp_dir("peak");
+  Job job = parse(kTinyJob, dir);
+  job.peak_device = "a100-sxm4-80gb";
+  const catalog::Catalog catalog = catalog::embedded_catalog();
+  RunOptions options;
+  options.catalog = &catalog;
+  const TrainResult r = run_training(job, options);
+  CHECK(r.peak_source == PeakSource::kCatalog);
+  CHECK(r.accelerator == "a100-sxm4-80gb");
+  CHECK(r.peak_flops == catalog.accelerator("a100-sxm4-80gb", "peak_device").peak_fp32_flops);
+  REQUIRE(r.mfu);
+  CHECK(*r.mfu == doctest::Approx(r.achieved_tflops * 1e12 / r.peak_flops));
+  RunOptions off;
+  off.measure_cpu_peak = false;
+  const fs::path other = temp_dir("no-peak");
+  const TrainResult n = run_training(parse(kTinyJob, other), off);
+  CHECK(n.peak_source == PeakSource::kNone);
+  CHECK(!n.mfu);
+  fs::remove_all(dir);
+  fs::remove_all(other);
 }
 
 TEST_CASE("same seed, same loss sequence — another seed, another") {
@@ -235,7 +285,7 @@ TEST_CASE("a checkpoint is never lost: refused when it exists without resume, an
   REQUIRE(!saved.empty());
 
   // Starting afresh over it would overwrite it.
-  check_refused(kTinyJob, "give --resume", dir);
+  check_refused(kTinyJob, "resume: not given, and checkpoint.path", dir);
   CHECK(read_file(job.checkpoint.path) == saved);
 
   // A different job cannot resume it.

@@ -1,13 +1,19 @@
-// Building the fit figure from runs and fits (Hoffmann et al. 2022, Figs. 2–3 in spirit).
-#include "fit/fit_plot.hpp"
-
+// The `fit --plot` figure from a fit document (Hoffmann et al. 2022, Figs. 2–3 in spirit): loss against
+// compute with the frontier, IsoFLOP profiles, and the optimal N and D against compute.
 #include <algorithm>
 #include <cmath>
 
+#include "doc/fit_document.hpp"
+#include "report/svg_plot.hpp"
 #include "units/format.hpp"
 
-namespace isoflop::fit {
+namespace isoflop::doc {
 namespace {
+
+using fit::Approach1Result;
+using fit::Approach2Result;
+using fit::Approach3Result;
+using fit::Run;
 
 using report::AxisScale;
 using report::TickFormat;
@@ -16,11 +22,10 @@ double law_loss(const Approach3Result& f, double n, double d) {
   return f.E + f.A / std::pow(n, f.alpha) + f.B / std::pow(d, f.beta);
 }
 
-}  // namespace
-
-std::vector<report::PlotSpec> fit_plot_panels(const std::vector<Run>& runs, const Approach3Result* a3,
-                                              const Approach2Result* a2, const Approach1Result* a1,
-                                              double budget_tolerance) {
+// Loss against compute (runs coloured by size, the frontier) and the IsoFLOP profiles.
+std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Approach3Result* a3,
+                                          const Approach2Result* a2, const Approach1Result* a1,
+                                          double budget_tolerance) {
   double cmin = INFINITY, cmax = 0;
   for (const auto& r : runs) cmin = std::min(cmin, r.flops), cmax = std::max(cmax, r.flops);
   if (cmax <= cmin) cmin /= 2, cmax *= 2;
@@ -85,7 +90,7 @@ std::vector<report::PlotSpec> fit_plot_panels(const std::vector<Run>& runs, cons
   if (a2) {
     for (const auto& b : a2->budgets) budgets.push_back({b.flops, {b.min_params, b.max_params}});
   } else {
-    for (const auto& g : group_budgets(runs, budget_tolerance)) {
+    for (const auto& g : fit::group_budgets(runs, budget_tolerance)) {
       if (g.size() < 3) continue;
       double lc = 0, lo = INFINITY, hi = 0;
       for (const auto& r : g) lc += std::log(r.flops), lo = std::min(lo, r.params), hi = std::max(hi, r.params);
@@ -139,4 +144,73 @@ std::vector<report::PlotSpec> fit_plot_panels(const std::vector<Run>& runs, cons
   return {p, q};
 }
 
-}  // namespace isoflop::fit
+report::Series power_law(const std::string& name, double k, double exponent, double cmin, double cmax,
+                         const std::string& color, bool dashed) {
+  report::Series s;
+  s.name = name;
+  s.color = color;
+  s.dashed = dashed;
+  for (int i = 0; i <= 60; ++i) {
+    const double c = cmin * std::pow(cmax / cmin, i / 60.0);
+    s.x.push_back(c);
+    s.y.push_back(k * std::pow(c, exponent));
+  }
+  return s;
+}
+
+// Optimal parameters N and tokens D against compute, from every approach fitted.
+report::PlotSpec allocation_panel(const FitDocument& d, double cmin, double cmax) {
+  report::PlotSpec p;
+  p.title = "Compute-optimal N and D";
+  p.x = {"compute C (FLOPs)", AxisScale::kLog, TickFormat::kScientific, std::nullopt, std::nullopt};
+  p.y = {"parameters N (solid), tokens D (dashed)", AxisScale::kLog, TickFormat::kCount, std::nullopt, std::nullopt};
+  if (d.approach3) {
+    const auto& a = *d.approach3;
+    // N_opt = G·(C/6)^a = G·6^-a·C^a; D_opt = (C/6)^b / G.
+    p.series.push_back(power_law("Approach 3 N", a.G * std::pow(6.0, -a.a), a.a, cmin, cmax, "#d62728", false));
+    p.series.push_back(power_law("Approach 3 D", std::pow(6.0, -a.b) / a.G, a.b, cmin, cmax, "#d62728", true));
+  }
+  if (d.approach2) {
+    const auto& a = *d.approach2;
+    p.series.push_back(power_law("Approach 2 N", a.k_params, a.a, cmin, cmax, "#1f77b4", false));
+    p.series.push_back(power_law("Approach 2 D", a.k_tokens, a.b, cmin, cmax, "#1f77b4", true));
+    report::Series optima;
+    optima.name = "Approach 2 budget optima";
+    optima.style = report::SeriesStyle::kPoints;
+    optima.color = "#1f77b4";
+    optima.marker = report::MarkerShape::kDiamond;
+    for (const auto& b : a.budgets) {
+      optima.x.insert(optima.x.end(), {b.flops, b.flops});
+      optima.y.insert(optima.y.end(), {b.params_opt, b.tokens_opt});
+    }
+    p.series.push_back(optima);
+  }
+  if (d.approach1) {
+    const auto& a = *d.approach1;
+    p.series.push_back(power_law("Approach 1 N", a.k_params, a.a, cmin, cmax, "#333333", false));
+    p.series.push_back(power_law("Approach 1 D", a.k_tokens, a.b, cmin, cmax, "#333333", true));
+  }
+  if (p.series.empty()) {  // no law fitted: the runs themselves
+    report::Series runs;
+    runs.name = "runs (N)";
+    runs.style = report::SeriesStyle::kPoints;
+    for (const auto& r : d.runs.points) runs.x.push_back(r.flops), runs.y.push_back(r.params);
+    p.series.push_back(runs);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string render_fit_figure(const FitDocument& d) {
+  const auto& runs = d.runs.points;
+  double cmin = INFINITY, cmax = 0;
+  for (const auto& r : runs) cmin = std::min(cmin, r.flops), cmax = std::max(cmax, r.flops);
+  if (cmax <= cmin) cmin /= 2, cmax *= 2;
+  auto panels = loss_panels(runs, d.approach3 ? &*d.approach3 : nullptr, d.approach2 ? &*d.approach2 : nullptr,
+                            d.approach1 ? &*d.approach1 : nullptr, d.inputs.budget_tolerance);
+  panels.push_back(allocation_panel(d, cmin, cmax));
+  return report::render_svg_grid(panels, 3);
+}
+
+}  // namespace isoflop::doc

@@ -1,0 +1,48 @@
+// The `train` document (also the run's results.json): the job echoed, the result, and the loss curve.
+//   {"schema": "isoflop/train/v2", "inputs": {job…, "resume"}, "interrupted", "resumed", losses, counts,
+//    FLOPs, timings, "mfu", "peak_flops", "peak_source", device, memory, files, "curve": [{step, tokens, lr,
+//    train_loss, eval_loss, grad_norm, elapsed_s}…]}
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "doc/document.hpp"
+#include "train/trainer.hpp"
+
+namespace isoflop::train {
+void to_json(doc::Json& j, const Job& job);
+void from_json(const doc::Json& j, Job& job);
+void to_json(doc::Json& j, const CurvePoint& p);
+void from_json(const doc::Json& j, CurvePoint& p);
+}  // namespace isoflop::train
+
+namespace isoflop::doc {
+
+struct TrainDocument {
+  train::Job inputs;
+  bool resume = false;         // echoed in inputs
+  train::TrainResult result;   // all but `parameters`
+  std::string curve_file;      // the loss curve CSV written beside
+  std::string results_file;    // this document as written beside
+
+  bool operator==(const TrainDocument&) const = default;
+};
+
+void to_json(Json& j, const TrainDocument& d);
+void from_json(const Json& j, TrainDocument& d);
+
+// The human page.
+std::string render_train(const TrainDocument& d);
+// One progress line: for a terminal bar (redrawn in place; `last_eval` is the latest evaluation, < 0: none)
+// or for a log.
+std::string train_progress_bar(const train::Progress& p, double last_eval);
+std::string train_progress_line(const train::Progress& p);
+// Progress for RunOptions::on_progress: on a terminal a bar redrawn in place on stderr (at most every 100 ms,
+// and at every evaluation and the last step); otherwise about 20 lines through `log`, and every evaluation.
+std::function<void(const train::Progress&)> train_progress_printer(bool terminal,
+                                                                   std::function<void(const std::string&)> log);
+// The loss curve figure (train and eval loss against tokens).
+std::string render_train_figure(const TrainDocument& d);
+
+}  // namespace isoflop::doc
