@@ -1,6 +1,8 @@
 // Shared command-line plumbing for every command.
 #include "app/cli.hpp"
 
+#include "doc/architecture_input.hpp"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -10,7 +12,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include <cerrno>
+#include <cstring>
+
+#include "core/output_path.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -26,8 +31,13 @@ po::options_description common_options() {
       ("no-color", po::bool_switch(), "no colour (also when NO_COLOR is set)")
       ("catalog", po::value<std::string>()->value_name("DIR"),
        "overlay the *.yaml catalogs in DIR (also ISOFLOP_CATALOG)")
+      ("force", po::bool_switch(), "let output files (--plot, --save-law, --curve) replace existing files")
       ("help,h", "show this help");
   return d;
+}
+
+OutputRules output_rules(const CommonOptions& common) {
+  return OutputRules{common.force, "use --force to replace it"};
 }
 
 std::vector<std::string> long_names(const po::options_description& d) {
@@ -84,6 +94,7 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   if (auto f = get_string(parsed.values, "format")) c.format = report::kOutputFormatNames.parse(*f, "--format");
   c.quiet = parsed.values["quiet"].as<bool>();
   c.verbose = parsed.values["verbose"].as<bool>();
+  c.force = parsed.values["force"].as<bool>();
   if (c.quiet && c.verbose) throw InputError("--quiet and --verbose contradict each other; give one");
   const char* no_color = std::getenv("NO_COLOR");
   c.color = !parsed.values["no-color"].as<bool>() && !(no_color && *no_color) && ::isatty(STDOUT_FILENO);
@@ -167,7 +178,7 @@ void write_result(const CommonOptions& common, const report::Json& document, con
     case report::OutputFormat::kCsv: text = report::to_csv_text(csv_rows ? *csv_rows : document); break;
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  check_stdout();
 }
 
 void write_document(const CommonOptions& common, const report::Json& document,
@@ -180,7 +191,7 @@ void write_document(const CommonOptions& common, const report::Json& document,
     case report::OutputFormat::kCsv: text = report::to_document_csv(document, csv_rows); break;
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  check_stdout();
 }
 
 void add_from_option(po::options_description& options, const std::string& what) {
@@ -192,15 +203,31 @@ std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const 
   const auto path = get_string(vm, "from");
   if (!path) return std::nullopt;
   if (path->empty()) throw InputError("--from: empty file name");
-  doc::SourceDocument d = doc::read_document(*path);
+  doc::SourceDocument d = doc::read_json_or_yaml_document(*path);  // -o json or -o yaml output
   doc::require_kind(d, kinds);
   return d;
 }
 
 void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
                        const std::string& option) {
-  write_file_atomically(path, content, option);
-  if (!common.quiet) std::fprintf(stderr, "wrote %s\n", path.c_str());
+  const OutputTarget t = write_output(path, content, option, output_rules(common));
+  if (common.quiet) return;
+  if (t.via_link) std::fprintf(stderr, "wrote %s (through the link to %s)\n", path.c_str(), t.target.c_str());
+  else std::fprintf(stderr, "wrote %s\n", path.c_str());
+}
+
+void check_output_file(const CommonOptions& common, const std::string& path, const std::string& option) {
+  check_output_path(path, option, output_rules(common));
+}
+
+void check_stdout() {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return;
+  const int error = errno;
+  std::clearerr(stdout);
+  throw OutputError(std::string("cannot write results to standard output") +
+                    (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
 }
 
 }  // namespace isoflop::app

@@ -25,6 +25,7 @@ struct CommonOptions {
   bool verbose = false;
   bool color = true;                        // off with --no-color, NO_COLOR, or when stdout is not a terminal
   std::optional<std::string> catalog_dir;   // --catalog DIR or ISOFLOP_CATALOG
+  bool force = false;                       // --force: output files may replace existing files
 };
 
 // What a command says about itself for --help and the man page.
@@ -84,10 +85,23 @@ void write_document(const CommonOptions& common, const report::Json& document,
 void add_from_option(po::options_description& options, const std::string& what);
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
 
-// Writes an output file the user asked for (a figure, a saved law) all-or-nothing and says so on stderr:
-// "wrote PATH" (unless -q). `option` is the flag that named the path ("--plot").
+// Writes an output file the user asked for (a figure, a saved law) all-or-nothing under the rules of
+// core/output_path.hpp (never over an input, a folder or a device; over an existing file only with --force)
+// and says so on stderr: "wrote PATH" (unless -q). `option` is the flag that named the path ("--plot").
 void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
                        const std::string& option);
+
+// Checks an output path before the work that produces it (exit 2 now rather than after the work).
+void check_output_file(const CommonOptions& common, const std::string& path, const std::string& option);
+
+// Results on standard output that could not be written (a closed stdout, a full disk): exit 3.
+class OutputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws OutputError when standard output has failed (after flushing it).
+void check_stdout();
 
 // Help text for a command: usage, summary, options, examples.
 std::string help_text(const CommandHelp& help, const po::options_description& options);

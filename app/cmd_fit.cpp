@@ -8,6 +8,7 @@
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/error.hpp"
+#include "core/output_path.hpp"
 #include "doc/fit_document.hpp"
 
 namespace isoflop::app {
@@ -95,6 +96,9 @@ int run_fit(const std::vector<std::string>& args) {
   r.save_law = get_string(vm, "save-law");
   r.catalog_dir = parsed->common.catalog_dir;
   r.plot = get_string(vm, "plot");
+  note_input(r.runs_file);  // the output checks know the inputs before they are read
+  if (r.curves_file) note_input(*r.curves_file);
+  if (r.plot) check_output_file(parsed->common, *r.plot, "--plot");
 
   const bool bar = !parsed->common.quiet && ::isatty(STDERR_FILENO);
   const doc::FitDocument document = doc::fit_document(r, bar ? &progress_bar : nullptr);

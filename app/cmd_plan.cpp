@@ -9,6 +9,7 @@
 #include "app/cost_options.hpp"
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
+#include "doc/architecture_input.hpp"
 #include "doc/plan_document.hpp"
 #include "plan/plan_request.hpp"
 #include "units/quantity.hpp"
@@ -20,15 +21,17 @@ const CommandHelp kHelp = {
     "plan",
     "isoflop plan (--flops C | --days D | --time T | --budget-usd X | --energy E | --co2e M) --gpu NAME --gpus N [options]",
     "The main job. From a budget it finds the compute-optimal parameters and tokens under a scaling law (and the\n"
-    "spread across every law in the catalog), shapes an architecture for that size after a reference family,\n"
-    "searches the parallel layouts on the cluster, and costs the run: days, GPU-hours, energy (three methods, as\n"
-    "in 'isoflop cost'), CO2e and money, with the 4Ms what-if table (Model, Machine, Mechanization, Map).\n"
-    "With a time-like budget (GPU-days, dollars, energy, CO2e) the utilisation is the best layout's predicted\n"
-    "MFU, iterated until the plan is self-consistent. Its JSON (isoflop/plan/v2) is read back by\n"
-    "'cost --from', 'layout --from' and 'flops --from'. When no layout fits it prints the plan with the reason\n"
-    "and exits 1.",
+    "spread across every law in the catalog), shapes an architecture for that size after a reference family\n"
+    "(layers a multiple of up to 16, so that pipeline stages divide them) or takes a given one (--arch: its exact\n"
+    "parameter count, tokens C/(6N)), searches the parallel layouts on the cluster, and costs the run: days,\n"
+    "GPU-hours, energy (three methods, as in 'isoflop cost'), CO2e and money, with the 4Ms what-if table\n"
+    "(Model, Machine, Mechanization, Map). With a time-like budget (GPU-days, dollars, energy, CO2e)\n"
+    "the utilisation is the best layout's predicted MFU, iterated until the plan is self-consistent. Its JSON\n"
+    "(isoflop/plan/v2) is read back by 'cost --from', 'layout --from' and 'flops --from'. When no layout fits\n"
+    "it prints the plan with the reason and exits 1.",
     {"isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30        # the 420-node DGX A100 month",
      "isoflop plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --law chinchilla",
+     "isoflop plan --arch chinchilla-70b --gpus 1024 --gpu a100-sxm4-80gb --days 30   # a given model",
      "isoflop plan --budget-usd 2M --price-per-gpu-hour 2 --gpu h100-sxm5-80gb --gpus 512 -o json",
      "isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json > plan.json; isoflop cost --from plan.json --grid fr",
      "isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 --plot isoflop.svg"}};
@@ -60,6 +63,8 @@ int run_plan(const std::vector<std::string>& args) {
       ("law-params", po::value<std::string>()->value_name("E,A,B,alpha,beta"), "a parametric law given inline")
       ("family", po::value<std::string>()->value_name("MODEL"),
        "reference architecture family for shaping (default chinchilla-70b)")
+      ("arch", po::value<std::string>()->value_name("NAME|FILE"),
+       "plan this model as it is: catalog model, architecture YAML file, or document (- reads stdin)")
       ("global-batch-tokens", po::value<std::string>()->value_name("T"), "target tokens per iteration (default 4M)")
       ("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
   add_energy_options(options);
@@ -80,9 +85,10 @@ int run_plan(const std::vector<std::string>& args) {
   request.search = search_options(vm);
   request.energy = energy_request(vm);
   const auto plot_path = get_string(vm, "plot");
-  if (plot_path && plot_path->empty()) throw InputError("--plot: empty file name");
+  if (plot_path) check_output_file(parsed->common, *plot_path, "--plot");
 
   const catalog::Catalog cat = load_catalog(parsed->common);
+  if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);
   const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
   const plan::PlanResult r = plan::make_plan(budget, resolved.options);
   if (!r.converged) spdlog::warn("utilisation did not settle within {} iterations", resolved.options.max_iterations);

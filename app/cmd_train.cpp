@@ -95,7 +95,8 @@ int run_train(const std::vector<std::string>& args) {
   std::error_code ec;
   fs::create_directories(d.inputs.output, ec);
   if (ec) throw InputError("output: cannot create '" + d.inputs.output + "': " + ec.message());
-  write_file_atomically(d.curve_file, train::curve_csv(d.result.curve), "--curve");
+  if (has(vm, "curve")) write_output_file(parsed->common, d.curve_file, train::curve_csv(d.result.curve), "--curve");
+  else write_file_atomically(d.curve_file, train::curve_csv(d.result.curve), "--curve");
   write_file_atomically(d.results_file, report::to_json_text(json), "output");
   if (plot) write_output_file(parsed->common, *plot, doc::render_train_figure(d), "--plot");
   if (d.result.interrupted)

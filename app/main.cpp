@@ -1,12 +1,17 @@
 // isoflop's entry point: picks the command from the table and maps errors to exit statuses.
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <csignal>
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/flags.hpp"
 #include "core/error.hpp"
@@ -89,14 +94,35 @@ int dispatch(const std::vector<std::string>& argv) {
   return c->run(std::vector<std::string>(argv.begin() + 1, argv.end()));
 }
 
+// A closed standard descriptor (`>&-`) is given /dev/null opened read-only, so that no file opened later
+// takes its number (results would land in it) and writes to it still fail, which check_stdout reports.
+// SIGPIPE gets its default action: piped into `head`, isoflop ends quietly, as the coreutils do.
+void guard_standard_streams() {
+  std::signal(SIGPIPE, SIG_DFL);
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", O_RDONLY);
+      if (opened >= 0 && opened != fd) {
+        ::dup2(opened, fd);
+        ::close(opened);
+      }
+    }
+}
+
 }  // namespace
 }  // namespace isoflop::app
 
 int main(int argc, char** argv) {
   using isoflop::ExitStatus;
+  isoflop::app::guard_standard_streams();
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    return isoflop::app::dispatch(args);
+    const int status = isoflop::app::dispatch(args);
+    isoflop::app::check_stdout();  // results that never reached their reader are no success
+    return status;
+  } catch (const isoflop::app::OutputError& e) {
+    std::fprintf(stderr, "isoflop: error: %s\n", e.what());
+    return static_cast<int>(ExitStatus::kInternal);
   } catch (const isoflop::FieldError& e) {
     std::fprintf(stderr, "isoflop: error: %s: %s\n", isoflop::app::flag_for_field(e.field()).c_str(),
                  e.message().c_str());

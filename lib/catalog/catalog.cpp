@@ -6,9 +6,11 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "catalog/embedded.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "core/suggest.hpp"
 
 namespace isoflop::catalog {
@@ -38,6 +40,8 @@ void merge_section(const YAML::Node& section, const std::string& file, const cha
   if (!section.IsSequence())
     throw CatalogError(location(file, section) + ": section '" + kind + "s' must be a list of entries");
   std::set<std::string> seen;
+  std::unordered_map<std::string, size_t> index;  // name -> position: merging stays linear in the entries
+  for (size_t i = 0; i < items->size(); ++i) index.emplace((*items)[i].name, i);
   for (const auto& entry : section) {
     std::string label = kind;
     if (entry.IsMap() && entry["name"].IsDefined() && entry["name"].IsScalar())
@@ -47,10 +51,10 @@ void merge_section(const YAML::Node& section, const std::string& file, const cha
     reader.finish();
     if (!seen.insert(item.name).second)
       throw CatalogError(reader.where("name") + ": duplicate " + kind + " name '" + item.name + "' in this file");
-    auto it = std::find_if(items->begin(), items->end(), [&](const T& x) { return x.name == item.name; });
-    if (it != items->end()) {
-      *it = std::move(item);
+    if (const auto it = index.find(item.name); it != index.end()) {
+      (*items)[it->second] = std::move(item);
     } else {
+      index.emplace(item.name, items->size());
       items->push_back(std::move(item));
     }
   }
@@ -98,6 +102,7 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
     throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
   if (root.IsNull()) return;  // an empty file adds nothing
+  reject_duplicate_keys(root, file);
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
                        ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
@@ -171,12 +176,21 @@ Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
       if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
     if (ec) throw FieldError("catalog_dir", "cannot read directory '" + *overlay_dir + "': " + ec.message());
     std::sort(files.begin(), files.end());
+    std::uintmax_t total = 0;
     for (const auto& path : files) {
-      std::ifstream in(path);
-      if (!in) throw FieldError("catalog_dir", "cannot read '" + path.string() + "'");
-      std::stringstream buffer;
-      buffer << in.rdbuf();
-      merge_catalog_text(buffer.str(), path.string(), &catalog);
+      // A YAML tree takes ~50x its text in memory: the overlay is bounded before anything is parsed.
+      const std::uintmax_t size = fs::file_size(path, ec);
+      if (!ec && (total += size) > kMaxOverlayBytes)
+        throw FieldError("catalog_dir", "'" + path.string() + "' makes the overlay " + std::to_string(total >> 20) +
+                                            " MiB; at most " + std::to_string(kMaxOverlayBytes >> 20) +
+                                            " MiB of catalog files are read");
+      std::string text;
+      try {
+        text = read_input_text(path.string());
+      } catch (const InputError& e) {
+        throw FieldError("catalog_dir", e.what());
+      }
+      merge_catalog_text(text, path.string(), &catalog);
     }
   }
   check_references(catalog);

@@ -61,6 +61,9 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
 // Checks references between entries (a node's accelerator exists, a cluster's node exists, …).
 void check_references(const Catalog& catalog);
 
+// The most bytes of catalog files an overlay folder may hold (a parsed YAML tree takes ~50x its text).
+inline constexpr unsigned long long kMaxOverlayBytes = 8ULL << 20;
+
 // The embedded catalog overlaid by every *.yaml file in `overlay_dir` (if given), validated.
 // Throws CatalogError with file:line on the first problem.
 Catalog load_catalog(const std::optional<std::string>& overlay_dir = std::nullopt);

@@ -2,6 +2,8 @@
 #include "catalog/field_reader.hpp"
 
 #include <cmath>
+#include <unordered_map>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -13,6 +15,31 @@ std::string location(const std::string& file, const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
   if (mark.line < 0) return file;
   return file + ":" + std::to_string(mark.line + 1);
+}
+
+void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
+  std::vector<YAML::Node> pending{root};  // no recursion: a deep tree cannot overflow the stack here
+  size_t visited = 0;
+  while (!pending.empty()) {
+    const YAML::Node node = pending.back();
+    pending.pop_back();
+    if (++visited > 100'000'000) return;  // aliases can make a tree look endless; the parser bounds the rest
+    if (node.IsMap()) {
+      std::unordered_map<std::string, int> seen;
+      for (const auto& item : node) {
+        if (item.first.IsScalar()) {
+          const int line = item.first.Mark().line + 1;
+          const auto [it, fresh] = seen.emplace(item.first.Scalar(), line);
+          if (!fresh)
+            throw CatalogError(file + ":" + std::to_string(line) + ": duplicate key '" + item.first.Scalar() +
+                               "' (first at line " + std::to_string(it->second) + ")");
+        }
+        pending.push_back(item.second);
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) pending.push_back(item);
+    }
+  }
 }
 
 FieldReader::FieldReader(YAML::Node node, std::string file, std::string what)
@@ -116,6 +143,18 @@ long long FieldReader::non_negative_integer_or(const std::string& key, long long
   const double value = non_negative_or(key, 0);
   if (value != std::floor(value) || value > 9e18) fail(key, "must be a whole number, got " + text(key));
   return static_cast<long long>(value);
+}
+
+int FieldReader::int_in(const std::string& key, long long low, long long high) {
+  const double value = number(key);
+  if (value != std::floor(value) || value < static_cast<double>(low) || value > static_cast<double>(high))
+    fail(key, "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", got " +
+                  text(key));
+  return static_cast<int>(value);
+}
+
+int FieldReader::int_in_or(const std::string& key, long long low, long long high, int fallback) {
+  return has(key) ? int_in(key, low, high) : (read_.insert(key), fallback);
 }
 
 double FieldReader::power_w(const std::string& key) {

@@ -13,6 +13,10 @@ namespace isoflop::catalog {
 // "data/hardware.yaml:12" for a node, from yaml-cpp's mark (0-based line).
 std::string location(const std::string& file, const YAML::Node& node);
 
+// Throws CatalogError "file:12: duplicate key 'lr' (first at line 9)" when any mapping in the tree under
+// `root` has a key twice (YAML parsers keep one silently). Every YAML input calls it after parsing.
+void reject_duplicate_keys(const YAML::Node& root, const std::string& file);
+
 // Reads the fields of one mapping (a catalog entry). Quantity fields accept a number in the unit named by
 // the key (`memory_gib: 80`) or, where a unit parser is used, a string with a unit (`max_power: 6.5 kW`).
 // Call `finish()` after reading: a key that was never read is rejected as unknown (typos are errors).
@@ -40,6 +44,9 @@ class FieldReader {
   long long positive_integer(const std::string& key);
   long long positive_integer_or(const std::string& key, long long fallback);
   long long non_negative_integer_or(const std::string& key, long long fallback);
+  // A whole number in [low, high] that fits an int (counts of devices, years), checked before any arithmetic.
+  int int_in(const std::string& key, long long low, long long high);
+  int int_in_or(const std::string& key, long long low, long long high, int fallback);
 
   // Quantities with units, parsed by lib/units (a bare number is taken in the SI unit: W, J, s, kg/kWh).
   double power_w(const std::string& key);

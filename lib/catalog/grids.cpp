@@ -11,7 +11,7 @@ Grid parse_grid(FieldReader& r) {
   if (g.kind != "world" && g.kind != "country" && g.kind != "region" && g.kind != "cloud")
     r.fail("kind", "'" + g.kind + "' is not one of world|country|region|cloud");
   g.intensity_kg_per_kwh = r.intensity_kg_per_kwh("intensity");
-  g.year = static_cast<int>(r.positive_integer("year"));
+  g.year = r.int_in("year", 1800, 2500);
   g.source = r.string("source");
   g.file = r.where("name");
   return g;

@@ -41,7 +41,7 @@ Node parse_node(FieldReader& r) {
   n.name = r.string("name");
   n.display_name = r.string_or("display_name", n.name);
   n.accelerator = r.string("accelerator");
-  n.gpus_per_node = static_cast<int>(r.positive_integer("gpus_per_node"));
+  n.gpus_per_node = r.int_in("gpus_per_node", 1, 65536);
   n.max_power_w = r.power_w("max_power");
   n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
   n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
@@ -56,7 +56,7 @@ Cluster parse_cluster(FieldReader& r) {
   c.name = r.string("name");
   c.display_name = r.string_or("display_name", c.name);
   c.node = r.string("node");
-  c.nodes = static_cast<int>(r.positive_integer("nodes"));
+  c.nodes = r.int_in("nodes", 1, 100'000'000);
   c.network = r.string_or("network", "");
   c.source = r.string("source");
   c.file = r.where("name");

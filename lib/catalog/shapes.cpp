@@ -56,7 +56,7 @@ ShapeFamily parse_shape_family(FieldReader& r) {
       f.bands.push_back(b);
     }
   }
-  f.vocab_pad_per_tp = static_cast<int>(r.non_negative_integer_or("vocab_pad_per_tp", 0));
+  f.vocab_pad_per_tp = r.int_in_or("vocab_pad_per_tp", 0, 1 << 20, 0);
   f.source = r.string("source");
   f.file = r.where("name");
   return f;

@@ -1,12 +1,19 @@
-// Writing output files all-or-nothing: a temporary file beside the target, renamed into place.
+// Writing files all-or-nothing: a temporary file beside the target, renamed into place.
 #pragma once
 
 #include <string>
 
 namespace isoflop {
 
-// Writes `content` to `path` atomically; on failure the target is untouched and InputError names the
-// path and the reason (`what` names the field or option that named the path, e.g. "plot").
+// Writes `content` to `path` atomically, replacing what is there; on failure the target is untouched, the
+// temporary file is gone and InputError names the path and the reason (`what` names the field or option
+// that named the path, e.g. "plot"). Files a user named go through write_output (core/output_path.hpp),
+// which checks the rules first; this is for files the program owns (checkpoints, results it manages).
 void write_file_atomically(const std::string& path, const std::string& content, const std::string& what);
+
+// Names a temporary file for `path` ("<dir>/.<name>.isoflop-tmp.<pid>.<n>"), created with O_EXCL, and
+// writes and syncs `content` into it. Returns its name; throws InputError (with the file removed) on failure.
+std::string write_temporary_beside(const std::string& path, const std::string& content, const std::string& what,
+                                   unsigned mode);
 
 }  // namespace isoflop

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/output_path.hpp"
 
 namespace isoflop {
 
@@ -18,6 +19,7 @@ std::string input_name(const std::string& path) { return path == "-" ? "<stdin>"
 std::string read_input_text(const std::string& path) {
   if (path.empty()) throw InputError("empty file name");
   if (path == "-") {
+    note_input_fd(0);
     std::ostringstream text;
     text << std::cin.rdbuf();
     if (std::cin.bad()) throw InputError("<stdin>: cannot read");
@@ -27,6 +29,7 @@ std::string read_input_text(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  note_input(path);
   std::string text;
   char buffer[1 << 16];
   size_t n = 0;

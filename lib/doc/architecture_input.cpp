@@ -25,7 +25,9 @@ bool looks_like_json(std::string_view text) {
 
 YAML::Node load_yaml(const std::string& source, const std::string& text) {
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    catalog::reject_duplicate_keys(root, source);
+    return root;
   } catch (const YAML::Exception& e) {
     throw CatalogError(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }

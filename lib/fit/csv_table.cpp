@@ -46,6 +46,8 @@ std::vector<std::string> split_record(const std::string& text, size_t* pos, int*
       was_quoted = false;
     } else if (c == '\n') {
       break;
+    } else if (c == '\r' && (i + 1 == text.size() || text[i + 1] == '\n')) {
+      continue;  // CRLF line ends (a spreadsheet's export) read like LF
     } else {
       cell += c;
     }
@@ -95,7 +97,7 @@ double CsvTable::positive(const CsvRow& row, size_t column) const {
 CsvTable parse_csv(const std::string& text, const std::string& file) {
   CsvTable table;
   table.file = file;
-  size_t pos = 0;
+  size_t pos = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte-order mark is no part of the header
   int line = 1;
   bool have_header = false;
   while (pos < text.size()) {

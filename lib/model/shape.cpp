@@ -22,6 +22,7 @@ void ShapeOptions::validate() const {
     throw InputError("shape: the reference architecture needs layers, d_model and heads");
   if (tp < 1) throw FieldError("tp", "must be at least 1");
   if (d_model_multiple < 1) throw InputError("shape: d_model multiple must be positive");
+  if (layer_multiple < 1) throw InputError("shape: layer multiple must be positive");
   if (!(tolerance > 0 && tolerance < 1)) throw InputError("shape: tolerance must be in (0, 1)");
 }
 
@@ -32,7 +33,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   const long long head = o.reference.effective_head_size();
   const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
   std::vector<ShapeCandidate> found;
-  for (int layers = 1; layers <= 512; ++layers) {
+  for (int layers = o.layer_multiple; layers <= 512; layers += o.layer_multiple) {
     // 12·L·h² dominates: start from the root and try the neighbouring multiples.
     const double h0 = std::sqrt(target / (12.0 * layers));
     const long long base = std::max<long long>(1, static_cast<long long>(h0 / step));
@@ -59,7 +60,9 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
     }
   }
   if (found.empty())
-    throw InfeasibleError("no architecture with d_model a multiple of " + std::to_string(step) + " lands within " +
+    throw InfeasibleError("no architecture with d_model a multiple of " + std::to_string(step) +
+                          (o.layer_multiple > 1 ? " and layers a multiple of " + std::to_string(o.layer_multiple) : "") +
+                          " lands within " +
                           std::to_string(o.tolerance * 100) + "% of the target; relax the tensor-parallel degree or the tolerance");
   auto score = [&](const ShapeCandidate& c) {
     return std::fabs(std::log(static_cast<double>(c.architecture.d_model) / c.architecture.layers / aspect)) +

@@ -14,6 +14,7 @@ struct ShapeOptions {
   Architecture reference;   // family to follow: its d_model/layers ratio, head size, activation, vocab, seq
   int tp = 1;               // heads must be divisible by the tensor-parallel degree
   int d_model_multiple = 128;
+  int layer_multiple = 1;   // layers are a multiple of this (e.g. pipeline stages × virtual stages)
   double tolerance = 0.02;  // largest relative miss of the exact count against the target
   int alternatives = 3;     // how many runners-up to return
 

@@ -35,6 +35,8 @@ struct PlanOptions {
   parallel::ClusterSpec cluster;
   catalog::Node node;                  // for node power
   model::Architecture family;          // reference family for shaping (e.g. chinchilla-70b)
+  // A given model instead of a shaped one: the allocation is its exact parameter count and D = C/(6N).
+  std::optional<model::Architecture> architecture;
   double global_batch_tokens = 4.0e6;  // target tokens per iteration; ~MT-NLG's 1920 × 2048
   parallel::SearchOptions search;
   // Power, PUE, grid, prices and embodied carbon of the run (lib/cost/run_cost.hpp). The plan fills in the
@@ -51,7 +53,7 @@ struct PlanOptions {
 // result (`layout`, its architecture as `arch` prints it) and a run cost (`cost`).
 struct PlanResult {
   Budget budget;                     // as given
-  std::string family;                // reference family the architecture was shaped after
+  std::string family;                // reference family the architecture was shaped after, or the given model
   double global_batch_tokens = 0;    // target tokens per iteration
   double flops = 0;                  // the budget in FLOPs (after the utilisation iteration)
   double mfu = 0;                    // the best layout's predicted MFU, used for the cost (0 when nothing fits)
@@ -70,6 +72,10 @@ struct PlanResult {
   double params_ratio_to_target() const;
   bool operator==(const PlanResult&) const = default;
 };
+
+// Layers of a shaped model are a multiple of this, so that pipeline stages (× virtual stages) divide them:
+// 16 for a model `layers` deep or deeper than 64, halving down to 1 for shallow ones.
+int pipeline_layer_multiple(int layers);
 
 // Runs the plan. When no layout fits, the result says why (layouts.infeasible) and carries no cost; the
 // caller decides what that means (the command prints the document and exits 1).

@@ -15,8 +15,12 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   resolved.cluster_note = cluster.note;
   o.cluster = cluster.spec;
   o.node = cat.node(cluster.spec.node_name);
-  o.family = cat.model(request.family, "family").architecture;
-  o.family.name = request.family;
+  if (request.architecture && request.family)
+    throw FieldError("family", "a given architecture is planned as it is; a reference family is only for shaping one");
+  const std::string family = request.family.value_or("chinchilla-70b");
+  o.family = cat.model(family, "family").architecture;
+  o.family.name = family;
+  o.architecture = request.architecture;
   if (request.global_batch_tokens) o.global_batch_tokens = *request.global_batch_tokens;
   o.search = request.search;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);

@@ -9,6 +9,7 @@
 #include "catalog/catalog.hpp"
 #include "cost/energy_request.hpp"
 #include "parallel/cluster.hpp"
+#include "model/architecture.hpp"
 #include "plan/plan.hpp"
 #include "scaling/query.hpp"
 
@@ -16,7 +17,9 @@ namespace isoflop::plan {
 
 struct PlanRequest {
   scaling::LawChoice law;                 // the allocation's law (one: all_laws is refused)
-  std::string family = "chinchilla-70b";  // catalog model whose shape the architecture follows
+  std::optional<std::string> family;      // catalog model whose shape the architecture follows (chinchilla-70b)
+  // A given model, planned as it is instead of shaped (the caller reads it: doc::resolve_architecture).
+  std::optional<model::Architecture> architecture;
   std::optional<double> global_batch_tokens;
   parallel::ClusterRequest cluster;
   parallel::SearchOptions search;
@@ -28,7 +31,8 @@ struct ResolvedPlan {
   std::string cluster_note;  // where the node, GPUs per node and bandwidths came from
 };
 
-// Throws FieldError naming the request's field ("law", "family", "gpu", …) for a name the catalog lacks.
+// Throws FieldError naming the request's field ("law", "family", "gpu", …) for a name the catalog lacks, and
+// FieldError("family") when a family is named beside a given architecture.
 ResolvedPlan resolve_plan(const catalog::Catalog& catalog, const PlanRequest& request);
 
 }  // namespace isoflop::plan

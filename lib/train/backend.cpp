@@ -1,49 +1,139 @@
 // Choosing a backend: auto picks CUDA when a device is present; an explicit cuda request without one is an
-// error, never a silent fallback (issue §2).
+// error, never a silent fallback (issue §2). The CUDA backend is a module (libisoflop_cuda.so) loaded with
+// dlopen the first time a job asks about CUDA: the binary links no CUDA library, so no other command pays for
+// loading the CUDA runtime and cuBLASLt.
 #include "train/backend.hpp"
 
-#include "core/error.hpp"
+#include <dlfcn.h>
 
-#ifdef ISOFLOP_TRAIN_CUDA
-#include "train/cuda/cuda_backend.hpp"
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "core/error.hpp"
+#include "train/cuda/module_api.hpp"
+
+#ifndef ISOFLOP_CUDA_MODULE_RELDIR
+#define ISOFLOP_CUDA_MODULE_RELDIR "../lib/isoflop"
 #endif
 
 namespace isoflop::train {
+namespace {
 
-bool cuda_built() {
-#ifdef ISOFLOP_TRAIN_CUDA
-  return true;
-#else
-  return false;
-#endif
+namespace fs = std::filesystem;
+
+constexpr const char* kModuleFile = "libisoflop_cuda.so";
+constexpr const char* kModuleEnv = "ISOFLOP_CUDA_MODULE";  // a module path that overrides the search (tests)
+
+// The loaded module, or why there is none: "CUDA backend not built (…)", "libcudart could not be loaded: …".
+struct Module {
+  const IsoflopCudaModule* api = nullptr;
+  std::string error;
+};
+
+// The module next to the binary (build tree), then in the install's library folder relative to the binary.
+std::string find_module(std::string& searched) {
+  if (const char* env = std::getenv(kModuleEnv); env && *env) {
+    searched = std::string(env) + " (" + kModuleEnv + ")";
+    std::error_code ec;
+    return fs::is_regular_file(env, ec) ? std::string(env) : std::string();
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    searched = "(the binary's folder is unknown: /proc/self/exe unreadable)";
+    return "";
+  }
+  const fs::path candidates[] = {exe.parent_path() / kModuleFile,
+                                 (exe.parent_path() / ISOFLOP_CUDA_MODULE_RELDIR / kModuleFile).lexically_normal()};
+  for (const fs::path& candidate : candidates) {
+    if (!searched.empty()) searched += " or ";
+    searched += candidate.string();
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return "";
 }
 
-int cuda_device_count() {
-#ifdef ISOFLOP_TRAIN_CUDA
-  return cuda::device_count();
-#else
-  return 0;
-#endif
+Module load_module() {
+  Module module;
+  std::string searched;
+  const std::string path = find_module(searched);
+  if (path.empty()) {
+    module.error = "CUDA backend not built (no " + searched + ")";
+    return module;
+  }
+  // Never closed: a backend made by the module lives until the end of the run.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = dlerror();
+    const std::string reason = why ? why : "unknown error";
+    module.error = (reason.find("libcudart") != std::string::npos ? "libcudart could not be loaded: "
+                                                                     : "CUDA backend could not be loaded: ") +
+                   reason;
+    return module;
+  }
+  const auto entry = reinterpret_cast<IsoflopCudaEntry>(dlsym(handle, ISOFLOP_CUDA_ENTRY));
+  const IsoflopCudaModule* api = entry ? entry() : nullptr;
+  if (!api) {
+    module.error = "CUDA backend could not be loaded: " + path + " has no entry point " + ISOFLOP_CUDA_ENTRY;
+  } else if (api->abi != kIsoflopCudaAbi || api->model_config_size != sizeof(ModelConfig) ||
+             api->adamw_step_size != sizeof(AdamWStep)) {
+    module.error = "CUDA backend could not be loaded: " + path + " comes from another build of isoflop";
+  } else {
+    module.api = api;
+  }
+  return module;
 }
+
+const Module& cuda_module() {
+  static const Module module = load_module();
+  return module;
+}
+
+struct Devices {
+  int count = 0;
+  std::string why;  // the driver's reason when there is none
+};
+
+const Devices& devices() {
+  static const Devices found = [] {
+    Devices d;
+    const Module& m = cuda_module();
+    if (!m.api) return d;
+    char why[256] = "";
+    d.count = m.api->device_count(why, sizeof why);
+    d.why = why;
+    return d;
+  }();
+  return found;
+}
+
+// Why a cuda request cannot run ("" when it can): the module, libcudart or the device, in that order.
+std::string cuda_unavailable() {
+  const Module& m = cuda_module();
+  if (!m.api) return m.error;
+  const Devices& d = devices();
+  if (d.count > 0) return "";
+  return d.why.empty() ? "no CUDA device (the driver reports none)" : "no CUDA device (" + d.why + ")";
+}
+
+}  // namespace
+
+bool cuda_built() { return cuda_module().api != nullptr; }
+
+int cuda_device_count() { return devices().count; }
 
 std::string cuda_device_name() {
-#ifdef ISOFLOP_TRAIN_CUDA
-  return cuda::device_count() > 0 ? cuda::device_name() : "";
-#else
-  return "";
-#endif
+  if (cuda_device_count() == 0) return "";
+  char name[256] = "";
+  cuda_module().api->device_name(name, sizeof name);
+  return name;
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const ModelConfig& config, int batch, Precision precision) {
-#ifdef ISOFLOP_TRAIN_CUDA
-  if (cuda::device_count() == 0) throw InputError("backend: cuda requested but no CUDA device is present");
-  return cuda::make_backend(config, batch, precision);
-#else
-  (void)config;
-  (void)batch;
-  (void)precision;
-  throw InputError("backend: cuda requested but this isoflop was built without CUDA (configure with nvcc available)");
-#endif
+  if (const std::string why = cuda_unavailable(); !why.empty())
+    throw InputError("backend: cuda requested but " + why);
+  return std::unique_ptr<Backend>(cuda_module().api->make_backend(&config, batch, precision));
 }
 
 BackendChoice choose_backend(BackendKind requested, const Precision* requested_precision) {
@@ -53,10 +143,8 @@ BackendChoice choose_backend(BackendKind requested, const Precision* requested_p
       choice.kind = BackendKind::kCpu;
       break;
     case BackendKind::kCuda:
-      if (!cuda_built())
-        throw InputError("backend: cuda requested but this isoflop was built without CUDA (configure with nvcc "
-                         "available)");
-      if (cuda_device_count() == 0) throw InputError("backend: cuda requested but no CUDA device is present");
+      if (const std::string why = cuda_unavailable(); !why.empty())
+        throw InputError("backend: cuda requested but " + why);
       choice.kind = BackendKind::kCuda;
       break;
     case BackendKind::kAuto:
@@ -65,8 +153,7 @@ BackendChoice choose_backend(BackendKind requested, const Precision* requested_p
         choice.note = "backend auto: using CUDA on " + cuda_device_name();
       } else {
         choice.kind = BackendKind::kCpu;
-        choice.note = std::string("backend auto: using the CPU (") +
-                      (cuda_built() ? "no CUDA device present" : "built without CUDA") + ")";
+        choice.note = "backend auto: using the CPU (" + cuda_unavailable() + ")";
       }
       break;
   }

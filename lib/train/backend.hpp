@@ -55,11 +55,13 @@ class Backend {
 // The thread count is process-wide; results repeat bit for bit for a given count and OpenBLAS kernel set.
 std::unique_ptr<Backend> make_cpu_backend(const ModelConfig& config, int batch, int threads = 0);
 
-// The CUDA backend on device 0. Throws InputError when isoflop was built without CUDA or no device is present.
+// The CUDA backend on device 0, from the module libisoflop_cuda.so (loaded on first use). Throws InputError
+// naming what is missing: "CUDA backend not built", "libcudart could not be loaded: …", "no CUDA device".
 std::unique_ptr<Backend> make_cuda_backend(const ModelConfig& config, int batch, Precision precision);
 
-// Whether this build contains the CUDA backend, how many devices the driver reports (0 on any error), and
-// the name of device 0 ("" when none).
+// Whether the CUDA module was found and loaded (the environment variable ISOFLOP_CUDA_MODULE names it
+// instead of the search next to the binary), how many devices the driver reports (0 on any error), and the
+// name of device 0 ("" when none). Each loads the module on first use; no other function does.
 bool cuda_built();
 int cuda_device_count();
 std::string cuda_device_name();

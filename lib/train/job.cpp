@@ -12,6 +12,7 @@
 
 #include "catalog/field_reader.hpp"
 #include "core/error.hpp"
+#include "core/output_path.hpp"
 
 namespace isoflop::train {
 namespace {
@@ -88,6 +89,7 @@ Job parse_job(const std::string& text, const std::string& file) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (!root.IsDefined() || root.IsNull()) throw InputError(file + ": the job file is empty");
+  catalog::reject_duplicate_keys(root, file);
   catalog::FieldReader top(root, file, "job");
   Job job;
   job.file = file;
@@ -122,8 +124,8 @@ Job parse_job(const std::string& text, const std::string& file) {
   if (!d.has("source")) d.fail("source", "is missing (required); accepted: " + join(kDataSourceNames.names()));
   if (job.data.source == DataSource::kMarkov) {
     job.data.tokens = d.positive_integer_or("tokens", job.data.tokens);
-    job.data.markov.order = static_cast<int>(d.positive_integer_or("order", 1));
-    job.data.markov.branching = static_cast<int>(d.positive_integer_or("branching", 8));
+    job.data.markov.order = d.int_in_or("order", 1, 64, 1);
+    job.data.markov.branching = d.int_in_or("branching", 1, 1 << 20, 8);
     job.data.markov.zipf = d.non_negative_or("zipf", 1.0);
     job.data.markov.smoothing = d.non_negative_or("smoothing", 0.01);
     job.data.markov.seed = static_cast<uint64_t>(d.non_negative_integer_or("seed", 1));
@@ -175,7 +177,10 @@ Job load_job(const std::string& path) {
   if (!in) throw InputError("JOB: cannot read '" + path + "': " + std::strerror(errno));
   std::stringstream s;
   s << in.rdbuf();
-  return parse_job(s.str(), path);
+  note_input(path);  // no output may replace the job file or its data
+  Job job = parse_job(s.str(), path);
+  note_input(job.data.path);
+  return job;
 }
 
 void Job::set_output(const std::string& folder) {

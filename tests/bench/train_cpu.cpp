@@ -14,6 +14,7 @@
 
 #include "model/flops.hpp"
 #include "train/backend.hpp"
+#include "train/cpu/sgemm_peak.hpp"
 #include "train/layout.hpp"
 #include "train/optimizer.hpp"
 #include "train/rng.hpp"
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
               layout.total, 1e3 * seconds / steps, steps);
   std::printf("  %.0f tokens/s, %.1f GFLOP/s (chinchilla App. F: %.3g FLOPs/token), %.1f %% of the sgemm peak\n",
               tokens_per_s, achieved / 1e9, flops_per_token, 100.0 * achieved / peak);
+  const double trainer_peak = train::measure_sgemm_peak_flops();  // what `isoflop train` reports MFU against
+  std::printf("  MFU as the trainer reports it: %.1f %% of %.1f GFLOP/s (512^3 per thread, single-threaded BLAS)\n",
+              100.0 * achieved / trainer_peak, trainer_peak / 1e9);
   std::printf("  memory: %.1f MiB allocated by the backend\n", static_cast<double>(backend->memory_bytes()) / 1048576.0);
   return 0;
 }

@@ -94,13 +94,17 @@ TEST_CASE("plan -o json read back by cost, layout and flops --from") {
   CHECK(l["layouts"] == plan["layouts"]);
   CHECK(l["architecture"] == plan["architecture"]);
 
-  // A pin re-ranks the plan's model on its cluster: every layout keeps the pin and fits.
-  const long long layers = plan["architecture"]["layers"].get<long long>();
-  int pp = 2;
-  while (layers % pp != 0) ++pp;
-  const auto pinned = run_cli("layout --from " + path + " --pp " + std::to_string(pp) + " -o json");
+  // A pin re-ranks the plan's model on its cluster: the plan shapes its depth for pipelines (a multiple of 16
+  // at this size), so PP 16 is accepted and every layout keeps the pin.
+  CHECK(plan["architecture"]["layers"].get<long long>() % 16 == 0);
+  const auto pinned = run_cli("layout --from " + path + " --pp 16 -o json");
   REQUIRE(pinned.status == 0);
-  for (const auto& x : nlohmann::json::parse(pinned.out)["layouts"]) CHECK(x["pp"] == pp);
+  const auto pinned_layouts = nlohmann::json::parse(pinned.out)["layouts"];
+  CHECK(!pinned_layouts.empty());
+  for (const auto& x : pinned_layouts) {
+    CHECK(x["pp"] == 16);
+    CHECK(x["tp"].get<int>() * x["pp"].get<int>() * x["dp"].get<int>() == 3360);
+  }
 
   const auto flops = run_cli("flops --from " + path + " -o json");
   CHECK(flops.status == 0);
@@ -234,4 +238,49 @@ TEST_CASE("plan with the TDP energy method, a pinned machine and embodied carbon
   CHECK(machine["change"] == "a100-sxm4-80gb -> h100-sxm5-80gb");
   CHECK(machine["energy_factor"].get<double>() > 1);
   CHECK(std::fabs(doc["cost"]["whatif"][3]["energy_factor"].get<double>() - 1.4 / 1.1) < 1e-12);
+}
+
+TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
+  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-arch-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "a.json").string();
+  const auto a = run_cli("arch --params 7B -o json");
+  REQUIRE(a.status == 0);
+  { std::ofstream(path) << a.out; }
+  auto given = nlohmann::json::parse(a.out)["architecture"];
+  const auto r = run_cli("plan --arch " + path + " --gpus 64 --gpu a100-sxm4-80gb --days 7 -o json");
+  REQUIRE(r.status == 0);
+  const auto plan = nlohmann::json::parse(r.out);
+  auto planned = plan["architecture"];
+  planned["name"] = given["name"];
+  CHECK(planned == given);
+  const double n = given["params"].get<double>();
+  CHECK(plan["allocation"]["params"].get<double>() == n);
+  CHECK(plan["allocation"]["method"] == "fixed-params");
+  const double flops = plan["budget"]["flops"].get<double>();
+  CHECK(plan["allocation"]["flops"].get<double>() == flops);
+  CHECK(std::fabs(plan["allocation"]["tokens"].get<double>() * 6 * n / flops - 1) < 1e-12);
+  // The budget is still what 64 A100s deliver in 7 days at the best layout's MFU; the law's loss at (N, D).
+  CHECK(std::fabs(flops / (64 * 312e12 * 7 * 86400.0) / plan["budget"]["mfu"].get<double>() - 1) < 2e-3);
+  CHECK(plan["allocation"]["loss"].get<double>() > 1.7);
+  CHECK(plan["shape"]["target_params"].get<double>() == n);
+  CHECK(plan["shape"]["params_ratio_to_target"].get<double>() == 1.0);
+  std::filesystem::remove_all(dir);
+
+  // A catalog id: Chinchilla's 80 × 8192 as published.
+  const auto c = run_cli("plan --arch chinchilla-70b --gpus 1024 --gpu a100-sxm4-80gb --flops 5.76e23 -o json");
+  REQUIRE(c.status == 0);
+  const auto cp = nlohmann::json::parse(c.out);
+  CHECK(cp["architecture"]["layers"] == 80);
+  CHECK(cp["architecture"]["d_model"] == 8192);
+  CHECK(cp["allocation"]["params"].get<double>() == cp["architecture"]["params"].get<double>());
+  CHECK(std::fabs(cp["allocation"]["tokens"].get<double>() * 6 * cp["allocation"]["params"].get<double>() / 5.76e23 - 1) <
+        1e-12);
+  CHECK(cp["inputs"]["family"] == "chinchilla-70b");
+
+  // A given model and a reference family to shape one conflict.
+  const auto both = run_cli("plan --arch chinchilla-70b --family gopher-280b --gpus 64 --gpu a100-sxm4-80gb --days 7");
+  CHECK(both.status == 2);
+  CHECK(both.err.find("--family") != std::string::npos);
+  CHECK(both.out.empty());
 }

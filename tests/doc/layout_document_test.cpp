@@ -47,7 +47,7 @@ TEST_CASE("a layout document, feasible or not, is a fixed point of to_json and f
   CHECK(doc::Json(none)["infeasible"]["changes"][0]["field"] == "gpus");
 }
 
-TEST_CASE("relayout: a plan document's sections, re-run, give its layouts, and pins re-rank") {
+TEST_CASE("relayout: a plan document's sections re-run give its layouts and pins re-rank") {
   const auto d = mt_nlg(2240, 1920);
   doc::Json plan = doc::Json::object();
   plan["schema"] = doc::schema_id("plan");

@@ -9,43 +9,13 @@
 #include <vector>
 
 #include "device.hpp"
+#include "layer_parity.hpp"
 #include "train/cpu/layers.hpp"
 #include "train/cuda/gemm.cuh"
 #include "train/cuda/kernels.cuh"
 
 namespace isoflop::test::gpu {
 namespace {
-
-namespace cu = train::cuda;
-namespace cpu = train::cpu;
-
-// fp32 kernels against the fp32 CPU reference: both compute in fp32 (the CPU's LayerNorm statistics in double)
-// and differ only in summation order over at most a few hundred terms, i.e. by a few ulps of the largest
-// partial sum. 1e-5 of the tensor's largest entry is ~10× that; a wrong term or index is off by O(1).
-constexpr double kFp32Tol = 1e-5;
-// fp32 outputs of GEMMs with bf16 inputs: the products are exact in fp32, but tensor cores do not round the
-// fp32 accumulation step by step as IEEE does, which costs up to a few 1e-5 over a few hundred terms.
-constexpr double kBf16AccumulateTol = 1e-3;
-// bf16 outputs: every store rounds to 8 significant bits (relative error ≤ 2⁻⁹ ≈ 2e-3), and an output that
-// reads bf16 intermediates (q, k, v; an accumulated gradient) carries a few such roundings.
-constexpr double kBf16Tol = 1e-2;
-
-template <typename T>
-constexpr double output_tol() {
-  return std::is_same_v<T, float> ? kFp32Tol : kBf16Tol;
-}
-template <typename T>
-constexpr double accumulate_tol() {
-  return std::is_same_v<T, float> ? kFp32Tol : kBf16AccumulateTol;
-}
-template <typename T>
-constexpr cudaDataType_t cuda_type() {
-  return cu::DType<T>::kCuda;
-}
-
-// Shapes chosen to hit the edges: N rows not a multiple of the 8 rows per block, C not a multiple of the 32
-// lanes of a warp, V above the classifier's 512 threads and not a multiple of them.
-constexpr int kB = 2, kT = 19, kC = 40, kN = kB * kT;
 
 // dwte's buckets as kernels.cuh specifies them, built independently of the backend's counting sort: for each
 // distinct token in ascending order, its positions in ascending order.
@@ -287,77 +257,6 @@ TEST_CASE_TEMPLATE("a linear layer's forward (bias epilogue or kernel, residual)
   check_tensor("linear dbias", d_dbias.download(), dbias, kFp32Tol);  // fp32 column sums
 }
 
-TEST_CASE_TEMPLATE("attention's head split and merge are exact permutations of the CPU's qkv layout", T, float, bf16) {
-  GPU_TEST_NEEDS_DEVICE();
-  const int NH = 4, hs = kC / NH;
-  const size_t plane = static_cast<size_t>(kN) * kC;
-  const auto qkv = representable<T>(normals(3 * plane, 40));
-  DeviceBuffer<T> d_qkv(qkv), d_heads(3 * plane), d_back(3 * plane), d_merged(plane);
-  T* q = d_heads.get();
-  cu::attention_split_heads(q, q + plane, q + 2 * plane, d_qkv.get(), kB, kT, NH, hs, nullptr);
-  const auto heads = d_heads.download();
-  // Head h of q at (b, t) is qkv[b, t, h·hs : (h+1)·hs], as cpu::attention_forward reads it; k and v follow at +C.
-  size_t mismatches = 0;
-  for (int part = 0; part < 3; ++part)
-    for (int b = 0; b < kB; ++b)
-      for (int h = 0; h < NH; ++h)
-        for (int t = 0; t < kT; ++t)
-          for (int d = 0; d < hs; ++d) {
-            const size_t i = part * plane + ((static_cast<size_t>(b) * NH + h) * kT + t) * hs + d;
-            const size_t j = (static_cast<size_t>(b) * kT + t) * 3 * kC + part * kC + h * hs + d;
-            mismatches += heads[i] != qkv[j];
-          }
-  CHECK(mismatches == 0);
-  cu::attention_split_heads_backward(d_back.get(), q, q + plane, q + 2 * plane, kB, kT, NH, hs, nullptr);
-  CHECK(d_back.download() == qkv);
-  cu::attention_merge_heads(d_merged.get(), q, kB, kT, NH, hs, nullptr);  // q's heads side by side again
-  cu::attention_merge_heads_backward(d_heads.get(), d_merged.get(), kB, kT, NH, hs, nullptr);
-  const auto q_again = d_heads.download();
-  CHECK(std::equal(q_again.begin(), q_again.begin() + plane, heads.begin()));
-  const auto merged = d_merged.download();
-  for (size_t i = 0; i < plane; ++i) mismatches += merged[i] != qkv[(i / kC) * 3 * kC + i % kC];
-  CHECK(mismatches == 0);
-}
-
-TEST_CASE_TEMPLATE("the causal softmax and its backward match the CPU's formulas", T, float, bf16) {
-  GPU_TEST_NEEDS_DEVICE();
-  const int Tn = 45, rows = 3 * Tn;  // rows of several heads; T above one warp's 32 lanes
-  const auto preatt = normals(static_cast<size_t>(rows) * Tn, 50, 3.0);
-  DeviceBuffer<float> d_preatt(preatt);
-  DeviceBuffer<T> d_att(preatt.size());
-  cu::causal_softmax_forward(d_att.get(), d_preatt.get(), rows, Tn, nullptr);
-  const auto att = d_att.download();
-  // cpu::attention_forward's softmax: row t sees 0..t, zero above the diagonal.
-  std::vector<float> expected(preatt.size(), 0.0f);
-  for (int r = 0; r < rows; ++r) {
-    const int t = r % Tn;
-    const float* x = &preatt[static_cast<size_t>(r) * Tn];
-    const double mx = *std::max_element(x, x + t + 1);
-    double sum = 0;
-    for (int j = 0; j <= t; ++j) sum += std::exp(x[j] - mx);
-    for (int j = 0; j <= t; ++j) expected[static_cast<size_t>(r) * Tn + j] = static_cast<float>(std::exp(x[j] - mx) / sum);
-  }
-  check_tensor("att", att, expected, output_tol<T>());
-  size_t above = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int j = r % Tn + 1; j < Tn; ++j) above += att[static_cast<size_t>(r) * Tn + j] != 0.0f;
-  CHECK(above == 0);
-
-  // Backward from the kernel's own probabilities: ds = p ⊙ (dp − Σ p·dp), zero above the diagonal.
-  const auto datt = normals(preatt.size(), 51);
-  DeviceBuffer<float> d_datt(datt);
-  DeviceBuffer<T> d_ds(preatt.size());
-  cu::causal_softmax_backward(d_ds.get(), d_datt.get(), d_att.get(), rows, Tn, nullptr);
-  std::vector<float> ds(preatt.size(), 0.0f);
-  for (int r = 0; r < rows; ++r) {
-    const int t = r % Tn;
-    const size_t base = static_cast<size_t>(r) * Tn;
-    double dot = 0;
-    for (int j = 0; j <= t; ++j) dot += static_cast<double>(att[base + j]) * datt[base + j];
-    for (int j = 0; j <= t; ++j) ds[base + j] = static_cast<float>(att[base + j] * (datt[base + j] - dot));
-  }
-  check_tensor("dpreatt", d_ds.download(), ds, output_tol<T>());
-}
 
 TEST_CASE_TEMPLATE("GELU forward and backward match the CPU (tanh form)", T, float, bf16) {
   GPU_TEST_NEEDS_DEVICE();

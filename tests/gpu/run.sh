@@ -108,9 +108,11 @@ generator=()  # only for a fresh build folder: an existing one keeps its generat
 [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null && generator=(-G Ninja)
 timed "$(budget 330)" "$logs/build.log" bash -c "
   cmake -S '$root' -B '$build' ${generator[*]} -DCMAKE_BUILD_TYPE=Release -DISOFLOP_CUDA=ON &&
-  cmake --build '$build' -j '$jobs' --target isoflop test_gpu"
+  cmake --build '$build' -j '$jobs' --target isoflop isoflop_cuda test_gpu"
 code=$?
 record build "$(status_of $code)" $(( $(date +%s) - t0 ))
+# The binary links no CUDA library: `train` loads libisoflop_cuda.so only for a cuda job.
+ldd "$build/isoflop" >"$logs/ldd.txt" 2>&1
 if [ "$code" -ne 0 ]; then
   grep -E "error|FAILED" "$logs/build.log" | head -40 >&2
   write_results
@@ -121,7 +123,8 @@ test_gpu="$build/tests/test_gpu"
 
 # ---- parity: the CUDA backend against the CPU reference ------------------------------------------------------
 t0=$(date +%s)
-timed "$(budget 120)" "$logs/parity.log" "$test_gpu"
+# test_gpu loads the CUDA module (built next to isoflop) as `train` does; it is not next to it, so name it.
+timed "$(budget 120)" "$logs/parity.log" env ISOFLOP_CUDA_MODULE="$build/libisoflop_cuda.so" "$test_gpu"
 code=$?
 summary="$(grep -E '^\[doctest\] (test cases|assertions):' "$logs/parity.log" | tr -s ' ' | paste -sd ';' -)"
 skipped=$(grep -c "gpu test skipped" "$logs/parity.log")

@@ -1,5 +1,6 @@
 // Tests for lib/model/shape (shaping after a family of shapes.yaml) and lib/model/moe_advice: 70B lands on
-// Chinchilla's 80 x 8192, every proposal is within 2 % and meets the constraints, MoE totals exceed actives.
+// Chinchilla's 80 x 8192, every proposal is within 2 % and meets the constraints, MoE totals exceed actives;
+// shape_architecture (used by plan) with layers a multiple of the pipeline's.
 #include "model/shape.hpp"
 
 #include <doctest/doctest.h>
@@ -247,4 +248,30 @@ TEST_CASE("ST-MoE recommendations: silent when followed, one line per departure,
   CHECK(all[2] == "evaluation capacity factor 1.5 departs from the recommended 2 (ST-MoE, Zoph et al. 2022)");
   CHECK(all[3] == "512 experts exceed the recommended at most 256 (ST-MoE, Zoph et al. 2022)");
   CHECK(moe_departures(MoeConfig{}, 8, st).empty());  // dense: nothing to check
+}
+
+TEST_CASE("shape_architecture: a layer multiple keeps the count within 2 % and d_model a multiple of 128") {
+  const auto cat = catalog::load_catalog();
+  ShapeOptions o;
+  o.reference = cat.model("chinchilla-70b").architecture;
+  o.tp = 8;
+  // Chinchilla's own size lands on its 80 layers both ways (80 is a multiple of 16).
+  const ShapeResult free = shape_architecture(70e9, o);
+  o.layer_multiple = 16;
+  const ShapeResult piped = shape_architecture(70e9, o);
+  CHECK(piped.best.architecture.layers % 16 == 0);
+  for (double target : {1.3e9, 13e9, 175e9, 530e9}) {
+    const ShapeResult r = shape_architecture(target, o);
+    for (const ShapeCandidate* c : {&r.best, r.alternatives.empty() ? &r.best : &r.alternatives.front()}) {
+      CHECK(c->architecture.layers % 16 == 0);
+      CHECK(c->architecture.d_model % 128 == 0);
+      CHECK(c->architecture.heads % 8 == 0);
+      CHECK(std::fabs(c->ratio - 1) <= 0.02);
+      CHECK(c->params == count_params(c->architecture).total());
+    }
+  }
+  // The multiple moves the depth by less than half a multiple from the free shape's (d_model absorbs the rest).
+  CHECK(std::abs(piped.best.architecture.layers - free.best.architecture.layers) <= 8);
+  o.layer_multiple = 0;
+  CHECK_THROWS_AS(shape_architecture(70e9, o), InputError);
 }

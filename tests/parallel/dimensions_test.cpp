@@ -25,7 +25,7 @@ TEST_CASE("the table names each knob once, in the search's order, the family fir
   CHECK(find_dimension("zero") == nullptr);
 }
 
-TEST_CASE("get and set reach every field of Layout, pin and pinned every field of LayoutPins") {
+TEST_CASE("get and set reach every field of Layout and pin and pinned every field of LayoutPins") {
   Layout l;
   LayoutPins p;
   const int values[kDimensionCount] = {2, 3, 4, 5, 6, 7, 3, 1, 1};
@@ -53,7 +53,7 @@ TEST_CASE("get and set reach every field of Layout, pin and pinned every field o
   CHECK(p == LayoutPins{});
 }
 
-TEST_CASE("values round-trip through text, and bad text and out-of-range values name the knob") {
+TEST_CASE("values round-trip through text and bad text or out-of-range values name the knob") {
   for (const auto& d : dimensions())
     for (int v = d.min; v <= std::min(d.max, d.min + 4); ++v) CHECK(parse_value(d, format_value(d, v)) == v);
   CHECK(format_value(*find_dimension("recompute"), 2) == "full");

@@ -1,5 +1,6 @@
 // Tests of the plan pipeline (lib/plan): self-consistent utilisation for a GPU-days budget, a FLOPs budget
-// passed through unchanged, the 4Ms table and the energy methods, and budget validation.
+// passed through unchanged, the 4Ms table and the energy methods, budget validation, a depth that pipeline
+// stages divide, and a given architecture planned as it is.
 #include "plan/plan.hpp"
 
 #include <doctest/doctest.h>
@@ -8,6 +9,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
+#include "model/params.hpp"
 #include "parallel/cluster.hpp"
 #include "scaling/allocate.hpp"
 #include "scaling/loss_law.hpp"
@@ -140,4 +142,47 @@ TEST_CASE("an energy budget is spent at the chosen method's power") {
   CHECK(tdp.flops > node.flops);
   o.run_cost.energy_method = cost::EnergyMethod::kMeasured;  // an A100 has no measured power in the catalog
   CHECK_THROWS_AS(plan::make_plan(budget, o), InputError);
+}
+
+TEST_CASE("the shaped depth suits pipelines: layers a multiple of up to 16, fewer for shallow models") {
+  CHECK(plan::pipeline_layer_multiple(93) == 16);
+  CHECK(plan::pipeline_layer_multiple(64) == 16);
+  CHECK(plan::pipeline_layer_multiple(63) == 8);
+  CHECK(plan::pipeline_layer_multiple(32) == 8);
+  CHECK(plan::pipeline_layer_multiple(24) == 4);
+  CHECK(plan::pipeline_layer_multiple(12) == 2);
+  CHECK(plan::pipeline_layer_multiple(7) == 1);
+  const auto cat = catalog::load_catalog();
+  const auto o = options_for(cat, 3360);
+  plan::Budget budget;
+  budget.time_s = 30 * 86400.0;
+  const auto r = plan::make_plan(budget, o);
+  CHECK(r.converged);
+  const auto& a = r.job.architecture;
+  CHECK(a.layers % plan::pipeline_layer_multiple(a.layers) == 0);
+  CHECK(a.layers % 16 == 0);
+  CHECK(a.d_model % 128 == 0);
+  CHECK(std::fabs(r.params_ratio_to_target() - 1) <= 0.02);
+}
+
+TEST_CASE("a given architecture: the allocation is its exact count and D = C/(6N), with the law's loss") {
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 1024);
+  o.architecture = cat.model("chinchilla-70b").architecture;
+  o.architecture->name = "chinchilla-70b";
+  plan::Budget budget;
+  budget.flops = 5.76e23;  // Chinchilla's budget (Hoffmann et al. 2022)
+  const auto r = plan::make_plan(budget, o);
+  const double n = model::count_params(*o.architecture).total();
+  CHECK(r.job.architecture == *o.architecture);
+  CHECK(r.family == "chinchilla-70b");
+  CHECK(r.allocation.method == "fixed-params");
+  CHECK(r.allocation.params == n);
+  CHECK(r.allocation.tokens == doctest::Approx(5.76e23 / (6 * n)).epsilon(1e-12));
+  REQUIRE(r.allocation.loss.has_value());
+  CHECK(*r.allocation.loss == doctest::Approx(scaling::predicted_loss(o.law, n, r.allocation.tokens)));
+  CHECK(r.params_ratio_to_target() == 1.0);
+  // About 1.4T tokens for 70B: the paper's own allocation.
+  CHECK(r.allocation.tokens == doctest::Approx(1.4e12).epsilon(0.05));
+  CHECK(r.feasible());
 }

@@ -1,0 +1,130 @@
+// The rules for output paths: refuse inputs, folders, devices and (unless allowed) existing files; write
+// through an exclusive temporary file; say where a symbolic link leads.
+#include "core/output_path.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace isoflop {
+namespace {
+
+struct Inputs {
+  std::mutex mutex;
+  std::vector<std::pair<dev_t, ino_t>> files;
+};
+
+Inputs& inputs() {
+  static Inputs registry;
+  return registry;
+}
+
+void remember(const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return;
+  Inputs& r = inputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& f : r.files)
+    if (f.first == st.st_dev && f.second == st.st_ino) return;
+  r.files.emplace_back(st.st_dev, st.st_ino);
+}
+
+bool is_input(const struct stat& st) {
+  Inputs& r = inputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& f : r.files)
+    if (f.first == st.st_dev && f.second == st.st_ino) return true;
+  return false;
+}
+
+std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
+
+// Renames `temp` to `target` without replacing a file that exists by then.
+int rename_no_replace(const std::string& temp, const std::string& target) {
+#ifdef RENAME_NOREPLACE
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+#endif
+  if (::link(temp.c_str(), target.c_str()) != 0) return errno;
+  ::unlink(temp.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void note_input(const std::string& path) {
+  struct stat st {};
+  if (!path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0) remember(st);
+}
+
+void note_input_fd(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) remember(st);
+}
+
+OutputTarget check_output_path(const std::string& path, const std::string& what, const OutputRules& rules) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError(what + ": empty file name");
+  OutputTarget out{path, path, false};
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw InputError(what + ": cannot write " + in_quotes(path) + ": " + std::strerror(errno));
+    const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec))
+      throw InputError(what + ": cannot write " + in_quotes(path) + ": folder " + in_quotes(parent.string()) +
+                       " does not exist");
+    return out;
+  }
+  if (S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path link_to = fs::read_symlink(path, ec);
+    if (::stat(path.c_str(), &st) != 0)
+      throw InputError(what + ": " + in_quotes(path) + " is a symbolic link to " + in_quotes(link_to.string()) +
+                       ", which does not exist; name the file itself");
+    out.target = fs::canonical(path, ec).string();
+    if (ec) throw InputError(what + ": cannot resolve the symbolic link " + in_quotes(path) + ": " + ec.message());
+    out.via_link = true;
+  }
+  const std::string named = out.via_link ? in_quotes(path) + " (a link to " + in_quotes(out.target) + ")" : in_quotes(path);
+  if (S_ISDIR(st.st_mode)) throw InputError(what + ": " + named + " is a directory; name a file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(what + ": " + named + " is not a regular file (a device, FIFO or socket); name a file");
+  if (is_input(st)) throw InputError(what + ": " + named + " is one of this command's inputs; name another file");
+  if (!rules.replace) throw InputError(what + ": " + path + " exists; " + rules.replace_hint);
+  return out;
+}
+
+OutputTarget write_output(const std::string& path, const std::string& content, const std::string& what,
+                          const OutputRules& rules) {
+  const OutputTarget t = check_output_path(path, what, rules);
+  struct stat st {};
+  const bool exists = ::stat(t.target.c_str(), &st) == 0;
+  const unsigned mode = exists ? static_cast<unsigned>(st.st_mode & 07777) : 0666u;
+  const std::string temp = write_temporary_beside(t.target, content, what, mode);
+  if (exists) (void)::chmod(temp.c_str(), static_cast<mode_t>(mode));  // keep the replaced file's mode
+  int error = 0;
+  if (rules.replace) {
+    if (std::rename(temp.c_str(), t.target.c_str()) != 0) error = errno;
+  } else {
+    error = rename_no_replace(temp, t.target);
+  }
+  if (error != 0) {
+    ::unlink(temp.c_str());
+    if (error == EEXIST) throw InputError(what + ": " + path + " exists; " + rules.replace_hint);
+    throw InputError(what + ": cannot write " + in_quotes(path) + ": " + std::strerror(error));
+  }
+  return t;
+}
+
+}  // namespace isoflop

@@ -1,0 +1,41 @@
+// The rules for every file a command writes on the user's behalf (a figure, a saved law, a curve): one
+// place that decides whether a path may be written, so that nothing a user owns is lost by accident.
+#pragma once
+
+#include <string>
+
+namespace isoflop {
+
+// Remembers a file the command reads (by device and inode), so that no output can replace it. Called by
+// read_input_text for every file it reads; call it for inputs read otherwise. Missing files are ignored.
+void note_input(const std::string& path);
+// The same for an open descriptor (standard input redirected from a file).
+void note_input_fd(int fd);
+
+// How one output may be written.
+struct OutputRules {
+  bool replace = false;  // an existing regular file may be replaced
+  // What the user does to allow replacing, appended to "x exists; " (the command line says its flag).
+  std::string replace_hint = "replacing it was not allowed";
+};
+
+// Where an output will be written after the rules were checked: `path` as named, and `target`, the file
+// the bytes go to (different when `path` is a symbolic link; then `via_link` is true).
+struct OutputTarget {
+  std::string path;
+  std::string target;
+  bool via_link = false;
+};
+
+// Checks `path` against the rules; throws InputError "<what>: <reason>" (the target untouched) when it is
+// empty, one of the command's inputs, a directory, not a regular file (device, FIFO, socket), a link to
+// nowhere, in a folder that does not exist, or exists and `rules.replace` is false.
+OutputTarget check_output_path(const std::string& path, const std::string& what, const OutputRules& rules);
+
+// Checks `path` and writes `content` all-or-nothing: a temporary file created exclusively in the target's
+// folder, flushed, then renamed into place (never over a file that appeared meanwhile unless replacing is
+// allowed); the temporary file is removed on every failure. Returns where the bytes went.
+OutputTarget write_output(const std::string& path, const std::string& content, const std::string& what,
+                          const OutputRules& rules);
+
+}  // namespace isoflop
