@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "core/output_path.hpp"
 #include "core/error.hpp"
@@ -103,6 +104,10 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   } else if (const char* env = std::getenv("ISOFLOP_CATALOG"); env && *env) {
     c.catalog_dir = std::string(env);
   }
+  if (c.catalog_dir) {  // the overlay's files are inputs of every command, read or not: no output replaces one
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(*c.catalog_dir, ec)) note_input(entry.path().string());
+  }
   setup_logging(c);
   return parsed;
 }
@@ -166,19 +171,6 @@ void require_one_of(const po::variables_map& vm, const std::vector<std::string>&
   for (const auto& n : names) dashed.push_back("--" + n);
   if (given.size() > 1) throw InputError(join(given, " and ") + " conflict; give only one of " + join(dashed, ", "));
   if (required && given.empty()) throw InputError("missing input; give one of " + join(dashed, ", "));
-}
-
-void write_result(const CommonOptions& common, const report::Json& document, const std::function<std::string()>& table,
-                  const report::Json* csv_rows) {
-  std::string text;
-  switch (common.format) {
-    case report::OutputFormat::kTable: text = table(); break;
-    case report::OutputFormat::kJson: text = report::to_json_text(document); break;
-    case report::OutputFormat::kYaml: text = report::to_yaml_text(document); break;
-    case report::OutputFormat::kCsv: text = report::to_csv_text(csv_rows ? *csv_rows : document); break;
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  check_stdout();
 }
 
 void write_document(const CommonOptions& common, const report::Json& document,

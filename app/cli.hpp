@@ -70,11 +70,6 @@ bool has(const po::variables_map& vm, const std::string& name);
 // Throws InputError unless at most one (or, with `required`, exactly one) of `names` was given.
 void require_one_of(const po::variables_map& vm, const std::vector<std::string>& names, bool required = true);
 
-// Writes the result: `table` renders the human page; JSON/YAML print `document`; CSV prints
-// `csv_rows` (or the document when null).
-void write_result(const CommonOptions& common, const report::Json& document,
-                  const std::function<std::string()>& table, const report::Json* csv_rows = nullptr);
-
 // Writes a result document: `table` renders the human page; JSON/YAML print `document`; CSV walks it with
 // one row per element of `csv_rows` (report::to_document_csv).
 void write_document(const CommonOptions& common, const report::Json& document,

@@ -112,7 +112,9 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
                                                      "models",         "run_cost",       "embodied_carbon",
                                                      "shape_families", "moe_recommendations"};
   for (const auto& item : root) {
-    const std::string key = item.first.as<std::string>();
+    if (!item.first.IsScalar())
+      throw CatalogError(location(file, item.first) + ": a section name must be a plain word, not a list or mapping");
+    const std::string key = item.first.Scalar();
     const YAML::Node& section = item.second;
     try {
       if (key == "accelerators") merge_section(section, file, "accelerator", parse_accelerator, &catalog->accelerators);

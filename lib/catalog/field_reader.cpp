@@ -147,6 +147,7 @@ long long FieldReader::non_negative_integer_or(const std::string& key, long long
 
 int FieldReader::int_in(const std::string& key, long long low, long long high) {
   const double value = number(key);
+  if (low == 1 && !(value > 0)) fail(key, "must be positive, got " + text(key));
   if (value != std::floor(value) || value < static_cast<double>(low) || value > static_cast<double>(high))
     fail(key, "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", got " +
                   text(key));
@@ -201,7 +202,9 @@ std::optional<YAML::Node> FieldReader::optional_child(const std::string& key) {
 void FieldReader::finish() {
   std::vector<std::string> known(read_.begin(), read_.end());
   for (const auto& item : node_) {
-    const std::string key = item.first.as<std::string>();
+    if (!item.first.IsScalar())
+      throw CatalogError(location(file_, item.first) + ": " + what_ + ": a field name must be a plain word, not a list or mapping");
+    const std::string key = item.first.Scalar();
     if (!read_.count(key))
       throw CatalogError(location(file_, item.first) + ": " + what_ + ": unknown field '" + key + "'" +
                          did_you_mean(key, known) + "; accepted: " + join(known));

@@ -46,7 +46,7 @@ SourceDocument parse_document(const std::string& source, std::string_view text) 
   d.source = source;
   try {
     d.json = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
     std::string what = e.what();
     if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
     throw InputError(source + ": not a JSON document (" + what + ")");

@@ -2,6 +2,7 @@
 #include "fit/runs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -30,6 +31,10 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
     // Chinchilla's convention C ≈ 6·N·D (Hoffmann et al. 2022, App. F), as Besiroglu et al. 2024 do.
     if (!tokens) r.tokens = r.flops / (6 * r.params);
     if (!flops) r.flops = 6 * r.params * r.tokens;
+    // A derived value out of double's range (6·N·D above 1.8e308, or C/(6·N) below the smallest double).
+    if (!std::isfinite(r.flops) || !(r.tokens > 0))
+      throw InputError(t.where(row, tokens ? *tokens : *flops) + ": " +
+                       (tokens ? "6·params·tokens" : "flops/(6·params)") + " is out of range");
     r.loss = t.positive(row, loss);
     runs.push_back(r);
   }

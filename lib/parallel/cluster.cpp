@@ -40,6 +40,9 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
   if (r.gpus && r.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
   if (r.nodes) {
     if (*r.nodes < 1) throw FieldError("nodes", "must be positive");
+    if (*r.nodes > 100'000'000 / c.gpus_per_node)  // checked before the product can overflow
+      throw FieldError("nodes", std::to_string(*r.nodes) + " nodes of " + std::to_string(c.gpus_per_node) +
+                                    " GPUs is implausibly many (at most 100000000 GPUs)");
     c.gpus = static_cast<int>(*r.nodes * c.gpus_per_node);
   } else if (r.gpus) {
     if (*r.gpus < 1) throw FieldError("gpus", "must be positive");

@@ -80,32 +80,20 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
   throw InputError("plan: no budget given");
 }
 
-// The shaped architecture for N parameters: first at the depth the family's aspect ratio prefers, then again
-// with the layers rounded to a multiple that pipeline stages divide.
+// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers. (A depth rounded
+// to a pipeline-friendly multiple was tried: with TP 8 and 128-wide heads d_model moves in steps of 1024, so
+// such depths exist only for some N, the shape jumps with N and the utilisation loop loses its fixed point.)
 model::Architecture shape_for(double params, const PlanOptions& o) {
   model::ShapeOptions shape;
   shape.reference = o.family;
   shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
   while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
   model::Architecture a = model::shape_architecture(params, shape).best.architecture;
-  shape.layer_multiple = pipeline_layer_multiple(a.layers);
-  if (shape.layer_multiple > 1) a = model::shape_architecture(params, shape).best.architecture;
   a.name = "planned";
   return a;
 }
 
 }  // namespace
-
-// Megatron-LM needs the layers divisible by PP × VPP, so a depth like 93 (prime factors 3 · 31) leaves the
-// pipeline no choice but 1, 3 or 31 stages. Published large models are shaped for their pipelines (GPT-3 and
-// MT-NLG's 96 and 105 layers with PP 8/16 and 35, Llama 2 70B's 80, PaLM's 118); a multiple of 16 keeps PP 2,
-// 4, 8 and 16 open at the cost of a few per cent in aspect ratio, which d_model absorbs. A shallow model keeps
-// at least four multiples' worth of depth, so its aspect ratio stays near the family's.
-int pipeline_layer_multiple(int layers) {
-  int multiple = 16;
-  while (multiple > 1 && layers < 4 * multiple) multiple /= 2;
-  return multiple;
-}
 
 void Budget::validate() const {
   const int given = (flops ? 1 : 0) + (time_s ? 1 : 0) + (usd ? 1 : 0) + (energy_kwh ? 1 : 0) + (co2e_kg ? 1 : 0);

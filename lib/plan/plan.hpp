@@ -73,10 +73,6 @@ struct PlanResult {
   bool operator==(const PlanResult&) const = default;
 };
 
-// Layers of a shaped model are a multiple of this, so that pipeline stages (× virtual stages) divide them:
-// 16 for a model `layers` deep or deeper than 64, halving down to 1 for shallow ones.
-int pipeline_layer_multiple(int layers);
-
 // Runs the plan. When no layout fits, the result says why (layouts.infeasible) and carries no cost; the
 // caller decides what that means (the command prints the document and exits 1).
 PlanResult make_plan(const Budget& budget, const PlanOptions& options);

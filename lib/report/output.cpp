@@ -147,13 +147,4 @@ std::string to_yaml_text(const Json& document) {
   return std::string(out.c_str()) + "\n";
 }
 
-std::string to_csv_text(const Json& rows) {
-  std::vector<Cells> flat;
-  for (const auto& row : rows.is_array() ? rows : Json::array({rows})) {
-    flat.emplace_back();
-    flatten_leaves(row, "", true, &flat.back());
-  }
-  return render_csv(flat);
-}
-
 }  // namespace isoflop::report

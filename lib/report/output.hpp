@@ -23,11 +23,6 @@ std::string to_json_text(const Json& document);
 // The same document as YAML (block style), ending in a newline.
 std::string to_yaml_text(const Json& document);
 
-// CSV of `rows`: an array of objects, or one object (one row). Nested objects flatten to
-// "parent.child" columns, arrays to indexed ones ("parent.0"). Header from the union of keys
-// in first-seen order. Strings are quoted when they contain a comma, quote or newline.
-std::string to_csv_text(const Json& rows);
-
 // CSV of a whole document, walked the same way for every command: one row per element of the array
 // `rows_key` (none: one row), each row carrying the document's own values (nested objects flattened to
 // "parent.child" columns, the schema and other arrays left out) and the element's values as "<rows_key>.x"

@@ -26,11 +26,11 @@ printf '%-8s %10s %8s %11s\n' command median_ms min_ms max_rss_mb
 for entry in "${commands[@]}"; do
   name="${entry%%|*}"
   read -r -a args <<<"${entry#*|}"
-  "$bin" "${args[@]}" >/dev/null  # warm the page cache
+  "$bin" "${args[@]}" >/dev/null 2>&1 || true  # warm the page cache
   times=()
   for ((i = 0; i < runs; i++)); do
     t0=$EPOCHREALTIME
-    "$bin" "${args[@]}" >/dev/null
+    "$bin" "${args[@]}" >/dev/null 2>&1
     t1=$EPOCHREALTIME
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) * 1000 }')")
   done

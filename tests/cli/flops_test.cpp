@@ -109,7 +109,7 @@ TEST_CASE("flops --arch and --from read arch documents as JSON and as YAML") {
   REQUIRE(yaml.status == 0);
   std::ofstream(dir / "a.yaml") << yaml.out;
   const auto expected = nlohmann::json::parse(arch.out)["architecture"];
-  for (const std::string args : {"--arch " + (dir / "a.json").string(), "--arch " + (dir / "a.yaml").string(),
+  for (const std::string& args : {"--arch " + (dir / "a.json").string(), "--arch " + (dir / "a.yaml").string(),
                                  "--from " + (dir / "a.json").string(), "--from " + (dir / "a.yaml").string()}) {
     INFO(args);
     const auto doc = json_of("flops " + args + " --tokens 1.4T -o json");

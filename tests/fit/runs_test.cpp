@@ -47,6 +47,11 @@ TEST_CASE("bad run tables name file, line and column") {
   CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,\"3\n", "r.csv"),
                        doctest::Contains("r.csv:2: unterminated"), InputError);
   CHECK_THROWS_WITH_AS(parse_runs_csv("", "r.csv"), doctest::Contains("empty file"), InputError);
+  // Found by fuzzing: a derived column out of double's range (6·N·D = inf, C/(6·N) = 0).
+  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n3e7,9e306,3\n", "r.csv"),
+                       doctest::Contains("r.csv:2: column 2 ('tokens'): 6·params·tokens is out of range"), InputError);
+  CHECK_THROWS_WITH_AS(parse_runs_csv("params,flops,loss\n1e300,1e-300,3\n", "r.csv"),
+                       doctest::Contains("r.csv:2: column 2 ('flops'): flops/(6·params) is out of range"), InputError);
   CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n", "r.csv"), doctest::Contains("no runs"), InputError);
   CHECK_THROWS_WITH_AS(parse_runs_csv("parms,tokens,loss\n1,1,1\n", "r.csv"), doctest::Contains("did you mean 'parms'"),
                        InputError);

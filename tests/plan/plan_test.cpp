@@ -144,27 +144,6 @@ TEST_CASE("an energy budget is spent at the chosen method's power") {
   CHECK_THROWS_AS(plan::make_plan(budget, o), InputError);
 }
 
-TEST_CASE("the shaped depth suits pipelines: layers a multiple of up to 16, fewer for shallow models") {
-  CHECK(plan::pipeline_layer_multiple(93) == 16);
-  CHECK(plan::pipeline_layer_multiple(64) == 16);
-  CHECK(plan::pipeline_layer_multiple(63) == 8);
-  CHECK(plan::pipeline_layer_multiple(32) == 8);
-  CHECK(plan::pipeline_layer_multiple(24) == 4);
-  CHECK(plan::pipeline_layer_multiple(12) == 2);
-  CHECK(plan::pipeline_layer_multiple(7) == 1);
-  const auto cat = catalog::load_catalog();
-  const auto o = options_for(cat, 3360);
-  plan::Budget budget;
-  budget.time_s = 30 * 86400.0;
-  const auto r = plan::make_plan(budget, o);
-  CHECK(r.converged);
-  const auto& a = r.job.architecture;
-  CHECK(a.layers % plan::pipeline_layer_multiple(a.layers) == 0);
-  CHECK(a.layers % 16 == 0);
-  CHECK(a.d_model % 128 == 0);
-  CHECK(std::fabs(r.params_ratio_to_target() - 1) <= 0.02);
-}
-
 TEST_CASE("a given architecture: the allocation is its exact count and D = C/(6N), with the law's loss") {
   const auto cat = catalog::load_catalog();
   auto o = options_for(cat, 1024);

@@ -1,0 +1,285 @@
+// The bad-input suite: every command and file input handed what scripts and users really produce. The
+// cases are data (cases.txt): each gives the exit status, a fragment of the one-line message, the files
+// that must come out byte-identical, and the command line ({dir} is a folder of fixtures made below).
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
+
+namespace fs = std::filesystem;
+using isoflop::test::read_file;
+using isoflop::test::run_cli;
+
+namespace {
+
+struct Case {
+  int line = 0;
+  int exit = 0;
+  std::string fragment;
+  std::vector<std::string> unchanged;
+  std::string args;
+};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// "exit | fragment | unchanged files | command line"; '#' starts a comment line.
+std::vector<Case> load_cases(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Case> cases;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (trim(text).empty() || trim(text)[0] == '#') continue;
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (int i = 0; i < 3; ++i) {
+      const size_t bar = text.find(" | ", start);
+      REQUIRE_MESSAGE(bar != std::string::npos, path << ":" << line << ": expected 4 fields");
+      parts.push_back(trim(text.substr(start, bar - start)));
+      start = bar + 3;
+    }
+    Case c;
+    c.line = line;
+    c.exit = std::stoi(parts[0]);
+    c.fragment = parts[1];
+    std::istringstream files(parts[2]);
+    for (std::string f; files >> f;)
+      if (f != "-") c.unchanged.push_back(f);
+    c.args = trim(text.substr(start));
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+const char* kAccelerator =
+    "accelerators:\n  - name: t1\n    peak_16bit_tflops: 100\n    memory_gb: 80\n"
+    "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n";
+
+// The fixtures every case may name.
+void make_fixtures(const fs::path& d) {
+  const std::string root = ISOFLOP_SOURCE_DIR;
+  const std::string runs = read_file(root + "/share/examples/runs.csv");
+  write(d / "runs.csv", runs);
+  write(d / "curves.csv", read_file(root + "/share/examples/curves.csv"));
+  std::string crlf;
+  for (char ch : runs) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  write(d / "crlf.csv", crlf);
+  write(d / "bom.csv", "\xEF\xBB\xBF" + runs);
+  write(d / "empty.csv", "");
+  write(d / "header.csv", "params,tokens,loss\n");
+  write(d / "ragged.csv", "params,tokens,loss\n1e9,2e10\n");
+  write(d / "text.csv", "params,tokens,loss\n1e9,abc,2.5\n");
+  write(d / "negative.csv", "params,tokens,loss\n-1e9,2e10,2.5\n");
+  write(d / "inf.csv", "params,tokens,loss\ninf,2e10,2.5\n");
+  write(d / "nan.csv", "params,tokens,loss\n1e9,2e10,nan\n");
+  write(d / "quote.csv", "params,tokens,loss\n\"1e9,2e10,2.5\n");
+  write(d / "dupcol.csv", "params,params,loss\n1e9,2e10,2.5\n");
+  write(d / "exists.svg", "keep me\n");
+  write(d / "exists.yaml", "keep me\n");
+  fs::create_directories(d / "folder");
+  fs::create_symlink(d / "runs.csv", d / "link-to-runs.svg");
+  fs::create_symlink(d / "exists.svg", d / "link-to-exists.svg");
+  fs::create_symlink(d / "nowhere.svg", d / "dangling.svg");
+  fs::create_hard_link(d / "runs.csv", d / "hardlink.csv");
+  REQUIRE(::mkfifo((d / "fifo").c_str(), 0600) == 0);
+  fs::create_directories(d / "empty-catalog");
+  write(d / "job.yaml",
+        "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+        "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\noutput: out\n");
+  const std::map<std::string, std::string> jobs = {
+      {"job-dup.yaml", "model:\n  layers: 1\n  layers: 2\n  d_model: 16\n  heads: 2\n  seq: 16\n  vocab: 32\n"
+                       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-dupsec.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"
+                          "train: {tokens: 8k, batch: 2, lr: 1e-3}\n"},
+      {"job-empty.yaml", ""},
+      {"job-list.yaml", "- a\n- b\n"},
+      {"job-syntax.yaml", "model: {layers: 1\n"},
+      {"job-order.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                         "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov, order: 1e12}\n"},
+      {"job-lr.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                      "train: {tokens: 4k, batch: 2, lr: .nan}\ndata: {source: markov}\n"},
+      {"job-layers.yaml", "model: {layers: [1, 2], d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-heads.yaml", "model: {layers: 1, d_model: 16, heads: 1e12, seq: 16, vocab: 32}\n"
+                         "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-unknown.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32, laeyrs: 3}\n"
+                           "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+  };
+  for (const auto& [name, text] : jobs) write(d / name, text);
+  const std::string acc = kAccelerator;
+  const std::map<std::string, std::string> overlays = {
+      {"ov-dup", acc + "    memory_gb: 40\n"},
+      {"ov-dupsec", acc + acc},
+      {"ov-gpn", "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 1e10\n"
+                 "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
+                 "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-nodes", "clusters:\n  - name: c1\n    node: dgx-h100\n    nodes: 99999999999\n    source: test\n"},
+      {"ov-year", "grids:\n  - name: g1\n    intensity: 400 g/kWh\n    year: 1e12\n    source: test\n"},
+      {"ov-inf", "accelerators:\n  - name: t1\n    peak_16bit_tflops: .inf\n    memory_gb: 80\n"
+                 "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-infword", "accelerators:\n  - name: t1\n    peak_16bit_tflops: inf\n    memory_gb: 80\n"
+                     "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-nan", "accelerators:\n  - name: t1\n    peak_16bit_tflops: 100\n    memory_gb: 80\n"
+                 "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    measured_power: nan\n    source: test\n"},
+      {"ov-nonscalar", "accelerators:\n  - name: t1\n    peak_16bit_tflops: [1, 2]\n    memory_gb: 80\n"
+                       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-namelist", "accelerators:\n  - name: {a: 1}\n    peak_16bit_tflops: 1\n"},
+      {"ov-keymap", "accelerators:\n  - ? [a, b]\n    : 1\n"},
+      {"ov-seckey", "? [a]\n: 1\n"},
+      {"ov-toplist", "- a\n- b\n"},
+      {"ov-section", "acclerators: []\n"},
+      {"ov-sectionmap", "accelerators: {name: x}\n"},
+      {"ov-syntax", "accelerators: [\n"},
+      {"ov-unknown", acc + "    colour: red\n"},
+      {"ov-negative", "accelerators:\n  - name: t1\n    peak_16bit_tflops: -1\n    memory_gb: 80\n"
+                      "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-ref", "nodes:\n  - name: n1\n    accelerator: nope\n    gpus_per_node: 8\n    max_power: 10 kW\n"
+                 "    intra_node_bandwidth_gb_per_s: 900\n    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-fraction", "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 2.5\n"
+                      "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
+                      "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-power", acc.substr(0, acc.find("    tdp")) + "    tdp: lots\n    source: test\n"},
+      {"ov-binary", std::string("accelerators:\n  - name: \x01\x02\xff\n", 30)},
+  };
+  for (const auto& [name, text] : overlays) write(d / name / "catalog.yaml", text);
+  write(d / "ov-dupsec" / "catalog.yaml", acc + "nodes: []\naccelerators: []\n");
+  // Above the overlay limit: ~9 MiB of entries, refused before parsing (loading it took > 3 GB before).
+  std::string big = "accelerators:\n";
+  for (int i = 0; big.size() < (9u << 20); ++i)
+    big += "  - name: acc-" + std::to_string(i) +
+           "\n    peak_16bit_tflops: 100\n    memory_gb: 80\n    memory_bandwidth_gb_per_s: 2000\n"
+           "    tdp: 700 W\n    source: a generated overlay entry for the scale test of the catalog loader\n";
+  write(d / "ov-big" / "catalog.yaml", big);
+  write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
+  write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");
+  write(d / "not-a-doc.json", "{\"hello\": 1}\n");
+  write(d / "truncated.json", "{\"schema\": \"isoflop/plan/v2\", \"inputs\": {");
+  write(d / "array.json", "[1, 2, 3]\n");
+  write(d / "wrong-kind.json", "{\"schema\": \"isoflop/nothing/v2\"}\n");
+  write(d / "old.json", "{\"schema\": \"isoflop/plan/v1\"}\n");
+}
+
+std::string expand(std::string args, const std::string& dir) {
+  for (size_t at; (at = args.find("{dir}")) != std::string::npos;) args.replace(at, 5, dir);
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("bad inputs: every case exits as its line says, with one message, and leaves the user's files") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("badinput", "suite");
+  make_fixtures(dir);
+  const auto cases = load_cases(std::string(ISOFLOP_SOURCE_DIR) + "/tests/badinput/cases.txt");
+  CHECK(cases.size() >= 150);
+  for (const Case& c : cases) {
+    const std::string args = expand(c.args, dir.string());
+    std::map<std::string, std::string> before;
+    for (const auto& f : c.unchanged) before[f] = read_file(dir / f);
+    const auto r = run_cli(args);
+    INFO("cases.txt:" << c.line << ": isoflop " << args << "\nstderr: " << r.err);
+    CHECK(r.status == c.exit);
+    CHECK(r.err.find(c.fragment) != std::string::npos);
+    if (c.exit == 2 || c.exit == 3) {
+      CHECK(r.err.find("internal error") == std::string::npos);
+      CHECK(r.err.find("isoflop: error: ") != std::string::npos);
+      CHECK(r.err.find("isoflop: error: ", r.err.find("isoflop: error: ") + 1) == std::string::npos);
+    }
+    for (const auto& [f, text] : before) {
+      CHECK_MESSAGE(!text.empty(), f << " is an empty fixture");
+      CHECK_MESSAGE(read_file(dir / f) == text, f << " changed");
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+      CHECK_MESSAGE(entry.path().filename().string().find(".isoflop-tmp.") == std::string::npos,
+                    entry.path() << " left behind");
+  }
+}
+
+namespace {
+// Runs the binary through /bin/sh with `redirects` of its own (stdout closed, /dev/full, a pipe); returns the
+// exit status and what it wrote on stderr (collected in `err`).
+int run_raw(const std::string& args, const fs::path& err) {
+  const std::string command = "NO_COLOR=1 " + std::string(ISOFLOP_BINARY) + " " + args + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+}  // namespace
+
+TEST_CASE("results that cannot be written are a failure (exit 3, one line), a closed pipe is quiet") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("badinput", "stdout");
+  const fs::path err = dir / "err.txt";
+  CHECK(run_raw("optimal --flops 5.76e23 >&-", err) == 3);
+  CHECK(read_file(err) == "isoflop: error: cannot write results to standard output: Bad file descriptor\n");
+  CHECK(run_raw("optimal --flops 5.76e23 -o json >/dev/full", err) == 3);
+  CHECK(read_file(err) == "isoflop: error: cannot write results to standard output: No space left on device\n");
+  CHECK(run_raw("catalog --help >/dev/full", err) == 3);
+  CHECK(read_file(err).find("No space left on device") != std::string::npos);
+  // Piped into a reader that stops early: no message (as the coreutils do); the pipeline's status is head's.
+  CHECK(run_raw("catalog -o json | head -c 10 >/dev/null", err) == 0);
+  CHECK(read_file(err).empty());
+  // A closed stdout never lets an output file take descriptor 1: the figure holds only the figure.
+  CHECK(run_raw("fit " + std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/runs.csv -q --plot " +
+                    (dir / "fig.svg").string() + " >&-",
+                err) == 3);
+  CHECK(read_file(dir / "fig.svg").rfind("<?xml", 0) == 0);
+  CHECK(read_file(dir / "fig.svg").find("\"schema\"") == std::string::npos);
+}
+
+TEST_CASE("a CSV with a byte-order mark or CRLF line ends fits exactly like the plain file") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("badinput", "csv");
+  const std::string runs = read_file(std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/runs.csv");
+  std::string crlf;
+  for (char ch : runs) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  write(dir / "plain.csv", runs);
+  write(dir / "crlf.csv", crlf);
+  write(dir / "bom.csv", "\xEF\xBB\xBF" + crlf);
+  auto fit = [&](const std::string& name) {
+    auto r = run_cli("fit " + (dir / name).string() + " -o csv -q");
+    CHECK(r.status == 0);
+    std::string out = r.out;
+    for (size_t at; (at = out.find(name)) != std::string::npos;) out.replace(at, name.size(), "X");
+    return out;
+  };
+  const std::string plain = fit("plain.csv");
+  CHECK(plain.size() > 20);
+  CHECK(fit("crlf.csv") == plain);
+  CHECK(fit("bom.csv") == plain);
+}
+
+TEST_CASE("an overlay just under the limit loads in linear time, one over it is refused before parsing") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("badinput", "overlay");
+  std::string big = "accelerators:\n";
+  int count = 0;
+  for (; big.size() < (1u << 20); ++count)
+    big += "  - name: acc-" + std::to_string(count) +
+           "\n    peak_16bit_tflops: 100\n    memory_gb: 80\n    memory_bandwidth_gb_per_s: 2000\n"
+           "    tdp: 700 W\n    source: generated\n";
+  write(dir / "ok" / "big.yaml", big);
+  auto r = run_cli("catalog --kind hardware -o json --catalog " + (dir / "ok").string());
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"acc-" + std::to_string(count - 1) + "\"") != std::string::npos);
+  std::string huge;
+  while (huge.size() < (50u << 20)) huge += big;  // the 50 MB overlay of the report
+  write(dir / "huge" / "big.yaml", huge);
+  r = run_cli("optimal --flops 1e21 --catalog " + (dir / "huge").string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("at most 8 MiB of catalog files are read") != std::string::npos);
+}
