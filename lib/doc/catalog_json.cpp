@@ -1,4 +1,5 @@
 // Catalog entries as JSON objects, with units in their keys and the source of every number.
+#include "doc/arch_document.hpp"
 #include "doc/catalog_document.hpp"
 
 namespace isoflop::doc {
@@ -157,16 +158,7 @@ Json entry_json(const catalog::ShapeFamily& f) {
   return j;
 }
 
-Json entry_json(const catalog::MoeRecommendations& m) {
-  return {{"name", m.name},
-          {"top_k", m.top_k},
-          {"capacity_factor", m.capacity_factor},
-          {"eval_capacity_factor", m.eval_capacity_factor},
-          {"max_experts", m.max_experts},
-          {"max_experts_per_device", m.max_experts_per_device},
-          {"every", m.every},
-          {"source", m.source}};
-}
+Json entry_json(const catalog::MoeRecommendations& m) { return Json(m); }  // the arch document's shape
 
 Json entry_json(const catalog::EmbodiedCarbon& e) {
   return {{"name", e.name}, {"die_area_cm2", e.die_area_cm2}, {"kg_per_cm2", e.kg_per_cm2}, {"source", e.source}};

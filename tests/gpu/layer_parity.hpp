@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "device.hpp"
+#include "train/cpu/layers.hpp"
 #include "train/cuda/gemm.cuh"
 #include "train/cuda/kernels.cuh"
 
