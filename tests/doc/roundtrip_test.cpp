@@ -22,7 +22,9 @@ std::string golden_args(const fs::path& file, const fs::path& tmp) {
   std::ifstream in(file);
   std::string line, args;
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind("exit:", 0) == 0) continue;
+    if (line.empty() || line[0] == '#' || line.rfind("exit:", 0) == 0 || line.rfind("ignore:", 0) == 0 ||
+        line.rfind("tolerance:", 0) == 0)
+      continue;
     args = line;
   }
   for (size_t p = 0; (p = args.find("{tmp}", p)) != std::string::npos;) args.replace(p, 5, tmp.string());

@@ -8,8 +8,9 @@ rather than computed (wall-clock times, throughput, the machine's peak): "wall_s
 is any index). Their keys must still be there; their values are not compared. In the output, the {tmp}
 and {root} folders are written back as "{tmp}" and "{root}". NAME.json is its saved output. Keys must match
 exactly and in order, strings and booleans exactly, numbers to a relative tolerance of 1e-6 (the outputs are
-deterministic; the tolerance absorbs libm differences between machines). `check.py --update` rewrites the
-saved outputs after a deliberate change.
+deterministic; the tolerance absorbs libm differences between machines), or to the tolerance a
+"tolerance: X" line gives (an optimizer's answer, whose last digits follow its path through the starts, which
+a sanitizer build changes). `check.py --update` rewrites the saved outputs after a deliberate change.
 
 Usage: check.py BINARY [--update] [NAME ...]
 """
@@ -32,7 +33,7 @@ def ignored(path, patterns):
     return path in patterns or general in patterns
 
 
-def compare(expected, actual, path, errors, patterns=()):
+def compare(expected, actual, path, errors, patterns=(), rel_tol=REL_TOL):
     where = path or "(document)"
     if path and ignored(path, patterns):
         return
@@ -44,14 +45,14 @@ def compare(expected, actual, path, errors, patterns=()):
             errors.append(f"{where}: keys differ: expected {list(expected.keys())}, got {list(actual.keys())}")
         for k in expected:
             if k in actual:
-                compare(expected[k], actual[k], f"{path}.{k}" if path else k, errors, patterns)
+                compare(expected[k], actual[k], f"{path}.{k}" if path else k, errors, patterns, rel_tol)
     elif isinstance(expected, list):
         if not isinstance(actual, list) or len(expected) != len(actual):
             n = len(actual) if isinstance(actual, list) else type(actual).__name__
             errors.append(f"{where}: expected an array of {len(expected)}, got {n}")
             return
         for i, (e, a) in enumerate(zip(expected, actual)):
-            compare(e, a, f"{path}[{i}]", errors, patterns)
+            compare(e, a, f"{path}[{i}]", errors, patterns, rel_tol)
     elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
         if expected != actual or type(expected) is not type(actual):
             errors.append(f"{where}: expected {json.dumps(expected)}, got {json.dumps(actual)}")
@@ -60,12 +61,12 @@ def compare(expected, actual, path, errors, patterns=()):
             errors.append(f"{where}: expected a number, got {json.dumps(actual)}")
         elif isinstance(expected, int) != isinstance(actual, int):
             errors.append(f"{where}: expected {json.dumps(expected)} ({type(expected).__name__}), got {json.dumps(actual)}")
-        elif not math.isclose(expected, actual, rel_tol=REL_TOL, abs_tol=1e-12):
+        elif not math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=1e-12):
             errors.append(f"{where}: expected {expected!r}, got {actual!r}")
 
 
 def load_case(name):
-    args, status, ignore = None, 0, []
+    args, status, ignore, tolerance = None, 0, [], REL_TOL
     with open(os.path.join(HERE, name + ".args")) as f:
         for line in f:
             line = line.strip()
@@ -75,9 +76,11 @@ def load_case(name):
                 status = int(line.split(":", 1)[1])
             elif line.startswith("ignore:"):
                 ignore += line.split(":", 1)[1].split()
+            elif line.startswith("tolerance:"):
+                tolerance = float(line.split(":", 1)[1])
             else:
                 args = line
-    return args, status, ignore
+    return args, status, ignore, tolerance
 
 
 def validator_for(kind):
@@ -102,7 +105,7 @@ def validator_for(kind):
 
 
 def run_case(binary, name, update):
-    args, want_status, ignore = load_case(name)
+    args, want_status, ignore, tolerance = load_case(name)
     if args is None:
         return [f"{name}.args: no command line"]
     with tempfile.TemporaryDirectory(prefix="isoflop-golden-") as tmp:
@@ -139,7 +142,7 @@ def run_case(binary, name, update):
     with open(golden) as f:
         expected = json.load(f)
     diffs = []
-    compare(expected, actual, "", diffs, ignore)
+    compare(expected, actual, "", diffs, ignore, tolerance)
     errors += [f"{name}: {d}" for d in diffs[:20]]
     return errors
 
