@@ -16,6 +16,23 @@ namespace isoflop::parallel {
 using model::kRecomputeNames;
 using model::Recompute;
 
+// The trainer that will run the job: its runnability rules and defaults (data/trainers.yaml) apply.
+enum class Trainer { kMegatron, kDeepSpeed, kNemo, kFsdp };
+inline constexpr EnumNames<Trainer, 4> kTrainerNames{{{{Trainer::kMegatron, "megatron"},
+                                                      {Trainer::kDeepSpeed, "deepspeed"},
+                                                      {Trainer::kNemo, "nemo"},
+                                                      {Trainer::kFsdp, "fsdp"}}}};
+
+// Attention kernel: FlashAttention keeps no s×s score matrix in memory (Dao et al. 2022); eager does.
+enum class AttentionKernel { kEager, kFlash };
+inline constexpr EnumNames<AttentionKernel, 2> kAttentionKernelNames{
+    {{{AttentionKernel::kEager, "eager"}, {AttentionKernel::kFlash, "flash"}}}};
+
+// Precision of the GEMMs: bf16, or FP8 with bf16 master copies (Micikevicius et al. 2022).
+enum class MatmulPrecision { kBf16, kFp8 };
+inline constexpr EnumNames<MatmulPrecision, 2> kMatmulPrecisionNames{
+    {{{MatmulPrecision::kBf16, "bf16"}, {MatmulPrecision::kFp8, "fp8"}}}};
+
 enum class Optimizer { kMixedPrecisionAdam, kMegatronAdam };
 inline constexpr EnumNames<Optimizer, 2> kOptimizerNames{
     {{{Optimizer::kMixedPrecisionAdam, "adam"}, {Optimizer::kMegatronAdam, "megatron-adam"}}}};
@@ -38,6 +55,9 @@ struct JobSpec {
   long long global_batch = 0;    // sequences per iteration
   int bytes_per_value = 2;       // 16-bit weights, gradients and activations
   Optimizer optimizer = Optimizer::kMixedPrecisionAdam;
+  Trainer trainer = Trainer::kMegatron;
+  AttentionKernel attention = AttentionKernel::kEager;
+  MatmulPrecision precision = MatmulPrecision::kBf16;
 
   // Bytes of model state per parameter: ZeRO's 2 + 2 + K with K = 12 for mixed-precision Adam (16);
   // Megatron without the distributed optimizer keeps fp32 gradients too (18).
@@ -56,8 +76,11 @@ struct Layout {
   int zero_stage = 0;            // 0..3 (1 = distributed optimizer)
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;
+  int cp = 1;                    // context-parallel degree: each sequence split over cp GPUs (ring attention)
+  int first_stage_layers = 0;    // layers on the first pipeline stage; 0 = an even split
+  int last_stage_layers = 0;     // layers on the last pipeline stage; 0 = an even split
 
-  int gpus() const { return tp * pp * dp; }
+  int gpus() const { return tp * pp * cp * dp; }
   // Micro-batches per pipeline per iteration: m = B / (b · d).
   long long micro_batches(long long global_batch) const { return global_batch / (static_cast<long long>(micro_batch) * dp); }
   bool operator==(const Layout&) const = default;
