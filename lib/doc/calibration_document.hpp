@@ -1,0 +1,30 @@
+// The calibrate command's result: per accelerator, the fitted efficiency constants and each run's measured
+// and predicted step time; its JSON ("isoflop/calibration/v2"), its table, and the catalog overlay that makes
+// later commands use the constants (--catalog DIR).
+//
+//   {"schema", "runs_file", "accelerators": [{"name", "gemm_efficiency_max", "gemm_half_width",
+//    "gemm_half_rows", "comm_efficiency", "calibration_error": {"runs", "mean_abs_error", "max_abs_error"},
+//    "held_out_error": {...}, "runs": [{"name", "held_out", "measured_step_time_s", "predicted_step_time_s",
+//    "error"}]}]}
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "doc/document.hpp"
+#include "parallel/calibrate.hpp"
+
+namespace isoflop::doc {
+
+struct CalibrationDocument {
+  std::string runs_file;
+  std::vector<parallel::CalibrationResult> results;
+};
+
+Json calibration_json(const CalibrationDocument& document);
+std::string render_calibration(const CalibrationDocument& document);
+// catalog YAML with one full accelerator entry per result (an overlay replaces an entry by name); checked
+// to load before it is returned.
+std::string calibration_overlay_yaml(const CalibrationDocument& document);
+
+}  // namespace isoflop::doc
