@@ -63,9 +63,14 @@ ErrorSummary summarize(const std::vector<RunPrediction>& predictions) {
     const double e = std::fabs(p.error());
     s.mean_abs_error += e;
     s.max_abs_error = std::max(s.max_abs_error, e);
+    const double l = std::log(p.measured_step_time_s / p.predicted_step_time_s);
+    s.rms_log_error += l * l;
     ++s.runs;
   }
-  if (s.runs > 0) s.mean_abs_error /= s.runs;
+  if (s.runs > 0) {
+    s.mean_abs_error /= s.runs;
+    s.rms_log_error = std::sqrt(s.rms_log_error / s.runs);
+  }
   return s;
 }
 
@@ -139,8 +144,15 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   nlopt_set_maxeval(opt, 4000);
   const std::array<double, kConstants> step = {0.2, 0.5, 0.5, 0.2};
   nlopt_set_initial_step(opt, step.data());
-  double best = 0;
-  const nlopt_result status = nlopt_optimize(opt, x.data(), &best);
+  // Nelder–Mead's simplex can collapse before the minimum; restarting from its answer until the objective
+  // stops improving is the usual remedy.
+  double best = HUGE_VAL;
+  nlopt_result status = NLOPT_SUCCESS;
+  for (int restart = 0; restart < 8; ++restart) {
+    const double before = best;
+    status = nlopt_optimize(opt, x.data(), &best);
+    if (status < 0 || !(best < before * (1 - 1e-9))) break;
+  }
   nlopt_destroy(opt);
   if (status < 0) throw Error("calibration: the optimizer failed (NLopt status " + std::to_string(status) + ")");
 

@@ -43,13 +43,14 @@ struct ErrorSummary {
   int runs = 0;
   double mean_abs_error = 0;  // mean of |error| over the runs
   double max_abs_error = 0;
+  double rms_log_error = 0;   // √(mean of log²(measured / predicted)): what the fit minimises
 };
 ErrorSummary summarize(const std::vector<RunPrediction>& predictions);
 
 struct CalibrationOptions {
   // Weight of a pull toward the starting constants, in squared log-units per constant; it keeps constants
   // that the runs do not determine (one run, one shape) where they were.
-  double prior_weight = 1e-3;
+  double prior_weight = 1e-4;
   bool fit_comm_efficiency = true;  // false: keep the starting comm_efficiency
 };
 

@@ -3,7 +3,11 @@
 // memory-bound elementwise work scaling with rows × width rather than rows × width²) weigh as 1/M and 1/N.
 #include "parallel/efficiency.hpp"
 
+#include <cmath>
+
 namespace isoflop::parallel {
+
+double gemm_width(double d_model, double tp) { return std::sqrt(d_model * d_model / tp); }
 
 double gemm_efficiency(const catalog::Accelerator& a, double width, double rows) {
   if (!(a.gemm_efficiency_max > 0) || !(width > 0)) return 0;

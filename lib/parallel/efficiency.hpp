@@ -7,7 +7,12 @@
 
 namespace isoflop::parallel {
 
-// Fraction of the 16-bit peak reached by a GEMM whose per-GPU width is `width` (d_model / TP) and which
+// The width of a tensor-parallel layer's GEMMs on one GPU: a column-parallel GEMM multiplies by an h × h/t
+// block, a row-parallel one by h/t × h, so the width is the geometric mean √(h · h/t) of the two dimensions
+// (h at TP 1; it shrinks as √t, not t, since only one dimension is split).
+double gemm_width(double d_model, double tp);
+
+// Fraction of the 16-bit peak reached by a GEMM whose per-GPU width is `width` (gemm_width) and which
 // multiplies `rows` token rows (micro-batch × sequence / context-parallel degree):
 //   eff = max · w / (w + w½) · r / (r + r½)
 // with max, w½ (gemm_half_width) and r½ (gemm_half_rows; 0 = rows do not matter) from the accelerator's
