@@ -12,7 +12,10 @@ namespace isoflop::doc {
 namespace {
 
 Json error_json(const parallel::ErrorSummary& e) {
-  return {{"runs", e.runs}, {"mean_abs_error", e.mean_abs_error}, {"max_abs_error", e.max_abs_error}};
+  return {{"runs", e.runs},
+          {"mean_abs_error", e.mean_abs_error},
+          {"max_abs_error", e.max_abs_error},
+          {"rms_log_error", e.rms_log_error}};
 }
 
 std::string percent(double fraction) {
