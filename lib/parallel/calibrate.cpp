@@ -123,9 +123,10 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
                                 std::to_string(judge_runs.size()) + ", all held out)");
   // Start from the catalog's constants; an accelerator without any starts from a neutral guess.
   EfficiencyConstants c0 = efficiency_constants(start);
-  if (!(c0.gemm_efficiency_max > 0)) c0 = {0.5, 256, 512, 0.8};
-  if (!(c0.gemm_half_rows > 0)) c0.gemm_half_rows = 256;
-  if (!(c0.comm_efficiency > 0)) c0.comm_efficiency = 0.8;
+  const EfficiencyConstants& n = options.neutral_start;
+  if (!(c0.gemm_efficiency_max > 0)) c0 = n;
+  if (!(c0.gemm_half_rows > 0)) c0.gemm_half_rows = n.gemm_half_rows;
+  if (!(c0.comm_efficiency > 0)) c0.comm_efficiency = n.comm_efficiency;
   FitContext ctx{&start, &fit_runs, &fit_setups, {}, options.prior_weight};
   std::array<double, kConstants> x = {std::log(c0.gemm_efficiency_max), std::log(c0.gemm_half_width),
                                       std::log(c0.gemm_half_rows), std::log(c0.comm_efficiency)};
@@ -166,16 +167,14 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   out.calibration_error = summarize(out.calibration);
   out.held_out_error = summarize(out.held_out);
   char note[160];
-  std::snprintf(note, sizeof note, "fitted to %d measured runs (mean |error| %.1f%%, max %.1f%%)",
-                out.calibration_error.runs, 100 * out.calibration_error.mean_abs_error,
+  std::snprintf(note, sizeof note, "fitted to %d measured run%s (mean |error| %.1f%%, max %.1f%%)",
+                out.calibration_error.runs, out.calibration_error.runs == 1 ? "" : "s",
+                100 * out.calibration_error.mean_abs_error,
                 100 * out.calibration_error.max_abs_error);
   out.accelerator.calibration_source = note;
   return out;
 }
 
-}  // namespace isoflop::parallel
-
-namespace isoflop::parallel {
 
 std::vector<CalibrationResult> calibrate_runs(const catalog::Catalog& catalog,
                                               const std::vector<catalog::MeasuredRun>& runs,

@@ -52,6 +52,9 @@ struct CalibrationOptions {
   // that the runs do not determine (one run, one shape) where they were.
   double prior_weight = 1e-4;
   bool fit_comm_efficiency = true;  // false: keep the starting comm_efficiency
+  // Where the fit starts for constants the catalog lacks (an accelerator without calibration): a middling
+  // efficiency, GEMMs saturating at a few hundred columns and rows, 80 % of link bandwidth.
+  EfficiencyConstants neutral_start{0.5, 256, 512, 0.8};
 };
 
 struct CalibrationResult {
@@ -68,9 +71,6 @@ struct CalibrationResult {
 CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const std::vector<catalog::MeasuredRun>& runs,
                                         const std::string& gpu, const CalibrationOptions& options = {});
 
-}  // namespace isoflop::parallel
-
-namespace isoflop::parallel {
 
 // Calibrates every accelerator the runs name (or only `gpu`), in the order they first appear.
 std::vector<CalibrationResult> calibrate_runs(const catalog::Catalog& catalog,

@@ -59,7 +59,7 @@ TEST_CASE("calibrate: one published run is reproduced and saved as an overlay la
   REQUIRE(layout.status == 0);
   const auto calibration = nlohmann::ordered_json::parse(layout.out)["cluster"]["accelerator"]["calibration"];
   CHECK(calibration["calibrated"] == true);
-  CHECK(calibration["source"].get<std::string>().find("fitted to 1 measured runs") != std::string::npos);
+  CHECK(calibration["source"].get<std::string>().find("fitted to 1 measured run (") != std::string::npos);
 }
 
 TEST_CASE("layout: an accelerator without measured runs says uncalibrated in the table and the JSON") {
