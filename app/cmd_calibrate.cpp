@@ -45,7 +45,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (save) check_output_file(parsed->common, *save, "--save-calibration");
   const catalog::Catalog catalog = load_catalog(parsed->common);
   const auto runs = catalog::parse_measured_runs(read_input_text(file), input_name(file), catalog);
-  doc::CalibrationDocument document{input_name(file), parallel::calibrate_runs(catalog, runs, get_string(vm, "gpu"))};
+  const auto gpu = get_string(vm, "gpu");
+  doc::CalibrationDocument document{input_name(file), gpu, parallel::calibrate_runs(catalog, runs, gpu)};
   if (save) write_output_file(parsed->common, *save, doc::calibration_overlay_yaml(document), "--save-calibration");
   write_document(parsed->common, doc::calibration_json(document), [&] { return doc::render_calibration(document); });
   return 0;

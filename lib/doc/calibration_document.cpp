@@ -35,7 +35,7 @@ std::string fixed(double v, const char* format) {
 Json calibration_json(const CalibrationDocument& d) {
   Json j = Json::object();
   j["schema"] = schema_id("calibration");
-  j["runs_file"] = d.runs_file;
+  j["inputs"] = {{"runs_file", d.runs_file}, {"gpu", d.gpu ? Json(*d.gpu) : Json()}};
   j["accelerators"] = Json::array();
   for (const auto& r : d.results) {
     const auto& a = r.accelerator;
@@ -51,6 +51,40 @@ Json calibration_json(const CalibrationDocument& d) {
                                  {"held_out_error", error_json(r.held_out_error)}, {"runs", runs}});
   }
   return j;
+}
+
+void to_json(Json& j, const CalibrationDocument& d) { j = calibration_json(d); }
+
+void from_json(const Json& j, CalibrationDocument& d) {
+  d = CalibrationDocument{};
+  const Json& inputs = j.at("inputs");
+  read(inputs, "runs_file", d.runs_file);
+  read(inputs, "gpu", d.gpu);
+  auto read_error = [](const Json& e, parallel::ErrorSummary& out) {
+    read(e, "runs", out.runs);
+    read(e, "mean_abs_error", out.mean_abs_error);
+    read(e, "max_abs_error", out.max_abs_error);
+    read(e, "rms_log_error", out.rms_log_error);
+  };
+  for (const Json& a : j.at("accelerators")) {
+    parallel::CalibrationResult r;
+    read(a, "name", r.accelerator.name);
+    read(a, "gemm_efficiency_max", r.accelerator.gemm_efficiency_max);
+    read(a, "gemm_half_width", r.accelerator.gemm_half_width);
+    read(a, "gemm_half_rows", r.accelerator.gemm_half_rows);
+    read(a, "comm_efficiency", r.accelerator.comm_efficiency);
+    read_error(a.at("calibration_error"), r.calibration_error);
+    read_error(a.at("held_out_error"), r.held_out_error);
+    for (const Json& run : a.at("runs")) {
+      parallel::RunPrediction p;
+      read(run, "name", p.name);
+      read(run, "held_out", p.held_out);
+      read(run, "measured_step_time_s", p.measured_step_time_s);
+      read(run, "predicted_step_time_s", p.predicted_step_time_s);
+      (p.held_out ? r.held_out : r.calibration).push_back(p);
+    }
+    d.results.push_back(std::move(r));
+  }
 }
 
 std::string render_calibration(const CalibrationDocument& d) {
