@@ -25,6 +25,8 @@ Accelerator parse_accelerator(FieldReader& r) {
     FieldReader c(*cal, r.file(), "calibration of accelerator '" + a.name + "'");
     a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
     a.gemm_half_width = c.positive("gemm_half_width");
+    a.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
+    a.calibrated = c.boolean_or("calibrated", false);
     a.comm_efficiency = c.fraction("comm_efficiency");
     a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
     if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");

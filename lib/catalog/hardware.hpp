@@ -20,11 +20,15 @@ struct Accelerator {
   double tdp_w = 0;                      // board/chip thermal design power
   std::optional<double> measured_power_w;  // measured average system power per accelerator (Patterson)
   std::string reference_node;            // catalog node that houses it ("dgx-a100"); may be empty
-  // Step-time calibration (lib/parallel/time_model): achieved GEMM efficiency as a fraction of the 16-bit
-  // peak, saturating in the per-GPU matrix width w = d_model / TP: eff(w) = max · w / (w + half_width).
-  // 0 = not calibrated (the layout solver then refuses to predict step times for it).
+  // Step-time calibration (lib/parallel/efficiency): achieved GEMM efficiency as a fraction of the 16-bit
+  // peak, saturating in the per-GPU width w = d_model / TP and in the token rows r = micro-batch × sequence:
+  // eff = max · w / (w + half_width) · r / (r + half_rows). 0 = no constants (no step times predicted).
   double gemm_efficiency_max = 0;
-  double gemm_half_width = 0;            // width at which the efficiency is half of the maximum
+  double gemm_half_width = 0;            // width at which the width factor is 1/2
+  double gemm_half_rows = 0;             // token rows at which the row factor is 1/2; 0 = rows do not matter
+  // True when the constants were fitted to measured runs on this accelerator; false when they are borrowed
+  // from another part (the layout and plan outputs then say "uncalibrated").
+  bool calibrated = false;
   double comm_efficiency = 0;            // achieved fraction of link bandwidth in collectives
   double zero3_overlap = 0;              // ZeRO-3 prefetching hides its traffic behind this fraction of compute
   std::string calibration_source;

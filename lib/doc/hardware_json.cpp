@@ -22,6 +22,8 @@ void to_json(Json& j, const Accelerator& a) {
   j["reference_node"] = a.reference_node;
   j["calibration"] = {{"gemm_efficiency_max", a.gemm_efficiency_max},
                       {"gemm_half_width", a.gemm_half_width},
+                      {"gemm_half_rows", a.gemm_half_rows},
+                      {"calibrated", a.calibrated},
                       {"comm_efficiency", a.comm_efficiency},
                       {"zero3_overlap", a.zero3_overlap},
                       {"source", a.calibration_source}};
@@ -45,6 +47,8 @@ void from_json(const Json& j, Accelerator& a) {
   const Json& c = j.at("calibration");
   read(c, "gemm_efficiency_max", a.gemm_efficiency_max);
   read(c, "gemm_half_width", a.gemm_half_width);
+  read(c, "gemm_half_rows", a.gemm_half_rows);
+  read(c, "calibrated", a.calibrated);
   read(c, "comm_efficiency", a.comm_efficiency);
   read(c, "zero3_overlap", a.zero3_overlap);
   read(c, "source", a.calibration_source);

@@ -4,7 +4,8 @@
 //   {"name", "display_name", "vendor", "peak_16bit_flops_per_s", "peak_fp32_flops_per_s",
 //    "peak_fp8_flops_per_s" (null where the chip has none), "memory_bytes", "memory_bandwidth_bytes_per_s",
 //    "tdp_w", "measured_power_w" (null where unmeasured), "reference_node",
-//    "calibration": {"gemm_efficiency_max", "gemm_half_width", "comm_efficiency", "zero3_overlap", "source"},
+//    "calibration": {"gemm_efficiency_max", "gemm_half_width", "gemm_half_rows", "calibrated" (false: constants
+//                    borrowed from another part, step times uncalibrated), "comm_efficiency", "zero3_overlap", "source"},
 //    "source", "file"}
 #pragma once
 

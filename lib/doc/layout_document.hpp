@@ -71,7 +71,8 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
 // The human page: a heading (model, cluster, batch), then render_layouts_table.
 std::string render_layout_page(const LayoutDocument& document);
 // The ranked layouts as a table, the best one's memory and step-time breakdowns, the pruned families and the
-// count evaluated (shared with the plan's page).
-std::string render_layouts_table(const parallel::SearchResult& result);
+// count evaluated (shared with the plan's page). Step times of an accelerator whose constants are borrowed
+// (`calibrated` false) are headed "uncalibrated".
+std::string render_layouts_table(const parallel::SearchResult& result, bool calibrated = true);
 
 }  // namespace isoflop::doc

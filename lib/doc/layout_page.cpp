@@ -44,10 +44,11 @@ std::string best_breakdowns(const parallel::RankedLayout& best, double usable_by
 
 }  // namespace
 
-std::string render_layouts_table(const parallel::SearchResult& r) {
+std::string render_layouts_table(const parallel::SearchResult& r, bool calibrated) {
   std::vector<std::string> headings = {"#"};
   for (const auto& d : parallel::dimensions()) headings.emplace_back(d.label);
-  for (const char* h : {"GiB/GPU", "step", "tokens/s", "TFLOP/s/GPU", "MFU"}) headings.emplace_back(h);
+  for (const char* h : {"GiB/GPU", calibrated ? "step" : "step (uncalibrated)", "tokens/s", "TFLOP/s/GPU", "MFU"})
+    headings.emplace_back(h);
   report::TextTable table(headings);
   int rank = 0;
   for (const auto& x : r.layouts) {
@@ -61,6 +62,9 @@ std::string render_layouts_table(const parallel::SearchResult& r) {
     table.add_row(row);
   }
   std::string out = r.layouts.empty() ? std::string() : table.render();
+  if (!r.layouts.empty() && !calibrated)
+    out += "Uncalibrated: no measured runs on this accelerator; its efficiency constants are borrowed (see the "
+           "calibration source, or fit your own with isoflop calibrate).\n";
   if (!r.layouts.empty()) out += best_breakdowns(r.layouts.front(), r.usable_memory_bytes);
   if (r.infeasible) out += "Nothing fits: " + parallel::describe(*r.infeasible) + "\n";
   if (!r.pruned.empty()) {
@@ -91,7 +95,7 @@ std::string render_layout_page(const LayoutDocument& d) {
     if (const auto v = dim.pinned(s.options.pins))
       pins += (pins.empty() ? "" : ", ") + std::string(dim.label) + " " + parallel::format_value(dim, *v);
   if (!pins.empty()) out += "Pinned: " + pins + "\n";
-  return out + "\n" + render_layouts_table(s.result);
+  return out + "\n" + render_layouts_table(s.result, s.cluster.accelerator.calibrated);
 }
 
 }  // namespace isoflop::doc

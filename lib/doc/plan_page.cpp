@@ -60,7 +60,7 @@ std::string render_plan_page(const plan::PlanResult& p, const std::string& clust
   std::string out = "isoflop plan: " + std::to_string(p.cluster.gpus) + " x " + p.cluster.accelerator.name +
                     (cluster_note.empty() ? "" : " (" + cluster_note + ")") + "\n\n";
   out += budget_section(p) + allocation_section(p) + architecture_section(p);
-  out += "\nLayouts\n" + render_layouts_table(p.layouts);
+  out += "\nLayouts\n" + render_layouts_table(p.layouts, p.cluster.accelerator.calibrated);
   if (!p.feasible()) return out;  // the reason and the changes that would fit go to stderr
   out += "\nCost\n" + report::render_key_values(cost_key_values(*p.cost));
   out += "\n" + energy_methods_section(*p.cost);

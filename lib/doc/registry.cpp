@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "doc/arch_document.hpp"
+#include "doc/calibration_document.hpp"
 #include "doc/fit_document.hpp"
 #include "doc/flops_document.hpp"
 #include "doc/train_document.hpp"
@@ -38,6 +39,7 @@ const std::vector<Kind>& kinds() {
       {"flops", &reencode_as<FlopsDocument>},
       {"fit", &reencode_as<FitDocument>},
       {"train", &reencode_as<TrainDocument>},
+      {"calibration", &reencode_as<CalibrationDocument>},
   };
   return table;
 }

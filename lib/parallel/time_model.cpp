@@ -7,13 +7,10 @@
 
 #include "core/error.hpp"
 #include "model/flops.hpp"
+#include "parallel/efficiency.hpp"
 #include "parallel/memory_model.hpp"
 
 namespace isoflop::parallel {
-
-double gemm_efficiency(const catalog::Accelerator& accelerator, double width) {
-  return accelerator.gemm_efficiency_max * width / (width + accelerator.gemm_half_width);
-}
 
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const TimeOptions& options) {
   const auto& acc = cluster.accelerator;
@@ -37,7 +34,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   const double forward_layer = (micro.model() - micro.logits) / 3 / layers;
   const double logits_forward = micro.logits / 3;
   const double layers_per_stage = layers / p;
-  const double eff = gemm_efficiency(acc, h / t);
+  const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s);  // GEMM width and token rows (efficiency.hpp)
 
   const double stage_forward = forward_layer * layers_per_stage / t;
   // Full recompute repeats the stage's forward; selective the attention scores (Korthikanti eq. 8 − eq. 7).

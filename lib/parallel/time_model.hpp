@@ -38,10 +38,6 @@ struct StepTime {
   bool operator==(const StepTime&) const = default;
 };
 
-// Achieved fraction of peak for GEMMs whose per-GPU width is `width` (d_model / TP), from the
-// accelerator's calibration (hardware.yaml).
-double gemm_efficiency(const catalog::Accelerator& accelerator, double width);
-
 // Throws InputError when the accelerator carries no calibration.
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
                             const TimeOptions& options = {});

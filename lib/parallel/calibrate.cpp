@@ -1,0 +1,191 @@
+// Run predictions and the least-squares fit of an accelerator's efficiency constants.
+#include "parallel/calibrate.hpp"
+
+#include <nlopt.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "parallel/cluster.hpp"
+#include "parallel/time_model.hpp"
+
+namespace isoflop::parallel {
+
+RunSetup run_setup(const catalog::Catalog& catalog, const catalog::MeasuredRun& run) {
+  ClusterRequest request;
+  request.gpu = run.gpu;
+  if (!run.node.empty()) request.node = run.node;
+  request.gpus = run.gpus;
+  RunSetup s;
+  s.cluster = resolve_cluster(catalog, request).spec;
+  s.job.architecture = run.architecture;
+  s.job.seq = run.seq;
+  s.job.global_batch = run.global_batch;
+  s.layout.tp = run.tp;
+  s.layout.pp = run.pp;
+  s.layout.dp = run.gpus / (run.tp * run.pp);  // dp × cp (see RunSetup)
+  s.layout.vpp = run.vpp;
+  s.layout.micro_batch = run.micro_batch;
+  s.layout.zero_stage = run.zero_stage;
+  s.layout.recompute = run.recompute;
+  s.layout.sequence_parallel = run.sequence_parallel;
+  if (const std::string why = layout_violation(s.layout, s.job, s.cluster); !why.empty())
+    throw CatalogError(run.file + ": run '" + run.name + "': " + why);
+  return s;
+}
+
+RunPrediction predict_run(const RunSetup& setup, const catalog::MeasuredRun& run, const catalog::Accelerator& acc) {
+  ClusterSpec cluster = setup.cluster;
+  cluster.accelerator = acc;
+  const StepTime st = estimate_step_time(setup.job, cluster, setup.layout);
+  const double gpus = run.gpus;
+  double measured = 0;
+  switch (run.metric) {
+    case catalog::MeasuredMetric::kStepTime: measured = run.value; break;
+    case catalog::MeasuredMetric::kTokensPerSPerGpu:
+      measured = static_cast<double>(run.global_batch * run.seq) / (gpus * run.value);
+      break;
+    case catalog::MeasuredMetric::kModelTflopsPerGpu: measured = st.model_flops_per_step / (gpus * run.value * 1e12); break;
+    case catalog::MeasuredMetric::kHardwareTflopsPerGpu:
+      measured = st.hardware_flops_per_step / (gpus * run.value * 1e12);
+      break;
+    case catalog::MeasuredMetric::kMfu: measured = st.model_flops_per_step / (gpus * run.value * acc.peak_16bit_flops); break;
+  }
+  return {run.name, run.held_out, measured, st.step_time_s};
+}
+
+ErrorSummary summarize(const std::vector<RunPrediction>& predictions) {
+  ErrorSummary s;
+  for (const auto& p : predictions) {
+    const double e = std::fabs(p.error());
+    s.mean_abs_error += e;
+    s.max_abs_error = std::max(s.max_abs_error, e);
+    const double l = std::log(p.measured_step_time_s / p.predicted_step_time_s);
+    s.rms_log_error += l * l;
+    ++s.runs;
+  }
+  if (s.runs > 0) {
+    s.mean_abs_error /= s.runs;
+    s.rms_log_error = std::sqrt(s.rms_log_error / s.runs);
+  }
+  return s;
+}
+
+namespace {
+
+constexpr unsigned kConstants = 4;  // efficiency max, half width, half rows, comm efficiency (log space)
+
+struct FitContext {
+  const catalog::Accelerator* start;
+  const std::vector<const catalog::MeasuredRun*>* runs;
+  const std::vector<RunSetup>* setups;
+  std::array<double, kConstants> x0;
+  double prior_weight;
+};
+
+catalog::Accelerator with_constants(const catalog::Accelerator& start, const double* x) {
+  catalog::Accelerator a = start;
+  set_efficiency_constants(a, {std::exp(x[0]), std::exp(x[1]), std::exp(x[2]), std::exp(x[3])});
+  return a;
+}
+
+double objective(unsigned n, const double* x, double* /*grad*/, void* data) {
+  const auto* c = static_cast<const FitContext*>(data);
+  const catalog::Accelerator a = with_constants(*c->start, x);
+  double sum = 0;
+  for (size_t i = 0; i < c->runs->size(); ++i) {
+    const RunPrediction p = predict_run((*c->setups)[i], *(*c->runs)[i], a);
+    const double r = std::log(p.measured_step_time_s / p.predicted_step_time_s);
+    sum += r * r;
+  }
+  double value = sum / static_cast<double>(c->runs->size());
+  for (unsigned k = 0; k < n; ++k) value += c->prior_weight * (x[k] - c->x0[k]) * (x[k] - c->x0[k]);
+  return value;
+}
+
+}  // namespace
+
+CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const std::vector<catalog::MeasuredRun>& runs,
+                                        const std::string& gpu, const CalibrationOptions& options) {
+  const catalog::Accelerator& start = catalog.accelerator(gpu);
+  std::vector<const catalog::MeasuredRun*> fit_runs, judge_runs;
+  std::vector<RunSetup> fit_setups, judge_setups;
+  for (const auto& r : runs) {
+    if (r.gpu != gpu) continue;
+    (r.held_out ? judge_runs : fit_runs).push_back(&r);
+    (r.held_out ? judge_setups : fit_setups).push_back(run_setup(catalog, r));
+  }
+  if (fit_runs.empty())
+    throw FieldError("gpu", "no run to calibrate '" + gpu + "' on (runs on it: " +
+                                std::to_string(judge_runs.size()) + ", all held out)");
+  // Start from the catalog's constants; an accelerator without any starts from a neutral guess.
+  EfficiencyConstants c0 = efficiency_constants(start);
+  const EfficiencyConstants& n = options.neutral_start;
+  if (!(c0.gemm_efficiency_max > 0)) c0 = n;
+  if (!(c0.gemm_half_rows > 0)) c0.gemm_half_rows = n.gemm_half_rows;
+  if (!(c0.comm_efficiency > 0)) c0.comm_efficiency = n.comm_efficiency;
+  FitContext ctx{&start, &fit_runs, &fit_setups, {}, options.prior_weight};
+  std::array<double, kConstants> x = {std::log(c0.gemm_efficiency_max), std::log(c0.gemm_half_width),
+                                      std::log(c0.gemm_half_rows), std::log(c0.comm_efficiency)};
+  ctx.x0 = x;
+  // Bounds: efficiencies in (0.05, 1]; widths and rows between 1 and 1e6.
+  std::array<double, kConstants> lower = {std::log(0.05), 0.0, 0.0, std::log(0.05)};
+  std::array<double, kConstants> upper = {0.0, std::log(1e6), std::log(1e6), 0.0};
+  if (!options.fit_comm_efficiency) lower[3] = upper[3] = x[3];
+  for (unsigned k = 0; k < kConstants; ++k) x[k] = std::clamp(x[k], lower[k], upper[k]);
+  nlopt_opt opt = nlopt_create(NLOPT_LN_NELDERMEAD, kConstants);
+  nlopt_set_lower_bounds(opt, lower.data());
+  nlopt_set_upper_bounds(opt, upper.data());
+  nlopt_set_min_objective(opt, objective, &ctx);
+  nlopt_set_xtol_rel(opt, 1e-6);
+  nlopt_set_ftol_abs(opt, 1e-12);
+  nlopt_set_maxeval(opt, 4000);
+  const std::array<double, kConstants> step = {0.2, 0.5, 0.5, 0.2};
+  nlopt_set_initial_step(opt, step.data());
+  // Nelder–Mead's simplex can collapse before the minimum; restarting from its answer until the objective
+  // stops improving is the usual remedy.
+  double best = HUGE_VAL;
+  nlopt_result status = NLOPT_SUCCESS;
+  for (int restart = 0; restart < 8; ++restart) {
+    const double before = best;
+    status = nlopt_optimize(opt, x.data(), &best);
+    if (status < 0 || !(best < before * (1 - 1e-9))) break;
+  }
+  nlopt_destroy(opt);
+  if (status < 0) throw Error("calibration: the optimizer failed (NLopt status " + std::to_string(status) + ")");
+
+  CalibrationResult out;
+  out.accelerator = with_constants(start, x.data());
+  out.accelerator.calibrated = true;
+  for (size_t i = 0; i < fit_runs.size(); ++i)
+    out.calibration.push_back(predict_run(fit_setups[i], *fit_runs[i], out.accelerator));
+  for (size_t i = 0; i < judge_runs.size(); ++i)
+    out.held_out.push_back(predict_run(judge_setups[i], *judge_runs[i], out.accelerator));
+  out.calibration_error = summarize(out.calibration);
+  out.held_out_error = summarize(out.held_out);
+  char note[160];
+  std::snprintf(note, sizeof note, "fitted to %d measured run%s (mean |error| %.1f%%, max %.1f%%)",
+                out.calibration_error.runs, out.calibration_error.runs == 1 ? "" : "s",
+                100 * out.calibration_error.mean_abs_error,
+                100 * out.calibration_error.max_abs_error);
+  out.accelerator.calibration_source = note;
+  return out;
+}
+
+
+std::vector<CalibrationResult> calibrate_runs(const catalog::Catalog& catalog,
+                                              const std::vector<catalog::MeasuredRun>& runs,
+                                              const std::optional<std::string>& gpu, const CalibrationOptions& options) {
+  std::vector<std::string> gpus;
+  for (const auto& r : runs)
+    if ((!gpu || r.gpu == *gpu) && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) gpus.push_back(r.gpu);
+  if (gpus.empty()) throw FieldError("gpu", "no run in the file names '" + gpu.value_or("") + "'");
+  std::vector<CalibrationResult> out;
+  for (const auto& g : gpus) out.push_back(calibrate_accelerator(catalog, runs, g, options));
+  return out;
+}
+
+}  // namespace isoflop::parallel

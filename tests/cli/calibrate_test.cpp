@@ -1,0 +1,90 @@
+// End-to-end tests of `isoflop calibrate`: one published run reproduced, the overlay written once (no
+// overwrite without --force) and used by layout through --catalog, and uncalibrated accelerators labelled.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using isoflop::test::run_cli;
+
+// Nemotron-4 340B on 128 H100s, BF16, TP 8 x PP 8, VP 12: 4.61 s per step (NVIDIA dgxc-benchmarking
+// v24.11.1, nemotron/README_340b.md), as in data/calibration/published_runs.yaml.
+const char* kOneRun = R"(runs:
+  - name: nemotron4-340b-128
+    gpu: h100-sxm5-80gb
+    gpus: 128
+    arch: {layers: 96, d_model: 18432, heads: 96, kv_heads: 8, ffn: 73728, activation: relu, vocab: 256000,
+           seq: 4096, positional: rotary, tied_embeddings: false, bias: false}
+    global_batch: 32
+    layout: {tp: 8, pp: 8, vpp: 12, micro_batch: 1, zero: 1, sequence_parallel: true}
+    measured: {step_time_s: 4.61}
+)";
+
+}  // namespace
+
+TEST_CASE("calibrate: one published run is reproduced and saved as an overlay layout reads") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("isoflop-calibrate-test", "overlay");
+  const std::string runs = (dir / "runs.yaml").string();
+  std::ofstream(runs) << kOneRun;
+  fs::create_directories(dir / "cal");
+  const std::string overlay = (dir / "cal" / "h100.yaml").string();
+  const auto r = run_cli("calibrate " + runs + " --save-calibration " + overlay + " -o json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  CHECK(j["schema"] == "isoflop/calibration/v2");
+  REQUIRE(j["accelerators"].size() == 1);
+  const auto& run = j["accelerators"][0]["runs"][0];
+  CHECK(run["measured_step_time_s"].get<double>() == doctest::Approx(4.61));
+  CHECK(std::fabs(run["error"].get<double>()) < 0.01);
+  REQUIRE(fs::exists(overlay));
+
+  const auto again = run_cli("calibrate " + runs + " --save-calibration " + overlay);
+  CHECK(again.status == 2);
+  CHECK(again.err.find("--save-calibration") != std::string::npos);
+  CHECK(run_cli("calibrate " + runs + " --save-calibration " + overlay + " --force").status == 0);
+
+  const auto layout = run_cli("layout --catalog " + (dir / "cal").string() +
+                              " --arch llama2-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512 -o json");
+  INFO(layout.err);
+  REQUIRE(layout.status == 0);
+  const auto calibration = nlohmann::ordered_json::parse(layout.out)["cluster"]["accelerator"]["calibration"];
+  CHECK(calibration["calibrated"] == true);
+  CHECK(calibration["source"].get<std::string>().find("fitted to 1 measured run (") != std::string::npos);
+}
+
+TEST_CASE("layout: an accelerator without measured runs says uncalibrated in the table and the JSON") {
+  const std::string args = "layout --arch llama2-70b --gpu h200-sxm-141gb --gpus 64 --global-batch 512";
+  const auto table = run_cli(args);
+  INFO(table.err);
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find("step (uncalibrated)") != std::string::npos);
+  const auto json = run_cli(args + " -o json");
+  REQUIRE(json.status == 0);
+  CHECK(nlohmann::ordered_json::parse(json.out)["cluster"]["accelerator"]["calibration"]["calibrated"] == false);
+  const auto calibrated = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512");
+  REQUIRE(calibrated.status == 0);
+  CHECK(calibrated.out.find("uncalibrated") == std::string::npos);
+}
+
+TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
+  const fs::path dir = isoflop::test::fresh_temp_dir("isoflop-calibrate-test", "bad");
+  const std::string runs = (dir / "runs.yaml").string();
+  std::string text = kOneRun;
+  text.replace(text.find("step_time_s: 4.61"), 17, "");
+  std::ofstream(runs) << text;
+  const auto r = run_cli("calibrate " + runs);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("runs.yaml:") != std::string::npos);
+  CHECK(r.err.find("exactly one of") != std::string::npos);
+  CHECK(run_cli("calibrate").status == 2);
+}
