@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using test::read_file;
 using testing::kTinyJob;
 using testing::parse;
+using testing::stopped_run;
 using testing::temp_dir;
 using testing::with;
 
@@ -54,10 +55,7 @@ TEST_CASE("a second run on a held output folder is refused, naming the holder's 
 
 TEST_CASE("temporary files a killed save left are removed on start and never read as a checkpoint") {
   const fs::path dir = temp_dir("stale");
-  const Job job = parse(kTinyJob, dir);
-  RunOptions stop;
-  stop.stop_after_steps = 5;
-  run_training(job, stop);
+  const Job job = stopped_run(kTinyJob, dir, 5);
   const std::string saved = read_file(job.checkpoint.path);
   // A kill -9 mid-save: a complete copy under the temporary name of a writer that is gone, the real file lost.
   // pid 2^31-2 is above any pid_max; pid 1 always runs, so its temporary file is left alone.
@@ -81,9 +79,7 @@ TEST_CASE("temporary files a killed save left are removed on start and never rea
 
 TEST_CASE("a resume with a changed job names the changes, and when allowed goes on and records them") {
   const fs::path dir = temp_dir("changes");
-  RunOptions stop;
-  stop.stop_after_steps = 20;
-  run_training(parse(kTinyJob, dir), stop);
+  stopped_run(kTinyJob, dir, 20);
   const Job changed = parse(with(with(kTinyJob, "lr: 1e-2", "lr: 5e-3"), "warmup: 1024", "warmup: 2048"), dir);
   const std::string saved = read_file(changed.checkpoint.path);
   RunOptions resume;
@@ -102,9 +98,8 @@ TEST_CASE("a resume with a changed job names the changes, and when allowed goes 
   // The new schedule from step 21 on: the cosine of the changed job ends at 10 % of the new peak.
   CHECK(r.curve.back().lr == doctest::Approx(0.1 * 5e-3).epsilon(1e-9));
   // The model's shape cannot change, allowed or not.
-  stop.stop_after_steps = 3;
   const fs::path other = temp_dir("changes-model");
-  run_training(parse(kTinyJob, other), stop);
+  stopped_run(kTinyJob, other, 3);
   CHECK(refusal([&] { run_training(parse(with(kTinyJob, "d_model: 16", "d_model: 32"), other), resume); })
             .find("belongs to a different job: model.d_model 16 → 32") != std::string::npos);
   fs::remove_all(dir);

@@ -10,6 +10,7 @@
 
 #include "support/temp_files.hpp"
 #include "train/job.hpp"
+#include "train/trainer.hpp"
 
 namespace isoflop::train::testing {
 
@@ -40,6 +41,15 @@ inline std::string with(std::string text, const std::string& from, const std::st
   const size_t at = text.find(from);
   REQUIRE(at != std::string::npos);
   return text.replace(at, from.size(), to);
+}
+
+// The job of `text` in `dir`, run for `steps` steps and stopped (as by Ctrl-C): its checkpoint is on disk.
+inline Job stopped_run(const std::string& text, const std::filesystem::path& dir, long long steps) {
+  const Job job = parse(text, dir);
+  RunOptions stop;
+  stop.stop_after_steps = steps;
+  REQUIRE(run_training(job, stop).interrupted);
+  return job;
 }
 
 }  // namespace isoflop::train::testing

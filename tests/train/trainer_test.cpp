@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 using test::read_file;
 using testing::kTinyJob;
 using testing::parse;
+using testing::stopped_run;
 using testing::temp_dir;
 using testing::with;
 
@@ -204,9 +205,7 @@ TEST_CASE("an interrupted run resumes to the bitwise-identical loss sequence and
 
 TEST_CASE("a resume on another thread count goes on, and says its losses will not repeat bit for bit") {
   const fs::path dir = temp_dir("other-device");
-  RunOptions stop;
-  stop.stop_after_steps = 5;
-  run_training(parse(kTinyJob, dir), stop);
+  stopped_run(kTinyJob, dir, 5);
   std::vector<std::string> notes;
   RunOptions resume;
   resume.resume = true;
@@ -256,10 +255,7 @@ TEST_CASE("bad jobs are refused with a one-line message naming the field") {
 
 TEST_CASE("a checkpoint is never lost: refused when it exists without resume, and when it is corrupt") {
   const fs::path dir = temp_dir("keep");
-  const Job job = parse(kTinyJob, dir);
-  RunOptions stop;
-  stop.stop_after_steps = 5;
-  run_training(job, stop);
+  const Job job = stopped_run(kTinyJob, dir, 5);
   const std::string saved = read_file(job.checkpoint.path);
   REQUIRE(!saved.empty());
 
