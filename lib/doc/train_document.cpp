@@ -179,7 +179,7 @@ void from_json(const Json& j, TrainDocument& d) {
   read(j.at("inputs"), "resume", d.resume);
   read(j, "interrupted", r.interrupted);
   read(j, "resumed", r.resumed);
-  read_array(j, "job_changes", r.job_changes);
+  if (j.contains("job_changes")) read_array(j, "job_changes", r.job_changes);  // absent in results before it
   read(j, "final_train_loss", r.final_train_loss);
   read(j, "eval_loss", r.eval_loss);
   read(j, "entropy_floor", r.entropy_floor);
