@@ -20,11 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::read_file;
-using testing::kTinyJob;
-using testing::parse;
-using testing::stopped_run;
-using testing::temp_dir;
-using testing::with;
+using namespace testing;  // kTinyJob, parse, stopped_run, temp_dir, with (tiny_job.hpp)
 
 // The message of the InputError `f` throws ("" when it throws none).
 template <typename F>
