@@ -30,11 +30,11 @@ const CommandHelp kHelp = {
     "names the model, the optimisation, the data (the embedded markov source with a known entropy floor, any\n"
     "file as bytes, or a uint16 token file), evaluation, checkpoints and the output folder, which receives\n"
     "results.json (the train document) and loss_curve.csv. Ctrl-C saves a checkpoint after the current step and\n"
-    "exits 130; --resume continues exactly where it stopped (a changed job only with --allow-changes; a finished run\n"
-    "is left as it is). One run at a time holds an output folder; a job that needs more memory than the machine has\n"
-    "is refused before it starts. FLOPs are counted as in 'isoflop flops' (chinchilla\n"
-    "App. F and 6ND); MFU is against the device's catalog peak, or on a CPU without one against the fp32 sgemm\n"
-    "peak measured with the run's threads (peak_source says which). 'isoflop train --example' prints a job.",
+    "exits 130; --resume continues exactly where it stopped (a changed job only with --allow-changes; a finished\n"
+    "run is left as it is). One run at a time holds an output folder; a job needing more memory than the machine\n"
+    "has is refused before it starts. FLOPs are counted as in 'isoflop flops' (chinchilla App. F and 6ND); MFU is\n"
+    "against the device's catalog peak, or on a CPU without one against the fp32 sgemm peak measured with the\n"
+    "run's threads (peak_source says which). 'isoflop train --example' prints a job.",
     {"isoflop train --example > job.yaml      # a commented job on the markov source",
      "isoflop train job.yaml                  # progress on stderr, results table on stdout",
      "isoflop train job.yaml --resume         # continue after Ctrl-C (exit 130) from the checkpoint",
