@@ -37,10 +37,6 @@ po::options_description common_options() {
   return d;
 }
 
-OutputRules output_rules(const CommonOptions& common) {
-  return OutputRules{common.force, "use --force to replace it"};
-}
-
 std::vector<std::string> long_names(const po::options_description& d) {
   std::vector<std::string> names;
   for (const auto& o : d.options()) names.push_back("--" + o->long_name());
@@ -143,10 +139,32 @@ std::optional<double> get_number(const po::variables_map& vm, const std::string&
   return units::parse_number(*text, "--" + name, sign);
 }
 
+namespace {
+
+// Integer options with a range of their own, checked before any arithmetic (a sequence of 1e11 tokens or
+// 1e10 GPUs in a node overflows what is computed from it). Bounds are sanity limits, far beyond real runs.
+struct IntegerRange {
+  std::string_view option;
+  long long high;
+};
+constexpr IntegerRange kIntegerRanges[] = {
+    {"seq", 1LL << 24},           // tokens per sequence
+    {"vocab", 1LL << 24},         // vocabulary entries
+    {"global-batch", 1LL << 30},  // sequences per step
+    {"gpus-per-node", 1LL << 16}, // accelerators in one node
+};
+
+}  // namespace
+
 std::optional<long long> get_integer(const po::variables_map& vm, const std::string& name, units::Sign sign) {
   auto text = get_string(vm, name);
   if (!text) return std::nullopt;
-  return units::parse_integer(*text, "--" + name, sign);
+  const long long value = units::parse_integer(*text, "--" + name, sign);
+  for (const auto& r : kIntegerRanges)
+    if (r.option == name && value > r.high)
+      throw InputError("--" + name + ": " + std::to_string(value) + " is out of range; accepted: a whole number from " +
+                       (sign == units::Sign::kPositive ? "1" : "0") + " to " + std::to_string(r.high));
+  return value;
 }
 
 std::optional<int> get_int(const po::variables_map& vm, const std::string& name, units::Sign sign, int max_value) {
@@ -198,6 +216,10 @@ std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const 
   doc::SourceDocument d = doc::read_json_or_yaml_document(*path);  // -o json or -o yaml output
   doc::require_kind(d, kinds);
   return d;
+}
+
+OutputRules output_rules(const CommonOptions& common) {
+  return OutputRules{common.force, "use --force to replace it"};
 }
 
 void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,

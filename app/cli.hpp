@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "core/output_path.hpp"
 #include "doc/document.hpp"
 #include "report/output.hpp"
 #include "units/quantity.hpp"
@@ -79,6 +80,9 @@ void write_document(const CommonOptions& common, const report::Json& document,
 // ("a plan or cost document"); read_from returns the document, checked to be one of `kinds`.
 void add_from_option(po::options_description& options, const std::string& what);
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
+
+// The rules for an output file the user names: an existing file is replaced only with --force.
+OutputRules output_rules(const CommonOptions& common);
 
 // Writes an output file the user asked for (a figure, a saved law) all-or-nothing under the rules of
 // core/output_path.hpp (never over an input, a folder or a device; over an existing file only with --force)

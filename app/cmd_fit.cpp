@@ -96,9 +96,13 @@ int run_fit(const std::vector<std::string>& args) {
   r.save_law = get_string(vm, "save-law");
   r.catalog_dir = parsed->common.catalog_dir;
   r.plot = get_string(vm, "plot");
+  const auto law_file = r.law_file();  // fit reads no catalog: the law file in DIR is only its output
+  if (law_file) forget_input(*law_file);
   note_input(r.runs_file);  // the output checks know the inputs before they are read
   if (r.curves_file) note_input(*r.curves_file);
   if (r.plot) check_output_file(parsed->common, *r.plot, "--plot");
+  if (std::error_code ec; law_file && std::filesystem::is_directory(*r.catalog_dir, ec))
+    check_output_file(parsed->common, *law_file, "--save-law");
 
   const bool bar = !parsed->common.quiet && ::isatty(STDERR_FILENO);
   const doc::FitDocument document = doc::fit_document(r, bar ? &progress_bar : nullptr);

@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "doc/train_document.hpp"
+#include "train/run_folder.hpp"
 #include "train/stop_signals.hpp"
 
 namespace isoflop::app {
@@ -22,22 +23,36 @@ namespace fs = std::filesystem;
 
 const CommandHelp kHelp = {
     "train",
-    "isoflop train JOB.yaml [--resume] [--output DIR] [--curve FILE] [--plot FILE.svg] [-o table|json|yaml|csv]\n"
+    "isoflop train JOB.yaml [--resume [--allow-changes]] [--output DIR] [--max-memory BYTES] [--curve FILE] [--plot FILE.svg] [-o table|json|yaml|csv]\n"
     "       isoflop train --example",
     "Runs a tiny GPT training job (GPT-2 architecture, AdamW, warm-up then cosine decay to 10 % of the peak\n"
     "learning rate at exactly the planned token count) on the CPU reference backend or a CUDA GPU. The job file\n"
     "names the model, the optimisation, the data (the embedded markov source with a known entropy floor, any\n"
     "file as bytes, or a uint16 token file), evaluation, checkpoints and the output folder, which receives\n"
     "results.json (the train document) and loss_curve.csv. Ctrl-C saves a checkpoint after the current step and\n"
-    "exits 130; --resume continues exactly where it stopped. FLOPs are counted as in 'isoflop flops' (chinchilla\n"
-    "App. F and 6ND); MFU is against the device's catalog peak, or on a CPU without one against the fp32 sgemm\n"
-    "peak measured with the run's threads (peak_source says which). 'isoflop train --example' prints a job.",
+    "exits 130; --resume continues exactly where it stopped (a changed job only with --allow-changes; a finished\n"
+    "run is left as it is). One run at a time holds an output folder; a job needing more memory than the machine\n"
+    "has is refused before it starts. FLOPs are counted as in 'isoflop flops' (chinchilla App. F and 6ND); MFU is\n"
+    "against the device's catalog peak, or on a CPU without one against the fp32 sgemm peak measured with the\n"
+    "run's threads (peak_source says which). 'isoflop train --example' prints a job.",
     {"isoflop train --example > job.yaml      # a commented job on the markov source",
      "isoflop train job.yaml                  # progress on stderr, results table on stdout",
      "isoflop train job.yaml --resume         # continue after Ctrl-C (exit 130) from the checkpoint",
+     "isoflop train job.yaml --resume --allow-changes   # continue with a new lr (recorded in results.json)",
      "isoflop train job.yaml -q -o json       # the train document only",
      "isoflop train job.yaml --plot loss.svg  # and the loss curve as a figure",
      "isoflop train job.yaml --curve curve.csv -o csv   # the loss curve to a file and to stdout"}};
+
+// A resume of a finished run: its results.json stands and is printed as it is.
+int report_finished(const CommonOptions& common, const doc::TrainDocument& d) {
+  spdlog::info("the run in {} finished already ({} of {} steps); nothing to do, its results are kept", d.inputs.output,
+               d.result.steps, d.result.steps_total);
+  const doc::SourceDocument stored = doc::read_document(d.results_file);
+  doc::require_kind(stored, {"train"});
+  const auto kept = doc::decode<doc::TrainDocument>(stored);
+  write_document(common, stored.json, [&] { return doc::render_train(kept); }, "curve");
+  return 0;
+}
 
 }  // namespace
 
@@ -46,6 +61,8 @@ int run_train(const std::vector<std::string>& args) {
   options.add_options()
       ("job", po::value<std::string>()->value_name("JOB.yaml"), "the job file (positional)")
       ("resume", po::bool_switch(), "continue from the job's checkpoint (after Ctrl-C or a crash)")
+      ("allow-changes", po::bool_switch(), "with --resume: continue although the job changed (recorded in results.json)")
+      ("max-memory", po::value<std::string>()->value_name("BYTES"), "refuse a job needing more host memory (default: what is available)")
       ("output", po::value<std::string>()->value_name("DIR"), "results folder, overriding the job's 'output'")
       ("curve", po::value<std::string>()->value_name("FILE"), "write the loss curve CSV here (default <output>/loss_curve.csv)")
       ("plot", po::value<std::string>()->value_name("FILE.svg"), "write a figure of the loss curve (train and eval)")
@@ -67,7 +84,6 @@ int run_train(const std::vector<std::string>& args) {
   std::vector<std::string> whole{"train"};
   whole.insert(whole.end(), args.begin(), args.end());
   reexec_with_detected_blas_core(whole);
-
   doc::TrainDocument d;
   d.inputs = train::load_job(*job_file);
   d.resume = vm["resume"].as<bool>();
@@ -79,7 +95,17 @@ int run_train(const std::vector<std::string>& args) {
   const catalog::Catalog catalog = load_catalog(parsed->common);
   train::RunOptions run;
   run.resume = d.resume;
+  run.allow_changes = vm["allow-changes"].as<bool>();
+  if (run.allow_changes && !run.resume) throw InputError("--allow-changes: only with --resume");
+  if (auto m = get_string(vm, "max-memory")) run.max_memory_bytes = units::parse_bytes(*m, "--max-memory");
   run.catalog = &catalog;
+  // Every file the run writes is checked before the first step; the folder is held until the last is written.
+  const OutputRules owned{true, ""}, user = output_rules(parsed->common);
+  std::vector<train::RunOutput> outputs = {{d.results_file, "output", owned},
+                                           {d.curve_file, has(vm, "curve") ? "--curve" : "output", has(vm, "curve") ? user : owned}};
+  if (plot) outputs.push_back({*plot, "--plot", user});
+  train::RunFolder folder(d.inputs, outputs);
+  run.folder = &folder;
   if (!parsed->common.quiet)
     run.on_progress = doc::train_progress_printer(::isatty(STDERR_FILENO) != 0,
                                                   [](const std::string& line) { spdlog::info("{}", line); });
@@ -91,10 +117,8 @@ int run_train(const std::vector<std::string>& args) {
     d.result = train::run_training(d.inputs, run);
     stop_signal = signals.signal();
   }
+  if (d.result.already_finished && fs::exists(d.results_file)) return report_finished(parsed->common, d);
   const doc::Json json = d;
-  std::error_code ec;
-  fs::create_directories(d.inputs.output, ec);
-  if (ec) throw InputError("output: cannot create '" + d.inputs.output + "': " + ec.message());
   if (has(vm, "curve")) write_output_file(parsed->common, d.curve_file, train::curve_csv(d.result.curve), "--curve");
   else write_file_atomically(d.curve_file, train::curve_csv(d.result.curve), "--curve");
   write_file_atomically(d.results_file, report::to_json_text(json), "output");

@@ -94,6 +94,11 @@ const MoeRecommendations& Catalog::moe_recommendation() const {
   throw CatalogError("catalog: no moe_recommendations entry named 'st-moe' (data/shapes.yaml)");
 }
 
+namespace {
+// Merges a parsed tree (checked for duplicate keys already): overlay text and the embedded records share it.
+void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog);
+}  // namespace
+
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
   YAML::Node root;
   try {
@@ -103,6 +108,12 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
   }
   if (root.IsNull()) return;  // an empty file adds nothing
   reject_duplicate_keys(root, file);
+  merge_catalog_node(root, file, catalog);
+}
+
+namespace {
+void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog) {
+  if (root.IsNull()) return;
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
                        ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
@@ -140,6 +151,7 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
     }
   }
 }
+}  // namespace
 
 void check_references(const Catalog& c) {
   for (const auto& a : c.accelerators)
@@ -160,9 +172,61 @@ void check_references(const Catalog& c) {
       throw CatalogError(f.file + ": shape family '" + f.name + "' names unknown block model '" + f.block + "'");
 }
 
+namespace {
+
+struct EmbeddedLine {};
+
+}  // namespace
+}  // namespace isoflop::catalog
+
+// Nodes yaml-cpp's parser builds carry their marks (file:line in messages and in the entries' `file`); a node
+// built here gets its line through as_if, the template yaml-cpp's Node befriends for conversions.
+template <>
+struct YAML::as_if<isoflop::catalog::EmbeddedLine, int> {
+  static void set(YAML::Node& node, int line) {
+    node.EnsureNodeExists();
+    YAML::Mark mark;
+    mark.line = line;
+    node.m_pNode->set_mark(mark);
+  }
+};
+
+namespace isoflop::catalog {
+namespace {
+
+// The YAML tree of embedded records from `*at` on (catalog/embedded.hpp); the build checked the data's keys.
+YAML::Node embedded_node(const EmbeddedNode* nodes, size_t count, size_t* at) {
+  if (*at >= count) throw CatalogError("catalog: the embedded data is truncated");
+  const EmbeddedNode& n = nodes[(*at)++];
+  YAML::Node node;
+  switch (n.kind) {
+    case 'V': node = YAML::Node(std::string(n.text, n.size)); break;
+    case 'M':
+      node = YAML::Node(YAML::NodeType::Map);
+      for (uint32_t i = 0; i < n.size; ++i) {
+        const YAML::Node key = embedded_node(nodes, count, at);
+        node.force_insert(key, embedded_node(nodes, count, at));
+      }
+      break;
+    case 'S':
+      node = YAML::Node(YAML::NodeType::Sequence);
+      for (uint32_t i = 0; i < n.size; ++i) node.push_back(embedded_node(nodes, count, at));
+      break;
+    default: node = YAML::Node(YAML::NodeType::Null);
+  }
+  YAML::as_if<EmbeddedLine, int>::set(node, n.line);
+  return node;
+}
+
+}  // namespace
+
 Catalog embedded_catalog() {
+  // Built from records rather than parsed from text: the scanner was most of every command's start time.
   Catalog catalog;
-  for (const auto& f : embedded_files()) merge_catalog_text(f.text, f.name, &catalog);
+  for (const auto& f : embedded_files()) {
+    size_t at = 0;
+    merge_catalog_node(embedded_node(f.nodes, f.count, &at), f.name, &catalog);
+  }
   return catalog;
 }
 

@@ -1,13 +1,27 @@
-// The data/*.yaml catalogs compiled into the binary (generated at configure time from data/).
+// The data/*.yaml catalogs compiled into the binary: each file's YAML tree as node records in pre-order,
+// made at build time by lib/catalog/embed/embed_catalog.cpp (which also refuses duplicate keys).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace isoflop::catalog {
 
+// One node: 'M' a mapping of `size` entries (each a key record then a value record follows), 'S' a sequence
+// of `size` items, 'V' a scalar of `size` bytes at `text`, 'N' a null; `line` is where it stood (0-based), for
+// the file:line of messages and of the entries' `file`.
+struct EmbeddedNode {
+  char kind;
+  std::uint32_t size;
+  const char* text;
+  int line;
+};
+
 struct EmbeddedFile {
-  const char* name;  // "data/hardware.yaml"
-  const char* text;  // the file's contents
+  const char* name;            // "data/hardware.yaml"
+  const EmbeddedNode* nodes;   // the root first
+  std::size_t count;
 };
 
 const std::vector<EmbeddedFile>& embedded_files();

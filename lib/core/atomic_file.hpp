@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace isoflop {
 
@@ -15,5 +16,12 @@ void write_file_atomically(const std::string& path, const std::string& content, 
 // writes and syncs `content` into it. Returns its name; throws InputError (with the file removed) on failure.
 std::string write_temporary_beside(const std::string& path, const std::string& content, const std::string& what,
                                    unsigned mode);
+
+// Whether `filename` (no folder) is a temporary file this scheme names: ".<name>.isoflop-tmp.<pid>.<n>".
+bool is_temporary_name(const std::string& filename);
+
+// Removes the temporary files in `folder` whose writer is gone (its pid is no running process): what a
+// kill -9 during a save leaves behind. A live writer's file is left alone. Returns the paths removed.
+std::vector<std::string> remove_stale_temporaries(const std::string& folder);
 
 }  // namespace isoflop

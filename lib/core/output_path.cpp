@@ -67,6 +67,14 @@ void note_input(const std::string& path) {
   if (!path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0) remember(st);
 }
 
+void forget_input(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
+  Inputs& r = inputs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::erase_if(r.files, [&](const auto& f) { return f.first == st.st_dev && f.second == st.st_ino; });
+}
+
 void note_input_fd(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) == 0) remember(st);

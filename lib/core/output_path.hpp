@@ -11,6 +11,9 @@ namespace isoflop {
 void note_input(const std::string& path);
 // The same for an open descriptor (standard input redirected from a file).
 void note_input_fd(int fd);
+// Takes `path` off the inputs again: for a file noted wholesale (every file of a catalog overlay folder) that
+// this command does not read and is asked to write (a law saved into that folder).
+void forget_input(const std::string& path);
 
 // How one output may be written.
 struct OutputRules {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/input_file.hpp"
+#include "core/json_input.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -45,7 +46,7 @@ SourceDocument parse_document(const std::string& source, std::string_view text) 
   SourceDocument d;
   d.source = source;
   try {
-    d.json = Json::parse(text.begin(), text.end());
+    d.json = parse_json_unique_keys(text, source);
   } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
     std::string what = e.what();
     if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);

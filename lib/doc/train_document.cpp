@@ -99,6 +99,19 @@ void from_json(const Json& j, Job& job) {
   job.peak_device = peak.value_or("");
 }
 
+void to_json(Json& j, const JobChange& c) {
+  j = Json{{"at_step", c.at_step}, {"field", c.field}, {"from", or_null(non_empty(c.from))}, {"to", or_null(non_empty(c.to))}};
+}
+void from_json(const Json& j, JobChange& c) {
+  std::optional<std::string> from, to;
+  read(j, "at_step", c.at_step);
+  read(j, "field", c.field);
+  read(j, "from", from);
+  read(j, "to", to);
+  c.from = from.value_or("");
+  c.to = to.value_or("");
+}
+
 void to_json(Json& j, const CurvePoint& p) {
   j = Json{{"step", p.step}, {"tokens", count_json(p.tokens)}, {"lr", p.lr}, {"train_loss", p.train_loss},
            {"eval_loss", p.eval_loss >= 0 ? Json(p.eval_loss) : Json(nullptr)}, {"grad_norm", p.grad_norm},
@@ -127,6 +140,7 @@ void to_json(Json& j, const TrainDocument& d) {
            {"inputs", inputs},
            {"interrupted", r.interrupted},
            {"resumed", r.resumed},
+           {"job_changes", r.job_changes},
            {"final_train_loss", r.final_train_loss},
            {"eval_loss", or_null(r.eval_loss)},
            {"entropy_floor", or_null(r.entropy_floor)},
@@ -165,6 +179,7 @@ void from_json(const Json& j, TrainDocument& d) {
   read(j.at("inputs"), "resume", d.resume);
   read(j, "interrupted", r.interrupted);
   read(j, "resumed", r.resumed);
+  if (j.contains("job_changes")) read_array(j, "job_changes", r.job_changes);  // absent in results before it
   read(j, "final_train_loss", r.final_train_loss);
   read(j, "eval_loss", r.eval_loss);
   read(j, "entropy_floor", r.entropy_floor);

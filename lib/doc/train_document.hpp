@@ -1,5 +1,6 @@
 // The `train` document (also the run's results.json): the job echoed, the result, and the loss curve.
-//   {"schema": "isoflop/train/v2", "inputs": {job…, "resume"}, "interrupted", "resumed", losses, counts,
+//   {"schema": "isoflop/train/v2", "inputs": {job…, "resume"}, "interrupted", "resumed", "job_changes": [{at_step,
+//    field, from, to}…], losses, counts,
 //    FLOPs, timings, "mfu", "peak_flops", "peak_source", device, memory, files, "curve": [{step, tokens, lr,
 //    train_loss, eval_loss, grad_norm, elapsed_s}…]}
 #pragma once
@@ -13,6 +14,8 @@
 namespace isoflop::train {
 void to_json(doc::Json& j, const Job& job);
 void from_json(const doc::Json& j, Job& job);
+void to_json(doc::Json& j, const JobChange& c);
+void from_json(const doc::Json& j, JobChange& c);
 void to_json(doc::Json& j, const CurvePoint& p);
 void from_json(const doc::Json& j, CurvePoint& p);
 }  // namespace isoflop::train

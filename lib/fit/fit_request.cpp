@@ -2,6 +2,7 @@
 #include "fit/fit_request.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -57,6 +58,12 @@ Approach1Options FitRequest::approach1_options() const {
   Approach1Options o;
   o.points = a1_points;
   return o;
+}
+
+std::optional<std::string> FitRequest::law_file() const {
+  if (!save_law || !catalog_dir) return std::nullopt;
+  validate_law_name(*save_law);
+  return (std::filesystem::path(*catalog_dir) / (*save_law + ".yaml")).string();
 }
 
 void FitRequest::resolve() {

@@ -42,6 +42,8 @@ struct FitRequest {
   Approach1Options approach1_options() const;
   // Cross-field rules and each option's range; fills `approaches` when empty.
   void resolve();
+  // <catalog_dir>/<save_law>.yaml, the file a saved law goes to (the name checked); nullopt without both.
+  std::optional<std::string> law_file() const;
 
   bool operator==(const FitRequest&) const = default;
 };

@@ -13,7 +13,7 @@ namespace isoflop::train {
 namespace {
 
 constexpr char kMagic[8] = {'I', 'S', 'O', 'F', 'L', 'O', 'P', 'C'};
-constexpr uint32_t kVersion = 2;  // 2: the device the state was computed on
+constexpr uint32_t kVersion = 3;  // 2: the device the state was computed on; 3: the job's fields and changes
 
 uint64_t fnv1a(const char* data, size_t n) {
   uint64_t h = 1469598103934665603ULL;
@@ -40,6 +40,7 @@ class Writer {
     out_.append(s);
   }
   std::string& str() { return out_; }
+  void reserve(size_t n) { out_.reserve(n); }
 
  private:
   std::string out_;
@@ -90,13 +91,24 @@ class Reader {
 
 std::string encode_checkpoint(const CheckpointState& s) {
   Writer w;
+  // One allocation: a growing string would hold twice the tensors while it moves them.
+  w.reserve(4096 + 56 * s.curve.size() + sizeof(float) * (s.params.size() + s.m.size() + s.v.size()));
   w.str().append(kMagic, sizeof(kMagic));
   w.put<uint32_t>(kVersion);
-  for (int v : {s.model.layers, s.model.d_model, s.model.heads, s.model.seq, s.model.vocab, s.batch})
-    w.put<int32_t>(v);
-  w.put<uint64_t>(s.seed);
+  for (int v : {s.model.layers, s.model.d_model, s.model.heads, s.model.seq, s.model.vocab}) w.put<int32_t>(v);
   w.put<int64_t>(s.steps_total);
-  w.put<uint64_t>(s.data_fingerprint);
+  w.put<uint64_t>(s.job.size());
+  for (const auto& f : s.job) {
+    w.text(f.name);
+    w.text(f.value);
+  }
+  w.put<uint64_t>(s.changes.size());
+  for (const auto& c : s.changes) {
+    w.put<int64_t>(c.at_step);
+    w.text(c.field);
+    w.text(c.from);
+    w.text(c.to);
+  }
   w.put<int64_t>(s.step);
   w.put<uint64_t>(s.train_position);
   for (uint64_t r : s.rng) w.put<uint64_t>(r);
@@ -135,10 +147,23 @@ CheckpointState decode_checkpoint(const std::string& bytes, const std::string& p
   s.model.heads = r.get<int32_t>();
   s.model.seq = r.get<int32_t>();
   s.model.vocab = r.get<int32_t>();
-  s.batch = r.get<int32_t>();
-  s.seed = r.get<uint64_t>();
   s.steps_total = r.get<int64_t>();
-  s.data_fingerprint = r.get<uint64_t>();
+  const uint64_t fields = r.get<uint64_t>();
+  if (fields > (body - r.at()) / 16) r.fail("truncated job fields");
+  s.job.resize(fields);
+  for (auto& f : s.job) {
+    f.name = r.text();
+    f.value = r.text();
+  }
+  const uint64_t changes = r.get<uint64_t>();
+  if (changes > (body - r.at()) / 32) r.fail("truncated job changes");
+  s.changes.resize(changes);
+  for (auto& c : s.changes) {
+    c.at_step = r.get<int64_t>();
+    c.field = r.text();
+    c.from = r.text();
+    c.to = r.text();
+  }
   s.step = r.get<int64_t>();
   s.train_position = r.get<uint64_t>();
   for (auto& x : s.rng) x = r.get<uint64_t>();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "train/config.hpp"
+#include "train/job_changes.hpp"
 
 namespace isoflop::train {
 
@@ -24,12 +25,11 @@ struct CurvePoint {
 };
 
 struct CheckpointState {
-  // What the checkpoint belongs to; a resume checks all of it against the job.
+  // What the checkpoint belongs to; a resume compares the job's fields with `job` (train/job_changes.hpp).
   ModelConfig model;
-  int batch = 0;
-  unsigned long long seed = 0;
   long long steps_total = 0;
-  uint64_t data_fingerprint = 0;
+  std::vector<JobField> job;         // the job as it was when the state was saved
+  std::vector<JobChange> changes;    // changes resumed runs were allowed to make, oldest first
   // Where the run stands.
   long long step = 0;             // steps completed
   uint64_t train_position = 0;    // batch cursor into the training split

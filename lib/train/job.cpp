@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "catalog/field_reader.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/output_path.hpp"
 
@@ -76,6 +77,9 @@ void Job::validate() const {
     m.validate();
   }
   if (output.empty()) throw InputError("output: must name a results folder");
+  if (is_temporary_name(fs::path(checkpoint.path).filename().string()))
+    throw InputError("checkpoint.path: '" + checkpoint.path +
+                     "' is named like a temporary file of an unfinished save, which is never read; name the checkpoint");
   if (threads < 0 || threads > kMaxThreads)
     throw InputError("threads: must be 0 (OpenMP's default) to " + std::to_string(kMaxThreads) + ", got " +
                      std::to_string(threads));

@@ -12,6 +12,7 @@
 #include "model/flops.hpp"
 #include "model/params.hpp"
 #include "train/cpu/sgemm_peak.hpp"
+#include "train/memory.hpp"
 #include "units/format.hpp"
 
 namespace isoflop::train {
@@ -36,26 +37,6 @@ model::Architecture architecture_of(const ModelConfig& c) {
   return a;
 }
 
-// The checkpoint must belong to this job: same model, batch, seed, schedule length and corpus.
-void check_checkpoint_matches(const CheckpointState& s, const Job& job, const Dataset& data, size_t total_params) {
-  const std::string what = "checkpoint '" + job.checkpoint.path + "' belongs to a different job: ";
-  if (!(s.model == job.model)) throw InputError(what + "model " + describe(s.model) + ", the job has " + describe(job.model));
-  if (s.batch != job.train.batch)
-    throw InputError(what + "train.batch " + std::to_string(s.batch) + ", the job has " + std::to_string(job.train.batch));
-  if (s.seed != job.train.seed)
-    throw InputError(what + "train.seed " + std::to_string(s.seed) + ", the job has " + std::to_string(job.train.seed));
-  if (s.steps_total != job.steps())
-    throw InputError(what + std::to_string(s.steps_total) + " planned steps, the job plans " +
-                     std::to_string(job.steps()) + " (train.tokens changed)");
-  if (s.data_fingerprint != data.fingerprint) throw InputError(what + "it was trained on different data");
-  if (s.params.size() != total_params)
-    throw InputError("checkpoint '" + job.checkpoint.path + "' is corrupt: " + std::to_string(s.params.size()) +
-                     " parameters, the model has " + std::to_string(total_params));
-  if (s.step < 0 || s.step > s.steps_total || s.train_position > data.train.size() ||
-      s.curve.size() != static_cast<size_t>(s.step))
-    throw InputError("checkpoint '" + job.checkpoint.path + "' is corrupt: inconsistent position");
-}
-
 void require_batch_fits(const std::vector<int32_t>& split, const char* name, const Job& job, const Dataset& data) {
   const long long span = job.tokens_per_step();
   if (static_cast<long long>(split.size()) < span + 1)
@@ -63,14 +44,6 @@ void require_batch_fits(const std::vector<int32_t>& split, const char* name, con
                      std::to_string(job.model.seq) + " = " + std::to_string(span) + " tokens (+1 target) does not fit in the " +
                      name + " split of " + std::to_string(split.size()) + " tokens of " + data.description +
                      "; use more data, another data.val_fraction, or a smaller batch or seq");
-}
-
-void make_parent_dirs(const std::string& path, const std::string& what) {
-  const fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) return;
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) throw InputError(what + ": cannot create '" + parent.string() + "': " + ec.message());
 }
 
 double peak_rss_bytes() {
@@ -84,8 +57,10 @@ double peak_rss_bytes() {
 TrainingSession::TrainingSession(const Job& job, const RunOptions& options)
     : job_(job), options_(options), rng_(job.train.seed ^ 0x7261696e5eedULL) {
   job_.validate();
+  folder_ = options_.folder ? options_.folder : &own_folder_.emplace(job_);  // an existing folder is locked now
   BackendChoice choice = choose_backend(job_.backend, job_.precision ? &*job_.precision : nullptr);
   choice.cpu_threads = job_.threads;
+  require_memory(job_, choice.kind, options_.max_memory_bytes);  // before the first large allocation
   data_ = load_dataset(job_.data, job_.model.vocab);
   require_batch_fits(data_.train, "training", job_, data_);
   require_batch_fits(data_.val, "validation", job_, data_);
@@ -95,11 +70,19 @@ TrainingSession::TrainingSession(const Job& job, const RunOptions& options)
   check_resume();
   if (options_.catalog && !job_.peak_device.empty())
     result_.accelerator = options_.catalog->accelerator(job_.peak_device, "peak_device").name;
+  folder_->prepare();
   // ---- nothing is written before this point ----
+  if (already_finished_) {
+    result_.checkpoint_path = job_.checkpoint.path;
+    state_ = std::move(*resumed_);
+    resumed_.reset();
+    for (const auto& p : state_.curve)
+      if (p.eval_loss >= 0) last_eval_ = p.eval_loss;
+    return;
+  }
   describe_run();
   if (!choice.note.empty() && options_.on_note) options_.on_note(choice.note);
   backend_ = make_backend(choice, job_.model, job_.train.batch);
-  make_parent_dirs(job_.checkpoint.path, "checkpoint.path");
   resolve_peak();
   restore_or_initialise();
   // Batch buffers, the curve and the validation cursor are allocated here, once: steps allocate nothing.
@@ -117,14 +100,43 @@ TrainingSession::TrainingSession(const Job& job, const RunOptions& options)
 }
 
 void TrainingSession::check_resume() {
-  if (options_.resume) {
-    resumed_ = load_checkpoint(job_.checkpoint.path);
-    check_checkpoint_matches(*resumed_, job_, data_, layout_.total);
-  } else if (std::error_code ec; fs::exists(job_.checkpoint.path, ec) || ec) {
+  if (!options_.resume) {
+    std::error_code ec;
+    if (!fs::exists(job_.checkpoint.path, ec) && !ec) return;
     if (ec) throw InputError("checkpoint.path: cannot check '" + job_.checkpoint.path + "': " + ec.message());
     throw FieldError("resume", "not given, and checkpoint.path '" + job_.checkpoint.path +
                                    "' exists from an earlier run; resume it, or remove it to start afresh");
   }
+  resumed_ = load_checkpoint(job_.checkpoint.path);
+  CheckpointState& s = *resumed_;
+  const std::string named = "checkpoint '" + job_.checkpoint.path + "'";
+  // The model's shape and the batch are the checkpoint's for good; other fields may change when allowed.
+  std::vector<JobChange> changes = job_changes(s.job, job_fields(job_, data_.fingerprint), s.step);
+  std::vector<JobChange> fixed;
+  for (const auto& c : changes)
+    if (!change_allowed(c.field)) fixed.push_back(c);
+  if (!fixed.empty())
+    throw InputError(named + " belongs to a different job: " + describe(fixed) +
+                     " (the parameters, steps and schedule depend on the model's shape and train.batch)");
+  if (!changes.empty() && !options_.allow_changes)
+    throw FieldError("allow_changes", "not given, and the job changed since " + named + ": " + describe(changes) +
+                                          "; run the job as it was, or allow the changes to continue with them");
+  if (s.params.size() != layout_.total)
+    throw InputError(named + " is corrupt: " + std::to_string(s.params.size()) + " parameters, the model has " +
+                     std::to_string(layout_.total));
+  if (s.step < 0 || s.step > s.steps_total || s.curve.size() != static_cast<size_t>(s.step))
+    throw InputError(named + " is corrupt: inconsistent position");
+  const bool data_changed = std::any_of(changes.begin(), changes.end(),
+                                        [](const JobChange& c) { return c.field.rfind("data.", 0) == 0; });
+  if (s.train_position > data_.train.size()) {
+    if (!data_changed) throw InputError(named + " is corrupt: its data position is past the training split");
+    s.train_position = 0;  // another corpus: start it from its beginning
+  }
+  if (s.step > steps_total_)
+    throw FieldError("train.tokens", "the run in " + named + " has done " + std::to_string(s.step) +
+                                         " steps, more than the job's " + std::to_string(steps_total_));
+  s.changes.insert(s.changes.end(), changes.begin(), changes.end());
+  already_finished_ = s.step == steps_total_;
 }
 
 void TrainingSession::describe_run() {
@@ -161,10 +173,8 @@ void TrainingSession::resolve_peak() {
 
 void TrainingSession::restore_or_initialise() {
   state_.model = job_.model;
-  state_.batch = job_.train.batch;
-  state_.seed = job_.train.seed;
   state_.steps_total = steps_total_;
-  state_.data_fingerprint = data_.fingerprint;
+  state_.job = job_fields(job_, data_.fingerprint);
   state_.device = result_.device;
   if (!resumed_) {
     std::vector<float> params(layout_.total);
@@ -183,6 +193,7 @@ void TrainingSession::restore_or_initialise() {
     options_.on_note("the checkpoint was written on " + resumed_->device + " and resumes on " + result_.device +
                      ": the losses will not repeat bit for bit");
   state_.curve = std::move(resumed_->curve);
+  state_.changes = std::move(resumed_->changes);
   result_.resumed = true;
   resumed_.reset();
   elapsed_before_s_ = state_.elapsed_s;
@@ -275,10 +286,12 @@ void TrainingSession::checkpoint() {
 }
 
 TrainResult TrainingSession::finish(bool interrupted) {
-  // A resumed run that was already complete re-evaluates nothing new; its last evaluation stands.
-  if (!last_eval_ && finished()) last_eval_ = evaluate();
+  if (!last_eval_ && finished() && backend_) last_eval_ = evaluate();
   TrainResult r = std::move(result_);
   r.interrupted = interrupted;
+  r.already_finished = already_finished_;
+  r.resumed = r.resumed || already_finished_;
+  r.job_changes = state_.changes;
   r.steps_total = steps_total_;
   r.entropy_floor = data_.entropy_rate;
   r.val_floor = data_.val_floor;
@@ -294,7 +307,7 @@ TrainResult TrainingSession::finish(bool interrupted) {
   r.eval_loss = last_eval_;
   r.flops = r.flops_per_token * r.tokens;
   r.flops_6nd = 6.0 * r.params * r.tokens;
-  r.wall_s = now_s();
+  r.wall_s = already_finished_ ? state_.elapsed_s : now_s();
   r.train_s = train_s_;
   if (train_s_ > 0) {
     const double session_tokens = static_cast<double>(session_steps_ * span_);
@@ -304,9 +317,11 @@ TrainResult TrainingSession::finish(bool interrupted) {
   }
   r.peak_rss_bytes = peak_rss_bytes();
   r.curve = std::move(state_.curve);
-  if (options_.keep_parameters) {
+  if (options_.keep_parameters && backend_) {
     r.parameters.resize(layout_.total);
     backend_->get_parameters(r.parameters.data());
+  } else if (options_.keep_parameters) {
+    r.parameters = state_.params;
   }
   return r;
 }

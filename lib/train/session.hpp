@@ -12,17 +12,21 @@
 #include "train/layout.hpp"
 #include "train/optimizer.hpp"
 #include "train/rng.hpp"
+#include "train/run_folder.hpp"
 #include "train/trainer.hpp"
 
 namespace isoflop::train {
 
 class TrainingSession {
  public:
-  // Checks the job (InputError before anything is written), builds the backend, loads the data, and
-  // initialises the parameters or restores them from the checkpoint (options.resume).
+  // Checks the job (InputError before anything is written: the memory it needs, the data, the checkpoint
+  // and the changes since it, the output paths), holds the output folder, builds the backend, loads the data,
+  // and initialises the parameters or restores them from the checkpoint (options.resume).
   TrainingSession(const Job& job, const RunOptions& options);
 
   bool finished() const { return state_.step >= steps_total_; }
+  // A resume of a run that had finished: no backend was built and nothing may be written.
+  bool already_finished() const { return already_finished_; }
   // One optimiser step on the next batch, then an evaluation when one is due; reports progress.
   const CurvePoint& step();
   // The mean loss over the validation batches.
@@ -45,6 +49,9 @@ class TrainingSession {
 
   Job job_;
   RunOptions options_;
+  std::optional<RunFolder> own_folder_;  // when the caller holds none
+  RunFolder* folder_ = nullptr;
+  bool already_finished_ = false;
   Clock::time_point start_ = Clock::now();
   Dataset data_;
   ParameterLayout layout_;

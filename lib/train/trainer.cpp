@@ -73,6 +73,7 @@ std::string curve_csv(const std::vector<CurvePoint>& curve) {
 
 TrainResult run_training(const Job& job, const RunOptions& options) {
   TrainingSession session(job, options);
+  if (session.already_finished()) return session.finish(false);
   const auto stop_requested = [&] {
     return (options.stop && options.stop->load()) ||
            (options.stop_after_steps > 0 && session.session_steps() >= options.stop_after_steps);

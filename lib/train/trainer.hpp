@@ -28,8 +28,13 @@ struct Progress {
   double eta_s = 0;             // estimated time to the last step
 };
 
+class RunFolder;  // train/run_folder.hpp
+
 struct RunOptions {
   bool resume = false;                       // continue from job.checkpoint.path
+  bool allow_changes = false;                // resume although the job changed (train/job_changes.hpp)
+  double max_memory_bytes = 0;               // refuse a job that needs more host memory (0: what the machine has)
+  RunFolder* folder = nullptr;               // the caller's hold on job.output (none: the run holds it itself)
   const std::atomic<bool>* stop = nullptr;   // when it becomes true: checkpoint after the current step, return
   long long stop_after_steps = 0;            // behave as if interrupted once this call has done this many steps (0: never)
   std::function<void(const Progress&)> on_progress;
@@ -47,6 +52,8 @@ inline constexpr EnumNames<PeakSource, 3> kPeakSourceNames{
 struct TrainResult {
   bool interrupted = false;  // stopped early; a checkpoint was saved
   bool resumed = false;
+  bool already_finished = false;  // a resume of a complete run: nothing was trained, nothing written
+  std::vector<JobChange> job_changes;  // changes resumed runs made to the job (with RunOptions::allow_changes)
   long long steps = 0;        // steps completed
   long long steps_total = 0;  // planned steps
   double tokens = 0;          // training tokens processed (steps · batch · seq)
@@ -80,9 +87,11 @@ struct TrainResult {
 };
 
 // Runs the job through a TrainingSession (train/session.hpp). Throws InputError for anything wrong with it (before writing anything), including
-// "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, an existing
-// checkpoint at checkpoint.path without resume (it would be overwritten), and a cuda backend without a device.
-// Writes only the checkpoint (atomically): every checkpoint.every steps, on a stop, and after the last step.
+// "seq > data" (a batch does not fit in a split), a corrupt or mismatched checkpoint on resume, a changed job
+// on resume (unless allowed), an existing checkpoint at checkpoint.path without resume (it would be
+// overwritten), more memory than the machine has, an output folder another run holds, and a cuda backend
+// without a device. Writes only the checkpoint (atomically): every checkpoint.every steps, on a stop, and
+// after the last step; a resume of a finished run writes nothing and returns it with already_finished.
 TrainResult run_training(const Job& job, const RunOptions& options);
 
 // The catalog accelerator for a device name as the CUDA driver reports it ("NVIDIA H100 80GB HBM3" →

@@ -45,6 +45,17 @@ constexpr double kKgPerLb = 0.45359237;
 constexpr Unit kIntensityUnits[] = {{"g/kWh", 1e-3},       {"kg/kWh", 1.0},       {"t/MWh", 1.0},
                                     {"kg/MWh", 1e-3},      {"lb/MWh", kKgPerLb * 1e-3},
                                     {"gCO2e/kWh", 1e-3},   {"kgCO2e/kWh", 1.0}};
+constexpr double kKiB = 1024.0;
+constexpr Unit kByteUnits[] = {{"", 1.0},
+                               {"B", 1.0},
+                               {"kB", 1e3},
+                               {"MB", 1e6},
+                               {"GB", 1e9},
+                               {"TB", 1e12},
+                               {"KiB", kKiB},
+                               {"MiB", kKiB * kKiB},
+                               {"GiB", kKiB * kKiB * kKiB},
+                               {"TiB", kKiB * kKiB * kKiB * kKiB}};
 constexpr Unit kMoneyUnits[] = {{"", 1.0}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}};
 
 std::string quoted(std::string_view what, std::string_view text) {
@@ -141,6 +152,11 @@ double parse_money_usd(std::string_view raw, std::string_view what, Sign sign) {
   std::string_view text = trim(raw);
   if (!text.empty() && text.front() == '$') text.remove_prefix(1);
   return parse_with_units(text, what, sign, kMoneyUnits, "an amount in US dollars ($2.5M, 40000, $40k)");
+}
+
+double parse_bytes(std::string_view text, std::string_view what, Sign sign) {
+  return parse_with_units(text, what, sign, kByteUnits,
+                          "a size in bytes with a unit B, kB, MB, GB, TB, KiB, MiB, GiB or TiB (16GiB, 512MB)");
 }
 
 long long parse_integer(std::string_view text, std::string_view what, Sign sign) {

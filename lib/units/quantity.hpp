@@ -37,6 +37,9 @@ double parse_intensity_kg_per_kwh(std::string_view text, std::string_view what, 
 // Money, in US dollars: an optional leading '$' and an optional k/M/B suffix ("$2.5M", "1200", "$40k").
 double parse_money_usd(std::string_view text, std::string_view what, Sign sign = Sign::kPositive);
 
+// A size in bytes: B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024); "16GiB".
+double parse_bytes(std::string_view text, std::string_view what, Sign sign = Sign::kPositive);
+
 // A whole number (no suffix beyond k/M/B/T), e.g. a GPU count or a parallel degree; must fit in int64.
 long long parse_integer(std::string_view text, std::string_view what, Sign sign = Sign::kPositive);
 

@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/folder_lock.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
@@ -94,6 +96,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "dupcol.csv", "params,params,loss\n1e9,2e10,2.5\n");
   write(d / "exists.svg", "keep me\n");
   write(d / "exists.yaml", "keep me\n");
+  write(d / "laws" / "old.yaml", "keep me\n");
   fs::create_directories(d / "folder");
   fs::create_symlink(d / "runs.csv", d / "link-to-runs.svg");
   fs::create_symlink(d / "exists.svg", d / "link-to-exists.svg");
@@ -125,6 +128,21 @@ void make_fixtures(const fs::path& d) {
                            "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
   };
   for (const auto& [name, text] : jobs) write(d / name, text);
+  // Training runs: a job too large for any machine, a folder another trainer holds (this process), a finished
+  // run and jobs that resume it changed, a checkpoint named like a temporary file.
+  const std::string tiny = "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n";
+  const std::string schedule = "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n";
+  write(d / "job-huge.yaml", "model: {layers: 100000, d_model: 1024, heads: 2, seq: 16, vocab: 32}\n" + schedule);
+  write(d / "job-locked.yaml", tiny + schedule + "output: locked\n");
+  write(d / "job-done.yaml", tiny + schedule + "threads: 1\noutput: done\n");
+  write(d / "job-done-lr.yaml", tiny + "train: {tokens: 4k, batch: 2, lr: 2e-3}\ndata: {source: markov}\noutput: done\n");
+  write(d / "job-done-layers.yaml", "model: {layers: 2, d_model: 16, heads: 2, seq: 16, vocab: 32}\n" + schedule +
+                                        "output: done\n");
+  write(d / "job-tmpname.yaml", tiny + schedule + "checkpoint: {path: .c.bin.isoflop-tmp.1.0}\n");
+  fs::create_directories(d / "locked");
+  static std::optional<isoflop::FolderLock> held;  // for the whole suite, as a running trainer would
+  held.emplace((d / "locked").string(), "output folder");
+  REQUIRE(run_cli("train " + (d / "job-done.yaml").string() + " -q").status == 0);
   const std::string acc = kAccelerator;
   const std::map<std::string, std::string> overlays = {
       {"ov-dup", acc + "    memory_gb: 40\n"},
@@ -172,6 +190,10 @@ void make_fixtures(const fs::path& d) {
   write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
   write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");
   write(d / "not-a-doc.json", "{\"hello\": 1}\n");
+  write(d / "dup-top.json", "{\"schema\": \"isoflop/arch/v2\", \"schema\": \"isoflop/plan/v2\"}\n");
+  write(d / "dup-arch.json", "{\"schema\": \"isoflop/arch/v2\", \"architecture\": {\"layers\": 2, \"layers\": 3}}\n");
+  write(d / "dup-deep.json", "{\"schema\": \"isoflop/layout/v2\", \"layouts\": [{\"tp\": 1}, {\"tp\": 1, \"tp\": 2}]}\n");
+  write(d / "dup-plain.json", "{\"layers\": 2, \"d_model\": 64, \"layers\": 3}\n");
   write(d / "truncated.json", "{\"schema\": \"isoflop/plan/v2\", \"inputs\": {");
   write(d / "array.json", "[1, 2, 3]\n");
   write(d / "wrong-kind.json", "{\"schema\": \"isoflop/nothing/v2\"}\n");

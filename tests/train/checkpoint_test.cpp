@@ -13,10 +13,9 @@ namespace {
 CheckpointState sample_state() {
   CheckpointState s;
   s.model = ModelConfig{2, 32, 4, 16, 64};
-  s.batch = 8;
-  s.seed = 42;
   s.steps_total = 100;
-  s.data_fingerprint = 0x0123456789abcdefULL;
+  s.job = {{"train.lr", "0.003"}, {"data.content", "0123456789abcdef"}, {"data.path", ""}};
+  s.changes = {{2, "train.lr", "0.006", "0.003"}, {2, "data.path", "", "corpus.txt"}};
   s.step = 2;
   s.train_position = 256;
   s.rng = {1, 2, 3, 4};
@@ -52,10 +51,9 @@ TEST_CASE("a checkpoint decodes to exactly what was encoded") {
   const CheckpointState s = sample_state();
   const CheckpointState d = decode_checkpoint(encode_checkpoint(s), "x");
   CHECK(d.model == s.model);
-  CHECK(d.batch == s.batch);
-  CHECK(d.seed == s.seed);
   CHECK(d.steps_total == s.steps_total);
-  CHECK(d.data_fingerprint == s.data_fingerprint);
+  CHECK(d.job == s.job);
+  CHECK(d.changes == s.changes);
   CHECK(d.step == s.step);
   CHECK(d.train_position == s.train_position);
   CHECK(d.rng == s.rng);

@@ -16,6 +16,7 @@
 #include "train/job.hpp"
 #include "train/session.hpp"
 #include "train/trainer.hpp"
+#include "train/tiny_job.hpp"
 
 namespace isoflop::train {
 namespace {
@@ -23,32 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using test::read_file;
-
-fs::path temp_dir(const std::string& name) { return test::fresh_temp_dir("isoflop-trainer-test", name); }
-
-// One thread: the tests run beside others (ctest -j), and determinism is promised per thread count.
-Job parse(const std::string& text, const fs::path& dir) {
-  const fs::path file = dir / "job.yaml";
-  std::ofstream(file) << text;
-  return load_job(file.string());
-}
-
-// A few dozen steps of a 1-layer d 16 model: enough to compare runs step by step, quick under sanitizers.
-const char* kTinyJob = R"(
-model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}
-train: {tokens: 12288, batch: 8, lr: 1e-2, warmup: 1024, seed: 7}
-data: {source: markov, tokens: 40k, order: 1}
-backend: cpu
-threads: 1
-eval: {every: 16, tokens: 2048}
-output: run
-)";
-
-std::string with(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
+using namespace testing;  // kTinyJob, parse, stopped_run, temp_dir, with (tiny_job.hpp)
 
 TEST_CASE("the example job parses and validates") {
   const fs::path dir = temp_dir("example");
@@ -225,9 +201,7 @@ TEST_CASE("an interrupted run resumes to the bitwise-identical loss sequence and
 
 TEST_CASE("a resume on another thread count goes on, and says its losses will not repeat bit for bit") {
   const fs::path dir = temp_dir("other-device");
-  RunOptions stop;
-  stop.stop_after_steps = 5;
-  run_training(parse(kTinyJob, dir), stop);
+  stopped_run(kTinyJob, dir, 5);
   std::vector<std::string> notes;
   RunOptions resume;
   resume.resume = true;
@@ -277,10 +251,7 @@ TEST_CASE("bad jobs are refused with a one-line message naming the field") {
 
 TEST_CASE("a checkpoint is never lost: refused when it exists without resume, and when it is corrupt") {
   const fs::path dir = temp_dir("keep");
-  const Job job = parse(kTinyJob, dir);
-  RunOptions stop;
-  stop.stop_after_steps = 5;
-  run_training(job, stop);
+  const Job job = stopped_run(kTinyJob, dir, 5);
   const std::string saved = read_file(job.checkpoint.path);
   REQUIRE(!saved.empty());
 
@@ -288,8 +259,9 @@ TEST_CASE("a checkpoint is never lost: refused when it exists without resume, an
   check_refused(kTinyJob, "resume: not given, and checkpoint.path", dir);
   CHECK(read_file(job.checkpoint.path) == saved);
 
-  // A different job cannot resume it.
-  check_refused(with(kTinyJob, "seed: 7", "seed: 9"), "belongs to a different job", dir, true);
+  // A different job cannot resume it (unless the changes are allowed: tests/train/resume_test.cpp).
+  check_refused(with(kTinyJob, "seed: 7", "seed: 9"), "allow_changes: not given, and the job changed since", dir, true);
+  check_refused(with(kTinyJob, "layers: 1", "layers: 2"), "belongs to a different job: model.layers 1 → 2", dir, true);
   CHECK(read_file(job.checkpoint.path) == saved);
 
   // A flipped byte fails the checksum; a truncated file is corrupt too. Neither is touched.

@@ -1,0 +1,153 @@
+// Counting a job's host memory from its shapes (the sizes cpu::Gpt, the checkpoint and the data loader
+// allocate), and reading what the machine has left.
+#include "train/memory.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "train/checkpoint.hpp"
+
+namespace isoflop::train {
+namespace {
+
+constexpr double kFloat = sizeof(float);
+constexpr double kToken = sizeof(int32_t);
+
+std::string gib(double bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = bytes / 1024;
+  int unit = 0;
+  for (; value >= 1024 && unit < 5; ++unit) value /= 1024;
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3g %s", value, kUnits[unit]);
+  return text;
+}
+
+// Parameters of the GPT-2 model of train/layout.cpp, counted in floating point: per layer 12C² + 13C (qkv,
+// projections, MLP, biases, two LayerNorms), embeddings V·C + T·C, the final LayerNorm 2C.
+double parameter_count(const ModelConfig& m) {
+  const double C = m.d_model, L = m.layers;
+  return m.vocab * C + m.seq * C + L * (12 * C * C + 13 * C) + 2 * C;
+}
+
+double file_bytes(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0.0 : static_cast<double>(size);
+}
+
+// The corpus at its peak while it is loaded: the file's bytes, the decoded tokens and the two split copies;
+// for markov the source's successor and weight tables and its power-iteration vectors, and the sample.
+double data_bytes(const DataConfig& d, int vocab) {
+  switch (d.source) {
+    case DataSource::kMarkov: {
+      const double contexts = std::pow(static_cast<double>(vocab), d.markov.order);
+      const double tables = contexts * d.markov.branching * (sizeof(int32_t) + sizeof(double)) +
+                            contexts * 2 * sizeof(double) + vocab * kToken;
+      return tables + 2 * kToken * static_cast<double>(d.tokens);
+    }
+    case DataSource::kText: return file_bytes(d.path) * (1 + 2 * kToken);
+    case DataSource::kTokens: {
+      const double bytes = file_bytes(d.path);
+      return bytes + 2 * kToken * std::max(0.0, (bytes - 1024) / 2);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string MemoryEstimate::describe() const {
+  const std::pair<const char*, double> parts[] = {
+      {"weights", weights_bytes},         {"gradients", gradients_bytes}, {"AdamW moments", optimizer_bytes},
+      {"activations", activations_bytes}, {"data", data_bytes},           {"checkpoint copies", checkpoint_bytes}};
+  std::string text = gib(total_bytes()) + " (";
+  bool first = true;
+  for (const auto& [name, bytes] : parts) {
+    if (bytes <= 0) continue;
+    text += (first ? "" : ", ") + std::string(name) + " " + gib(bytes);
+    first = false;
+  }
+  return text + ")";
+}
+
+double activation_elements(const ModelConfig& m, int batch) {
+  const double L = m.layers, C = m.d_model, V = m.vocab, NH = m.heads, T = m.seq, B = batch, BT = B * T;
+  // Per layer: ln1, qkv (3C), atty, attproj, residual2, ln2, fch (4C), fch_gelu (4C), fcproj, residual3 = 18·BT·C,
+  // four LayerNorm statistics of BT, and the attention matrix B·NH·T². Outside the layers: the encoding and the
+  // final LayerNorm (2·BT·C), its statistics and the losses (3·BT), and the logits (BT·V).
+  return BT * C * (2 + 18 * L) + L * (4 * BT + B * NH * T * T) + BT * (3 + V);
+}
+
+MemoryEstimate estimate_memory(const Job& job, BackendKind backend) {
+  const double params = parameter_count(job.model);
+  MemoryEstimate e;
+  if (backend != BackendKind::kCuda) {
+    e.weights_bytes = kFloat * params;
+    e.gradients_bytes = kFloat * params;
+    e.optimizer_bytes = 2 * kFloat * params;
+    e.activations_bytes = 2 * kFloat * activation_elements(job.model, job.train.batch);
+  }
+  e.data_bytes = data_bytes(job.data, job.model.vocab);
+  // A save copies parameters and both moments out of the backend, then encodes them (3 + 3 floats a
+  // parameter); the loss curve is reserved for every planned step and encoded with them.
+  const double steps = std::floor(job.train.tokens / (static_cast<double>(job.train.batch) * job.model.seq));
+  e.checkpoint_bytes = 6 * kFloat * params + 2 * sizeof(CurvePoint) * steps;
+  return e;
+}
+
+AvailableMemory available_memory() {
+  AvailableMemory a;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream fields(line.substr(13));
+    double kib = 0;
+    if (fields >> kib && kib > 0) a = {kib * 1024, "MemAvailable"};
+    break;
+  }
+  if (a.bytes <= 0) {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) a = {static_cast<double>(pages) * static_cast<double>(page), "available pages"};
+  }
+  // A container's cgroup v2 limit: what is left under memory.max ("max" when unlimited).
+  std::ifstream max_file("/sys/fs/cgroup/memory.max"), current_file("/sys/fs/cgroup/memory.current");
+  double limit = 0, current = 0;
+  if (max_file >> limit && current_file >> current && limit > current && (a.bytes <= 0 || limit - current < a.bytes))
+    a = {limit - current, "the cgroup's memory.max"};
+  return a;
+}
+
+void require_memory(const Job& job, BackendKind backend, double max_memory_bytes) {
+  const MemoryEstimate e = estimate_memory(job, backend);
+  double limit = max_memory_bytes;
+  std::string whose = "allowed";
+  if (limit <= 0) {
+    const AvailableMemory a = available_memory();
+    limit = a.bytes;
+    whose = "available (" + a.source + ")";
+  }
+  if (limit <= 0 || e.total_bytes() <= limit) return;
+  // What to shrink: the largest part.
+  const double model = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.checkpoint_bytes;
+  std::string shrink = "a smaller model (model.layers, model.d_model, model.vocab)";
+  if (e.activations_bytes > model && e.activations_bytes > e.data_bytes)
+    shrink = "a smaller train.batch or model.seq";
+  else if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
+    shrink = "a smaller corpus (" + std::string(job.data.source == DataSource::kMarkov ? "data.tokens" : "data.path") + ")";
+  const std::string message = "the job needs about " + e.describe() + " of memory, more than the " + gib(limit) +
+                              " " + whose + "; use " + shrink;
+  if (max_memory_bytes > 0) throw FieldError("max_memory", message);
+  throw InputError("train: " + message);
+}
+
+}  // namespace isoflop::train

@@ -1,0 +1,62 @@
+// Holding a run's output folder: the lock, stale temporaries, and the output checks before training.
+#include "train/run_folder.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <utility>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace isoflop::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path folder_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+void create_folder(const fs::path& folder, const std::string& what) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw InputError(what + ": cannot create '" + folder.string() + "': " + ec.message());
+}
+
+}  // namespace
+
+RunFolder::RunFolder(const Job& job, std::vector<RunOutput> outputs)
+    : output_(job.output), checkpoint_(job.checkpoint.path), outputs_(std::move(outputs)) {
+  std::error_code ec;
+  if (fs::is_directory(output_, ec)) lock_and_clean();
+}
+
+void RunFolder::lock_and_clean() {
+  lock_ = FolderLock(output_, "output folder");
+  // Under the lock no other trainer writes here; a temporary file whose writer is gone was left by a kill.
+  for (const fs::path& folder : {fs::path(output_), folder_of(checkpoint_)})
+    for (auto& path : remove_stale_temporaries(folder.string())) removed_.push_back(std::move(path));
+}
+
+void RunFolder::prepare() {
+  create_folder(output_, "output");
+  create_folder(folder_of(checkpoint_), "checkpoint.path");
+  if (!lock_.held()) lock_and_clean();
+  std::vector<RunOutput> all = outputs_;
+  all.push_back({checkpoint_, "checkpoint.path", OutputRules{true, ""}});
+  std::set<fs::path> targets, folders;
+  for (const RunOutput& o : all) {
+    const OutputTarget t = check_output_path(o.path, o.what, o.rules);
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(t.target, ec);
+    if (!targets.insert(ec ? fs::path(t.target) : target).second)
+      throw InputError(o.what + ": '" + o.path + "' is another file of this run too; name a file of its own");
+    // A folder that refuses a new file (read-only, full of inodes) fails now, not after the training.
+    if (folders.insert(folder_of(t.target)).second) ::unlink(write_temporary_beside(t.target, "", o.what, 0600).c_str());
+  }
+}
+
+}  // namespace isoflop::train

@@ -1,0 +1,43 @@
+// Strict JSON reading: a repeated key is named with where it is; everything else parses as nlohmann does.
+#include "core/json_input.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace isoflop {
+namespace {
+
+std::string refusal(const std::string& text) {
+  try {
+    parse_json_unique_keys(text, "doc.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("a key twice in one object is refused, naming the key and the object's place") {
+  CHECK(refusal(R"({"schema": "a", "schema": "b"})") ==
+        "doc.json: duplicate key 'schema' (a key may appear once in an object)");
+  CHECK(refusal(R"({"inputs": {"flops": 1, "seq": 2, "flops": 3}})") ==
+        "doc.json: inputs: duplicate key 'flops' (a key may appear once in an object)");
+  CHECK(refusal(R"({"layouts": [{"tp": 1}, {"pp": 2, "tp": 1, "tp": 2}]})") ==
+        "doc.json: layouts[1]: duplicate key 'tp' (a key may appear once in an object)");
+  CHECK(refusal(R"({"a": [[1, 2], [{"b": {"c": 1, "c": 1}}]]})") ==
+        "doc.json: a[1][0].b: duplicate key 'c' (a key may appear once in an object)");
+}
+
+TEST_CASE("the same key in different objects, and every other document, reads as nlohmann reads it") {
+  const std::string text = R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}], "x": [1, "x"]})";
+  CHECK(parse_json_unique_keys(text, "doc.json") == nlohmann::ordered_json::parse(text));
+  CHECK(parse_json_unique_keys("[]", "doc.json") == nlohmann::ordered_json::array());
+  CHECK(parse_json_unique_keys("3", "doc.json") == 3);
+  CHECK_THROWS_AS(parse_json_unique_keys(R"({"a": )", "doc.json"), nlohmann::ordered_json::parse_error);
+  CHECK_THROWS_AS(parse_json_unique_keys("", "doc.json"), nlohmann::ordered_json::parse_error);
+}
+
+}  // namespace
+}  // namespace isoflop
