@@ -29,5 +29,6 @@ int run_layout(const std::vector<std::string>& args);
 int run_plan(const std::vector<std::string>& args);
 int run_fit(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
+int run_emit(const std::vector<std::string>& args);
 
 }  // namespace isoflop::app

@@ -31,6 +31,7 @@ const std::vector<Command>& commands() {
       {"plan", "the main job: budget -> N, D, architecture, layout, cost", run_plan},
       {"train", "run a tiny GPT training job on the CPU or a CUDA GPU, with checkpoints", run_train},
       {"fit", "fit scaling laws to your own runs (Chinchilla Approaches 1-3, bootstrap)", run_fit},
+      {"emit", "launch configs for Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun from a plan", run_emit},
   };
   return table;
 }

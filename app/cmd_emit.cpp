@@ -1,0 +1,89 @@
+// isoflop emit: the launch configuration a trainer reads (Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun) from a
+// plan document or from plan options, checked as the trainer checks it; --check does the same for a given file.
+#include <cstdio>
+
+#include "app/cli.hpp"
+#include "app/command.hpp"
+#include "app/layout_options.hpp"
+#include "app/plan_options.hpp"
+#include "core/input_file.hpp"
+#include "doc/plan_document.hpp"
+#include "emit/emit.hpp"
+
+namespace isoflop::app {
+namespace {
+
+const CommandHelp kHelp = {
+    "emit",
+    "isoflop emit megatron|deepspeed|nemo|slurm|all (--from PLAN.json | plan options) [--out DIR] [options]\n"
+    "       isoflop emit --check FILE --target megatron|deepspeed|nemo|slurm",
+    "Writes what a distributed trainer reads to run the plan's best layout: a pretrain_gpt.py launch script\n"
+    "(megatron.sh), a DeepSpeed ds_config.json, NeMo megatron_gpt_config.yaml overrides (nemo.yaml) or an sbatch\n"
+    "script that starts the plan's trainer with srun + torchrun (job.sbatch). Each file is checked by the rules\n"
+    "its trainer applies (argparse over the release's flag list, validate_args, DeepSpeed's batch assertion, NeMo's\n"
+    "key paths, #SBATCH lines) and refused with the rule when the trainer would reject it. Without --out the one\n"
+    "file goes to stdout; with --out DIR the files and manifest.json are written there (existing files only with\n"
+    "--force). --check FILE checks a hand-written file the same way: exit 0 accepted, 1 rejected.",
+    {"isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json > plan.json",
+     "isoflop emit megatron --from plan.json > megatron.sh",
+     "isoflop emit all --from plan.json --out launch/ --job-name mt-nlg",
+     "isoflop emit deepspeed --gpus 1024 --gpu a100-sxm4-80gb --days 30 --zero 1",
+     "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0"}};
+
+}  // namespace
+
+int run_emit(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()("target", po::value<std::string>()->value_name("T"), "megatron|deepspeed|nemo|slurm|all")
+      ("out", po::value<std::string>()->value_name("DIR"), "write the files and manifest.json into DIR")
+      ("target-version", po::value<std::string>()->value_name("V"), "Megatron-Core release whose flags are written")
+      ("job-name", po::value<std::string>()->value_name("NAME"), "SLURM job name (letters, digits, . _ - +)")
+      ("check", po::value<std::string>()->value_name("FILE"), "check FILE as --target's trainer would");
+  add_from_option(options, "a plan document");
+  add_plan_options(options);
+  po::positional_options_description positional;
+  positional.add("target", 1);
+  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  if (!parsed) return 0;
+  const auto& vm = parsed->values;
+  const auto target_name = get_string(vm, "target");
+  if (!target_name) throw InputError("emit: name a target: megatron|deepspeed|nemo|slurm|all");
+  const emit::Target target = emit::kTargetNames.parse(*target_name, "target");
+  const emit::LaunchData& data = emit::launch_data();
+  emit::EmitOptions eo;
+  eo.megatron_version = get_string(vm, "target-version").value_or("");
+  if (auto name = get_string(vm, "job-name")) eo.job_name = *name;
+  if (auto file = get_string(vm, "check")) {
+    const auto problems = emit::check_config(target, read_input_text(*file), data, eo.megatron_version);
+    for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", input_name(*file).c_str(), p.c_str());
+    if (problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", input_name(*file).c_str());
+    return problems.empty() ? 0 : static_cast<int>(ExitStatus::kFailed);
+  }
+  const auto out = get_string(vm, "out");
+  if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
+  require_one_of(vm, {"from", "flops", "days", "time", "budget-usd", "energy", "co2e"});
+  plan::PlanResult plan;
+  std::string plan_json;
+  if (auto document = read_from(vm, {"plan"})) {
+    plan = doc::decode<plan::PlanResult>(*document);
+    plan_json = document->json.dump();
+  } else {
+    plan = plan_from_options(vm, load_catalog(parsed->common), nullptr);
+    plan_json = doc::Json(plan).dump();
+  }
+  if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
+  const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
+  const auto files = emit::emit_files(target, spec, eo);
+  if (!out) {
+    std::fputs(files.front().content.c_str(), stdout);
+    return 0;
+  }
+  const std::string dir = out->empty() || out->back() == '/' ? *out : *out + "/";
+  for (const auto& f : files) check_output_file(parsed->common, dir + f.name, "--out");
+  check_output_file(parsed->common, dir + "manifest.json", "--out");
+  for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
+  write_output_file(parsed->common, dir + "manifest.json", emit::manifest(files, spec), "--out");
+  return 0;
+}
+
+}  // namespace isoflop::app
