@@ -48,7 +48,7 @@ int run_emit(const std::vector<std::string>& args) {
   const auto& vm = parsed->values;
   const auto target_name = get_string(vm, "target");
   if (!target_name) throw InputError("emit: name a target: megatron|deepspeed|nemo|slurm|all");
-  const emit::Target target = emit::kTargetNames.parse(*target_name, "target");
+  const emit::Target target = emit::kTargetNames.parse(*target_name, "emit: TARGET");
   const emit::LaunchData& data = emit::launch_data();
   emit::EmitOptions eo;
   eo.megatron_version = get_string(vm, "target-version").value_or("");
@@ -62,6 +62,11 @@ int run_emit(const std::vector<std::string>& args) {
   const auto out = get_string(vm, "out");
   if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
   require_one_of(vm, {"from", "flops", "days", "time", "budget-usd", "energy", "co2e"});
+  const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
+  auto names = emit::file_names(target);
+  names.push_back("manifest.json");
+  for (const auto& name : names)  // before the work: exit 2 now rather than after planning
+    if (out) check_output_file(parsed->common, dir + name, "--out");
   plan::PlanResult plan;
   std::string plan_json;
   if (auto document = read_from(vm, {"plan"})) {
@@ -78,9 +83,7 @@ int run_emit(const std::vector<std::string>& args) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;
   }
-  const std::string dir = out->empty() || out->back() == '/' ? *out : *out + "/";
-  for (const auto& f : files) check_output_file(parsed->common, dir + f.name, "--out");
-  check_output_file(parsed->common, dir + "manifest.json", "--out");
+  for (const auto& name : names) check_output_file(parsed->common, dir + name, "--out");
   for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
   write_output_file(parsed->common, dir + "manifest.json", emit::manifest(files, spec), "--out");
   return 0;

@@ -17,16 +17,36 @@ std::string version_or_default(const LaunchData& data, const std::string& versio
   return version;
 }
 
+const char* file_name(Target target) {
+  switch (target) {
+    case Target::kMegatron: return "megatron.sh";
+    case Target::kDeepSpeed: return "ds_config.json";
+    case Target::kNemo: return "nemo.yaml";
+    default: return "job.sbatch";
+  }
+}
+
+std::vector<Target> targets_of(Target target) {
+  if (target == Target::kAll) return {Target::kMegatron, Target::kDeepSpeed, Target::kNemo, Target::kSlurm};
+  return {target};
+}
+
 EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& options, const std::string& version) {
   switch (target) {
-    case Target::kMegatron: return {"megatron.sh", target, emit_megatron(spec, version)};
-    case Target::kDeepSpeed: return {"ds_config.json", target, emit_deepspeed(spec)};
-    case Target::kNemo: return {"nemo.yaml", target, emit_nemo(spec)};
-    default: return {"job.sbatch", target, emit_slurm(spec, options.job_name, version)};
+    case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, version)};
+    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec)};
+    case Target::kNemo: return {file_name(target), target, emit_nemo(spec)};
+    default: return {file_name(target), target, emit_slurm(spec, options.job_name, version)};
   }
 }
 
 }  // namespace
+
+std::vector<std::string> file_names(Target target) {
+  std::vector<std::string> names;
+  for (Target t : targets_of(target)) names.emplace_back(file_name(t));
+  return names;
+}
 
 std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
                                       const std::string& megatron_version) {
@@ -48,10 +68,8 @@ std::vector<std::string> check_config(Target target, const std::string& text, co
 
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options) {
   const std::string version = version_or_default(*spec.data, options.megatron_version);
-  std::vector<Target> targets = {target};
-  if (target == Target::kAll) targets = {Target::kMegatron, Target::kDeepSpeed, Target::kNemo, Target::kSlurm};
   std::vector<EmittedFile> files;
-  for (Target t : targets) {
+  for (Target t : targets_of(target)) {
     EmittedFile f = render(t, spec, options, version);
     const auto problems = check_config(t, f.content, *spec.data, version);
     if (!problems.empty())

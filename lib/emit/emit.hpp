@@ -33,6 +33,9 @@ struct EmittedFile {
 // the trainer would reject it, so nothing it would reject is ever returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
 
+// The names of the files `target` writes into a folder, before anything is rendered (manifest.json aside).
+std::vector<std::string> file_names(Target target);
+
 // Checks a configuration file's text as `target`'s trainer would (kAll is not a file's target): the problems,
 // empty when it passes. `megatron_version` as in EmitOptions.
 std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
