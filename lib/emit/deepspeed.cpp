@@ -12,16 +12,23 @@ using Json = nlohmann::ordered_json;
 
 // A JSON file cannot carry a comment: the header's lines and the layout DeepSpeed cannot see (its batch identity
 // needs DP, its pipeline rule PP) sit under "isoflop", a key DeepSpeed does not read.
-Json isoflop_section(const LaunchSpec& s) {
+Json isoflop_section(const LaunchSpec& s, const std::string& version) {
   Json comment = Json::array();
   const std::string header = header_comment(s, "DeepSpeed " + s.data->deepspeed_version, "");
   for (size_t start = 0, end; (end = header.find('\n', start)) != std::string::npos; start = end + 1)
     comment.push_back(header.substr(start, end - start));
-  return Json{{"comment", comment},
-              {"data_parallel_size", s.layout.dp},
-              {"pipeline_stages", s.layout.pp},
-              {"tensor_parallel_size", s.layout.tp},
-              {"train_samples", s.train_samples}};
+  Json section{{"comment", comment},
+               {"data_parallel_size", s.layout.dp},
+               {"pipeline_stages", s.layout.pp},
+               {"tensor_parallel_size", s.layout.tp},
+               {"train_samples", s.train_samples}};
+  if (s.layout.pp > 1) {  // DeepSpeed's pipeline engine runs under Megatron-DeepSpeed: its launch line
+    std::string line = "deepspeed --num_nodes " + std::to_string(s.nodes) + " --num_gpus " +
+                       std::to_string(s.gpus_per_node) + " pretrain_gpt.py";
+    for (const auto& a : megatron_deepspeed_arguments(s, version, "ds_config.json")) line += " " + argument_words(a);
+    section["launch"] = line;
+  }
+  return section;
 }
 
 bool positive_integer(const Json& j, const char* key) {
@@ -61,10 +68,10 @@ std::vector<std::string> deepspeed_problems(const Json& j) {
 
 }  // namespace
 
-std::string emit_deepspeed(const LaunchSpec& s) {
+std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
   const LaunchData& d = *s.data;
   Json j;
-  j["isoflop"] = isoflop_section(s);
+  j["isoflop"] = isoflop_section(s, version);
   j["train_batch_size"] = s.global_batch;
   j["train_micro_batch_size_per_gpu"] = s.layout.micro_batch;
   j["gradient_accumulation_steps"] = s.grad_accum;

@@ -34,7 +34,7 @@ std::vector<Target> targets_of(Target target) {
 EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& options, const std::string& version) {
   switch (target) {
     case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, version)};
-    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec)};
+    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec, version)};
     case Target::kNemo: return {file_name(target), target, emit_nemo(spec)};
     default: return {file_name(target), target, emit_slurm(spec, options.job_name, version)};
   }

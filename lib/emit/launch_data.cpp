@@ -5,12 +5,15 @@
 
 #include <algorithm>
 
+#include "catalog/embedded.hpp"
 #include "core/error.hpp"
 
-namespace isoflop::emit {
+namespace isoflop::catalog {
+// Generated at configure time from data/launch/*.yaml (CMakeLists.txt, isoflop_embed).
+const std::vector<EmbeddedFile>& embedded_launch_files();
+}  // namespace isoflop::catalog
 
-// Generated at configure time from data/launch/*.yaml (CMakeLists.txt).
-std::vector<std::pair<std::string, std::string>> embedded_launch_files();
+namespace isoflop::emit {
 
 namespace {
 
@@ -121,7 +124,11 @@ LaunchData parse_launch_data(const std::vector<std::pair<std::string, std::strin
 }
 
 const LaunchData& launch_data() {
-  static const LaunchData data = parse_launch_data(embedded_launch_files());
+  static const LaunchData data = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& f : catalog::embedded_launch_files()) files.emplace_back(f.name, f.text);
+    return parse_launch_data(files);
+  }();
   return data;
 }
 

@@ -244,13 +244,28 @@ std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::stri
   return a;
 }
 
+std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
+                                                   const std::string& config_path) {
+  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to --zero-stage and ds_config.
+  LaunchSpec without_zero = spec;
+  without_zero.layout.zero_stage = 0;
+  auto args = megatron_arguments(without_zero, version);
+  args.push_back({"--deepspeed", {}});
+  args.push_back({"--deepspeed_config", {config_path}});
+  args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
+  return args;
+}
+
+std::string argument_words(const Argument& argument) {
+  std::string out = argument.flag;
+  // "$NAME" stays a variable the script sets; everything else is a literal word.
+  for (const auto& v : argument.values) out += " " + (v.rfind('$', 0) == 0 ? "\"" + v + "\"" : shell_quote(v));
+  return out;
+}
+
 std::string arguments_array(const std::string& name, const std::vector<Argument>& arguments) {
   std::string out = name + "=(\n";
-  for (const auto& arg : arguments) {
-    out += "  " + arg.flag;
-    for (const auto& v : arg.values) out += " " + (v.rfind('$', 0) == 0 ? "\"" + v + "\"" : shell_quote(v));
-    out += "\n";
-  }
+  for (const auto& arg : arguments) out += "  " + argument_words(arg) + "\n";
   return out + ")\n";
 }
 

@@ -1,6 +1,7 @@
 // SLURM: an sbatch script that starts the trainer on every node with srun + torchrun and a c10d rendezvous on
 // the first node. sbatch reads #SBATCH lines without a shell, so the job name is refused unless plain; every
 // other value is a number or a fixed word.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -34,21 +35,11 @@ TrainerCommand trainer_command(const LaunchSpec& s, const std::string& version) 
             "  --config-path \"$SLURM_SUBMIT_DIR\" --config-name nemo.yaml"};
   std::string setup = "DATA_PATH=\"${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}\"\n"
                       "CHECKPOINT_DIR=\"${CHECKPOINT_DIR:-checkpoints}\"\n";
-  auto args = megatron_arguments(s, version);
-  if (s.job.trainer == Trainer::kDeepSpeed) {
-    // Megatron-DeepSpeed's pretrain_gpt.py: Megatron's arguments plus DeepSpeed's, the batch and ZeRO stage
-    // from ds_config.json (written beside this script).
-    std::erase_if(args, [](const Argument& a) {
-      return a.flag == "--use-distributed-optimizer" || a.flag == "--overlap-grad-reduce" ||
-             a.flag == "--overlap-param-gather";
-    });
-    args.push_back({"--deepspeed", {}});
-    args.push_back({"--deepspeed_config", {"$SLURM_SUBMIT_DIR/ds_config.json"}});
-    args.push_back({"--zero-stage", {str(s.layout.zero_stage)}});
+  if (s.job.trainer == Trainer::kDeepSpeed)
     return {"MEGATRON_DEEPSPEED=\"${MEGATRON_DEEPSPEED:-/opt/Megatron-DeepSpeed}\"\n" + setup +
-                arguments_array("MEGATRON_ARGS", args),
+                arguments_array("MEGATRON_ARGS", megatron_deepspeed_arguments(s, version, "$SLURM_SUBMIT_DIR/ds_config.json")),
             "\"$MEGATRON_DEEPSPEED/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\""};
-  }
+  const auto args = megatron_arguments(s, version);
   return {"MEGATRON_LM=\"${MEGATRON_LM:-/opt/Megatron-LM}\"\n" + setup + arguments_array("MEGATRON_ARGS", args),
           "\"$MEGATRON_LM/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\""};
 }

@@ -26,9 +26,15 @@ struct ParsedArguments {
 };
 
 // ---- Megatron-LM (megatron.cpp) -------------------------------------------------------------------------
-// pretrain_gpt.py's options for the spec; `deepspeed` adds Megatron-DeepSpeed's --deepspeed options.
+// pretrain_gpt.py's options for the spec.
 // Throws FieldError when the model or layout has no spelling in Megatron-LM.
 std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string& version);
+// Megatron-DeepSpeed's pretrain_gpt.py: Megatron's arguments less its distributed optimizer, plus DeepSpeed's
+// (--deepspeed, the config at `config_path`, the ZeRO stage). Megatron-DeepSpeed's own flag list is not checked.
+std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
+                                                   const std::string& config_path);
+// "--flag value …" as shell words: "$NAME" values stay variables, the rest are quoted where needed.
+std::string argument_words(const Argument& argument);
 // "NAME=(\n  --flag value\n  …\n)\n", values shell-quoted.
 std::string arguments_array(const std::string& name, const std::vector<Argument>& arguments);
 // The environment lines ("export NAME=value") the trainer needs.
@@ -44,7 +50,8 @@ std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int
 std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version);
 
 // ---- DeepSpeed (deepspeed.cpp) --------------------------------------------------------------------------
-std::string emit_deepspeed(const LaunchSpec& spec);
+// With pipeline stages, the Megatron-DeepSpeed launch line sits in the JSON under isoflop.launch.
+std::string emit_deepspeed(const LaunchSpec& spec, const std::string& megatron_version);
 std::vector<std::string> check_deepspeed(const std::string& json_text);
 
 // ---- NeMo (nemo.cpp) ------------------------------------------------------------------------------------
