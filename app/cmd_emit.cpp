@@ -14,20 +14,14 @@ namespace isoflop::app {
 namespace {
 
 const CommandHelp kHelp = {
-    "emit",
-    "isoflop emit megatron|deepspeed|nemo|slurm|all (--from PLAN.json | plan options) [--out DIR] [options]\n"
-    "       isoflop emit --check FILE --target megatron|deepspeed|nemo|slurm",
-    "Writes what a distributed trainer reads to run the plan's best layout: a pretrain_gpt.py launch script\n"
-    "(megatron.sh), a DeepSpeed ds_config.json, NeMo megatron_gpt_config.yaml overrides (nemo.yaml) or an sbatch\n"
-    "script that starts the plan's trainer with srun + torchrun (job.sbatch). Each file is checked by the rules\n"
-    "its trainer applies (argparse over the release's flag list, validate_args, DeepSpeed's batch assertion, NeMo's\n"
-    "key paths, #SBATCH lines) and refused with the rule when the trainer would reject it. Without --out the one\n"
-    "file goes to stdout; with --out DIR the files and manifest.json are written there (existing files only with\n"
-    "--force). --check FILE checks a hand-written file the same way: exit 0 accepted, 1 rejected.",
-    {"isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json > plan.json",
-     "isoflop emit megatron --from plan.json > megatron.sh",
-     "isoflop emit all --from plan.json --out launch/ --job-name mt-nlg",
-     "isoflop emit deepspeed --gpus 1024 --gpu a100-sxm4-80gb --days 30 --zero 1",
+    "emit", "isoflop emit megatron|deepspeed|nemo|slurm|all (--from PLAN.json | plan options) [--out DIR] [options]",
+    "Writes what a trainer reads to run the plan's best layout: megatron.sh (pretrain_gpt.py), ds_config.json,\n"
+    "nemo.yaml (megatron_gpt_config.yaml overrides) or job.sbatch (srun + torchrun), each checked first as its\n"
+    "trainer checks it. Without --out the one file goes to stdout; --out DIR writes them and manifest.json.\n"
+    "--check FILE --target T checks a hand-written file the same way (exit 1 when rejected).",
+    {"isoflop plan --arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1 -o json > plan.json",
+     "isoflop emit all --from plan.json --out launch/ --job-name gpt3",
+     "isoflop emit deepspeed --arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1",
      "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0"}};
 
 }  // namespace
@@ -46,9 +40,7 @@ int run_emit(const std::vector<std::string>& args) {
   auto parsed = parse_command_line(kHelp, args, options, &positional);
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-  const auto target_name = get_string(vm, "target");
-  if (!target_name) throw InputError("emit: name a target: megatron|deepspeed|nemo|slurm|all");
-  const emit::Target target = emit::kTargetNames.parse(*target_name, "emit: TARGET");
+  const emit::Target target = emit::kTargetNames.parse(get_string(vm, "target").value_or(""), "emit: TARGET");
   const emit::LaunchData& data = emit::launch_data();
   emit::EmitOptions eo;
   eo.megatron_version = get_string(vm, "target-version").value_or("");
@@ -67,15 +59,10 @@ int run_emit(const std::vector<std::string>& args) {
   names.push_back("manifest.json");
   for (const auto& name : names)  // before the work: exit 2 now rather than after planning
     if (out) check_output_file(parsed->common, dir + name, "--out");
-  plan::PlanResult plan;
-  std::string plan_json;
-  if (auto document = read_from(vm, {"plan"})) {
-    plan = doc::decode<plan::PlanResult>(*document);
-    plan_json = document->json.dump();
-  } else {
-    plan = plan_from_options(vm, load_catalog(parsed->common), nullptr);
-    plan_json = doc::Json(plan).dump();
-  }
+  const auto document = read_from(vm, {"plan"});
+  const plan::PlanResult plan = document ? doc::decode<plan::PlanResult>(*document)
+                                         : plan_from_options(vm, load_catalog(parsed->common), nullptr);
+  const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
   const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
   const auto files = emit::emit_files(target, spec, eo);
@@ -83,7 +70,6 @@ int run_emit(const std::vector<std::string>& args) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;
   }
-  for (const auto& name : names) check_output_file(parsed->common, dir + name, "--out");
   for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
   write_output_file(parsed->common, dir + "manifest.json", emit::manifest(files, spec), "--out");
   return 0;

@@ -156,7 +156,7 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   CHECK(check_nemo(bad, launch_data()).at(0).find("global_batch_size") != std::string::npos);
 }
 
-TEST_CASE("SLURM: the job name is refused unless plain; the time limit covers the run with its margin") {
+TEST_CASE("SLURM: the job name is refused unless plain, and the time limit covers the run with its margin") {
   const LaunchSpec s = spec_of(gpt3_plan());
   for (const char* hostile : {"a b", "x$(reboot)", "it's", "a\nb", "a\"b", "", "semi;colon"}) {
     EmitOptions o;
