@@ -34,7 +34,9 @@ int run_emit(const std::vector<std::string>& args) {
       ("job-name", po::value<std::string>()->value_name("NAME"), "SLURM job name (letters, digits, . _ - +)")
       ("check", po::value<std::string>()->value_name("FILE"), "check FILE as --target's trainer would");
   add_from_option(options, "a plan document");
-  add_plan_options(options);
+  po::options_description plan_options("Plan options (instead of --from)");
+  add_plan_options(plan_options);
+  options.add(plan_options);
   po::positional_options_description positional;
   positional.add("target", 1);
   auto parsed = parse_command_line(kHelp, args, options, &positional);
@@ -53,11 +55,11 @@ int run_emit(const std::vector<std::string>& args) {
   }
   const auto out = get_string(vm, "out");
   if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
-  require_one_of(vm, {"from", "flops", "days", "time", "budget-usd", "energy", "co2e"});
+  for (const auto& o : plan_options.options())
+    if (has(vm, "from") && has(vm, o->long_name()))
+      throw InputError("--from and --" + o->long_name() + " conflict; the plan document says it");
   const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
-  auto names = emit::file_names(target);
-  names.push_back("manifest.json");
-  for (const auto& name : names)  // before the work: exit 2 now rather than after planning
+  for (const auto& name : emit::file_names(target))  // before the work: exit 2 now rather than after planning
     if (out) check_output_file(parsed->common, dir + name, "--out");
   const auto document = read_from(vm, {"plan"});
   const plan::PlanResult plan = document ? doc::decode<plan::PlanResult>(*document)
@@ -71,7 +73,7 @@ int run_emit(const std::vector<std::string>& args) {
     return 0;
   }
   for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
-  write_output_file(parsed->common, dir + "manifest.json", emit::manifest(files, spec), "--out");
+  write_output_file(parsed->common, dir + emit::kManifestName, emit::manifest(files, spec), "--out");
   return 0;
 }
 

@@ -45,6 +45,7 @@ EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& opt
 std::vector<std::string> file_names(Target target) {
   std::vector<std::string> names;
   for (Target t : targets_of(target)) names.emplace_back(file_name(t));
+  names.emplace_back(kManifestName);
   return names;
 }
 

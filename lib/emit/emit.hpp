@@ -33,7 +33,9 @@ struct EmittedFile {
 // the trainer would reject it, so nothing it would reject is ever returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
 
-// The names of the files `target` writes into a folder, before anything is rendered (manifest.json aside).
+inline constexpr const char* kManifestName = "manifest.json";
+
+// The names of the files `target` writes into a folder, the manifest last, known before anything is rendered.
 std::vector<std::string> file_names(Target target);
 
 // Checks a configuration file's text as `target`'s trainer would (kAll is not a file's target): the problems,

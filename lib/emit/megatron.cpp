@@ -3,6 +3,7 @@
 #include "emit/targets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 
