@@ -158,11 +158,13 @@ const std::vector<Rule>& rules() {
          const double stages = pp - (first > 0) - (last > 0);
          return stages > 0 ? !divides(rest, stages) : rest != 0;
        }},
-      {"layers per pipeline stage must be divisible by num-layers-per-virtual-pipeline-stage, with PP > 2",
+      {"layers per pipeline stage must be divisible by num-layers-per-virtual-pipeline-stage, with PP > 1 "
+       "(PP > 2 with no-overlap-p2p-communication)",
        [](auto& a, int, auto&) {
          if (!a.has("--num-layers-per-virtual-pipeline-stage")) return false;
          const double pp = num(a, "--pipeline-model-parallel-size", 1);
-         return pp <= 2 || !divides(num(a, "--num-layers", 0) / pp, num(a, "--num-layers-per-virtual-pipeline-stage", 1));
+         return pp <= (a.has("--no-overlap-p2p-communication") ? 2 : 1) ||
+                !divides(num(a, "--num-layers", 0) / pp, num(a, "--num-layers-per-virtual-pipeline-stage", 1));
        }},
       {"hidden-size must be divisible by num-attention-heads", [](auto& a, int, auto&) {
          return !divides(num(a, "--hidden-size", 0), num(a, "--num-attention-heads", 1));

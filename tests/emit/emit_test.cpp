@@ -121,6 +121,13 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
   CHECK(with("--num-layers 96", "--num-layers 95").at(0).find("num-layers") != std::string::npos);
   CHECK(with("export CUDA_DEVICE_MAX_CONNECTIONS=1", "true").at(0).find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos);
   CHECK(with("--min-lr 6e-6", "--min-lr 6e-4").at(0) == "min-lr must not exceed lr");
+  // Interleaving: 96 / 16 = 6 layers per stage, in virtual stages of 2 (fine) or 4 (not).
+  CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 2").empty());
+  CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 4").at(0).find("virtual") != std::string::npos);
+  // With PP 2 only when p2p communication overlaps (the default; validate_args, core_v0.8.0).
+  const std::string pp2 = "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2";
+  CHECK(with("--pipeline-model-parallel-size 16", pp2).empty());
+  CHECK(with("--pipeline-model-parallel-size 16", pp2 + " --no-overlap-p2p-communication").size() == 1);
   CHECK(with("--lr 6e-5", "--lr 6e-5 --lr-decay-style cosin").at(0).find("accepted: constant, linear, cosine") !=
         std::string::npos);
   CHECK(with("--bf16", "--bf16 --num-layer 3").at(0).find("--num-layer is not an option") != std::string::npos);
