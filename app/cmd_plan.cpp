@@ -8,6 +8,7 @@
 #include "app/command.hpp"
 #include "app/cost_options.hpp"
 #include "app/layout_options.hpp"
+#include "app/plan_options.hpp"
 #include "core/error.hpp"
 #include "doc/architecture_input.hpp"
 #include "doc/plan_document.hpp"
@@ -50,8 +51,7 @@ plan::Budget budget_from(const po::variables_map& vm) {
 
 }  // namespace
 
-int run_plan(const std::vector<std::string>& args) {
-  po::options_description options("Options");
+void add_plan_options(po::options_description& options) {
   options.add_options()
       ("flops", po::value<std::string>()->value_name("C"), "budget: training compute in FLOPs")
       ("days", po::value<std::string>()->value_name("D"), "budget: days on the whole cluster")
@@ -65,15 +65,14 @@ int run_plan(const std::vector<std::string>& args) {
        "reference architecture family for shaping (default chinchilla-70b)")
       ("arch", po::value<std::string>()->value_name("NAME|FILE"),
        "plan this model as it is: catalog model, architecture YAML file, or document (- reads stdin)")
-      ("global-batch-tokens", po::value<std::string>()->value_name("T"), "target tokens per iteration (default 4M)")
-      ("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
+      ("global-batch-tokens", po::value<std::string>()->value_name("T"), "target tokens per iteration (default 4M)");
   add_energy_options(options);
   add_whatif_options(options, false);
   add_cluster_options(options);
   add_layout_options(options);
-  auto parsed = parse_command_line(kHelp, args, options);
-  if (!parsed) return 0;
-  const auto& vm = parsed->values;
+}
+
+plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::Catalog& cat, std::string* cluster_note) {
   const plan::Budget budget = budget_from(vm);
   require_one_of(vm, {"law", "law-params"}, false);
   plan::PlanRequest request;
@@ -84,18 +83,30 @@ int run_plan(const std::vector<std::string>& args) {
   request.cluster = cluster_request(vm);
   request.search = search_options(vm);
   request.energy = energy_request(vm);
-  const auto plot_path = get_string(vm, "plot");
-  if (plot_path) check_output_file(parsed->common, *plot_path, "--plot");
-
-  const catalog::Catalog cat = load_catalog(parsed->common);
   if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);
   const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
-  const plan::PlanResult r = plan::make_plan(budget, resolved.options);
+  plan::PlanResult r = plan::make_plan(budget, resolved.options);
   if (!r.converged) spdlog::warn("utilisation did not settle within {} iterations", resolved.options.max_iterations);
+  if (cluster_note) *cluster_note = resolved.cluster_note;
+  return r;
+}
+
+int run_plan(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  add_plan_options(options);
+  options.add_options()("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
+  auto parsed = parse_command_line(kHelp, args, options);
+  if (!parsed) return 0;
+  const auto& vm = parsed->values;
+  const auto plot_path = get_string(vm, "plot");
+  if (plot_path) check_output_file(parsed->common, *plot_path, "--plot");
+  const catalog::Catalog cat = load_catalog(parsed->common);
+  std::string cluster_note;
+  const plan::PlanResult r = plan_from_options(vm, cat, &cluster_note);
   if (plot_path && r.feasible())
     write_output_file(parsed->common, *plot_path, doc::render_isoflop_figure(r, cat.laws), "--plot");
 
-  write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, resolved.cluster_note); },
+  write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, cluster_note); },
                  "layouts");
   if (r.feasible()) return 0;
   std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(*r.layouts.infeasible).c_str());

@@ -32,6 +32,7 @@ const std::vector<Command>& commands() {
       {"train", "run a tiny GPT training job on the CPU or a CUDA GPU, with checkpoints", run_train},
       {"fit", "fit scaling laws to your own runs (Chinchilla Approaches 1-3, bootstrap)", run_fit},
       {"calibrate", "fit the step-time model's efficiency constants to your measured runs", run_calibrate},
+      {"emit", "launch configs for Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun from a plan", run_emit},
   };
   return table;
 }

@@ -23,7 +23,14 @@ _isoflop() {
     --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
     --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron" -- "$cur")) && return 0 ;;
+    --out) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+    --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm" -- "$cur")); return 0 ;;
+    --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0" -- "$cur")); return 0 ;;
   esac
+  if [ "$command" = emit ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm all" -- "$cur"))
+    return 0
+  fi
   if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
     COMPREPLY=($(compgen -W "hardware grids laws models cost" -- "$cur"))
   elif [ "$command" = help ]; then

@@ -1,0 +1,80 @@
+// isoflop emit: the launch configuration a trainer reads (Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun) from a
+// plan document or from plan options, checked as the trainer checks it; --check does the same for a given file.
+#include <cstdio>
+
+#include "app/cli.hpp"
+#include "app/command.hpp"
+#include "app/layout_options.hpp"
+#include "app/plan_options.hpp"
+#include "core/input_file.hpp"
+#include "doc/plan_document.hpp"
+#include "emit/emit.hpp"
+
+namespace isoflop::app {
+namespace {
+
+const CommandHelp kHelp = {
+    "emit", "isoflop emit megatron|deepspeed|nemo|slurm|all (--from PLAN.json | plan options) [--out DIR] [options]",
+    "Writes what a trainer reads to run the plan's best layout: megatron.sh (pretrain_gpt.py), ds_config.json,\n"
+    "nemo.yaml (megatron_gpt_config.yaml overrides) or job.sbatch (srun + torchrun), each checked first as its\n"
+    "trainer checks it. Without --out the one file goes to stdout; --out DIR writes them and manifest.json.\n"
+    "--check FILE --target T checks a hand-written file the same way (exit 1 when rejected).",
+    {"isoflop plan --arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1 -o json > plan.json",
+     "isoflop emit all --from plan.json --out launch/ --job-name gpt3",
+     "isoflop emit deepspeed --arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1",
+     "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0"}};
+
+}  // namespace
+
+int run_emit(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()("target", po::value<std::string>()->value_name("T"), "megatron|deepspeed|nemo|slurm|all")
+      ("out", po::value<std::string>()->value_name("DIR"), "write the files and manifest.json into DIR")
+      ("target-version", po::value<std::string>()->value_name("V"), "Megatron-Core release whose flags are written")
+      ("job-name", po::value<std::string>()->value_name("NAME"), "SLURM job name (letters, digits, . _ - +)")
+      ("check", po::value<std::string>()->value_name("FILE"), "check FILE as --target's trainer would");
+  add_from_option(options, "a plan document");
+  po::options_description plan_options("Plan options (instead of --from)");
+  add_plan_options(plan_options);
+  options.add(plan_options);
+  po::positional_options_description positional;
+  positional.add("target", 1);
+  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  if (!parsed) return 0;
+  const auto& vm = parsed->values;
+  const emit::Target target = emit::kTargetNames.parse(get_string(vm, "target").value_or(""), "emit: TARGET");
+  const emit::LaunchData& data = emit::launch_data();
+  emit::EmitOptions eo;
+  eo.megatron_version = get_string(vm, "target-version").value_or("");
+  if (auto name = get_string(vm, "job-name")) eo.job_name = *name;
+  if (auto file = get_string(vm, "check")) {
+    const auto problems = emit::check_config(target, read_input_text(*file), data, eo.megatron_version);
+    for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", input_name(*file).c_str(), p.c_str());
+    if (problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", input_name(*file).c_str());
+    return problems.empty() ? 0 : static_cast<int>(ExitStatus::kFailed);
+  }
+  const auto out = get_string(vm, "out");
+  if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
+  for (const auto& o : plan_options.options())
+    if (has(vm, "from") && has(vm, o->long_name()))
+      throw InputError("--from and --" + o->long_name() + " conflict; the plan document says it");
+  const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
+  for (const auto& name : emit::file_names(target))  // before the work: exit 2 now rather than after planning
+    if (out) check_output_file(parsed->common, dir + name, "--out");
+  const auto document = read_from(vm, {"plan"});
+  const plan::PlanResult plan = document ? doc::decode<plan::PlanResult>(*document)
+                                         : plan_from_options(vm, load_catalog(parsed->common), nullptr);
+  const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
+  if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
+  const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
+  const auto files = emit::emit_files(target, spec, eo);
+  if (!out) {
+    std::fputs(files.front().content.c_str(), stdout);
+    return 0;
+  }
+  for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
+  write_output_file(parsed->common, dir + emit::kManifestName, emit::manifest(files, spec), "--out");
+  return 0;
+}
+
+}  // namespace isoflop::app

@@ -1,0 +1,129 @@
+// Reads data/launch/*.yaml into LaunchData.
+#include "emit/launch_data.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace isoflop::emit {
+
+namespace {
+
+struct Sections {
+  std::map<std::string, std::pair<std::string, YAML::Node>> by_key;  // key → (file, node)
+
+  const YAML::Node& at(const std::string& key) const {
+    auto it = by_key.find(key);
+    if (it == by_key.end()) throw CatalogError("data/launch: section '" + key + "' is missing");
+    return it->second.second;
+  }
+  template <class T>
+  T get(const std::string& section, const std::string& key) const {
+    const YAML::Node node = at(section)[key];
+    if (!node) throw CatalogError(by_key.at(section).first + ": " + section + "." + key + " is missing");
+    try {
+      return node.as<T>();
+    } catch (const YAML::Exception&) {
+      throw CatalogError(by_key.at(section).first + ":" + std::to_string(node.Mark().line + 1) + ": " + section +
+                         "." + key + " has the wrong type");
+    }
+  }
+};
+
+std::vector<std::string> strings(const YAML::Node& node) {
+  std::vector<std::string> out;
+  for (const auto& item : node) out.push_back(item.as<std::string>());
+  return out;
+}
+
+void read_flags(const Sections& s, LaunchData& d) {
+  d.megatron_versions = strings(s.at("megatron_versions"));
+  for (const auto& f : s.at("megatron_flags")) {
+    MegatronFlag flag;
+    flag.name = f["name"].as<std::string>();
+    const std::string nargs = f["nargs"].as<std::string>();
+    if (nargs == "*" || nargs == "+") {
+      flag.nargs = MegatronFlag::kAnyValues;
+      flag.at_least_one = nargs == "+";
+    } else if (nargs == "?") {
+      flag.nargs = MegatronFlag::kAnyValues;  // at most one; the launch files never use the form
+    } else {
+      flag.nargs = std::stoi(nargs);
+    }
+    if (f["choices"]) flag.choices = strings(f["choices"]);
+    flag.versions = f["in"] ? strings(f["in"]) : d.megatron_versions;
+    d.megatron_flags[flag.name] = flag;
+  }
+}
+
+void read_defaults(const Sections& s, LaunchData& d) {
+  for (const auto& a : s.at("schedule")["peak_lr"])
+    d.peak_lr.push_back({a["params"].as<double>(), a["lr"].as<double>()});
+  std::sort(d.peak_lr.begin(), d.peak_lr.end(), [](auto& x, auto& y) { return x.params < y.params; });
+  d.min_lr_ratio = s.get<double>("schedule", "min_lr_ratio");
+  d.warmup_tokens = s.get<double>("schedule", "warmup_tokens");
+  d.warmup_max_fraction = s.get<double>("schedule", "warmup_max_fraction");
+  d.adam_beta1 = s.get<double>("optimizer", "adam_beta1");
+  d.adam_beta2 = s.get<double>("optimizer", "adam_beta2");
+  d.adam_eps = s.get<double>("optimizer", "adam_eps");
+  d.weight_decay = s.get<double>("optimizer", "weight_decay");
+  d.clip_grad = s.get<double>("optimizer", "clip_grad");
+  d.log_interval = s.get<int>("intervals", "log_interval");
+  d.save_interval = s.get<int>("intervals", "save_interval");
+  d.eval_interval = s.get<int>("intervals", "eval_interval");
+  d.eval_iters = s.get<int>("intervals", "eval_iters");
+  d.split = s.get<std::string>("intervals", "split");
+  for (const auto& e : s.at("environment"))
+    d.environment.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
+  d.deepspeed_version = s.get<std::string>("deepspeed", "version");
+  d.reduce_bucket_size = s.get<double>("deepspeed", "reduce_bucket_size");
+  d.allgather_bucket_size = s.get<double>("deepspeed", "allgather_bucket_size");
+  d.time_margin_fraction = s.get<double>("slurm", "time_margin_fraction");
+  d.rendezvous_port = s.get<int>("slurm", "rendezvous_port");
+  d.cpus_per_gpu = s.get<int>("slurm", "cpus_per_gpu");
+}
+
+}  // namespace
+
+const MegatronFlag* LaunchData::megatron_flag(const std::string& name) const {
+  auto it = megatron_flags.find(name);
+  return it == megatron_flags.end() ? nullptr : &it->second;
+}
+
+LaunchData parse_launch_data(const std::vector<std::pair<std::string, std::string>>& files) {
+  Sections s;
+  for (const auto& [file, text] : files) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    for (const auto& item : root) s.by_key[item.first.as<std::string>()] = {file, item.second};
+  }
+  LaunchData d;
+  try {
+    read_flags(s, d);
+    d.nemo_version = s.at("nemo_version").as<std::string>();
+    d.nemo_keys = strings(s.at("nemo_keys"));
+    d.nemo_added_keys = strings(s.at("nemo_added_keys"));
+    read_defaults(s, d);
+  } catch (const YAML::Exception& e) {
+    throw CatalogError("data/launch:" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (d.megatron_versions.empty() || d.peak_lr.empty()) throw CatalogError("data/launch: empty version or lr table");
+  return d;
+}
+
+const LaunchData& launch_data() {
+  static const LaunchData data = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& f : embedded_launch_files()) files.emplace_back(f.name, f.text);
+    return parse_launch_data(files);
+  }();
+  return data;
+}
+
+}  // namespace isoflop::emit

@@ -1,0 +1,70 @@
+// What a launch configuration needs beyond the plan, read from data/launch/*.yaml (compiled into the binary):
+// Megatron-LM's options per Megatron-Core release, NeMo's config key paths, and the schedule, optimizer,
+// interval, environment, DeepSpeed and SLURM defaults, each with its source in the file.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace isoflop::emit {
+
+// One option of pretrain_gpt.py's argparse parser.
+struct MegatronFlag {
+  std::string name;                  // "--num-layers"
+  int nargs = 1;                     // values taken; kAnyValues for '*' and '+'
+  bool at_least_one = false;         // '+'
+  std::vector<std::string> choices;  // empty when any value is accepted
+  std::vector<std::string> versions; // the releases that have it
+  static constexpr int kAnyValues = -1;
+};
+
+struct PeakLrAnchor {
+  double params = 0;  // model size
+  double lr = 0;      // peak learning rate published for it
+};
+
+struct EnvironmentVariable {
+  std::string name, value;
+};
+
+struct LaunchData {
+  std::vector<std::string> megatron_versions;          // oldest first; the last is the default
+  std::map<std::string, MegatronFlag> megatron_flags;  // by name
+  std::string nemo_version;
+  std::vector<std::string> nemo_keys;                  // "model.optim.sched.min_lr"
+  std::vector<std::string> nemo_added_keys;            // read with cfg.get although absent from the file
+  std::vector<PeakLrAnchor> peak_lr;                   // ascending in params
+  double min_lr_ratio = 0.1;
+  double warmup_tokens = 0;
+  double warmup_max_fraction = 0;
+  double adam_beta1 = 0, adam_beta2 = 0, adam_eps = 0, weight_decay = 0, clip_grad = 0;
+  int log_interval = 0, save_interval = 0, eval_interval = 0, eval_iters = 0;
+  std::string split;
+  std::vector<EnvironmentVariable> environment;
+  std::string deepspeed_version;
+  double reduce_bucket_size = 0, allgather_bucket_size = 0;
+  double time_margin_fraction = 0;
+  int rendezvous_port = 0;
+  int cpus_per_gpu = 0;
+
+  const std::string& default_megatron_version() const { return megatron_versions.back(); }
+  // The flag, or nullptr when no release knows it.
+  const MegatronFlag* megatron_flag(const std::string& name) const;
+};
+
+// The embedded data, parsed once. Throws CatalogError naming the file when it is malformed.
+const LaunchData& launch_data();
+
+// Parses the launch data from YAML texts keyed by file name (the embedded files, or a test's).
+// data/launch/*.yaml as compiled into the binary (generated at configure time: CMakeLists.txt,
+// isoflop_embed_text).
+struct EmbeddedText {
+  const char* name;  // "data/launch/megatron_flags.yaml"
+  const char* text;
+};
+const std::vector<EmbeddedText>& embedded_launch_files();
+
+LaunchData parse_launch_data(const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace isoflop::emit

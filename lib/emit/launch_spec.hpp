@@ -1,0 +1,72 @@
+// Everything a launch configuration says, derived once from a plan: the model, the layout, the batch, the
+// training length, the learning-rate schedule, precision, intervals, environment and the plan's predictions.
+// Each target (megatron.cpp, deepspeed.cpp, nemo.cpp, slurm.cpp) only spells it in its trainer's words.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emit/launch_data.hpp"
+#include "parallel/layout.hpp"
+#include "plan/plan.hpp"
+
+namespace isoflop::emit {
+
+struct Schedule {
+  double peak_lr = 0;            // learning rate at the end of the warm-up
+  double min_lr = 0;             // at the end of the cosine
+  long long warmup_samples = 0;  // linear warm-up, sequences
+  long long decay_samples = 0;   // the cosine ends here: the planned end of training, sequences
+  long long warmup_iters = 0;    // the same in iterations (global batches)
+  long long decay_iters = 0;
+};
+
+struct Prediction {
+  double step_time_s = 0;
+  double memory_gib = 0;    // most loaded GPU
+  double mfu = 0;
+  double run_time_s = 0;    // the plan's training time
+};
+
+struct LaunchSpec {
+  std::string isoflop_version;
+  std::string plan_hash;       // "fnv1a64:<16 hex digits>" of the plan document's JSON
+  std::string model_name;      // the plan's family or given model (free text: never pasted into a shell line)
+  model::Architecture arch;
+  long long seq = 0;
+  parallel::Layout layout;
+  parallel::JobSpec job;       // trainer, attention kernel, precision, optimizer
+  int gpus = 0, gpus_per_node = 0, nodes = 0;
+  long long global_batch = 0;  // sequences per iteration
+  long long grad_accum = 0;    // micro-batches per data-parallel rank per iteration: B / (b · DP)
+  double tokens = 0;           // the plan's training tokens
+  long long train_samples = 0; // round(tokens / seq)
+  long long train_iters = 0;   // ceil(train_samples / global_batch)
+  Schedule schedule;
+  Prediction predicted;
+  double time_limit_s = 0;     // predicted run time plus the margin (data/launch/defaults.yaml)
+  const LaunchData* data = nullptr;
+};
+
+// Derives the launch spec from a feasible plan (its best layout). Throws InputError naming the plan's field when
+// the plan has no layout or its batch does not divide (B % (b · DP)).
+LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data, const std::string& plan_hash,
+                            const std::string& isoflop_version);
+
+// FNV-1a 64 of `text`, as "fnv1a64:<16 hex digits>".
+std::string document_hash(const std::string& text);
+
+// Peak learning rate for `params`, interpolated log-log between the data's anchors (clamped at the ends).
+double peak_learning_rate(const LaunchData& data, double params);
+
+// The comment every emitted file starts with, each line prefixed with `prefix` ("# "): isoflop's version, the
+// plan's hash, the trainer version, the predicted step time, memory and MFU.
+std::string header_comment(const LaunchSpec& spec, const std::string& trainer_version, const std::string& prefix);
+
+// `text` as a JSON string literal: printable ASCII, so it can sit in a comment without ending it.
+std::string escaped(const std::string& text);
+
+// Shortest decimal that reads back as `value` ("6e-05", "0.1").
+std::string number(double value);
+
+}  // namespace isoflop::emit

@@ -1,0 +1,373 @@
+// Megatron-LM: a launch script for pretrain_gpt.py, and the checks its argument parser and validate_args make
+// (NVIDIA/Megatron-LM megatron/training/arguments.py; the flag lists per release are data/launch/megatron_flags.yaml).
+#include "emit/targets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "emit/shell.hpp"
+#include "model/params.hpp"
+
+namespace isoflop::emit {
+namespace {
+
+using model::Activation;
+using model::NormKind;
+using model::PositionalEncoding;
+
+std::string str(long long v) { return std::to_string(v); }
+
+void add(std::vector<Argument>& out, std::string flag, std::vector<std::string> values = {}) {
+  out.push_back({std::move(flag), std::move(values)});
+}
+
+void add_model(const LaunchSpec& s, std::vector<Argument>& a) {
+  const auto& m = s.arch;
+  add(a, "--num-layers", {str(m.layers)});
+  add(a, "--hidden-size", {str(m.d_model)});
+  add(a, "--ffn-hidden-size", {str(model::mlp_hidden_size(m))});
+  add(a, "--num-attention-heads", {str(m.heads)});
+  if (m.effective_kv_heads() != m.heads) {
+    add(a, "--group-query-attention");
+    add(a, "--num-query-groups", {str(m.effective_kv_heads())});
+  }
+  add(a, "--kv-channels", {str(m.effective_head_size())});
+  add(a, "--seq-length", {str(s.seq)});
+  add(a, "--max-position-embeddings", {str(s.seq)});
+  switch (m.positional) {
+    case PositionalEncoding::kLearned: add(a, "--position-embedding-type", {"learned_absolute"}); break;
+    case PositionalEncoding::kRotary: add(a, "--position-embedding-type", {"rope"}); break;
+    case PositionalEncoding::kNone: add(a, "--position-embedding-type", {"none"}); break;
+    default:
+      throw FieldError("plan architecture", "'" + std::string(model::kPositionalEncodingNames.name(m.positional)) +
+                                                      "' has no Megatron-LM spelling; accepted: learned, rotary, none");
+  }
+  add(a, "--normalization", {m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm"});
+  if (m.activation == Activation::kSwiglu) add(a, "--swiglu");
+  if (m.activation == Activation::kRelu)
+    throw FieldError("plan architecture", "'relu' has no Megatron-LM spelling; accepted: gelu, swiglu");
+  if (!m.tied_embeddings) add(a, "--untie-embeddings-and-output-weights");
+  if (!m.bias) add(a, "--disable-bias-linear");
+  // The plan counted this vocabulary; a real run names its tokenizer instead (the comment says so).
+  add(a, "--tokenizer-type", {"NullTokenizer"});
+  add(a, "--vocab-size", {str(m.vocab)});
+  add(a, "--make-vocab-size-divisible-by", {str(std::max(1, m.vocab_pad_multiple / std::max(1, s.layout.tp)))});
+  if (s.job.attention == parallel::AttentionKernel::kFlash) add(a, "--use-flash-attn");
+  if (m.moe.enabled()) {
+    add(a, "--num-experts", {str(m.moe.experts)});
+    add(a, "--moe-router-topk", {str(m.moe.top_k)});
+    add(a, "--moe-expert-capacity-factor", {number(m.moe.capacity_factor)});
+    add(a, "--moe-token-dispatcher-type", {"alltoall"});  // the capacity factor needs it
+    if (m.moe.every > 1) add(a, "--moe-layer-freq", {str(m.moe.every)});
+  }
+}
+
+void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
+  const auto& l = s.layout;
+  add(a, "--tensor-model-parallel-size", {str(l.tp)});
+  add(a, "--pipeline-model-parallel-size", {str(l.pp)});
+  if (l.first_stage_layers > 0) add(a, "--decoder-first-pipeline-num-layers", {str(l.first_stage_layers)});
+  if (l.last_stage_layers > 0) add(a, "--decoder-last-pipeline-num-layers", {str(l.last_stage_layers)});
+  if (l.vpp > 1) add(a, "--num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (l.pp * l.vpp))});
+  if (l.sequence_parallel && l.tp > 1) add(a, "--sequence-parallel");
+  if (l.cp > 1) add(a, "--context-parallel-size", {str(l.cp)});
+  if (l.ep > 1) add(a, "--expert-model-parallel-size", {str(l.ep)});
+  if (l.zero_stage == 1) {
+    add(a, "--use-distributed-optimizer");
+    add(a, "--overlap-grad-reduce");
+    add(a, "--overlap-param-gather");
+  } else if (l.zero_stage == 3) {
+    add(a, "--use-torch-fsdp2");  // core_v0.10 on; validate_args then wants the checkpoint format below
+    add(a, "--ckpt-format", {"torch_dist"});
+  } else if (l.zero_stage == 2) {
+    throw FieldError("plan layout", "2 has no Megatron-LM spelling (it shards the optimizer with "
+                                              "--use-distributed-optimizer, ZeRO-1, or everything with "
+                                              "--use-torch-fsdp2, ZeRO-3); accepted: 0, 1, 3");
+  }
+  if (l.recompute == model::Recompute::kFull) {
+    add(a, "--recompute-granularity", {"full"});
+    add(a, "--recompute-method", {"uniform"});
+    add(a, "--recompute-num-layers", {"1"});
+  } else if (l.recompute == model::Recompute::kSelective) {
+    add(a, "--recompute-granularity", {"selective"});
+  }
+}
+
+void add_training(const LaunchSpec& s, std::vector<Argument>& a) {
+  const LaunchData& d = *s.data;
+  add(a, "--micro-batch-size", {str(s.layout.micro_batch)});
+  add(a, "--global-batch-size", {str(s.global_batch)});
+  add(a, "--train-samples", {str(s.train_samples)});
+  add(a, "--lr", {number(s.schedule.peak_lr)});
+  add(a, "--min-lr", {number(s.schedule.min_lr)});
+  add(a, "--lr-decay-style", {"cosine"});
+  add(a, "--lr-warmup-samples", {str(s.schedule.warmup_samples)});
+  add(a, "--lr-decay-samples", {str(s.schedule.decay_samples)});
+  add(a, "--weight-decay", {number(d.weight_decay)});
+  add(a, "--clip-grad", {number(d.clip_grad)});
+  add(a, "--adam-beta1", {number(d.adam_beta1)});
+  add(a, "--adam-beta2", {number(d.adam_beta2)});
+  add(a, "--adam-eps", {number(d.adam_eps)});
+  add(a, "--bf16");
+  if (s.job.precision == parallel::MatmulPrecision::kFp8) {
+    add(a, "--fp8-format", {"hybrid"});
+    add(a, "--transformer-impl", {"transformer_engine"});
+  }
+  add(a, "--log-interval", {str(d.log_interval)});
+  add(a, "--save-interval", {str(d.save_interval)});
+  add(a, "--eval-interval", {str(d.eval_interval)});
+  add(a, "--eval-iters", {str(d.eval_iters)});
+  add(a, "--split", {d.split});
+  add(a, "--data-path", {"$DATA_PATH"});
+  add(a, "--save", {"$CHECKPOINT_DIR"});
+  add(a, "--load", {"$CHECKPOINT_DIR"});
+}
+
+// Megatron's validate_args and micro-batch calculator, one rule a row (core_v0.8.0 unless noted).
+struct Rule {
+  const char* what;
+  std::function<bool(const ParsedArguments&, int world, const std::map<std::string, std::string>& env)> broken;
+};
+
+double num(const ParsedArguments& a, const char* flag, double fallback) { return a.number(flag).value_or(fallback); }
+
+bool divides(double whole, double part) { return part > 0 && std::fmod(whole, part) == 0; }
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> table = {
+      {"world size must be divisible by TP x PP x CP", [](auto& a, int w, auto&) {
+         return w > 0 && !divides(w, num(a, "--tensor-model-parallel-size", 1) * num(a, "--pipeline-model-parallel-size", 1) *
+                                         num(a, "--context-parallel-size", 1));
+       }},
+      {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)", [](auto& a, int w, auto&) {
+         const double mp = num(a, "--tensor-model-parallel-size", 1) * num(a, "--pipeline-model-parallel-size", 1) *
+                           num(a, "--context-parallel-size", 1);
+         return w > 0 && divides(w, mp) &&
+                !divides(num(a, "--global-batch-size", 0), num(a, "--micro-batch-size", 1) * (w / mp));
+       }},
+      {"num-layers must be divisible by the pipeline size (uneven first/last stages leave the rest divisible)",
+       [](auto& a, int, auto&) {
+         const double pp = num(a, "--pipeline-model-parallel-size", 1);
+         const double first = num(a, "--decoder-first-pipeline-num-layers", 0);
+         const double last = num(a, "--decoder-last-pipeline-num-layers", 0);
+         const double rest = num(a, "--num-layers", 0) - first - last;
+         const double stages = pp - (first > 0) - (last > 0);
+         return stages > 0 ? !divides(rest, stages) : rest != 0;
+       }},
+      {"layers per pipeline stage must be divisible by num-layers-per-virtual-pipeline-stage, with PP > 1 "
+       "(PP > 2 with no-overlap-p2p-communication)",
+       [](auto& a, int, auto&) {
+         if (!a.has("--num-layers-per-virtual-pipeline-stage")) return false;
+         const double pp = num(a, "--pipeline-model-parallel-size", 1);
+         return pp <= (a.has("--no-overlap-p2p-communication") ? 2 : 1) ||
+                !divides(num(a, "--num-layers", 0) / pp, num(a, "--num-layers-per-virtual-pipeline-stage", 1));
+       }},
+      {"hidden-size must be divisible by num-attention-heads", [](auto& a, int, auto&) {
+         return !divides(num(a, "--hidden-size", 0), num(a, "--num-attention-heads", 1));
+       }},
+      {"num-attention-heads and num-query-groups must be divisible by TP", [](auto& a, int, auto&) {
+         const double tp = num(a, "--tensor-model-parallel-size", 1);
+         return !divides(num(a, "--num-attention-heads", tp), tp) || !divides(num(a, "--num-query-groups", tp), tp);
+       }},
+      {"seq-length must be divisible by 2 x CP", [](auto& a, int, auto&) {
+         const double cp = num(a, "--context-parallel-size", 1);
+         return cp > 1 && !divides(num(a, "--seq-length", 0), 2 * cp);
+       }},
+      {"max-position-embeddings must be at least seq-length", [](auto& a, int, auto&) {
+         return num(a, "--max-position-embeddings", 1e300) < num(a, "--seq-length", 0);
+       }},
+      {"min-lr must not exceed lr", [](auto& a, int, auto&) { return num(a, "--min-lr", 0) > num(a, "--lr", 1e300); }},
+      {"exactly one of train-samples and train-iters", [](auto& a, int, auto&) {
+         return a.has("--train-samples") == a.has("--train-iters");
+       }},
+      {"train-samples goes with lr-warmup-samples and lr-decay-samples, not their -iters forms", [](auto& a, int, auto&) {
+         return a.has("--train-samples") && (a.has("--lr-warmup-iters") || a.has("--lr-decay-iters"));
+       }},
+      {"tp-comm-overlap needs sequence-parallel", [](auto& a, int, auto&) {
+         return a.has("--tp-comm-overlap") && !a.has("--sequence-parallel");
+       }},
+      {"overlap-param-gather needs use-distributed-optimizer and overlap-grad-reduce", [](auto& a, int, auto&) {
+         return a.has("--overlap-param-gather") && !(a.has("--use-distributed-optimizer") && a.has("--overlap-grad-reduce"));
+       }},
+      {"selective recompute takes no recompute-method", [](auto& a, int, auto&) {
+         auto g = a.values.find("--recompute-granularity");
+         return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("--recompute-method");
+       }},
+      {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("--bf16") && a.has("--fp16"); }},
+      {"num-experts must be divisible by expert-model-parallel-size", [](auto& a, int, auto&) {
+         const double ep = num(a, "--expert-model-parallel-size", 1);
+         return ep > 1 && !divides(num(a, "--num-experts", 0), ep);
+       }},
+      {"moe-expert-capacity-factor needs moe-token-dispatcher-type alltoall (TransformerConfig, core_v0.8.0)",
+       [](auto& a, int, auto&) {
+         auto d = a.values.find("--moe-token-dispatcher-type");
+         return a.has("--moe-expert-capacity-factor") &&
+                (d == a.values.end() || d->second.empty() || d->second[0] != "alltoall");
+       }},
+      {"use-torch-fsdp2 needs PP 1, EP 1, no distributed optimizer and untied embeddings (core_v0.13.0)",
+       [](auto& a, int, auto&) {
+         return a.has("--use-torch-fsdp2") &&
+                (num(a, "--pipeline-model-parallel-size", 1) != 1 || num(a, "--expert-model-parallel-size", 1) != 1 ||
+                 a.has("--use-distributed-optimizer") || !a.has("--untie-embeddings-and-output-weights"));
+       }},
+      {"CUDA_DEVICE_MAX_CONNECTIONS=1 must be set with TP or CP > 1 (and must not be with use-torch-fsdp2)",
+       [](auto& a, int, auto& env) {
+         auto it = env.find("CUDA_DEVICE_MAX_CONNECTIONS");
+         const bool one = it != env.end() && it->second == "1";
+         if (a.has("--use-torch-fsdp2")) return one;
+         const bool needs = num(a, "--tensor-model-parallel-size", 1) > 1 || num(a, "--context-parallel-size", 1) > 1 ||
+                            a.has("--sequence-parallel");
+         return needs && !one;
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::optional<double> ParsedArguments::number(const std::string& flag) const {
+  auto it = values.find(flag);
+  if (it == values.end() || it->second.size() != 1) return std::nullopt;
+  const std::string& v = it->second[0];
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0') return std::nullopt;
+  return x;
+}
+
+std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string&) {
+  std::vector<Argument> a;
+  add_model(spec, a);
+  add_layout(spec, a);
+  add_training(spec, a);
+  return a;
+}
+
+std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
+                                                   const std::string& config_path) {
+  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to --zero-stage and ds_config.
+  LaunchSpec without_zero = spec;
+  without_zero.layout.zero_stage = 0;
+  auto args = megatron_arguments(without_zero, version);
+  args.push_back({"--deepspeed", {}});
+  args.push_back({"--deepspeed_config", {config_path}});
+  args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
+  return args;
+}
+
+std::string argument_words(const Argument& argument) {
+  std::string out = argument.flag;
+  // "$NAME" stays a variable the script sets; everything else is a literal word.
+  for (const auto& v : argument.values) out += " " + (v.rfind('$', 0) == 0 ? "\"" + v + "\"" : shell_quote(v));
+  return out;
+}
+
+std::string arguments_array(const std::string& name, const std::vector<Argument>& arguments) {
+  std::string out = name + "=(\n";
+  for (const auto& arg : arguments) out += "  " + argument_words(arg) + "\n";
+  return out + ")\n";
+}
+
+std::string environment_lines(const LaunchSpec& spec) {
+  std::string out;
+  const bool fsdp = spec.layout.zero_stage == 3;
+  for (const auto& e : spec.data->environment) {
+    if (fsdp && e.name == "CUDA_DEVICE_MAX_CONNECTIONS") continue;  // FSDP2 asserts it is not 1
+    out += "export " + e.name + "=" + shell_quote(e.value) + "\n";
+  }
+  return out;
+}
+
+ParsedArguments parse_megatron_arguments(const std::vector<std::string>& words, const LaunchData& data,
+                                         const std::string& version) {
+  ParsedArguments out;
+  for (size_t i = 0; i < words.size();) {
+    const std::string& w = words[i++];
+    if (w.rfind("--", 0) != 0) {
+      out.problems.push_back("unexpected value '" + w + "' (no option takes it)");
+      continue;
+    }
+    const MegatronFlag* f = data.megatron_flag(w);
+    if (!f || std::find(f->versions.begin(), f->versions.end(), version) == f->versions.end()) {
+      out.problems.push_back(w + " is not an option of Megatron-LM " + version +
+                             (f ? " (" + join(f->versions, ", ") + " has it)" : ""));
+      while (i < words.size() && words[i].rfind("--", 0) != 0) ++i;
+      continue;
+    }
+    std::vector<std::string>& values = out.values[w];
+    values.clear();
+    const size_t want = f->nargs == MegatronFlag::kAnyValues ? words.size() : static_cast<size_t>(f->nargs);
+    while (values.size() < want && i < words.size() && words[i].rfind("--", 0) != 0) values.push_back(words[i++]);
+    if (f->nargs != MegatronFlag::kAnyValues && values.size() != want)
+      out.problems.push_back(w + " expects " + std::to_string(f->nargs) + " value(s)");
+    if (f->at_least_one && values.empty()) out.problems.push_back(w + " expects at least one value");
+    for (const auto& v : values)
+      if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), v) == f->choices.end())
+        out.problems.push_back(w + " " + v + ": accepted: " + join(f->choices, ", "));
+  }
+  return out;
+}
+
+std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
+                                                const std::map<std::string, std::string>& environment) {
+  std::vector<std::string> out;
+  for (const auto& r : rules())
+    if (r.broken(args, world_gpus, environment)) out.push_back(r.what);
+  return out;
+}
+
+std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version) {
+  const ScriptWords words = read_script_words(script);
+  const std::vector<std::string> argv = program_arguments(words, "pretrain_gpt.py");
+  if (argv.empty()) return {"no command runs pretrain_gpt.py"};
+  ParsedArguments args = parse_megatron_arguments(argv, data, version);
+  std::map<std::string, std::string> env;
+  long long nodes = 0, per_node = 0;
+  for (const auto& c : words.commands) {
+    for (size_t k = 0; k < c.size(); ++k) {
+      const std::string& w = c[k];
+      const size_t eq = w.find('=');
+      if ((k == 0 || c[0] == "export") && eq != std::string::npos && eq > 0) env[w.substr(0, eq)] = w.substr(eq + 1);
+      if (k + 1 < c.size() && (w == "--nnodes")) nodes = literal_integer(c[k + 1]).value_or(0);
+      if (k + 1 < c.size() && (w == "--nproc-per-node" || w == "--nproc_per_node"))
+        per_node = literal_integer(c[k + 1]).value_or(0);
+    }
+  }
+  const size_t sbatch = script.find("\n#SBATCH --nodes=");  // under SLURM, the job's node count
+  if (nodes == 0 && sbatch != std::string::npos)
+    nodes = literal_integer(script.substr(sbatch + 17, script.find('\n', sbatch + 1) - sbatch - 17)).value_or(0);
+  auto problems = std::move(args.problems);
+  for (auto& p : megatron_rule_problems(args, static_cast<int>(nodes * per_node), env)) problems.push_back(p);
+  return problems;
+}
+
+std::optional<long long> literal_integer(const std::string& word) {
+  std::string w = word;
+  const size_t dflt = w.find(":-");
+  if (w.rfind("${", 0) == 0 && dflt != std::string::npos && w.back() == '}') w = w.substr(dflt + 2, w.size() - dflt - 3);
+  if (w.empty() || w.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(w);
+}
+
+std::string emit_megatron(const LaunchSpec& s, const std::string& version) {
+  std::string out = "#!/bin/bash\n" + header_comment(s, "Megatron-LM " + version + " (pretrain_gpt.py)", "# ");
+  out += "# Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to\n"
+         "# the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.\n"
+         "set -euo pipefail\n\n";
+  out += environment_lines(s);
+  out += "MEGATRON_LM=\"${MEGATRON_LM:-/opt/Megatron-LM}\"\n"
+         "DATA_PATH=\"${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}\"\n"
+         "CHECKPOINT_DIR=\"${CHECKPOINT_DIR:-checkpoints}\"\n\n";
+  out += arguments_array("MEGATRON_ARGS", megatron_arguments(s, version));
+  out += "\ntorchrun --nnodes \"${NNODES:-" + str(s.nodes) + "}\" --nproc-per-node " + str(s.gpus_per_node) +
+         " \\\n  --rdzv-backend c10d --rdzv-endpoint \"${MASTER_ADDR:-localhost}:${MASTER_PORT:-" +
+         str(s.data->rendezvous_port) + "}\" --rdzv-id \"${RDZV_ID:-isoflop}\" \\\n"
+         "  \"$MEGATRON_LM/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\"\n";
+  return out;
+}
+
+}  // namespace isoflop::emit

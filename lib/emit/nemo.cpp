@@ -1,0 +1,168 @@
+// NeMo 1.x: overrides shaped like examples/nlp/language_modeling/conf/megatron_gpt_config.yaml (Hydra/OmegaConf),
+// and the checks that the keys are the config's own (data/launch/nemo_keys.yaml) and the layout divides.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "emit/targets.hpp"
+#include "model/params.hpp"
+
+namespace isoflop::emit {
+namespace {
+
+// Indented "key: value" lines.
+struct Yaml {
+  std::string text;
+  void put(int depth, const std::string& key, const std::string& value = "") {
+    text += std::string(2 * depth, ' ') + key + ":" + (value.empty() ? "" : " " + value) + "\n";
+  }
+};
+
+std::string str(long long v) { return std::to_string(v); }
+std::string yes(bool b) { return b ? "true" : "false"; }
+
+void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& item : node) {
+    const std::string path = prefix + item.first.as<std::string>();
+    out.push_back(path);
+    if (item.second.IsMap()) flatten(item.second, path + ".", out);
+  }
+}
+
+long long integer_at(const YAML::Node& root, const char* a, const char* b, long long fallback) {
+  const YAML::Node n = root[a][b];
+  if (!n || n.IsNull()) return fallback;
+  return n.as<long long>();
+}
+
+}  // namespace
+
+std::string emit_nemo(const LaunchSpec& s) {
+  const auto& m = s.arch;
+  const auto& l = s.layout;
+  if (l.zero_stage >= 2)
+    throw FieldError("plan layout", std::to_string(l.zero_stage) +
+                                                  " has no NeMo 1.x spelling here (distributed_fused_adam shards the "
+                                                  "optimizer state, ZeRO-1); accepted: 0, 1");
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
+    throw FieldError("plan layout", "NeMo " + s.data->nemo_version + "'s config has no uneven "
+                                                      "pipeline stages; accepted: 0 (an even split)");
+  if (m.positional == model::PositionalEncoding::kRelative || m.positional == model::PositionalEncoding::kNone)
+    throw FieldError("plan architecture", "NeMo accepts learned, rotary or alibi here");
+  if (m.activation == model::Activation::kRelu)
+    throw FieldError("plan architecture", "'relu' has no NeMo spelling here; accepted: gelu, swiglu");
+  if (m.moe.enabled() && m.moe.every > 1)
+    throw FieldError("plan architecture", "MoE every " + std::to_string(m.moe.every) + " layers has no NeMo " +
+                                              s.data->nemo_version + " key; accepted: every layer");
+  Yaml y;
+  y.text = header_comment(s, "NeMo " + s.data->nemo_version + " (megatron_gpt_config.yaml)", "# ");
+  y.text += "# Overrides for megatron_gpt_pretraining.py: --config-path DIR --config-name THIS_FILE.\n";
+  y.put(0, "trainer");
+  y.put(1, "devices", str(s.gpus_per_node));
+  y.put(1, "num_nodes", str(s.nodes));
+  y.put(1, "precision", "bf16-mixed");
+  y.put(1, "max_steps", str(s.train_iters));
+  y.put(1, "log_every_n_steps", str(s.data->log_interval));
+  y.put(1, "val_check_interval", str(s.data->eval_interval));
+  y.put(1, "limit_val_batches", str(s.data->eval_iters));
+  y.put(1, "gradient_clip_val", number(s.data->clip_grad));
+  y.put(0, "model");
+  y.put(1, "mcore_gpt", "true");
+  y.put(1, "micro_batch_size", str(l.micro_batch));
+  y.put(1, "global_batch_size", str(s.global_batch));
+  y.put(1, "tensor_model_parallel_size", str(l.tp));
+  y.put(1, "pipeline_model_parallel_size", str(l.pp));
+  y.put(1, "virtual_pipeline_model_parallel_size", l.vpp > 1 ? str(l.vpp) : "null");
+  if (l.cp > 1) y.put(1, "context_parallel_size", str(l.cp));
+  y.put(1, "sequence_parallel", yes(l.sequence_parallel && l.tp > 1));
+  y.put(1, "encoder_seq_length", str(s.seq));
+  y.put(1, "max_position_embeddings", str(s.seq));
+  y.put(1, "num_layers", str(m.layers));
+  y.put(1, "hidden_size", str(m.d_model));
+  y.put(1, "ffn_hidden_size", str(model::mlp_hidden_size(m)));
+  y.put(1, "num_attention_heads", str(m.heads));
+  y.put(1, "num_query_groups", str(m.effective_kv_heads()));
+  y.put(1, "kv_channels", str(m.effective_head_size()));
+  y.put(1, "activation", m.activation == model::Activation::kSwiglu ? "fast-swiglu" : "gelu");
+  y.put(1, "normalization", m.norm == model::NormKind::kRmsNorm ? "rmsnorm" : "layernorm");
+  y.put(1, "bias", yes(m.bias));
+  y.put(1, "position_embedding_type", m.positional == model::PositionalEncoding::kRotary  ? "rope"
+                                      : m.positional == model::PositionalEncoding::kAlibi ? "alibi"
+                                                                                          : "learned_absolute");
+  y.put(1, "share_embeddings_and_output_weights", yes(m.tied_embeddings));
+  y.put(1, "make_vocab_size_divisible_by", str(std::max(1, m.vocab_pad_multiple / std::max(1, l.tp))));
+  y.put(1, "use_flash_attention", yes(s.job.attention == parallel::AttentionKernel::kFlash));
+  const bool fp8 = s.job.precision == parallel::MatmulPrecision::kFp8;
+  y.put(1, "transformer_engine", yes(fp8));
+  y.put(1, "fp8", yes(fp8));
+  if (l.recompute != model::Recompute::kNone) {
+    const bool full = l.recompute == model::Recompute::kFull;
+    y.put(1, "activations_checkpoint_granularity", full ? "full" : "selective");
+    y.put(1, "activations_checkpoint_method", full ? "uniform" : "null");
+    y.put(1, "activations_checkpoint_num_layers", full ? "1" : "null");
+  }
+  if (m.moe.enabled()) {
+    y.put(1, "num_moe_experts", str(m.moe.experts));
+    y.put(1, "moe_router_topk", str(m.moe.top_k));
+    y.put(1, "expert_model_parallel_size", str(l.ep));
+  }
+  y.put(1, "optim");
+  y.put(2, "name", l.zero_stage == 1 ? "distributed_fused_adam" : "fused_adam");
+  y.put(2, "lr", number(s.schedule.peak_lr));
+  y.put(2, "weight_decay", number(s.data->weight_decay));
+  y.put(2, "betas", "[" + number(s.data->adam_beta1) + ", " + number(s.data->adam_beta2) + "]");
+  // CosineAnnealing decays from the end of the warm-up to trainer.max_steps, the planned end.
+  y.put(2, "sched");
+  y.put(3, "name", "CosineAnnealing");
+  y.put(3, "warmup_steps", str(s.schedule.warmup_iters));
+  y.put(3, "constant_steps", "0");
+  y.put(3, "min_lr", number(s.schedule.min_lr));
+  return y.text;
+}
+
+std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return {"not YAML: line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
+  }
+  if (!root.IsMap()) return {"a NeMo config is a mapping"};
+  std::vector<std::string> problems, paths;
+  flatten(root, "", paths);
+  std::set<std::string> known(data.nemo_keys.begin(), data.nemo_keys.end());
+  known.insert(data.nemo_added_keys.begin(), data.nemo_added_keys.end());
+  for (const auto& p : paths)
+    if (!known.count(p)) problems.push_back(p + " is not a key of NeMo " + data.nemo_version + "'s megatron_gpt_config.yaml");
+  try {
+    const long long tp = integer_at(root, "model", "tensor_model_parallel_size", 1);
+    const long long pp = integer_at(root, "model", "pipeline_model_parallel_size", 1);
+    const long long cp = integer_at(root, "model", "context_parallel_size", 1);
+    const long long world = integer_at(root, "trainer", "devices", 1) * integer_at(root, "trainer", "num_nodes", 1);
+    const long long micro = integer_at(root, "model", "micro_batch_size", 1);
+    const long long global = integer_at(root, "model", "global_batch_size", micro);
+    if (tp < 1 || pp < 1 || cp < 1 || micro < 1 || world % (tp * pp * cp) != 0)
+      problems.push_back("trainer.devices x trainer.num_nodes must be divisible by TP x PP x CP");
+    else if (global % (micro * (world / (tp * pp * cp))) != 0)
+      problems.push_back("model.global_batch_size must be divisible by micro_batch_size x DP");
+    if (pp > 0 && integer_at(root, "model", "num_layers", 0) % pp != 0)
+      problems.push_back("model.num_layers must be divisible by pipeline_model_parallel_size");
+    if (tp > 0 && integer_at(root, "model", "num_attention_heads", tp) % tp != 0)
+      problems.push_back("model.num_attention_heads must be divisible by tensor_model_parallel_size");
+    const std::string precision = root["trainer"]["precision"] ? root["trainer"]["precision"].as<std::string>() : "32";
+    const std::set<std::string> precisions = {"16", "bf16", "16-mixed", "bf16-mixed", "32"};
+    if (!precisions.count(precision)) problems.push_back("trainer.precision '" + precision + "': accepted: 16, bf16, 16-mixed, bf16-mixed, 32");
+    const YAML::Node sched = root["model"]["optim"]["sched"];
+    if (sched && sched["min_lr"] && root["model"]["optim"]["lr"] &&
+        sched["min_lr"].as<double>() > root["model"]["optim"]["lr"].as<double>())
+      problems.push_back("model.optim.sched.min_lr must not exceed model.optim.lr");
+  } catch (const YAML::Exception& e) {
+    problems.push_back("line " + std::to_string(e.mark.line + 1) + ": a value has the wrong type");
+  }
+  return problems;
+}
+
+}  // namespace isoflop::emit

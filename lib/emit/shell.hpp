@@ -1,0 +1,31 @@
+// Shell words in and out: quoting what a script passes on, refusing names a #SBATCH line cannot quote, and
+// reading a launch script's command back into words (for checking a hand-written one).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace isoflop::emit {
+
+// `text` as one shell word: unchanged when it is made of safe characters, else in single quotes.
+std::string shell_quote(const std::string& text);
+
+// Throws FieldError(field) unless `name` is 1-128 letters, digits, '.', '_', '-' or '+', not starting with '-' (a
+// job name or file name
+// that goes into #SBATCH lines, which sbatch reads without a shell, so quoting cannot protect it).
+void require_plain_name(const std::string& name, const std::string& field);
+
+// A script read as shell words: command lines (words of one simple command, quotes removed, backslash-newlines
+// joined, comments dropped) and the arrays it assigns (NAME=( … )).
+struct ScriptWords {
+  std::vector<std::vector<std::string>> commands;
+  std::map<std::string, std::vector<std::string>> arrays;
+};
+ScriptWords read_script_words(const std::string& script);
+
+// The words after the one ending in `program` ("pretrain_gpt.py") in the first command that runs it, with
+// "${NAME[@]}" expanded from the script's arrays. Empty when no command runs it.
+std::vector<std::string> program_arguments(const ScriptWords& words, const std::string& program);
+
+}  // namespace isoflop::emit

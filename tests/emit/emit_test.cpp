@@ -1,0 +1,196 @@
+// lib/emit: the launch spec's arithmetic against published launch scripts, and each target's checks.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "emit/emit.hpp"
+#include "emit/shell.hpp"
+#include "emit/targets.hpp"
+
+namespace isoflop::emit {
+namespace {
+
+// The GPT-3 175B example of the Megatron-LM README (NVIDIA/Megatron-LM examples/pretrain_gpt3_175B.sh): 96
+// layers, hidden 12288, 96 heads, seq 2048, TP 8, PP 16 on 1,024 A100s (DP 8), micro-batch 1, global 1536,
+// 300B tokens.
+plan::PlanResult gpt3_plan() {
+  plan::PlanResult p;
+  auto& a = p.job.architecture;
+  a.name = "gpt3-175b";
+  a.layers = 96;
+  a.d_model = 12288;
+  a.heads = 96;
+  a.vocab = 51200;
+  a.seq = 2048;
+  p.job.seq = 2048;
+  p.job.global_batch = 1536;
+  p.cluster.gpus = 1024;
+  p.cluster.gpus_per_node = 8;
+  p.allocation.params = 1.75e11;
+  p.allocation.tokens = 3.0e11;
+  parallel::RankedLayout r;
+  r.layout.tp = 8;
+  r.layout.pp = 16;
+  r.layout.dp = 8;
+  r.layout.micro_batch = 1;
+  r.layout.zero_stage = 1;
+  r.layout.sequence_parallel = true;
+  r.time.step_time_s = 30.0;
+  r.time.mfu = 0.45;
+  r.memory.weights_bytes = 40.0 * (1 << 30);
+  p.layouts.layouts.push_back(r);
+  return p;
+}
+
+LaunchSpec spec_of(const plan::PlanResult& p) { return make_launch_spec(p, launch_data(), "fnv1a64:0", "0.1.0"); }
+
+}  // namespace
+
+TEST_CASE("the training length and batch match the GPT-3 175B launch script of the Megatron-LM README") {
+  const LaunchSpec s = spec_of(gpt3_plan());
+  CHECK(s.train_samples == 146484375);  // --train-samples 146484375 = 300B / 2048
+  CHECK(s.grad_accum == 192);           // 1536 / (1 × DP 8)
+  CHECK(s.nodes == 128);
+  CHECK(s.schedule.decay_samples == s.train_samples);  // the cosine ends at the planned end
+  CHECK(s.schedule.warmup_samples % s.global_batch == 0);
+  // MT-NLG's 1B warm-up tokens, in whole iterations of 1536 × 2048 tokens: round(317.9) = 318.
+  CHECK(s.schedule.warmup_iters == 318);
+  CHECK(s.schedule.peak_lr == doctest::Approx(6.0e-5));  // the 175B anchor (Megatron-LM's GPT-3 example)
+  CHECK(s.schedule.min_lr == doctest::Approx(6.0e-6));   // decays 10x (Chinchilla App. D.1)
+}
+
+TEST_CASE("the peak learning rate falls with model size between the published anchors and is clamped") {
+  const LaunchData& d = launch_data();
+  CHECK(peak_learning_rate(d, 1e6) == doctest::Approx(2.0e-4));
+  CHECK(peak_learning_rate(d, 5.3e11) == doctest::Approx(5.0e-5));
+  CHECK(peak_learning_rate(d, 1e13) == doctest::Approx(5.0e-5));
+  double last = 1;
+  for (double n = 1e8; n < 5e11; n *= 2) {
+    const double lr = peak_learning_rate(d, n);
+    CHECK(lr < last);
+    last = lr;
+  }
+}
+
+TEST_CASE("every file starts with a comment naming isoflop, the plan and the predictions") {
+  const auto files = emit_files(Target::kAll, spec_of(gpt3_plan()), {});
+  REQUIRE(files.size() == 4);
+  for (const auto& f : files) {
+    CHECK(f.content.find("isoflop 0.1.0") != std::string::npos);
+    CHECK(f.content.find("fnv1a64:0") != std::string::npos);
+    CHECK(f.content.find("MFU 45.0%") != std::string::npos);
+    CHECK(f.content.find("step 30.000 s") != std::string::npos);
+  }
+  CHECK(files[0].content.find("Megatron-LM core_v0.13.0") != std::string::npos);
+  CHECK(emit_files(Target::kAll, spec_of(gpt3_plan()), {})[3].content == files[3].content);  // deterministic
+}
+
+TEST_CASE("Megatron: the arguments parse at the target release, and a flag it lacks names the release that has it") {
+  plan::PlanResult p = gpt3_plan();
+  p.layouts.layouts[0].layout.first_stage_layers = 4;
+  p.layouts.layouts[0].layout.last_stage_layers = 4;  // 88 layers left for 14 stages: not divisible
+  CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, spec_of(p), {}), doctest::Contains("num-layers must be divisible"),
+                       FieldError);
+  p.layouts.layouts[0].layout.last_stage_layers = 8;  // 84 for 14 stages
+  CHECK(emit_files(Target::kMegatron, spec_of(p), {}).size() == 1);
+  EmitOptions old;
+  old.megatron_version = "core_v0.8.0";
+  CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, spec_of(p), old),
+                       doctest::Contains("--decoder-first-pipeline-num-layers is not an option of Megatron-LM "
+                                         "core_v0.8.0 (core_v0.13.0 has it)"),
+                       FieldError);
+  old.megatron_version = "core_v0.5.0";
+  CHECK_THROWS_AS(emit_files(Target::kMegatron, spec_of(p), old), FieldError);
+}
+
+TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
+  const LaunchData& d = launch_data();
+  const std::string ok =
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\nARGS=(--num-layers 96 --hidden-size 12288 --num-attention-heads 96\n"
+      "  --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 1536\n"
+      "  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --train-samples 146484375 --lr 6e-5\n"
+      "  --min-lr 6e-6)\ntorchrun --nnodes 128 --nproc-per-node 8 pretrain_gpt.py \"${ARGS[@]}\" --bf16\n";
+  CHECK(check_megatron(ok, d, "core_v0.13.0").empty());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = ok;
+    s.replace(s.find(from), from.size(), to);
+    return check_megatron(s, d, "core_v0.13.0");
+  };
+  CHECK(with("--global-batch-size 1536", "--global-batch-size 1540").at(0).find("global batch") != std::string::npos);
+  CHECK(with("--num-layers 96", "--num-layers 95").at(0).find("num-layers") != std::string::npos);
+  CHECK(with("export CUDA_DEVICE_MAX_CONNECTIONS=1", "true").at(0).find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos);
+  CHECK(with("--min-lr 6e-6", "--min-lr 6e-4").at(0) == "min-lr must not exceed lr");
+  // Interleaving: 96 / 16 = 6 layers per stage, in virtual stages of 2 (fine) or 4 (not).
+  CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 2").empty());
+  CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 4").at(0).find("virtual") != std::string::npos);
+  // With PP 2 only when p2p communication overlaps (the default; validate_args, core_v0.8.0).
+  const std::string pp2 = "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2";
+  CHECK(with("--pipeline-model-parallel-size 16", pp2).empty());
+  CHECK(with("--pipeline-model-parallel-size 16", pp2 + " --no-overlap-p2p-communication").size() == 1);
+  CHECK(with("--lr 6e-5", "--lr 6e-5 --lr-decay-style cosin").at(0).find("accepted: constant, linear, cosine") !=
+        std::string::npos);
+  CHECK(with("--bf16", "--bf16 --num-layer 3").at(0).find("--num-layer is not an option") != std::string::npos);
+  CHECK(check_megatron("echo hello\n", d, "core_v0.13.0").at(0) == "no command runs pretrain_gpt.py");
+}
+
+TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with pipeline stages is refused") {
+  const auto files = emit_files(Target::kDeepSpeed, spec_of(gpt3_plan()), {});
+  const auto j = nlohmann::json::parse(files[0].content);
+  CHECK(j["train_batch_size"] == 1536);
+  CHECK(j["train_batch_size"].get<long long>() == j["train_micro_batch_size_per_gpu"].get<long long>() *
+                                                      j["gradient_accumulation_steps"].get<long long>() * 8);
+  CHECK(j["scheduler"]["params"]["total_num_steps"].get<long long>() * 1536 >= 146484375);
+  plan::PlanResult p = gpt3_plan();
+  p.layouts.layouts[0].layout.zero_stage = 2;
+  CHECK_THROWS_WITH_AS(emit_files(Target::kDeepSpeed, spec_of(p), {}),
+                       doctest::Contains("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"), FieldError);
+  std::string edited = files[0].content;
+  edited.replace(edited.find("\"train_batch_size\": 1536"), 24, "\"train_batch_size\": 1535");
+  CHECK(check_deepspeed(edited).size() == 1);
+  CHECK(check_deepspeed("{\"train_batch_size\": 8}").size() == 2);
+  CHECK(check_deepspeed("{").at(0).find("not JSON") == 0);
+}
+
+TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
+  const auto files = emit_files(Target::kNemo, spec_of(gpt3_plan()), {});
+  const std::string& y = files[0].content;
+  CHECK(check_nemo(y, launch_data()).empty());
+  CHECK(y.find("    sched:\n      name: CosineAnnealing\n      warmup_steps: 318\n") != std::string::npos);
+  CHECK(check_nemo(y + "model2:\n  x: 1\n", launch_data()).size() == 2);  // model2 and model2.x
+  std::string bad = y;
+  bad.replace(bad.find("global_batch_size: 1536"), 23, "global_batch_size: 1537");
+  CHECK(check_nemo(bad, launch_data()).at(0).find("global_batch_size") != std::string::npos);
+}
+
+TEST_CASE("SLURM: the job name is refused unless plain, and the time limit covers the run with its margin") {
+  const LaunchSpec s = spec_of(gpt3_plan());
+  for (const char* hostile : {"a b", "x$(reboot)", "it's", "a\nb", "a\"b", "", "semi;colon"}) {
+    EmitOptions o;
+    o.job_name = hostile;
+    CHECK_THROWS_AS(emit_files(Target::kSlurm, s, o), FieldError);
+  }
+  const std::string script = emit_files(Target::kSlurm, s, {})[0].content;
+  CHECK(check_slurm(script).empty());
+  // The plan's run time: 95,368 iterations (146,484,375 / 1536, rounded up) × 30 s = 2,861,040 s; + 10% =
+  // 52,452.4 minutes, rounded up: 36 days 10:13.
+  CHECK(script.find("#SBATCH --time=36-10:13:00\n") != std::string::npos);
+  CHECK(script.find("--rdzv-id \"$SLURM_JOB_ID\"") != std::string::npos);
+  std::string bad = script;
+  bad.replace(bad.find("--time=36-10:13:00"), 18, "--time=forever");
+  CHECK(check_slurm(bad).at(0) == "#SBATCH --time must be D-HH:MM:SS");
+}
+
+TEST_CASE("shell words: quoting reads back as the same word") {
+  for (const std::string w : {"plain", "a b", "it's", "$HOME", "x\ny", "\"q\""}) {
+    const ScriptWords words = read_script_words("cmd " + shell_quote(w) + "\n");
+    REQUIRE(words.commands.size() == 1);
+    CHECK(words.commands[0].at(1) == w);
+  }
+  const ScriptWords a = read_script_words("A=(\n  --x 1 # note\n  --y \"two words\"\n)\nrun p.py \"${A[@]}\" --z\n");
+  CHECK(program_arguments(a, "p.py") == std::vector<std::string>{"--x", "1", "--y", "two words", "--z"});
+  CHECK(literal_integer("${NNODES:-420}") == 420);
+  CHECK(!literal_integer("$SLURM_JOB_NUM_NODES"));
+}
+
+}  // namespace isoflop::emit

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""emit, end to end: what `isoflop emit all` writes for the canonical plans, read the way each trainer reads it.
+
+usage: trainers_test.py ISOFLOP_BINARY [--update]
+
+- megatron.sh runs under bash with a stand-in torchrun that records its arguments; the arguments after
+  pretrain_gpt.py go through an argparse parser built from data/launch/megatron_flags.yaml for the release the
+  file names (allow_abbrev=False, as Megatron's), then the layout, batch and schedule rules are checked.
+- ds_config.json: json, the batch identity with the plan's DP, no ZeRO-2/3 with PP > 1.
+- nemo.yaml: PyYAML, every key path one of megatron_gpt_config.yaml's (data/launch/nemo_keys.yaml), and
+  `isoflop emit --check` (yaml-cpp).
+- job.sbatch: `bash -n`, its #SBATCH lines, the time limit against the plan's days.
+- A second run writes the same bytes; the files match tests/emit/golden/NAME/ (the plan's hash aside: it covers
+  the plan's last digits, which follow the machine's libm); bad input exits 2 and writes nothing.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GOLDEN = os.path.join(HERE, 'golden')
+# The plans pin ZeRO-1: the layout search does not yet know that no trainer runs ZeRO-3 with pipeline stages (emit
+# refuses those). The quick-start budget is shaped after GPT-3: Chinchilla's relative position encoding, the default
+# family, has no Megatron-LM spelling.
+CASES = {
+    'quickstart': '--gpus 3360 --gpu a100-sxm4-80gb --days 30 --family gpt3-175b --zero 1',
+    'mt-nlg-530b': '--arch mt-nlg-530b --gpus 2240 --gpu a100-sxm4-80gb --days 30 --zero 1',
+    'gpt3-175b': '--arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1',
+    'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
+    'mixtral-8x7b': '--arch {root}/tests/emit/mixtral-8x7b.yaml --gpus 512 --gpu h100-sxm5-80gb --days 10 --zero 1',
+}
+FILES = ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.json']
+failures = []
+
+
+def expect(ok, what):
+    if not ok:
+        failures.append(what)
+        print('FAIL: ' + what)
+
+
+def run(binary, args, **kw):
+    return subprocess.run([binary] + args, capture_output=True, text=True, **kw)
+
+
+def megatron_parser(version):
+    data = yaml.safe_load(open(os.path.join(ROOT, 'data/launch/megatron_flags.yaml')))
+    parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+    for f in data['megatron_flags']:
+        if version not in f.get('in', data['megatron_versions']):
+            continue
+        kw = {'dest': f['name']}
+        if f['nargs'] == 0:
+            kw['action'] = 'store_true'
+        elif f['nargs'] != 1:
+            kw['nargs'] = f['nargs']
+        if 'choices' in f:
+            kw['choices'] = f['choices']
+        parser.add_argument(f['name'], **kw)
+    return parser
+
+
+def check_megatron(name, out, plan, tmp):
+    script = open(os.path.join(out, 'megatron.sh')).read()
+    version = re.search(r'Megatron-LM (core_v[0-9.]+)', script).group(1)
+    stub = os.path.join(tmp, 'bin')
+    os.makedirs(stub, exist_ok=True)
+    with open(os.path.join(stub, 'torchrun'), 'w') as f:
+        f.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$ARGV_OUT"\n')
+    os.chmod(os.path.join(stub, 'torchrun'), 0o755)
+    argv_file = os.path.join(tmp, 'argv')
+    env = dict(os.environ, PATH=stub + ':' + os.environ['PATH'], DATA_PATH='/data/corpus', ARGV_OUT=argv_file)
+    for key in ('NNODES', 'MASTER_ADDR', 'CUDA_DEVICE_MAX_CONNECTIONS'):
+        env.pop(key, None)
+    r = subprocess.run(['bash', os.path.join(out, 'megatron.sh')], env=env, capture_output=True, text=True)
+    expect(r.returncode == 0, name + ': megatron.sh runs: ' + r.stderr)
+    argv = open(argv_file).read().split('\n')[:-1]
+    at = next(i for i, a in enumerate(argv) if a.endswith('pretrain_gpt.py'))
+    torchrun = dict(zip(argv[:at:2], argv[1:at:2]))
+    try:
+        a = vars(megatron_parser(version).parse_args(argv[at + 1:]))
+    except SystemExit:
+        expect(False, name + ': argparse rejects the Megatron arguments at ' + version)
+        return
+    layout = plan['layouts'][0]
+    world = int(torchrun['--nnodes']) * int(torchrun['--nproc-per-node'])
+    tp, pp = int(a['--tensor-model-parallel-size']), int(a['--pipeline-model-parallel-size'])
+    cp = int(a['--context-parallel-size'] or 1)
+    expect(world == plan['cluster']['gpus'], name + ': torchrun starts the plan\'s GPUs')
+    expect((tp, pp, cp) == (layout['tp'], layout['pp'], layout.get('cp', 1)), name + ': TP, PP, CP as planned')
+    dp = world // (tp * pp * cp)
+    gbs, mbs = int(a['--global-batch-size']), int(a['--micro-batch-size'])
+    expect(world % (tp * pp * cp) == 0 and gbs % (mbs * dp) == 0, name + ': global batch % (micro x DP) == 0')
+    expect(int(a['--num-layers']) % pp == 0 or a['--decoder-first-pipeline-num-layers'], name + ': layers % PP')
+    expect(int(a['--hidden-size']) % int(a['--num-attention-heads']) == 0, name + ': hidden % heads')
+    seq, samples = int(a['--seq-length']), int(a['--train-samples'])
+    tokens = plan['allocation']['tokens']
+    expect(abs(samples * seq - tokens) <= gbs * seq, name + ': --train-samples x seq = the plan\'s tokens')
+    expect(int(a['--lr-decay-samples']) == samples, name + ': the cosine ends at the planned end')
+    warm = int(a['--lr-warmup-samples'])
+    expect(0 < warm < samples and warm * seq <= 1e9 + gbs * seq, name + ': warm-up within MT-NLG\'s 1B tokens')
+    expect(float(a['--min-lr']) <= float(a['--lr']) and a['--lr-decay-style'] == 'cosine', name + ': schedule')
+    expect(a['--bf16'] and not a['--fp16'], name + ': bf16')
+    expect(r.returncode == 0 and 'CUDA_DEVICE_MAX_CONNECTIONS=1' in script, name + ': environment')
+    expect(int(a['--num-experts'] or 0) == (plan['architecture'].get('moe') or {}).get('experts', 0),
+           name + ': experts')
+
+
+def check_deepspeed(name, out, plan):
+    ds = json.load(open(os.path.join(out, 'ds_config.json')))
+    layout = plan['layouts'][0]
+    expect(ds['train_batch_size'] == ds['train_micro_batch_size_per_gpu'] * ds['gradient_accumulation_steps'] *
+           layout['dp'], name + ': DeepSpeed batch identity')
+    expect(ds['train_batch_size'] == plan['job']['global_batch'], name + ': DeepSpeed global batch')
+    expect(layout['pp'] == 1 or ds['zero_optimization']['stage'] < 2, name + ': no ZeRO-2/3 with PP > 1')
+    launch = ds['isoflop'].get('launch', '')
+    if layout['pp'] > 1:
+        stage = '--zero-stage %d' % ds['zero_optimization']['stage']
+        expect(launch.startswith('deepspeed ') and 'pretrain_gpt.py' in launch and stage in launch,
+               name + ': the Megatron-DeepSpeed launch line when PP > 1')
+    else:
+        expect(launch == '', name + ': no launch line without pipeline stages')
+    steps = ds['scheduler']['params']['total_num_steps']
+    tokens, per_step = plan['allocation']['tokens'], ds['train_batch_size'] * plan['job']['seq']
+    expect(abs(steps * per_step - tokens) <= per_step, name + ': DeepSpeed cosine ends at the planned end')
+
+
+def check_nemo(name, out, plan, binary):
+    config = yaml.safe_load(open(os.path.join(out, 'nemo.yaml')))
+    keys = yaml.safe_load(open(os.path.join(ROOT, 'data/launch/nemo_keys.yaml')))
+    known = set(keys['nemo_keys']) | set(keys['nemo_added_keys'])
+
+    def paths(node, prefix=''):
+        for k, v in node.items():
+            yield prefix + k
+            if isinstance(v, dict):
+                yield from paths(v, prefix + k + '.')
+    unknown = [p for p in paths(config) if p not in known]
+    expect(not unknown, name + ': NeMo keys not in megatron_gpt_config.yaml: ' + ', '.join(unknown))
+    m, t = config['model'], config['trainer']
+    expect(t['devices'] * t['num_nodes'] == plan['cluster']['gpus'], name + ': NeMo devices x nodes')
+    steps, per_step = t['max_steps'], m['global_batch_size'] * m['encoder_seq_length']
+    expect(abs(steps * per_step - plan['allocation']['tokens']) <= per_step, name + ': NeMo max_steps')
+    r = run(binary, ['emit', '--check', os.path.join(out, 'nemo.yaml'), '--target', 'nemo'])
+    expect(r.returncode == 0, name + ': emit --check nemo.yaml (yaml-cpp): ' + r.stderr)
+
+
+def check_slurm(name, out, plan, binary):
+    path = os.path.join(out, 'job.sbatch')
+    expect(subprocess.run(['bash', '-n', path]).returncode == 0, name + ': bash -n job.sbatch')
+    sbatch = dict(re.findall(r'^#SBATCH --([a-z-]+)=?(.*)$', open(path).read(), re.M))
+    expect(int(sbatch['nodes']) * int(sbatch['gpus-per-node']) == plan['cluster']['gpus'], name + ': nodes x GPUs')
+    d, h, mi, s = map(int, re.fullmatch(r'(\d+)-(\d\d):(\d\d):(\d\d)', sbatch['time']).groups())
+    limit_s = ((d * 24 + h) * 60 + mi) * 60 + s
+    planned_s = max(plan['cost']['time_s'], plan['inputs']['budget'].get('time_s') or 0)
+    expect(limit_s >= planned_s, name + ': the time limit covers the plan\'s days')
+    expect(sbatch['job-name'] == 'isoflop-' + name and 'exclusive' in sbatch, name + ': #SBATCH lines')
+    r = run(binary, ['emit', '--check', path, '--target', 'slurm'])
+    expect(r.returncode == 0, name + ': emit --check job.sbatch: ' + r.stderr)
+
+
+def normalised(text):
+    return re.sub(r'fnv1a64:[0-9a-f]{16}', 'fnv1a64:HASH', text)
+
+
+def main():
+    binary, update = sys.argv[1], '--update' in sys.argv
+    tmp = tempfile.mkdtemp(prefix='isoflop-emit-')
+    try:
+        for name, plan_args in CASES.items():
+            r = run(binary, ['plan'] + plan_args.format(root=ROOT).split() + ['-o', 'json'])
+            expect(r.returncode == 0, name + ': plan: ' + r.stderr)
+            plan_path = os.path.join(tmp, name + '.json')
+            open(plan_path, 'w').write(r.stdout)
+            plan = json.loads(r.stdout)
+            outs = []
+            for k in range(2):
+                out = os.path.join(tmp, '%s-%d' % (name, k))
+                os.mkdir(out)
+                r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out, '--job-name', 'isoflop-' + name, '-q'])
+                expect(r.returncode == 0, name + ': emit all: ' + r.stderr)
+                outs.append(out)
+            expect(sorted(os.listdir(outs[0])) == sorted(FILES), name + ': emit all writes four files and a manifest')
+            for f in FILES:
+                same = open(os.path.join(outs[0], f), 'rb').read() == open(os.path.join(outs[1], f), 'rb').read()
+                expect(same, name + ': rerun writes the same ' + f)
+            check_megatron(name, outs[0], plan, tmp)
+            check_deepspeed(name, outs[0], plan)
+            check_nemo(name, outs[0], plan, binary)
+            check_slurm(name, outs[0], plan, binary)
+            golden = os.path.join(GOLDEN, name)
+            for f in FILES:
+                text = normalised(open(os.path.join(outs[0], f)).read())
+                if update:
+                    os.makedirs(golden, exist_ok=True)
+                    open(os.path.join(golden, f), 'w').write(text)
+                else:
+                    expect(os.path.exists(os.path.join(golden, f)) and
+                           open(os.path.join(golden, f)).read() == text, name + ': ' + f + ' matches its golden file')
+        bad_input(binary, tmp)
+    finally:
+        shutil.rmtree(tmp)
+    print('%d failures' % len(failures))
+    return 1 if failures else 0
+
+
+def bad_input(binary, tmp):
+    plan_path = os.path.join(tmp, 'quickstart.json')
+    out = os.path.join(tmp, 'bad')
+    os.mkdir(out)
+
+    def refused(args, fragment, what):
+        r = run(binary, ['emit'] + args)
+        expect(r.returncode == 2 and fragment in r.stderr, what + ': exit 2 with the reason, got %d %s' %
+               (r.returncode, r.stderr))
+
+    open(os.path.join(out, 'nemo.yaml'), 'w').write('mine\n')
+    refused(['all', '--from', plan_path, '--out', out], 'exists; use --force', 'an existing output')
+    expect(sorted(os.listdir(out)) == ['nemo.yaml'] and open(os.path.join(out, 'nemo.yaml')).read() == 'mine\n',
+           'an existing output: nothing written')
+    for hostile in ['a b', 'x$(id)', "it's", 'a\nb', 'a"b', '--x']:
+        refused(['slurm', '--from', plan_path, '--out', out, '--job-name', hostile], 'job-name', 'a hostile job name')
+    expect(os.listdir(out) == ['nemo.yaml'], 'a hostile job name: nothing written')
+    doc = json.load(open(plan_path))
+    doc['schema'] = 'isoflop/plan/v1'
+    json.dump(doc, open(os.path.join(tmp, 'v1.json'), 'w'))
+    refused(['megatron', '--from', os.path.join(tmp, 'v1.json')], 'v1', 'a plan document of another version')
+    r = run(binary, ['optimal', '--flops', '1e21', '-o', 'json'])
+    open(os.path.join(tmp, 'optimal.json'), 'w').write(r.stdout)
+    refused(['megatron', '--from', os.path.join(tmp, 'optimal.json')], 'optimal', 'a document of another kind')
+    refused(['all', '--from', plan_path], '--out', 'all without --out')
+    r = run(binary, ['plan', '--arch', 'gpt3-175b', '--gpu', 'a100-sxm4-80gb', '--gpus', '1024', '--days', '34', '--pp',
+                     '16', '--zero', '2', '-o', 'json'])
+    expect(r.returncode == 0, 'a ZeRO-2 plan with PP 16: ' + r.stderr)
+    open(os.path.join(tmp, 'zero2.json'), 'w').write(r.stdout)
+    refused(['deepspeed', '--from', os.path.join(tmp, 'zero2.json'), '--out', out],
+            'ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism', 'ZeRO-2 with PP for DeepSpeed')
+    expect(os.listdir(out) == ['nemo.yaml'], 'ZeRO-2 with PP: nothing written')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
