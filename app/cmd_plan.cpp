@@ -88,6 +88,7 @@ int run_plan(const std::vector<std::string>& args) {
   if (plot_path) check_output_file(parsed->common, *plot_path, "--plot");
 
   const catalog::Catalog cat = load_catalog(parsed->common);
+  resolve_trainer(cat, request.search);
   if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);
   const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
   const plan::PlanResult r = plan::make_plan(budget, resolved.options);
