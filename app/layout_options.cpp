@@ -44,7 +44,7 @@ void add_layout_options(po::options_description& options) {
                           ("pin the " + std::string(d.meaning)).c_str());
   options.add_options()
       ("trainer", po::value<std::string>()->value_name(join(parallel::kTrainerNames.names(), "|").c_str()),
-       "the trainer whose rules and defaults apply (default megatron; isoflop catalog trainers)")
+       "the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)")
       ("overlap-grad-reduce", po::value<std::string>()->value_name("on|off"),
        "overlap the gradient reduction with the backward pass (default: the trainer's)")
       ("overlap-param-gather", po::value<std::string>()->value_name("on|off"),

@@ -18,9 +18,10 @@ constexpr std::pair<const char*, double StepBreakdown::*> kStepLines[] = {
     {"pp_comm_s", &StepBreakdown::pp_comm_s},     {"logits_s", &StepBreakdown::logits_s},
     {"embedding_s", &StepBreakdown::embedding_s}, {"bubble_s", &StepBreakdown::bubble_s},
     {"dp_comm_s", &StepBreakdown::dp_comm_s},     {"embedding_sync_s", &StepBreakdown::embedding_sync_s},
-    {"moe_comm_s", &StepBreakdown::moe_comm_s},   {"optimizer_s", &StepBreakdown::optimizer_s},
-    {"tp_hidden_s", &StepBreakdown::tp_hidden_s}, {"cp_hidden_s", &StepBreakdown::cp_hidden_s},
-    {"dp_hidden_s", &StepBreakdown::dp_hidden_s}};
+    {"moe_comm_s", &StepBreakdown::moe_comm_s},   {"optimizer_s", &StepBreakdown::optimizer_s}};
+// Traffic the overlaps hid: not part of the step time, so not among its lines.
+constexpr std::pair<const char*, double StepBreakdown::*> kHiddenLines[] = {
+    {"tp_s", &StepBreakdown::tp_hidden_s}, {"cp_s", &StepBreakdown::cp_hidden_s}, {"dp_s", &StepBreakdown::dp_hidden_s}};
 
 double read_gib(const Json& j, const char* key) {
   double gib = 0;
@@ -101,6 +102,8 @@ void to_json(Json& j, const RankedLayout& r) {
   j["step_time_s"] = t.step_time_s;
   j["step_breakdown"] = Json::object();
   for (const auto& [key, field] : kStepLines) j["step_breakdown"][key] = b.*field;
+  j["hidden_by_overlap"] = Json::object();
+  for (const auto& [key, field] : kHiddenLines) j["hidden_by_overlap"][key] = b.*field;
   j["step_settings"] = {{"overlap_grad_reduce", t.settings.overlap_grad_reduce},
                         {"overlap_param_gather", t.settings.overlap_param_gather},
                         {"tp_comm_overlap", t.settings.tp_comm_overlap},
@@ -128,6 +131,8 @@ void from_json(const Json& j, RankedLayout& r) {
   read(j, "step_time_s", t.step_time_s);
   const Json& b = j.at("step_breakdown");
   for (const auto& [key, field] : kStepLines) read(b, key, t.breakdown.*field);
+  const Json& hidden = j.at("hidden_by_overlap");
+  for (const auto& [key, field] : kHiddenLines) read(hidden, key, t.breakdown.*field);
   const Json& settings = j.at("step_settings");
   read(settings, "overlap_grad_reduce", t.settings.overlap_grad_reduce);
   read(settings, "overlap_param_gather", t.settings.overlap_param_gather);
@@ -153,9 +158,9 @@ void to_json(Json& j, const SearchOptions& o) {
   j["objective"] = doc::enum_json(o.objective, kObjectiveNames);
   j["top_k"] = o.top_k;
   j["memory_headroom_fraction"] = o.memory.headroom_fraction;
-  j["overlap_grad_reduce"] = or_null(o.time.overlap_grad_reduce);
-  j["overlap_param_gather"] = or_null(o.time.overlap_param_gather);
-  j["tp_comm_overlap"] = or_null(o.time.tp_comm_overlap);
+  j["overlap_grad_reduce"] = doc::or_null(o.time.overlap_grad_reduce);
+  j["overlap_param_gather"] = doc::or_null(o.time.overlap_param_gather);
+  j["tp_comm_overlap"] = doc::or_null(o.time.tp_comm_overlap);
   j["grad_reduce"] = o.time.grad_reduce ? doc::enum_json(*o.time.grad_reduce, kGradReduceNames) : Json(nullptr);
 }
 

@@ -7,7 +7,8 @@
 //     "memory_gib" (the sum of the breakdown, derived), "memory_breakdown": {"weights_gib", "gradients_gib",
 //     "optimizer_gib", "activations_gib", "embeddings_logits_gib"}, "step_time_s", "step_breakdown":
 //     {"compute_s", "recompute_s", "tp_comm_s", "cp_comm_s", "pp_comm_s", "logits_s", "embedding_s", "bubble_s",
-//     "dp_comm_s", "embedding_sync_s", "moe_comm_s", "optimizer_s", "tp_hidden_s", "cp_hidden_s", "dp_hidden_s"},
+//     "dp_comm_s", "embedding_sync_s", "moe_comm_s", "optimizer_s"} (they sum to step_time_s),
+//     "hidden_by_overlap": {"tp_s", "cp_s", "dp_s"} (traffic the overlaps hid),
 //     "step_settings": {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "grad_reduce_bytes"},
 //     "tokens_per_s", "model_flops_per_step", "hardware_flops_per_step",
 //     "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu"

@@ -182,7 +182,9 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
       const bool fits_memory = bytes <= result.usable_memory_bytes;
       if (rejected) {
         // The rule that prunes the family is the one that rejected a layout memory would have allowed.
-        if (fits_memory && !family_rejected_fit) family_rejected_fit = rejected;
+        // A missing ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline).
+        if (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages"))
+          family_rejected_fit = rejected;
         if (!first_violation) first_violation = std::move(rejected);
         return;
       }

@@ -45,7 +45,7 @@ double dp_traffic(const StepTime& t) { return t.breakdown.dp_comm_s + t.breakdow
 
 }  // namespace
 
-TEST_CASE("ZeRO-3 gathers weights every micro-batch; ZeRO-1 reduces once per step") {
+TEST_CASE("ZeRO-3 gathers weights every micro-batch, ZeRO-1 reduces once per step") {
   Setup a(256, 256), b(256, 512);  // m = 1 and m = 2 micro-batches of one sequence per replica
   const TimeOptions none{false, false, false, GradReduce::kBf16};
   const Layout z3 = layout(1, 1, 256, 3), z1 = layout(8, 1, 32, 1);
@@ -59,7 +59,7 @@ TEST_CASE("ZeRO-3 gathers weights every micro-batch; ZeRO-1 reduces once per ste
         1.4 * dp_traffic(estimate_step_time(a.job, a.cluster, z2, none)));
 }
 
-TEST_CASE("gradient bytes: fp32 reduction moves twice the bf16 bytes; overlap hides, never adds") {
+TEST_CASE("gradient bytes: fp32 reduction moves twice the bf16 bytes, overlap hides and never adds") {
   Setup s(256, 256);
   const Layout l = layout(8, 1, 32, 0);
   const StepTime bf16 = estimate_step_time(s.job, s.cluster, l, {false, false, false, GradReduce::kBf16});
