@@ -9,6 +9,7 @@
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
 #include "parallel/search.hpp"
+#include "parallel/fixtures.hpp"
 #include "parallel/stages.hpp"
 
 using namespace isoflop;
@@ -27,12 +28,7 @@ struct Setup {
     job.architecture = cat.model(model).architecture;
     job.seq = job.architecture.seq;
     job.global_batch = global_batch;
-    const catalog::Node& n = cat.node(node);
-    cluster.accelerator = cat.accelerator(gpu);
-    cluster.gpus = gpus;
-    cluster.gpus_per_node = n.gpus_per_node;
-    cluster.intra_node_bandwidth_bytes_per_s = n.intra_node_bandwidth_bytes_per_s;
-    cluster.inter_node_bandwidth_bytes_per_s = n.inter_node_bandwidth_bytes_per_s / n.gpus_per_node;
+    cluster = test::catalog_cluster(cat, gpus, gpu, node);
     options.trainer = cat.trainer(trainer);
   }
 };

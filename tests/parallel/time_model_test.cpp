@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "catalog/catalog.hpp"
+#include "parallel/fixtures.hpp"
 #include "support/expect_close.hpp"
 
 using namespace isoflop;
@@ -21,22 +22,12 @@ struct Setup {
     job.architecture = cat.model("gpt3-175b").architecture;
     job.seq = 2048;
     job.global_batch = batch;
-    const catalog::Node& n = cat.node("dgx-a100");
-    cluster.accelerator = cat.accelerator("a100-sxm4-80gb");
-    cluster.gpus = gpus;
-    cluster.gpus_per_node = n.gpus_per_node;
-    cluster.intra_node_bandwidth_bytes_per_s = n.intra_node_bandwidth_bytes_per_s;
-    cluster.inter_node_bandwidth_bytes_per_s = n.inter_node_bandwidth_bytes_per_s / n.gpus_per_node;
+    cluster = test::catalog_cluster(cat, gpus);
   }
 };
 
-Layout layout(int tp, int pp, int dp, int zero, int micro_batch = 1) {
-  Layout l;
-  l.tp = tp;
-  l.pp = pp;
-  l.dp = dp;
-  l.zero_stage = zero;
-  l.micro_batch = micro_batch;
+Layout layout(int tp, int pp, int dp, int zero) {
+  Layout l = test::make_layout(tp, pp, dp, zero);
   l.recompute = Recompute::kFull;
   return l;
 }

@@ -12,6 +12,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
+#include "parallel/fixtures.hpp"
 #include "parallel/stages.hpp"
 
 using namespace isoflop;
@@ -31,16 +32,7 @@ struct Probe {
 };
 
 Layout layout(int tp, int pp, int dp, int zero, int vpp = 1, int ep = 1, int cp = 1, bool sp = false) {
-  Layout l;
-  l.tp = tp;
-  l.pp = pp;
-  l.dp = dp;
-  l.zero_stage = zero;
-  l.vpp = vpp;
-  l.ep = ep;
-  l.cp = cp;
-  l.sequence_parallel = sp;
-  return l;
+  return test::make_layout(tp, pp, dp, zero, vpp, ep, cp, sp);
 }
 
 Layout uneven(Layout l, int first, int last) {
