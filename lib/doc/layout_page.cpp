@@ -99,6 +99,8 @@ std::string render_layout_page(const LayoutDocument& d) {
                     std::to_string(s.cluster.gpus_per_node) + " GPUs per node), global batch " +
                     std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";
   if (d.inputs.from) out += ", from " + *d.inputs.from;
+  const auto& trainer = s.options.trainer;
+  if (trainer.loaded()) out += "; trainer " + trainer.name + " (rules of " + trainer.version + ")";
   out += "\n";
   std::string pins;
   for (const auto& dim : parallel::dimensions())
