@@ -21,13 +21,15 @@ const CommandHelp kHelp = {
     "Searches tensor (TP), pipeline (PP), data (DP) and expert (EP) parallel degrees, virtual pipeline stages,\n"
     "the micro-batch, the ZeRO stage, activation recompute and sequence parallelism for a model on a cluster.\n"
     "Each layout's per-GPU memory follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et al. 2022; its step\n"
-    "time follows a model calibrated on Narayanan et al. 2021 and Korthikanti et al. 2022. Pins (--tp 8) fix a\n"
-    "knob; families that cannot fit are listed with the reason. --from re-ranks the model, job and cluster of a\n"
+    "time follows a model calibrated on Narayanan et al. 2021 and Korthikanti et al. 2022, timed the way the\n"
+    "trainer (--trainer, default megatron) runs it; only layouts that trainer accepts are returned. Pins (--tp 8)\n"
+    "fix a knob; families that cannot fit are listed with the rule or the memory that pruned them. --from re-ranks the model, job and cluster of a\n"
     "layout or plan document (with the pins given). Nothing fitting exits 1 with the closest miss and what\n"
     "would fit (with -o json: the document, layouts empty and `infeasible` set).",
     {"isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 3360 --global-batch 1920",
      "isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920 --tp 8 --pp 35",
      "isoflop layout --arch gpt3-175b --node dgx-h100 --nodes 64 --global-batch 1536 --top 10 -o json",
+     "isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920 --trainer deepspeed",
      "isoflop layout --from plan.json --pp 16  # the plan's model on its cluster, pipeline pinned to 16"}};
 
 // Options that describe the model, the job or the cluster: given by the document with --from.
@@ -49,7 +51,9 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
   job.global_batch = *in.global_batch;
   const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, in.cluster);
   spdlog::debug("{}", cluster.note);
-  return doc::make_layout_document(in, job, cluster.spec, search_options(vm));
+  parallel::SearchOptions options = search_options(vm);
+  resolve_trainer(cat, options);
+  return doc::make_layout_document(in, job, cluster.spec, options);
 }
 
 }  // namespace
@@ -72,7 +76,11 @@ int run_layout(const std::vector<std::string>& args) {
     for (const char* name : kJobOptions)
       if (has(vm, name))
         throw InputError(std::string("--") + name + ": not with --from (the document gives the model, job and cluster)");
-    d = doc::relayout(*from, [&](parallel::SearchOptions& o) { apply_search_options(vm, o); });
+    const catalog::Catalog cat = load_catalog(parsed->common);
+    d = doc::relayout(*from, [&](parallel::SearchOptions& o) {
+      apply_search_options(vm, o);
+      resolve_trainer(cat, o);
+    });
   } else {
     d = from_options(*parsed);
   }

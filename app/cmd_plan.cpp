@@ -83,6 +83,7 @@ plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::C
   request.cluster = cluster_request(vm);
   request.search = search_options(vm);
   request.energy = energy_request(vm);
+  resolve_trainer(cat, request.search);
   if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);
   const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
   plan::PlanResult r = plan::make_plan(budget, resolved.options);

@@ -19,6 +19,14 @@ std::string value_name(const parallel::Dimension& d) {
   return d.max < 1'000'000 ? std::to_string(d.min) + ".." + std::to_string(d.max) : "N";
 }
 
+std::optional<bool> get_switch(const po::variables_map& vm, const std::string& name) {
+  const auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  if (*text == "on") return true;
+  if (*text == "off") return false;
+  throw InputError("--" + name + ": '" + *text + "' is not one of on|off");
+}
+
 }  // namespace
 
 void add_cluster_options(po::options_description& options) {
@@ -35,7 +43,18 @@ void add_layout_options(po::options_description& options) {
     options.add_options()(option_name(d).c_str(), po::value<std::string>()->value_name(value_name(d)),
                           ("pin the " + std::string(d.meaning)).c_str());
   options.add_options()
+      ("trainer", po::value<std::string>()->value_name(join(parallel::kTrainerNames.names(), "|").c_str()),
+       "the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)")
+      ("overlap-grad-reduce", po::value<std::string>()->value_name("on|off"),
+       "overlap the gradient reduction with the backward pass (default: the trainer's)")
+      ("overlap-param-gather", po::value<std::string>()->value_name("on|off"),
+       "overlap the weights' all-gather with the forward pass (default: the trainer's)")
+      ("tp-comm-overlap", po::value<std::string>()->value_name("on|off"),
+       "overlap tensor-parallel collectives with GEMMs, with sequence parallelism (default: the trainer's)")
+      ("grad-reduce", po::value<std::string>()->value_name("fp32|bf16"),
+       "precision of the gradient reduction (default: the trainer's)")
       ("max-tp", po::value<std::string>()->value_name("T"), "largest TP tried (default: GPUs per node)")
+      ("max-cp", po::value<std::string>()->value_name("C"), "largest context-parallel degree tried (default 1: CP when pinned)")
       ("objective", po::value<std::string>()->value_name("OBJ"),
        "rank by time|memory (cost and energy rank like time on a fixed cluster)")
       ("top", po::value<std::string>()->value_name("K"), "layouts to show (default 5)");
@@ -51,10 +70,21 @@ parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
   return r;
 }
 
+
 void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& o) {
   for (const auto& d : parallel::dimensions())
     if (const auto text = get_string(vm, option_name(d))) d.pin(o.pins, parallel::parse_value(d, *text));
+  if (const auto t = get_string(vm, "trainer")) {
+    parallel::kTrainerNames.parse(*t, "--trainer");
+    o.trainer = {};
+    o.trainer.name = *t;
+  }
+  if (const auto v = get_switch(vm, "overlap-grad-reduce")) o.time.overlap_grad_reduce = v;
+  if (const auto v = get_switch(vm, "overlap-param-gather")) o.time.overlap_param_gather = v;
+  if (const auto v = get_switch(vm, "tp-comm-overlap")) o.time.tp_comm_overlap = v;
+  if (const auto g = get_string(vm, "grad-reduce")) o.time.grad_reduce = parallel::kGradReduceNames.parse(*g, "--grad-reduce");
   if (const auto t = get_int(vm, "max-tp")) o.max_tp = *t;
+  if (const auto c = get_int(vm, "max-cp")) o.max_cp = *c;
   if (const auto obj = get_string(vm, "objective")) {
     const std::string key = (*obj == "cost" || *obj == "energy") ? std::string("time") : *obj;
     if (key != "time" && key != "memory")
@@ -62,6 +92,12 @@ void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& 
     o.objective = parallel::kObjectiveNames.parse(key, "--objective");
   }
   if (const auto k = get_int(vm, "top")) o.top_k = *k;
+}
+
+void resolve_trainer(const catalog::Catalog& catalog, parallel::SearchOptions& o) {
+  const std::string name = o.trainer.name.empty() ? std::string(parallel::kTrainerNames.name(parallel::Trainer::kMegatron))
+                                                  : o.trainer.name;
+  o.trainer = catalog.trainer(name);
 }
 
 parallel::SearchOptions search_options(const po::variables_map& vm) {

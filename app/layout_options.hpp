@@ -10,14 +10,17 @@
 namespace isoflop::app {
 
 void add_cluster_options(po::options_description& options);  // --gpu --node --gpus --nodes --gpus-per-node
-// One pin per knob of the table of dimensions (--tp … --sequence-parallel), --max-tp, --objective, --top.
+// One pin per knob of the table of dimensions (--tp … --sequence-parallel), --trainer, the time model's overlap
+// and precision choices, --max-tp, --max-cp, --objective, --top.
 void add_layout_options(po::options_description& options);
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm);
 // The search options given on the command line, over the defaults.
 parallel::SearchOptions search_options(const po::variables_map& vm);
-// Changes `options` by the search options given on the command line (pins, --max-tp, --objective, --top).
+// Changes `options` by the search options given on the command line (pins, --trainer by name, --max-tp, …).
 void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& options);
+// Loads the named trainer's rules (default megatron) from the catalog into `options`.
+void resolve_trainer(const catalog::Catalog& catalog, parallel::SearchOptions& options);
 
 // "no layout fits …; to fit: --gpus 4480 (about …), or an accelerator with at least 1357 GB of memory (--gpu)".
 std::string infeasible_message(const parallel::Infeasibility& infeasible);

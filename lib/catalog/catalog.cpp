@@ -74,6 +74,7 @@ ISOFLOP_LOOKUP(PuePreset, pue_preset, pue_presets, "PUE preset")
 ISOFLOP_LOOKUP(LawSpec, law, laws, "law")
 ISOFLOP_LOOKUP(ModelEntry, model, models, "model")
 ISOFLOP_LOOKUP(ShapeFamily, shape_family, shape_families, "shape family")
+ISOFLOP_LOOKUP(TrainerRules, trainer, trainers, "trainer")
 #undef ISOFLOP_LOOKUP
 
 const Accelerator* Catalog::find_accelerator(const std::string& name) const { return find_by_name(accelerators, name); }
@@ -117,11 +118,11 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
                        ": a catalog file must be a mapping of sections (accelerators, nodes, clusters, grids, pue, "
-                       "laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations)");
+                       "laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations, trainers)");
   static const std::vector<std::string> kSections = {"accelerators",   "nodes",          "clusters",
                                                      "grids",          "pue",            "laws",
                                                      "models",         "run_cost",       "embodied_carbon",
-                                                     "shape_families", "moe_recommendations"};
+                                                     "shape_families", "moe_recommendations", "trainers"};
   for (const auto& item : root) {
     if (!item.first.IsScalar())
       throw CatalogError(location(file, item.first) + ": a section name must be a plain word, not a list or mapping");
@@ -142,6 +143,7 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
         merge_section(section, file, "shape family", parse_shape_family, &catalog->shape_families);
       else if (key == "moe_recommendations")
         merge_section(section, file, "moe_recommendations", parse_moe_recommendations, &catalog->moe_recommendations);
+      else if (key == "trainers") merge_section(section, file, "trainer", parse_trainer, &catalog->trainers);
       else if (key == "version" || key == "description") continue;
       else
         throw CatalogError(location(file, item.first) + ": unknown section '" + key + "'" +

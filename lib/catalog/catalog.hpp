@@ -12,6 +12,7 @@
 #include "catalog/laws.hpp"
 #include "catalog/models.hpp"
 #include "catalog/shapes.hpp"
+#include "catalog/trainers.hpp"
 
 namespace isoflop::catalog {
 
@@ -27,6 +28,7 @@ struct Catalog {
   std::vector<EmbodiedCarbon> embodied_carbon;    // cost.yaml: per accelerator id
   std::vector<ShapeFamily> shape_families;        // shapes.yaml: reference families for shaping
   std::vector<MoeRecommendations> moe_recommendations;  // shapes.yaml: one entry, "st-moe"
+  std::vector<TrainerRules> trainers;             // trainers.yaml: runnability rules and defaults
 
   // Look-ups by id; an unknown id throws InputError naming `what` (the option), the id, a "did you mean"
   // and the accepted ids.
@@ -38,6 +40,7 @@ struct Catalog {
   const LawSpec& law(const std::string& name, const std::string& what = "law") const;
   const ModelEntry& model(const std::string& name, const std::string& what = "arch") const;
   const ShapeFamily& shape_family(const std::string& name, const std::string& what = "style") const;
+  const TrainerRules& trainer(const std::string& name, const std::string& what = "trainer") const;
 
   const Accelerator* find_accelerator(const std::string& name) const;
   const Node* find_node(const std::string& name) const;
@@ -53,7 +56,7 @@ struct Catalog {
 };
 
 // Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
-// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations. An entry
+// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations, trainers. An entry
 // whose name exists already replaces it (that is how a user overrides a constant); a name twice in one file is
 // an error.
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog);

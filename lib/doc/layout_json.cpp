@@ -1,6 +1,8 @@
 // JSON of layouts, pins, search options, pruned families and infeasibility.
 #include "doc/layout_json.hpp"
 
+#include <utility>
+
 namespace isoflop::parallel {
 
 using doc::Json;
@@ -8,6 +10,18 @@ using doc::read;
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// The step breakdown's lines, in the order they are written.
+constexpr std::pair<const char*, double StepBreakdown::*> kStepLines[] = {
+    {"compute_s", &StepBreakdown::compute_s},     {"recompute_s", &StepBreakdown::recompute_s},
+    {"tp_comm_s", &StepBreakdown::tp_comm_s},     {"cp_comm_s", &StepBreakdown::cp_comm_s},
+    {"pp_comm_s", &StepBreakdown::pp_comm_s},     {"logits_s", &StepBreakdown::logits_s},
+    {"embedding_s", &StepBreakdown::embedding_s}, {"bubble_s", &StepBreakdown::bubble_s},
+    {"dp_comm_s", &StepBreakdown::dp_comm_s},     {"embedding_sync_s", &StepBreakdown::embedding_sync_s},
+    {"moe_comm_s", &StepBreakdown::moe_comm_s},   {"optimizer_s", &StepBreakdown::optimizer_s}};
+// Traffic the overlaps hid: not part of the step time, so not among its lines.
+constexpr std::pair<const char*, double StepBreakdown::*> kHiddenLines[] = {
+    {"tp_s", &StepBreakdown::tp_hidden_s}, {"cp_s", &StepBreakdown::cp_hidden_s}, {"dp_s", &StepBreakdown::dp_hidden_s}};
 
 double read_gib(const Json& j, const char* key) {
   double gib = 0;
@@ -86,9 +100,14 @@ void to_json(Json& j, const RankedLayout& r) {
                            {"activations_gib", m.activations_bytes / kGiB},
                            {"embeddings_logits_gib", m.embeddings_logits_bytes / kGiB}};
   j["step_time_s"] = t.step_time_s;
-  j["step_breakdown"] = {{"compute_s", b.compute_s},     {"recompute_s", b.recompute_s}, {"tp_comm_s", b.tp_comm_s},
-                         {"pp_comm_s", b.pp_comm_s},     {"bubble_s", b.bubble_s},       {"dp_comm_s", b.dp_comm_s},
-                         {"moe_comm_s", b.moe_comm_s},   {"optimizer_s", b.optimizer_s}};
+  j["step_breakdown"] = Json::object();
+  for (const auto& [key, field] : kStepLines) j["step_breakdown"][key] = b.*field;
+  j["hidden_by_overlap"] = Json::object();
+  for (const auto& [key, field] : kHiddenLines) j["hidden_by_overlap"][key] = b.*field;
+  j["step_settings"] = {{"overlap_grad_reduce", t.settings.overlap_grad_reduce},
+                        {"overlap_param_gather", t.settings.overlap_param_gather},
+                        {"tp_comm_overlap", t.settings.tp_comm_overlap},
+                        {"grad_reduce_bytes", t.settings.grad_reduce_bytes}};
   j["tokens_per_s"] = t.tokens_per_s;
   j["model_flops_per_step"] = t.model_flops_per_step;
   j["hardware_flops_per_step"] = t.hardware_flops_per_step;
@@ -111,14 +130,14 @@ void from_json(const Json& j, RankedLayout& r) {
   auto& t = r.time;
   read(j, "step_time_s", t.step_time_s);
   const Json& b = j.at("step_breakdown");
-  read(b, "compute_s", t.breakdown.compute_s);
-  read(b, "recompute_s", t.breakdown.recompute_s);
-  read(b, "tp_comm_s", t.breakdown.tp_comm_s);
-  read(b, "pp_comm_s", t.breakdown.pp_comm_s);
-  read(b, "bubble_s", t.breakdown.bubble_s);
-  read(b, "dp_comm_s", t.breakdown.dp_comm_s);
-  read(b, "moe_comm_s", t.breakdown.moe_comm_s);
-  read(b, "optimizer_s", t.breakdown.optimizer_s);
+  for (const auto& [key, field] : kStepLines) read(b, key, t.breakdown.*field);
+  const Json& hidden = j.at("hidden_by_overlap");
+  for (const auto& [key, field] : kHiddenLines) read(hidden, key, t.breakdown.*field);
+  const Json& settings = j.at("step_settings");
+  read(settings, "overlap_grad_reduce", t.settings.overlap_grad_reduce);
+  read(settings, "overlap_param_gather", t.settings.overlap_param_gather);
+  read(settings, "tp_comm_overlap", t.settings.tp_comm_overlap);
+  read(settings, "grad_reduce_bytes", t.settings.grad_reduce_bytes);
   read(j, "tokens_per_s", t.tokens_per_s);
   read(j, "model_flops_per_step", t.model_flops_per_step);
   read(j, "hardware_flops_per_step", t.hardware_flops_per_step);
@@ -130,35 +149,55 @@ void from_json(const Json& j, RankedLayout& r) {
 
 void to_json(Json& j, const SearchOptions& o) {
   j = Json::object();
+  j["trainer"] = o.trainer.name.empty() ? Json(nullptr) : Json(o.trainer.name);
   j["pins"] = o.pins;
   j["max_tp"] = doc::or_null(o.max_tp);
+  j["max_cp"] = o.max_cp;
   j["max_vpp"] = o.max_vpp;
   j["max_micro_batch"] = o.max_micro_batch;
   j["objective"] = doc::enum_json(o.objective, kObjectiveNames);
   j["top_k"] = o.top_k;
   j["memory_headroom_fraction"] = o.memory.headroom_fraction;
-  j["dp_overlap"] = o.time.dp_overlap;
+  j["overlap_grad_reduce"] = doc::or_null(o.time.overlap_grad_reduce);
+  j["overlap_param_gather"] = doc::or_null(o.time.overlap_param_gather);
+  j["tp_comm_overlap"] = doc::or_null(o.time.tp_comm_overlap);
+  j["grad_reduce"] = o.time.grad_reduce ? doc::enum_json(*o.time.grad_reduce, kGradReduceNames) : Json(nullptr);
 }
 
 void from_json(const Json& j, SearchOptions& o) {
   o = SearchOptions{};
+  // The trainer by name; its rules are the catalog's (the reader resolves them before searching again).
+  std::optional<std::string> trainer;
+  read(j, "trainer", trainer);
+  o.trainer.name = trainer.value_or("");
   read(j, "pins", o.pins);
   read(j, "max_tp", o.max_tp);
+  read(j, "max_cp", o.max_cp);
   read(j, "max_vpp", o.max_vpp);
   read(j, "max_micro_batch", o.max_micro_batch);
   doc::read_enum(j, "objective", kObjectiveNames, o.objective);
   read(j, "top_k", o.top_k);
   read(j, "memory_headroom_fraction", o.memory.headroom_fraction);
-  read(j, "dp_overlap", o.time.dp_overlap);
+  read(j, "overlap_grad_reduce", o.time.overlap_grad_reduce);
+  read(j, "overlap_param_gather", o.time.overlap_param_gather);
+  read(j, "tp_comm_overlap", o.time.tp_comm_overlap);
+  if (!j.at("grad_reduce").is_null()) {
+    GradReduce g{};
+    doc::read_enum(j, "grad_reduce", kGradReduceNames, g);
+    o.time.grad_reduce = g;
+  }
 }
 
 void to_json(Json& j, const PrunedFamily& f) {
-  j = Json{{"tp", f.tp}, {"pp", f.pp}, {"reason", f.reason}, {"min_memory_gib", f.min_memory_bytes / kGiB}};
+  j = Json{{"tp", f.tp},     {"pp", f.pp},         {"cp", f.cp},
+           {"rule", f.rule}, {"reason", f.reason}, {"min_memory_gib", f.min_memory_bytes / kGiB}};
 }
 
 void from_json(const Json& j, PrunedFamily& f) {
   read(j, "tp", f.tp);
   read(j, "pp", f.pp);
+  read(j, "cp", f.cp);
+  read(j, "rule", f.rule);
   read(j, "reason", f.reason);
   f.min_memory_bytes = read_gib(j, "min_memory_gib");
 }

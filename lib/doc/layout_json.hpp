@@ -6,13 +6,17 @@
 //   RankedLayout (an element of "layouts"): the knobs, then
 //     "memory_gib" (the sum of the breakdown, derived), "memory_breakdown": {"weights_gib", "gradients_gib",
 //     "optimizer_gib", "activations_gib", "embeddings_logits_gib"}, "step_time_s", "step_breakdown":
-//     {"compute_s", "recompute_s", "tp_comm_s", "pp_comm_s", "bubble_s", "dp_comm_s", "moe_comm_s",
-//     "optimizer_s"}, "tokens_per_s", "model_flops_per_step", "hardware_flops_per_step",
+//     {"compute_s", "recompute_s", "tp_comm_s", "cp_comm_s", "pp_comm_s", "logits_s", "embedding_s", "bubble_s",
+//     "dp_comm_s", "embedding_sync_s", "moe_comm_s", "optimizer_s"} (they sum to step_time_s),
+//     "hidden_by_overlap": {"tp_s", "cp_s", "dp_s"} (traffic the overlaps hid),
+//     "step_settings": {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "grad_reduce_bytes"},
+//     "tokens_per_s", "model_flops_per_step", "hardware_flops_per_step",
 //     "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu"
 //   LayoutPins: the knobs, each null when open.
-//   SearchOptions: {"pins", "max_tp" (null: GPUs per node), "max_vpp", "max_micro_batch", "objective",
-//     "top_k", "memory_headroom_fraction", "dp_overlap"}
-//   PrunedFamily: {"tp", "pp", "reason", "min_memory_gib"}
+//   SearchOptions: {"trainer" (name or null), "pins", "max_tp" (null: GPUs per node), "max_cp", "max_vpp",
+//     "max_micro_batch", "objective", "top_k", "memory_headroom_fraction", "overlap_grad_reduce",
+//     "overlap_param_gather", "tp_comm_overlap", "grad_reduce" ("fp32"|"bf16"); null: the trainer's default}
+//   PrunedFamily: {"tp", "pp", "cp", "rule", "reason", "min_memory_gib"}
 //   Infeasibility: {"reason", "needed_memory_gib", "usable_memory_gib", "closest": {knobs},
 //     "changes": [{"field", "value" (number|string|null), "note"}]}
 //

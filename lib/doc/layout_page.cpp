@@ -31,14 +31,27 @@ std::string best_breakdowns(const parallel::RankedLayout& best, double usable_by
   auto share = [&](double s) {
     return units::format_duration(s) + " (" + fixed(100 * s / best.time.step_time_s, 1) + "%)";
   };
+  const auto& set = best.time.settings;
+  auto on = [](bool v) { return v ? "on" : "off"; };
   out += report::render_key_values({{"compute", share(b.compute_s)},
                                     {"recompute", share(b.recompute_s)},
                                     {"tensor-parallel comm", share(b.tp_comm_s)},
+                                    {"context-parallel comm", share(b.cp_comm_s)},
                                     {"pipeline comm", share(b.pp_comm_s)},
+                                    {"logits and loss", share(b.logits_s)},
+                                    {"embedding", share(b.embedding_s)},
                                     {"pipeline bubble", share(b.bubble_s)},
                                     {"data-parallel comm", share(b.dp_comm_s)},
+                                    {"tied-embedding sync", share(b.embedding_sync_s)},
                                     {"expert all-to-all", share(b.moe_comm_s)},
-                                    {"optimizer step", share(b.optimizer_s)}});
+                                    {"optimizer step", share(b.optimizer_s)},
+                                    {"hidden by overlap", "TP " + units::format_duration(b.tp_hidden_s) + ", CP " +
+                                                              units::format_duration(b.cp_hidden_s) + ", DP " +
+                                                              units::format_duration(b.dp_hidden_s)},
+                                    {"settings", std::string("grad reduce ") + on(set.overlap_grad_reduce) +
+                                                     ", param gather " + on(set.overlap_param_gather) +
+                                                     " (overlap), TP overlap " + on(set.tp_comm_overlap) + ", " +
+                                                     fixed(set.grad_reduce_bytes, 0) + "-byte gradients"}});
   return out;
 }
 
@@ -68,14 +81,15 @@ std::string render_layouts_table(const parallel::SearchResult& r, bool calibrate
   if (!r.layouts.empty()) out += best_breakdowns(r.layouts.front(), r.usable_memory_bytes);
   if (r.infeasible) out += "Nothing fits: " + parallel::describe(*r.infeasible) + "\n";
   if (!r.pruned.empty()) {
-    out += "\nPruned TP x PP families:\n";
+    out += "\nPruned TP x PP (x CP) families, with the rule that pruned them:\n";
     size_t shown = 0;
     for (const auto& p : r.pruned) {
       if (++shown > 8) {
         out += "  ... and " + std::to_string(r.pruned.size() - 8) + " more (see -o json)\n";
         break;
       }
-      out += "  TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) + ": " + p.reason + "\n";
+      out += "  TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) +
+             (p.cp > 1 ? " x CP " + std::to_string(p.cp) : std::string()) + ": " + p.reason + " [" + p.rule + "]\n";
     }
   }
   out += "\n" + std::to_string(r.evaluated) + " layouts evaluated.\n";
@@ -89,6 +103,8 @@ std::string render_layout_page(const LayoutDocument& d) {
                     std::to_string(s.cluster.gpus_per_node) + " GPUs per node), global batch " +
                     std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";
   if (d.inputs.from) out += ", from " + *d.inputs.from;
+  const auto& trainer = s.options.trainer;
+  if (trainer.loaded()) out += "; trainer " + trainer.name + " (rules of " + trainer.version + ")";
   out += "\n";
   std::string pins;
   for (const auto& dim : parallel::dimensions())

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -39,21 +40,41 @@ long long gpus(const Space& s, const Layout&) { return s.cluster.gpus; }
 long long max_tp(const Space& s, const Layout&) { return s.max_tp; }
 long long gpus_per_tp(const Space& s, const Layout& l) { return s.cluster.gpus / l.tp; }
 long long layers(const Space& s, const Layout&) { return s.job.architecture.layers; }
-long long data_parallel(const Space& s, const Layout& l) { return s.cluster.gpus / (static_cast<long long>(l.tp) * l.pp); }
+long long gpus_per_tp_pp(const Space& s, const Layout& l) { return s.cluster.gpus / (static_cast<long long>(l.tp) * l.pp); }
+long long max_cp(const Space& s, const Layout&) { return s.max_cp; }
+long long data_parallel(const Space& s, const Layout& l) {
+  return s.cluster.gpus / (static_cast<long long>(l.tp) * l.pp * l.cp);
+}
 long long expert_group(const Space& s, const Layout& l) { return s.job.architecture.moe.enabled() ? l.dp : 1; }
 long long experts(const Space& s, const Layout&) {
   return s.job.architecture.moe.enabled() ? s.job.architecture.moe.experts : 1;
 }
 long long layers_per_stage(const Space& s, const Layout& l) { return s.job.architecture.layers / l.pp; }
+// Uneven first and last stages where the trainer runs them and the layers do not divide PP·VPP; a pinned
+// first (last) stage leaves the other split like the middle ones.
+EdgeLayers edge_layers(const Space& s, const Layout& l) {
+  if (!s.trainer.uneven_stages || s.pins.first_stage_layers || s.pins.last_stage_layers) return {0, 0};
+  return balanced_edge_layers(s.job.architecture.layers, l.pp, l.vpp);
+}
+long long first_layers(const Space& s, const Layout& l) { return edge_layers(s, l).first; }
+long long last_layers(const Space& s, const Layout& l) { return edge_layers(s, l).last; }
 long long max_vpp(const Space& s, const Layout&) { return s.max_vpp; }
 long long sequences_per_replica(const Space& s, const Layout& l) { return s.job.global_batch / l.dp; }
 long long max_micro_batch(const Space& s, const Layout&) { return s.max_micro_batch; }
 
 // Tensor parallelism splits the heads; the pipeline splits the layers and the GPUs left by TP.
-bool heads_divide(const Space& s, const Layout& l) { return s.job.architecture.heads % l.tp == 0; }
-bool stages_divide(const Space& s, const Layout& l) {
-  return (s.cluster.gpus / l.tp) % l.pp == 0 && s.job.architecture.layers % l.pp == 0;
+bool heads_divide(const Space& s, const Layout& l) {
+  return s.job.architecture.heads % l.tp == 0 && s.job.architecture.effective_kv_heads() % l.tp == 0;
 }
+// Layers not divisible by PP need uneven first/last stages: pinned, or a trainer that runs them.
+bool stages_divide(const Space& s, const Layout& l) {
+  const int layers = s.job.architecture.layers;
+  if ((s.cluster.gpus / l.tp) % l.pp != 0) return false;
+  if (layers % l.pp == 0 || s.pins.first_stage_layers || s.pins.last_stage_layers) return true;
+  return s.trainer.uneven_stages && balanced_edge_layers(layers, l.pp, 1).first > 0;
+}
+// Ring attention splits the sequence into CP chunks (Liu et al. 2023).
+bool sequence_divides(const Space& s, const Layout& l) { return s.job.seq % l.cp == 0; }
 // Sequence parallelism splits along the tensor-parallel group (Korthikanti et al. 2022 §4.2.2).
 bool sequence_parallel_needs_tp(const Space&, const Layout& l) { return !(l.sequence_parallel && l.tp == 1); }
 
@@ -62,6 +83,8 @@ const std::array<Dimension, kDimensionCount> kTable = {
                                        Enumeration::kDivisors, gpus, max_tp, heads_divide),
     knob<&Layout::pp, &LayoutPins::pp>("pp", "PP", "pipeline-parallel degree", ValueType::kInteger, 1, INT_MAX, true,
                                        Enumeration::kDivisors, gpus_per_tp, layers, stages_divide),
+    knob<&Layout::cp, &LayoutPins::cp>("cp", "CP", "context-parallel degree (ring attention)", ValueType::kInteger, 1,
+                                       INT_MAX, true, Enumeration::kDivisors, gpus_per_tp_pp, max_cp, sequence_divides),
     knob<&Layout::dp, &LayoutPins::dp>("dp", "DP", "data-parallel degree", ValueType::kInteger, 1, INT_MAX, true,
                                        Enumeration::kDerived, data_parallel),
     knob<&Layout::ep, &LayoutPins::ep>("ep", "EP", "expert-parallel degree (MoE)", ValueType::kInteger, 1, INT_MAX,
@@ -69,6 +92,12 @@ const std::array<Dimension, kDimensionCount> kTable = {
     knob<&Layout::vpp, &LayoutPins::vpp>("vpp", "VPP", "virtual stages per device (interleaved 1F1B)",
                                          ValueType::kInteger, 1, INT_MAX, false, Enumeration::kDivisors,
                                          layers_per_stage, max_vpp),
+    knob<&Layout::first_stage_layers, &LayoutPins::first_stage_layers>(
+        "first_stage_layers", "first", "layers on the first pipeline stage (0: an even split)", ValueType::kInteger, 0,
+        INT_MAX, false, Enumeration::kDefault, first_layers),
+    knob<&Layout::last_stage_layers, &LayoutPins::last_stage_layers>(
+        "last_stage_layers", "last", "layers on the last pipeline stage (0: an even split)", ValueType::kInteger, 0,
+        INT_MAX, false, Enumeration::kDefault, last_layers),
     knob<&Layout::micro_batch, &LayoutPins::micro_batch>("micro_batch", "MB", "micro-batch (sequences)",
                                                          ValueType::kInteger, 1, INT_MAX, false,
                                                          Enumeration::kDivisors, sequences_per_replica,

@@ -1,5 +1,5 @@
-// The parallel knobs, spelled once: one table of dimensions (TP, PP, DP, EP, VPP, micro-batch, ZeRO stage,
-// recompute, sequence parallelism) with each knob's name, its accessors on Layout and LayoutPins, the values it
+// The parallel knobs, spelled once: one table of dimensions (TP, PP, CP, DP, EP, VPP, first/last stage layers,
+// micro-batch, ZeRO stage, recompute, sequence parallelism) with each knob's name, its accessors on Layout and LayoutPins, the values it
 // accepts and how the search enumerates it. The search, the pins, the JSON and the tables walk this table.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "catalog/trainers.hpp"
 #include "parallel/layout.hpp"
 
 namespace isoflop::parallel {
@@ -20,13 +21,17 @@ enum class Enumeration {
   kDivisors,  // the divisors of of(space, layout) up to up_to(space, layout)
   kDerived,   // the one value of(space, layout); a pin only filters it
   kRange,     // every value from min to max
+  kDefault,   // the pin, else the one value of(space, layout)
 };
 
 // What the enumeration depends on: the job, the cluster and the search's limits.
 struct SearchSpace {
   const JobSpec& job;
   const ClusterSpec& cluster;
+  const catalog::TrainerRules& trainer;  // rules.loaded() false: no trainer (structural checks only)
+  const LayoutPins& pins;
   int max_tp = 8;           // largest TP tried
+  int max_cp = 1;           // largest CP tried
   int max_vpp = 4;          // largest number of virtual stages tried
   int max_micro_batch = 16; // largest micro-batch tried
 };
@@ -37,7 +42,7 @@ struct Dimension {
   std::string_view meaning;  // "sequences per micro-batch"
   ValueType type;
   int min, max;              // accepted values (as integers: recompute by its enum order, switches 0/1)
-  bool family;               // part of the TP × PP × DP family the search reports pruned (a prefix of the table)
+  bool family;               // part of the TP × PP × CP × DP family the search reports pruned (a prefix of the table)
   int (*get)(const Layout&);
   void (*set)(Layout&, int);
   std::optional<int> (*pinned)(const LayoutPins&);
@@ -48,13 +53,13 @@ struct Dimension {
   bool (*admits)(const SearchSpace&, const Layout&);      // whether a candidate is tried; nullptr: all are
 };
 
-inline constexpr size_t kDimensionCount = 9;
+inline constexpr size_t kDimensionCount = 12;
 
-// In the search's order (outermost first): tp, pp, dp, ep, vpp, micro_batch, zero_stage, recompute,
-// sequence_parallel.
+// In the search's order (outermost first): tp, pp, cp, dp, ep, vpp, first_stage_layers, last_stage_layers,
+// micro_batch, zero_stage, recompute, sequence_parallel.
 const std::array<Dimension, kDimensionCount>& dimensions();
 
-// How many leading dimensions form the TP × PP × DP family.
+// How many leading dimensions form the TP × PP × CP × DP family.
 size_t family_dimensions();
 
 // A knob by its field name; nullptr when there is none.

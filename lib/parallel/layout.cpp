@@ -2,6 +2,7 @@
 #include "parallel/layout.hpp"
 
 #include "core/error.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::parallel {
 
@@ -24,31 +25,8 @@ void JobSpec::validate() const {
 }
 
 std::string layout_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster) {
-  const auto& a = job.architecture;
-  auto s = [](long long v) { return std::to_string(v); };
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.ep < 1 || l.vpp < 1 || l.micro_batch < 1)
-    return "parallel degrees and the micro-batch must be at least 1";
-  if (l.gpus() != cluster.gpus)
-    return "TP·PP·DP = " + s(l.tp) + "·" + s(l.pp) + "·" + s(l.dp) + " = " + s(l.gpus()) + " is not the " +
-           s(cluster.gpus) + " GPUs";
-  if (a.heads % l.tp != 0) return "heads " + s(a.heads) + " are not divisible by TP " + s(l.tp);
-  if (a.layers % (l.pp * l.vpp) != 0)
-    return "layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp);
-  if (job.global_batch % (static_cast<long long>(l.micro_batch) * l.dp) != 0)
-    return "global batch " + s(job.global_batch) + " is not divisible by micro-batch·DP = " +
-           s(static_cast<long long>(l.micro_batch) * l.dp);
-  if (l.vpp > 1 && (l.pp == 1 || l.micro_batches(job.global_batch) % l.pp != 0))
-    return "interleaving (VPP " + s(l.vpp) + ") needs PP > 1 and micro-batches " + s(l.micro_batches(job.global_batch)) +
-           " divisible by PP " + s(l.pp);
-  if (l.zero_stage < 0 || l.zero_stage > 3) return "ZeRO stage must be 0..3";
-  if (l.sequence_parallel && l.tp == 1) return "sequence parallelism needs TP > 1";
-  if (a.moe.enabled()) {
-    if (a.moe.experts % l.ep != 0) return "experts " + s(a.moe.experts) + " are not divisible by EP " + s(l.ep);
-    if (l.dp % l.ep != 0) return "DP " + s(l.dp) + " is not divisible by EP " + s(l.ep);
-  } else if (l.ep != 1) {
-    return "expert parallelism needs an MoE model";
-  }
-  return "";
+  const auto v = structural_violation(l, job, cluster);
+  return v ? v->reason : "";
 }
 
 }  // namespace isoflop::parallel

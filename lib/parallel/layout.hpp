@@ -89,14 +89,15 @@ struct Layout {
 // Fixed values for the search, one per knob of Layout; std::nullopt leaves a knob open. The knobs' names,
 // ranges and enumeration are in parallel/dimensions.hpp, which every reader of pins walks.
 struct LayoutPins {
-  std::optional<int> tp, pp, dp, ep, vpp, micro_batch, zero_stage;
+  std::optional<int> tp, pp, cp, dp, ep, vpp, first_stage_layers, last_stage_layers, micro_batch, zero_stage;
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
   bool operator==(const LayoutPins&) const = default;
 };
 
-// Checks a layout against a job and cluster: n = TP·PP·DP, heads % TP, layers % (PP·VPP), B % (b·DP),
-// interleaving needs m % PP == 0, experts % EP, DP % EP. Returns "" when valid, else the reason.
+// Checks a layout against a job and cluster, for any trainer (structural_violation in parallel/trainer_rules.hpp:
+// n = TP·PP·CP·DP, heads % TP, the stage split, B % (b·DP), interleaving needs m % PP == 0, experts % EP,
+// DP % EP). Returns "" when valid, else the reason. The trainer's own rules: parallel/trainer_rules.hpp.
 std::string layout_violation(const Layout& layout, const JobSpec& job, const ClusterSpec& cluster);
 
 }  // namespace isoflop::parallel

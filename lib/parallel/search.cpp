@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -47,6 +48,10 @@ class Walker {
   void candidates(const Dimension& d, const Layout& layout, std::vector<int>& out) const {
     out.clear();
     const std::optional<int> pin = d.pinned(pins_);
+    if (d.enumeration == Enumeration::kDefault) {
+      out.push_back(pin ? *pin : static_cast<int>(d.of(space_, layout)));
+      return;
+    }
     if (d.enumeration == Enumeration::kDerived) {
       const long long v = d.of(space_, layout);
       if (!pin || *pin == v) out.push_back(static_cast<int>(v));
@@ -79,7 +84,11 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
   long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
   if (gpus > per_node) gpus = (gpus + per_node - 1) / per_node * per_node;
   out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
-  if (options.pins.zero_stage && *options.pins.zero_stage < 3)
+  // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP).
+  const auto& t = options.trainer;
+  const bool zero3 = !t.loaded() || (std::find(t.zero_stages.begin(), t.zero_stages.end(), 3) != t.zero_stages.end() &&
+                                     (options.pins.pp.value_or(1) == 1 || t.max_zero_stage_with_pipeline >= 3));
+  if (options.pins.zero_stage && *options.pins.zero_stage < 3 && zero3)
     out.push_back({"zero_stage", 3, std::nullopt, "ZeRO-3 shards weights, gradients and optimizer states"});
   if (options.pins.recompute && *options.pins.recompute != Recompute::kFull)
     out.push_back({"recompute", std::nullopt, std::string(kRecomputeNames.name(Recompute::kFull)),
@@ -102,13 +111,21 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
     throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
   if (pins.tp && cluster.gpus % *pins.tp != 0)
     throw FieldError("tp", s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
-  if (pins.pp && a.layers % *pins.pp != 0)
-    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp));
-  const long long product = static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.dp.value_or(1);
+  const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;
+  if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
+      !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
+    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
+                               (trainer.loaded() && !trainer.uneven_stages
+                                    ? " (" + trainer.name + " splits layers evenly over the stages)"
+                                    : " (pin the first and last stage layers)"));
+  if (pins.cp && job.seq % *pins.cp != 0)
+    throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
+  const long long product =
+      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
   if (cluster.gpus % product != 0)
-    throw InputError("the pinned TP·PP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
-  if (pins.tp && pins.pp && pins.dp && product != cluster.gpus)
-    throw InputError("the pinned TP·PP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
+    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
+  if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)
+    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
   if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
     throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
                                          s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
@@ -120,14 +137,23 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
     throw FieldError("sequence_parallel", "needs TP > 1");
   if (top_k < 1) throw FieldError("top_k", "must be at least 1");
   if (max_tp && *max_tp < 1) throw FieldError("max_tp", "must be at least 1");
+  if (max_cp < 1) throw FieldError("max_cp", "must be at least 1");
+  if (!trainer.name.empty() && !trainer.loaded())
+    throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
 }
 
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
   cluster.validate();
   job.validate();
   options.validate(job, cluster);
-  const SearchSpace space{job, cluster, options.pins.tp ? *options.pins.tp : options.max_tp.value_or(cluster.gpus_per_node),
-                          options.max_vpp, options.max_micro_batch};
+  const catalog::TrainerRules& trainer = options.trainer;
+  const int max_tp = options.pins.tp ? *options.pins.tp : options.max_tp.value_or(cluster.gpus_per_node);
+  // Context parallelism is tried only where the trainer runs it (or when pinned).
+  const int max_cp = options.pins.cp ? *options.pins.cp : trainer.loaded() && !trainer.context_parallel ? 1 : options.max_cp;
+  const SearchSpace space{job, cluster, trainer, options.pins, max_tp, max_cp, options.max_vpp, options.max_micro_batch};
+  // TP beyond a node only when the user asked for it (a larger --max-tp or a pinned TP).
+  const RuleContext context{max_tp > cluster.gpus_per_node};
+  const TimeOptions time = with_trainer_defaults(options.time, trainer);
 
   SearchResult result;
   result.usable_memory_bytes = usable_memory_bytes(cluster.accelerator, options.memory);
@@ -135,38 +161,56 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
   Layout closest;
   std::vector<RankedLayout> fits;
   fits.reserve(1024);
+  std::optional<RuleViolation> rejected_fit;  // a trainer rule that rejected a layout that would fit
 
   Walker walker(space, options.pins);
   const size_t family_end = family_dimensions();
   Layout layout;
   walker.walk(0, family_end, layout, [&](Layout& family_layout) {
-    PrunedFamily family{family_layout.tp, family_layout.pp, "", INFINITY};
+    PrunedFamily family{family_layout.tp, family_layout.pp, family_layout.cp, "", "", INFINITY};
     bool any_valid = false, any_fit = false;
-    std::string first_violation;
+    std::optional<RuleViolation> first_violation, family_rejected_fit;
     walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
-      const std::string violation = layout_violation(l, job, cluster);
-      if (!violation.empty()) {
-        if (first_violation.empty()) first_violation = violation;
+      if (auto v = structural_violation(l, job, cluster)) {
+        if (!first_violation) first_violation = std::move(v);
+        return;
+      }
+      std::optional<RuleViolation> rejected;
+      if (trainer.loaded()) rejected = trainer_violation(trainer, l, job, cluster, context);
+      const MemoryBreakdown mem = estimate_memory(job, l);
+      const double bytes = mem.total_bytes();
+      const bool fits_memory = bytes <= result.usable_memory_bytes;
+      if (rejected) {
+        // The rule that prunes the family is the one that rejected a layout memory would have allowed.
+        // A missing ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline).
+        if (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages"))
+          family_rejected_fit = rejected;
+        if (!first_violation) first_violation = std::move(rejected);
         return;
       }
       any_valid = true;
       ++result.evaluated;
-      const MemoryBreakdown mem = estimate_memory(job, l);
-      const double bytes = mem.total_bytes();
       family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
       if (bytes < result.min_memory_bytes) {
         result.min_memory_bytes = bytes;
         closest = l;
       }
-      if (bytes > result.usable_memory_bytes) return;
+      if (!fits_memory) return;
       any_fit = true;
-      fits.push_back({l, mem, estimate_step_time(job, cluster, l, options.time)});
+      fits.push_back({l, mem, estimate_step_time(job, cluster, l, time)});
     });
     if (any_fit) return;
-    if (!any_valid) {
-      family.reason = first_violation.empty() ? "no valid micro-batch for this DP" : first_violation;
+    if (family_rejected_fit) {
+      family.rule = family_rejected_fit->rule;
+      family.reason = family_rejected_fit->reason;
+      family.min_memory_bytes = any_valid ? family.min_memory_bytes : 0;
+      if (!rejected_fit) rejected_fit = family_rejected_fit;
+    } else if (!any_valid) {
+      family.rule = first_violation ? first_violation->rule : "batch";
+      family.reason = first_violation ? first_violation->reason : "no valid micro-batch for this DP";
       family.min_memory_bytes = 0;
     } else {
+      family.rule = "memory";
       family.reason = "needs " + gib(family.min_memory_bytes) + " GiB/GPU > " + gib(result.usable_memory_bytes) +
                       " GiB usable";
     }
@@ -181,6 +225,9 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     Infeasibility& why = result.infeasible.emplace();
     why.reason = "no layout fits in " + gib(result.usable_memory_bytes) + " GiB per " + cluster.accelerator.name +
                  ": the smallest needs " + gib(result.min_memory_bytes) + " GiB/GPU";
+    if (rejected_fit)
+      why.reason += "; layouts that fit are rejected by " + trainer.name + " (" + rejected_fit->rule + ": " +
+                    rejected_fit->reason + ")";
     why.needed_memory_bytes = result.min_memory_bytes;
     why.usable_memory_bytes = result.usable_memory_bytes;
     why.closest = closest;

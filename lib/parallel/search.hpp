@@ -1,5 +1,6 @@
-// The layout search: enumerate TP × PP × DP (× EP), virtual stages, micro-batch, ZeRO stage, recompute and
-// sequence parallelism under the constraints and the user's pins; rank what fits by the objective.
+// The layout search: enumerate TP × PP × CP × DP (× EP), virtual stages, uneven first/last stages, micro-batch,
+// ZeRO stage, recompute and sequence parallelism under the constraints, the trainer's rules and the user's pins;
+// rank what fits by the objective. A layout the trainer rejects is never returned.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include "parallel/dimensions.hpp"
 #include "parallel/memory_model.hpp"
 #include "parallel/time_model.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::parallel {
 
@@ -16,8 +18,14 @@ enum class Objective { kTime, kMemory };
 inline constexpr EnumNames<Objective, 2> kObjectiveNames{{{{Objective::kTime, "time"}, {Objective::kMemory, "memory"}}}};
 
 struct SearchOptions {
+  // The trainer whose rules every returned layout satisfies and whose defaults the time model uses
+  // (data/trainers.yaml); not loaded: structural checks only and the calibration runs' time settings.
+  catalog::TrainerRules trainer;
   LayoutPins pins;
   std::optional<int> max_tp;     // default: GPUs per node (Narayanan takeaway 1: TP inside the node)
+  // Largest context-parallel degree tried (where the trainer has CP). 1: CP only when pinned or asked for,
+  // because the GEMM efficiency does not yet fall with the tokens a micro-batch leaves each GPU.
+  int max_cp = 1;
   int max_vpp = 4;               // virtual stages tried per device
   int max_micro_batch = 16;      // largest micro-batch tried
   Objective objective = Objective::kTime;  // cost and energy rank like time for a fixed GPU count
@@ -36,9 +44,11 @@ struct RankedLayout {
   bool operator==(const RankedLayout&) const = default;
 };
 
-// Why a (TP, PP) family produced no feasible layout.
+// Why a (TP, PP, CP) family produced no feasible layout: the trainer rule that rejected the layouts that would
+// fit, else memory, else the first structural check that failed.
 struct PrunedFamily {
-  int tp = 0, pp = 0;
+  int tp = 0, pp = 0, cp = 1;
+  std::string rule;               // the rule's id ("zero_with_pipeline", "stages"), or "memory"
   std::string reason;             // "needs 84.2 GiB/GPU > 76.0 GiB usable"
   double min_memory_bytes = 0;    // smallest memory of any valid layout in the family (0 if none valid)
   bool operator==(const PrunedFamily&) const = default;

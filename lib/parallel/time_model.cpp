@@ -1,6 +1,7 @@
-// The step-time model. Per micro-batch and stage: GEMM FLOPs at a calibrated efficiency plus tensor-parallel
-// all-reduces; the 1F1B pipeline runs m micro-batches plus (p − 1)/v of fill and drain; then the exposed
-// data-parallel reduction and the optimizer step.
+// The step-time model. Per micro-batch and stage: GEMM FLOPs at a calibrated efficiency plus the collectives
+// of tensor, context and expert parallelism; the 1F1B pipeline runs m micro-batches at the pace of its slowest
+// stage plus the other stages' fill and drain over v; then the exposed data-parallel reduction, the tied
+// embedding's gradient and the optimizer step.
 #include "parallel/time_model.hpp"
 
 #include <algorithm>
@@ -9,8 +10,33 @@
 #include "model/flops.hpp"
 #include "parallel/efficiency.hpp"
 #include "parallel/memory_model.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
+namespace {
+
+// A group of `span` consecutive ranks (Megatron's order: TP innermost, then CP, EP/DP, PP outermost) talks over
+// NVLink only when it fits in one node without straddling two; otherwise its ring runs at the network's pace.
+double group_bandwidth(const ClusterSpec& c, long long span) {
+  const bool in_node = span <= c.gpus_per_node && c.gpus_per_node % span == 0;
+  return (in_node ? c.intra_node_bandwidth_bytes_per_s : c.inter_node_bandwidth_bytes_per_s) *
+         c.accelerator.comm_efficiency;
+}
+
+double ring(double n) { return (n - 1) / n; }
+
+}  // namespace
+
+TimeOptions with_trainer_defaults(const TimeOptions& o, const catalog::TrainerRules& trainer) {
+  if (!trainer.loaded()) return o;
+  const catalog::TrainerDefaults& d = trainer.defaults;
+  TimeOptions r = o;
+  if (!r.overlap_grad_reduce) r.overlap_grad_reduce = d.overlap_grad_reduce;
+  if (!r.overlap_param_gather) r.overlap_param_gather = d.overlap_param_gather;
+  if (!r.tp_comm_overlap) r.tp_comm_overlap = d.tp_comm_overlap;
+  if (!r.grad_reduce) r.grad_reduce = d.grad_reduce;
+  return r;
+}
 
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const TimeOptions& options) {
   const auto& acc = cluster.accelerator;
@@ -19,92 +45,155 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                                 "' has no step-time calibration in the catalog (add a calibration block to hardware.yaml)");
   const auto& arch = job.architecture;
   const double s = static_cast<double>(job.seq), h = static_cast<double>(arch.d_model);
-  const double b = l.micro_batch, t = l.tp, p = l.pp, v = l.vpp;
+  const double b = l.micro_batch, t = l.tp, p = l.pp, v = l.vpp, cp = l.cp;
   const double layers = arch.layers;
   const double bytes = job.bytes_per_value;
   const double m = static_cast<double>(l.micro_batches(job.global_batch));
   const double peak = acc.peak_16bit_flops;
-  const double comm_eff = acc.comm_efficiency;
+  const double inter = cluster.inter_node_bandwidth_bytes_per_s * acc.comm_efficiency;
+
+  StepTime out;
+  TimeSettings& set = out.settings;
+  set.overlap_grad_reduce = options.overlap_grad_reduce.value_or(false);
+  set.overlap_param_gather = options.overlap_param_gather.value_or(false);
+  // Megatron overlaps TP collectives with GEMMs only under sequence parallelism (arguments.py).
+  set.tp_comm_overlap = options.tp_comm_overlap.value_or(false) && l.sequence_parallel;
+  set.grad_reduce_bytes = !options.grad_reduce ? bytes : *options.grad_reduce == GradReduce::kFp32 ? 4.0 : 2.0;
 
   // FLOPs per micro-batch by lib/model's Megatron count (Narayanan et al. 2021 appendix: forward per layer
   // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
-  // for padded slots, plus the router. Per layer, dense and MoE layers averaged.
+  // for padded slots, plus the router. Per layer, dense and MoE layers averaged. Each GPU of a stage does
+  // 1/(t·cp) of it: TP splits the matrices, CP the tokens.
   const ParameterSplit split = split_parameters(arch);
   const model::MegatronFlops micro = model::megatron_flops(arch, b, job.seq, l.recompute);
-  const double forward_layer = (micro.model() - micro.logits) / 3 / layers;
-  const double logits_forward = micro.logits / 3;
-  const double layers_per_stage = layers / p;
-  const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s);  // GEMM width and token rows (efficiency.hpp)
+  // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
+  const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
+  const double rate = peak * eff * t * cp;
+  const double layer_compute = (micro.model() - micro.logits) / layers / rate;
+  const double layer_recompute = micro.recompute / layers / rate;
+  const double layer_attention = micro.attention_scores / layers / rate;
 
-  const double stage_forward = forward_layer * layers_per_stage / t;
-  // Full recompute repeats the stage's forward; selective the attention scores (Korthikanti eq. 8 − eq. 7).
-  const double recompute_flops = micro.recompute * layers_per_stage / layers / t;
-  // The logits (forward + backward = 3 × 2bshV) sit on the last stage; spread over stages for the critical path.
-  const double logits_stage = 3 * logits_forward / t / p;
-  const double compute_mb = (3 * stage_forward + logits_stage) / (peak * eff);
-  const double recompute_mb = recompute_flops / (peak * eff);
-
-  // Tensor parallelism: 2 all-reduces forward, 2 backward per layer; a ring moves 2(t − 1)/t of b·s·h values
-  // each (8bsh(t − 1)/t per layer); full recompute repeats the forward pair. NVLink inside a node.
-  double tp_mb = 0;
+  // Tensor parallelism: 2 all-reduces forward, 2 backward per layer (reduce-scatter + all-gather under sequence
+  // parallelism, the same bytes); a ring moves 2(t − 1)/t of b·(s/cp)·h values each; full recompute repeats
+  // the forward pair. Overlapped with the layer's GEMMs under --tp-comm-overlap.
+  double layer_tp = 0, layer_tp_hidden = 0;
   if (l.tp > 1) {
     const double passes = l.recompute == Recompute::kFull ? 6.0 : 4.0;
-    const double volume = passes * 2 * (t - 1) / t * b * s * h * bytes * layers_per_stage;
-    const double bandwidth = (l.tp <= cluster.gpus_per_node ? cluster.intra_node_bandwidth_bytes_per_s
-                                                            : cluster.inter_node_bandwidth_bytes_per_s) * comm_eff;
-    tp_mb = volume / bandwidth;
+    const double traffic = passes * 2 * ring(t) * b * (s / cp) * h * bytes / group_bandwidth(cluster, l.tp);
+    layer_tp = set.tp_comm_overlap ? std::max(0.0, traffic - layer_compute) : traffic;
+    layer_tp_hidden = traffic - layer_tp;
+  }
+  // Context parallelism (ring attention, Liu et al. 2023): each rank passes its chunk's keys and values around
+  // the ring, cp − 1 hops forward; the backward pass sends them again with their gradients (3×, 4× with full
+  // recompute), hidden behind the attention computation of each hop.
+  double layer_cp = 0, layer_cp_hidden = 0;
+  if (l.cp > 1) {
+    const double kv_width = h / arch.heads * arch.effective_kv_heads() / t;
+    const double passes = l.recompute == Recompute::kFull ? 4.0 : 3.0;
+    const double traffic = passes * (cp - 1) * 2 * b * (s / cp) * kv_width * bytes / group_bandwidth(cluster, l.tp * l.cp);
+    layer_cp = std::max(0.0, traffic - layer_attention);
+    layer_cp_hidden = traffic - layer_cp;
+  }
+  // MoE all-to-all: dispatch and combine, forward and backward, of top-k × capacity-factor slots per token,
+  // per MoE layer over the EP group (averaged over the layers like the FLOPs).
+  double layer_moe = 0;
+  if (arch.moe.enabled() && l.ep > 1) {
+    const double volume = 4 * b * (s / cp) * h * bytes * arch.moe.top_k * arch.moe.capacity_factor * ring(l.ep) / t;
+    layer_moe = volume / group_bandwidth(cluster, static_cast<long long>(l.tp) * l.ep) * split.moe_layers / layers;
   }
   // Pipeline: b·s·h values each way per micro-batch per boundary, split over the t ranks (scatter/gather),
   // v times with interleaving; stages sit on different nodes.
-  double pp_mb = 0;
-  if (l.pp > 1) pp_mb = 2 * v * b * s * h * bytes / t / (cluster.inter_node_bandwidth_bytes_per_s * comm_eff);
+  const double pp_mb = l.pp > 1 ? 2 * v * b * (s / cp) * h * bytes / t / inter : 0.0;
+  // The last stage runs the output layer (vocabulary-parallel over TP) and the fused cross-entropy, which reads
+  // the fp32 logits twice and writes their gradient; the first stage gathers embeddings and scatters their
+  // gradient into an fp32 table (memory-bound).
+  const double hbm = acc.memory_bandwidth_bytes_per_s;
+  const double logits_mb = micro.logits / rate + 3 * 4 * b * (s / cp) * arch.vocab / t / hbm;
+  const double embedding_mb = (bytes + 4) * b * (s / cp) * h / hbm;
 
-  // MoE all-to-all: dispatch and combine, forward and backward, per MoE layer, over the EP group.
-  double moe_mb = 0;
-  if (arch.moe.enabled() && l.ep > 1) {
-    const double moe_layers_stage = static_cast<double>(split.moe_layers) / p;
-    const double volume = 4 * b * s * h * bytes * arch.moe.top_k * (l.ep - 1) / l.ep * moe_layers_stage / t;
-    const double bandwidth = (l.ep * l.tp <= cluster.gpus_per_node ? cluster.intra_node_bandwidth_bytes_per_s
-                                                                    : cluster.inter_node_bandwidth_bytes_per_s) * comm_eff;
-    moe_mb = volume / bandwidth;
-  }
+  const double layer_mb = layer_compute + layer_recompute + layer_tp + layer_cp + layer_moe;
+  const StageLayers st = pipeline_stage_layers(arch.layers, l);
+  const double first = st.first * layer_mb + pp_mb + embedding_mb + (l.pp == 1 ? logits_mb : 0.0);
+  const double last = l.pp == 1 ? first : st.last * layer_mb + pp_mb + logits_mb;
+  const double middle = st.middle * layer_mb + pp_mb;
+  const double slowest = l.pp > 2 ? std::max({first, middle, last}) : std::max(first, last);
+  const double all_stages = l.pp == 1 ? first : first + last + (p - 2) * middle;
+  const int critical_layers = slowest == last ? st.last : slowest == first ? st.first : st.middle;
+  const bool critical_last = slowest == last, critical_first = slowest == first;
 
-  const double per_mb = compute_mb + recompute_mb + tp_mb + pp_mb + moe_mb;
-  StepTime out;
   StepBreakdown& bd = out.breakdown;
-  bd.compute_s = compute_mb * m;
-  bd.recompute_s = recompute_mb * m;
-  bd.tp_comm_s = tp_mb * m;
-  bd.pp_comm_s = pp_mb * m;
-  bd.moe_comm_s = moe_mb * m;
-  bd.bubble_s = (p - 1) / v * per_mb;  // Narayanan et al. 2021: bubble = (p − 1)/(v·m) of the ideal time
+  bd.compute_s = m * critical_layers * layer_compute;
+  bd.recompute_s = m * critical_layers * layer_recompute;
+  bd.tp_comm_s = m * critical_layers * layer_tp;
+  bd.cp_comm_s = m * critical_layers * layer_cp;
+  bd.moe_comm_s = m * critical_layers * layer_moe;
+  bd.pp_comm_s = m * pp_mb;
+  bd.logits_s = critical_last ? m * logits_mb : 0.0;
+  bd.embedding_s = critical_first ? m * embedding_mb : 0.0;
+  bd.tp_hidden_s = m * critical_layers * layer_tp_hidden;
+  bd.cp_hidden_s = m * critical_layers * layer_cp_hidden;
+  // 1F1B: m micro-batches at the slowest stage's pace; filling and draining costs the other stages once,
+  // over v with interleaving (Narayanan et al. 2021: bubble (p − 1)/(v·m) of the ideal time for even stages).
+  bd.bubble_s = (all_stages - slowest) / v;
 
-  // Data parallelism: ring all-reduce (or reduce-scatter + all-gather) of the stage's gradients, 2(d − 1)/d
-  // of them; ZeRO-3 also gathers weights: 1.5× the traffic (Rajbhandari et al. 2020 §7).
-  if (l.dp > 1) {
-    const double stage_params = (split.per_layer_dense * layers_per_stage +
-                                 split.per_moe_layer_experts * split.moe_layers / p / l.ep + split.embedding / p) / t;
-    double volume = 2.0 * (l.dp - 1) / l.dp * stage_params * bytes;
-    const bool in_node = l.tp * l.dp <= cluster.gpus_per_node;
-    const double bandwidth =
-        (in_node ? cluster.intra_node_bandwidth_bytes_per_s : cluster.inter_node_bandwidth_bytes_per_s) * comm_eff;
-    if (l.zero_stage == 3) {
-      // ZeRO-3 gathers weights before forward and backward and reduce-scatters gradients: 1.5× the traffic,
-      // prefetched so that part of it hides behind compute.
-      const double traffic_s = 1.5 * volume / bandwidth;
-      bd.dp_comm_s = std::max(0.0, traffic_s - acc.zero3_overlap * (bd.compute_s + bd.recompute_s));
-    } else {
-      bd.dp_comm_s = (1 - options.dp_overlap) * volume / bandwidth;
+  // Data parallelism over DP·CP ranks (the weights are replicated across CP too); experts over DP/EP. The
+  // gradient bytes are the trainer's reduction type. ZeRO-0 all-reduces once per step, ZeRO-1 reduce-scatters
+  // gradients and all-gathers updated weights once per step; ZeRO-2 reduce-scatters every micro-batch's
+  // gradients; ZeRO-3 also all-gathers the weights before every micro-batch's forward and backward
+  // (Rajbhandari et al. 2020 §5, §7).
+  if (l.dp * l.cp > 1) {
+    const double edge = std::max(split.embedding, split.output_head > 0 ? split.output_head : split.embedding);
+    const double stage_layers = std::max({st.first, st.middle, st.last});
+    const double dense = (split.per_layer_dense * stage_layers + (l.pp == 1 ? split.embedding + split.output_head : edge)) / t;
+    const double experts = split.per_moe_layer_experts * split.moe_layers * stage_layers / layers / l.ep / t;
+    const double n = l.dp * cp, n_experts = std::max(1.0, n / l.ep);
+    const double bandwidth = group_bandwidth(cluster, static_cast<long long>(l.tp) * l.cp * l.dp);
+    // One pass over the stage's parameters in `value_bytes`, reduce-scatter or all-gather.
+    auto pass = [&](double value_bytes) {
+      return (ring(n) * dense + ring(n_experts) * experts) * value_bytes / bandwidth;
+    };
+    const double grads = pass(set.grad_reduce_bytes), weights = pass(bytes);
+    const double mb = slowest - pp_mb;                      // one micro-batch of the slowest stage
+    const double backward_window = mb * 2.0 / 3.0 + critical_layers * layer_recompute;
+    const double forward_window = mb / 3.0;
+    // Overlapped traffic hides behind `window` of compute; the rest is exposed.
+    auto hide = [](double traffic, bool overlap, double window) {
+      return overlap ? std::max(0.0, traffic - window) : traffic;
+    };
+    double traffic = 0;
+    switch (l.zero_stage) {
+      case 0:
+        traffic = 2 * grads;
+        bd.dp_comm_s = hide(2 * grads, set.overlap_grad_reduce, backward_window);
+        break;
+      case 1:
+        traffic = grads + weights;
+        bd.dp_comm_s = hide(grads, set.overlap_grad_reduce, backward_window) +
+                       hide(weights, set.overlap_param_gather, forward_window);
+        break;
+      case 2:
+        traffic = m * grads + weights;
+        bd.dp_comm_s = m * hide(grads, set.overlap_grad_reduce, backward_window) +
+                       hide(weights, set.overlap_param_gather, forward_window);
+        break;
+      default:
+        // Gathers are prefetched: part of each micro-batch's traffic hides behind its compute.
+        traffic = m * (2 * weights + grads);
+        bd.dp_comm_s = m * std::max(0.0, 2 * weights + grads - acc.zero3_overlap * mb);
     }
+    bd.dp_hidden_s = traffic - bd.dp_comm_s;
   }
+  // Tied embeddings: the first and last stages each hold the word embedding; its gradient is all-reduced
+  // between them after the last micro-batch (Megatron-Core finalize_model_grads).
+  if (l.pp > 1 && split.output_head == 0)
+    bd.embedding_sync_s = split.embedding / t * set.grad_reduce_bytes / inter;
   // Optimizer step: read and write the fp32 states and weights once, at HBM bandwidth.
   {
     const MemoryBreakdown mem = estimate_memory(job, l);
     const double state_bytes = mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes;
-    bd.optimizer_s = 2 * state_bytes / acc.memory_bandwidth_bytes_per_s;
+    bd.optimizer_s = 2 * state_bytes / hbm;
   }
-  out.step_time_s = bd.compute_s + bd.recompute_s + bd.tp_comm_s + bd.pp_comm_s + bd.moe_comm_s + bd.bubble_s +
-                    bd.dp_comm_s + bd.optimizer_s;
+  out.step_time_s = bd.total_s();
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.
   const model::MegatronFlops step = model::megatron_flops(arch, static_cast<double>(job.global_batch), job.seq, l.recompute);

@@ -64,9 +64,15 @@ TEST_CASE("layout JSON: MT-NLG on TP 8 x PP 35, each value consistent with the o
   CHECK(best["model_tflops_per_gpu"].get<double>() == doctest::Approx(tflops));
   CHECK(best["mfu"].get<double>() == doctest::Approx(tflops / 312));
   CHECK(best["hfu"].get<double>() >= best["mfu"].get<double>());
-  // Korthikanti et al. 2022 report 54.2% MFU (169 TFLOP/s per GPU) for TP 8 x PP 35 on 2,240 GPUs (batch 2240,
-  // interleaved); with batch 1920 and the searched levers the model lands within 15% of it.
-  CHECK(tflops == doctest::Approx(0.542 * 312).epsilon(0.15));
+  CHECK(tflops > 0.3 * 312);
+  // Korthikanti et al. 2022 report 54.2% MFU (169 TFLOP/s per GPU) for TP 8 x PP 35 on 2,240 GPUs with their
+  // batch (2240) and interleaving (3 chunks); with those pinned and the other levers searched the model lands
+  // within 15% of it.
+  const auto k = run_cli("layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --tp 8 --pp 35 --vpp 3 "
+                         "--global-batch 2240 -o json");
+  REQUIRE(k.status == 0);
+  const auto kd = json::parse(k.out);
+  CHECK(kd["layouts"][0]["model_tflops_per_gpu"].get<double>() == doctest::Approx(0.542 * 312).epsilon(0.15));
   for (size_t i = 1; i < doc["layouts"].size(); ++i)
     CHECK(doc["layouts"][i]["step_time_s"].get<double>() >= doc["layouts"][i - 1]["step_time_s"].get<double>());
 }
@@ -126,13 +132,13 @@ TEST_CASE("layout table, CSV and YAML outputs") {
   auto r = run_cli(kMtNlg + "--gpus 3360");
   CHECK(r.status == 0);
   CHECK(r.out.find("Layouts for mt-nlg-530b on 3360 x a100-sxm4-80gb (node dgx-a100, 8 GPUs per node)") == 0);
-  CHECK(r.out.find("#  TP  PP  DP  EP  VPP  MB  ZeRO  recompute") != std::string::npos);
+  CHECK(r.out.find("#  TP  PP  CP  DP  EP  VPP  first  last  MB  ZeRO  recompute") != std::string::npos);
   CHECK(r.out.find("Best layout, memory per GPU:") != std::string::npos);
-  CHECK(r.out.find("Pruned TP x PP families:") != std::string::npos);
+  CHECK(r.out.find("Pruned TP x PP (x CP) families, with the rule that pruned them:") != std::string::npos);
   r = run_cli(kMtNlg + "--gpus 3360 --top 2 -o csv");
   CHECK(r.status == 0);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);  // header and one row per layout
-  CHECK(r.out.find(",layouts.tp,layouts.pp,layouts.dp,") != std::string::npos);
+  CHECK(r.out.find(",layouts.tp,layouts.pp,layouts.cp,layouts.dp,") != std::string::npos);
   r = run_cli(kMtNlg + "--gpus 3360 -o yaml");
   CHECK(r.status == 0);
   CHECK(r.out.find("schema: isoflop/layout/v2") != std::string::npos);

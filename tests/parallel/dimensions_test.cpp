@@ -19,8 +19,9 @@ TEST_CASE("the table names each knob once, in the search's order, the family fir
     order += std::string(d.name) + " ";
   }
   CHECK(names.size() == kDimensionCount);
-  CHECK(order == "tp pp dp ep vpp micro_batch zero_stage recompute sequence_parallel ");
-  CHECK(family_dimensions() == 3);
+  CHECK(order ==
+        "tp pp cp dp ep vpp first_stage_layers last_stage_layers micro_batch zero_stage recompute sequence_parallel ");
+  CHECK(family_dimensions() == 4);
   CHECK(find_dimension("zero_stage")->label == "ZeRO");
   CHECK(find_dimension("zero") == nullptr);
 }
@@ -28,7 +29,7 @@ TEST_CASE("the table names each knob once, in the search's order, the family fir
 TEST_CASE("get and set reach every field of Layout and pin and pinned every field of LayoutPins") {
   Layout l;
   LayoutPins p;
-  const int values[kDimensionCount] = {2, 3, 4, 5, 6, 7, 3, 1, 1};
+  const int values[kDimensionCount] = {2, 3, 9, 4, 5, 6, 10, 11, 7, 3, 1, 1};
   for (size_t i = 0; i < kDimensionCount; ++i) {
     const Dimension& d = dimensions()[i];
     const int v = values[i];
@@ -39,14 +40,19 @@ TEST_CASE("get and set reach every field of Layout and pin and pinned every fiel
   }
   CHECK(l.tp == 2);
   CHECK(l.pp == 3);
+  CHECK(l.cp == 9);
   CHECK(l.dp == 4);
   CHECK(l.ep == 5);
   CHECK(l.vpp == 6);
+  CHECK(l.first_stage_layers == 10);
+  CHECK(l.last_stage_layers == 11);
   CHECK(l.micro_batch == 7);
   CHECK(l.zero_stage == 3);
   CHECK(l.recompute == Recompute::kSelective);
   CHECK(l.sequence_parallel);
   CHECK(p.tp == 2);
+  CHECK(p.cp == 9);
+  CHECK(p.last_stage_layers == 11);
   CHECK(p.recompute == Recompute::kSelective);
   CHECK(p.sequence_parallel == true);
   for (const auto& d : dimensions()) d.pin(p, std::nullopt);

@@ -1,0 +1,39 @@
+// Runnability: whether a layout is well formed (the degrees multiply to the GPUs, the heads, layers and batch
+// divide) and whether the named trainer accepts it (its rules are data: data/trainers.yaml, read into
+// catalog::TrainerRules). A violation names the rule by id and says why in words.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "catalog/trainers.hpp"
+#include "parallel/layout.hpp"
+
+namespace isoflop::parallel {
+
+struct RuleViolation {
+  std::string rule;    // a structural id ("gpus", "heads", "batch", "stages", …) or a trainer rule id
+  std::string reason;  // "deepspeed runs ZeRO stage at most 1 with pipeline parallelism, got ZeRO-3 with PP 35"
+  bool operator==(const RuleViolation&) const = default;
+};
+
+struct RuleContext {
+  bool allow_tp_across_nodes = false;  // the user asked for TP beyond a node (tp_within_node)
+};
+
+// The checks that hold for every trainer: n = TP·PP·CP·DP, heads and KV heads % TP, the stage split
+// (pipeline_stage_layers), B % (b·DP), interleaving needs PP > 1 and m % PP == 0 (Narayanan et al. 2021
+// §2.2.2), ZeRO 0..3, sequence parallelism needs TP > 1, seq % CP, experts % EP and DP % EP.
+std::optional<RuleViolation> structural_violation(const Layout& layout, const JobSpec& job, const ClusterSpec& cluster);
+
+// The trainer's rules, in the order of catalog::kTrainerRuleIds; the first one violated.
+std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trainer, const Layout& layout,
+                                               const JobSpec& job, const ClusterSpec& cluster,
+                                               const RuleContext& context = {});
+
+// Both: structural first, then the trainer's (none when `trainer` was never loaded).
+std::optional<RuleViolation> runnability_violation(const catalog::TrainerRules& trainer, const Layout& layout,
+                                                   const JobSpec& job, const ClusterSpec& cluster,
+                                                   const RuleContext& context = {});
+
+}  // namespace isoflop::parallel

@@ -1,0 +1,145 @@
+// Tests for lib/parallel/time_model as the trainer runs the job: ZeRO-2/3 traffic per micro-batch, overlap of
+// the data-parallel reduction, gradient bytes, TP groups on the node topology, ring attention, the all-to-all's
+// capacity factor, and a pipeline paced by its slowest (uneven or logits-carrying) stage.
+#include "parallel/time_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include "catalog/catalog.hpp"
+#include "parallel/fixtures.hpp"
+#include "support/expect_close.hpp"
+
+using namespace isoflop;
+using namespace isoflop::parallel;
+
+namespace {
+
+struct Setup {
+  catalog::Catalog cat = catalog::load_catalog();
+  JobSpec job;
+  ClusterSpec cluster;
+  explicit Setup(int gpus, long long batch = 512) {
+    job.architecture = cat.model("gpt3-175b").architecture;
+    job.seq = 2048;
+    job.global_batch = batch;
+    cluster = test::catalog_cluster(cat, gpus);
+  }
+};
+
+Layout layout(int tp, int pp, int dp, int zero) {
+  Layout l = test::make_layout(tp, pp, dp, zero);
+  l.recompute = Recompute::kFull;
+  return l;
+}
+
+double dp_traffic(const StepTime& t) { return t.breakdown.dp_comm_s + t.breakdown.dp_hidden_s; }
+
+}  // namespace
+
+TEST_CASE("ZeRO-3 gathers weights every micro-batch, ZeRO-1 reduces once per step") {
+  Setup a(256, 256), b(256, 512);  // m = 1 and m = 2 micro-batches of one sequence per replica
+  const TimeOptions none{false, false, false, GradReduce::kBf16};
+  const Layout z3 = layout(1, 1, 256, 3), z1 = layout(8, 1, 32, 1);
+  EXPECT_CLOSE(dp_traffic(estimate_step_time(b.job, b.cluster, z3, none)) /
+                   dp_traffic(estimate_step_time(a.job, a.cluster, z3, none)), 2.0, 1e-9);
+  EXPECT_CLOSE(dp_traffic(estimate_step_time(b.job, b.cluster, z1, none)) /
+                   dp_traffic(estimate_step_time(a.job, a.cluster, z1, none)), 1.0, 1e-9);
+  // ZeRO-2 (DeepSpeed, FSDP SHARD_GRAD_OP) reduce-scatters every micro-batch's gradients.
+  const Layout z2 = layout(8, 1, 32, 2);
+  CHECK(dp_traffic(estimate_step_time(b.job, b.cluster, z2, none)) >
+        1.4 * dp_traffic(estimate_step_time(a.job, a.cluster, z2, none)));
+}
+
+TEST_CASE("gradient bytes: fp32 reduction moves twice the bf16 bytes, overlap hides and never adds") {
+  Setup s(256, 256);
+  const Layout l = layout(8, 1, 32, 0);
+  const StepTime bf16 = estimate_step_time(s.job, s.cluster, l, {false, false, false, GradReduce::kBf16});
+  const StepTime fp32 = estimate_step_time(s.job, s.cluster, l, {false, false, false, GradReduce::kFp32});
+  EXPECT_CLOSE(dp_traffic(fp32) / dp_traffic(bf16), 2.0, 1e-9);
+  CHECK(fp32.settings.grad_reduce_bytes == 4);
+  const StepTime overlapped = estimate_step_time(s.job, s.cluster, l, {true, true, false, GradReduce::kFp32});
+  EXPECT_CLOSE(dp_traffic(overlapped), dp_traffic(fp32), 1e-9);
+  CHECK(overlapped.breakdown.dp_comm_s < fp32.breakdown.dp_comm_s);
+  CHECK(overlapped.breakdown.dp_hidden_s > 0);
+  CHECK(overlapped.step_time_s < fp32.step_time_s);
+  // Unset options follow the trainer's defaults (Megatron: overlap on, fp32 reduction).
+  const TimeOptions megatron = with_trainer_defaults({}, s.cat.trainer("megatron"));
+  CHECK(estimate_step_time(s.job, s.cluster, l, megatron) == overlapped);
+  // No trainer: the calibration runs' settings, no overlap and the 16-bit training type.
+  const StepTime plain = estimate_step_time(s.job, s.cluster, l);
+  CHECK(plain.settings.grad_reduce_bytes == s.job.bytes_per_value);
+  CHECK(!plain.settings.overlap_grad_reduce);
+}
+
+TEST_CASE("TP groups on the node topology: NVLink only inside a node") {
+  // 96 heads divide by 6; six GPUs of an 8-GPU node leave groups straddling nodes.
+  Setup eight(48, 48), six(48, 48);
+  six.cluster.gpus_per_node = 6;
+  const Layout l = layout(6, 1, 8, 1);
+  const StepTime split = estimate_step_time(eight.job, eight.cluster, l);
+  const StepTime whole = estimate_step_time(six.job, six.cluster, l);
+  EXPECT_CLOSE(split.breakdown.tp_comm_s / whole.breakdown.tp_comm_s,
+               eight.cluster.intra_node_bandwidth_bytes_per_s / eight.cluster.inter_node_bandwidth_bytes_per_s, 1e-9);
+  // TP communication overlap hides traffic behind GEMMs only with sequence parallelism.
+  Layout sp = layout(8, 1, 6, 1);
+  const StepTime off = estimate_step_time(eight.job, eight.cluster, sp, {false, false, true, std::nullopt});
+  CHECK(!off.settings.tp_comm_overlap);
+  sp.sequence_parallel = true;
+  const StepTime on = estimate_step_time(eight.job, eight.cluster, sp, {false, false, true, std::nullopt});
+  CHECK(on.settings.tp_comm_overlap);
+  CHECK(on.breakdown.tp_comm_s < off.breakdown.tp_comm_s);
+  EXPECT_CLOSE(on.breakdown.tp_comm_s + on.breakdown.tp_hidden_s, off.breakdown.tp_comm_s, 1e-9);
+}
+
+TEST_CASE("context parallelism: ring traffic scales with the key/value heads and CP splits the compute") {
+  Setup s(64, 64);
+  s.job.seq = 32768;
+  Layout l = layout(8, 1, 4, 1);
+  l.cp = 2;
+  const StepTime mha = estimate_step_time(s.job, s.cluster, l);
+  const StepTime whole = estimate_step_time(s.job, s.cluster, layout(8, 1, 8, 1));
+  s.job.architecture.kv_heads = 12;  // GQA: 8× fewer key/value heads
+  const StepTime gqa = estimate_step_time(s.job, s.cluster, l);
+  const double mha_traffic = mha.breakdown.cp_comm_s + mha.breakdown.cp_hidden_s;
+  CHECK(mha_traffic > 0);
+  EXPECT_CLOSE((gqa.breakdown.cp_comm_s + gqa.breakdown.cp_hidden_s) / mha_traffic, 1.0 / 8, 1e-9);
+  CHECK(whole.breakdown.cp_comm_s == 0);
+  // Per micro-batch each GPU computes half the tokens, with twice the micro-batches per replica.
+  EXPECT_CLOSE(mha.breakdown.compute_s, whole.breakdown.compute_s, 1e-9);
+}
+
+TEST_CASE("MoE all-to-all carries top-k × capacity-factor slots") {
+  Setup s(64, 64);
+  s.job.architecture.moe.experts = 8;
+  s.job.architecture.moe.top_k = 2;
+  Layout l = layout(1, 1, 64, 1);
+  l.ep = 8;
+  s.job.architecture.moe.capacity_factor = 1.0;
+  const double one = estimate_step_time(s.job, s.cluster, l).breakdown.moe_comm_s;
+  s.job.architecture.moe.capacity_factor = 2.0;
+  CHECK(one > 0);
+  // The FLOPs grow with the padded slots too, so only the all-to-all is compared.
+  EXPECT_CLOSE(estimate_step_time(s.job, s.cluster, l).breakdown.moe_comm_s / one, 2.0, 1e-9);
+}
+
+TEST_CASE("the pipeline runs at its slowest stage: the last stage's logits, uneven splits") {
+  Setup s(64, 64);
+  Layout l = layout(8, 8, 1, 1);
+  const StepTime even = estimate_step_time(s.job, s.cluster, l);
+  CHECK(even.breakdown.logits_s > 0);       // the last stage carries the output layer and loss
+  CHECK(even.breakdown.embedding_s == 0);   // and is slower than the first
+  EXPECT_CLOSE(even.step_time_s, even.breakdown.total_s(), 1e-12);
+  // Uneven stages, 13 + 12·6 + 11 = 96: the extra layer belongs on the first stage, not beside the logits.
+  Layout first_heavy = l, last_heavy = l;
+  first_heavy.first_stage_layers = last_heavy.last_stage_layers = 13;
+  first_heavy.last_stage_layers = last_heavy.first_stage_layers = 11;
+  const StepTime a = estimate_step_time(s.job, s.cluster, first_heavy);
+  const StepTime b = estimate_step_time(s.job, s.cluster, last_heavy);
+  CHECK(a.step_time_s < b.step_time_s);
+  CHECK(a.step_time_s > even.step_time_s);  // either way the slowest stage has 13 layers' work
+  CHECK(a.breakdown.embedding_s > 0);       // the first stage is now the slowest
+  // Bubble: with even stages and no logits it is (p − 1)/v stage-times (Narayanan et al. 2021).
+  const double stage_s = (even.breakdown.compute_s + even.breakdown.recompute_s + even.breakdown.tp_comm_s +
+                          even.breakdown.pp_comm_s) / 64;
+  CHECK(even.breakdown.bubble_s == doctest::Approx(7 * stage_s).epsilon(0.02));
+}
