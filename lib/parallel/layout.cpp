@@ -2,6 +2,7 @@
 #include "parallel/layout.hpp"
 
 #include "core/error.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
 
@@ -32,8 +33,7 @@ std::string layout_violation(const Layout& l, const JobSpec& job, const ClusterS
     return "TP·PP·DP = " + s(l.tp) + "·" + s(l.pp) + "·" + s(l.dp) + " = " + s(l.gpus()) + " is not the " +
            s(cluster.gpus) + " GPUs";
   if (a.heads % l.tp != 0) return "heads " + s(a.heads) + " are not divisible by TP " + s(l.tp);
-  if (a.layers % (l.pp * l.vpp) != 0)
-    return "layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp);
+  if (std::string split = stage_split_violation(a.layers, l); !split.empty()) return split;
   if (job.global_batch % (static_cast<long long>(l.micro_batch) * l.dp) != 0)
     return "global batch " + s(job.global_batch) + " is not divisible by micro-batch·DP = " +
            s(static_cast<long long>(l.micro_batch) * l.dp);

@@ -61,6 +61,13 @@ TEST_CASE("shapes.yaml: the families, their sources and ST-MoE's recommendations
   CHECK(megatron.rule == ShapeRule::kBands);
   CHECK(megatron.bands.size() == 15);
   CHECK(megatron.vocab_pad_per_tp == 128);
+  for (const char* name : {"llama2", "llama3"}) {
+    const auto& family = cat.shape_family(name);
+    CHECK(family.rule == ShapeRule::kAspect);
+    CHECK(family.rows.size() == 3);
+    CHECK(cat.find_model(family.block) != nullptr);
+  }
+  CHECK(cat.shape_family("llama3").rows.back().layers == 126);
   const auto& st = cat.moe_recommendation();
   CHECK(st.top_k == 2);
   CHECK(st.capacity_factor == 1.25);
