@@ -15,6 +15,16 @@ namespace {
 
 model::Architecture arch(const std::string& name) { return catalog::load_catalog().model(name).architecture; }
 
+// A Megatron-LM job (fp32 main gradients: 18 bytes per parameter before sharding).
+JobSpec megatron_job(const std::string& name, long long seq, long long global_batch) {
+  JobSpec job;
+  job.architecture = arch(name);
+  job.seq = seq;
+  job.global_batch = global_batch;
+  job.optimizer = Optimizer::kMegatronAdam;
+  return job;
+}
+
 ActivationShape shape(long long seq, int tp, bool sp, AttentionKernel kernel) {
   ActivationShape x;
   x.seq = seq;
@@ -85,11 +95,7 @@ TEST_CASE("FlashAttention removes the s² term: the 530B layer of Korthikanti Ta
 }
 
 TEST_CASE("Megatron's optimizer bytes: 18 per parameter, or 6 + 12/DP with the distributed optimizer") {
-  JobSpec job;
-  job.architecture = arch("llama2-7b");
-  job.seq = 4096;
-  job.global_batch = 64;
-  job.optimizer = Optimizer::kMegatronAdam;
+  JobSpec job = megatron_job("llama2-7b", 4096, 64);
   const double n = model::count_params(job.architecture).total();
   CHECK(n == 6'738'415'616.0);  // the released Llama-2 7B checkpoint's count
   Layout l;
@@ -113,11 +119,7 @@ TEST_CASE("MoE expert states are sharded over the expert-data-parallel group: gp
   // gpt-oss-120b by hand: a routed expert is 3·2880² weights + 3·2880 biases = 24,891,840; 36 layers × 128 experts
   // = 114,701,598,720 routed parameters; the rest (attention with biases 26,550,080, norms 5,760 and router
   // 368,640 per layer, final norm 2,880, untied embedding and unembedding 2 × 201,088 × 2,880) = 2,127,551,040.
-  JobSpec job;
-  job.architecture = arch("gpt-oss-120b");
-  job.seq = 4096;
-  job.global_batch = 64;
-  job.optimizer = Optimizer::kMegatronAdam;
+  JobSpec job = megatron_job("gpt-oss-120b", 4096, 64);
   const double routed = 114'701'598'720.0, dense = 2'127'551'040.0;
   CHECK(model::count_params(job.architecture).routed_experts == routed);
   CHECK(model::count_params(job.architecture).total() == routed + dense);
@@ -140,11 +142,7 @@ TEST_CASE("MoE expert states are sharded over the expert-data-parallel group: gp
 }
 
 TEST_CASE("FP8 adds the FP8 weight copies and their scaling state, not a second optimizer") {
-  JobSpec job;
-  job.architecture = arch("llama2-7b");
-  job.seq = 4096;
-  job.global_batch = 8;
-  job.optimizer = Optimizer::kMegatronAdam;
+  JobSpec job = megatron_job("llama2-7b", 4096, 8);
   Layout l;
   l.dp = 8;
   l.zero_stage = 1;

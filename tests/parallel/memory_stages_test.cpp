@@ -5,13 +5,13 @@
 #include "catalog/catalog.hpp"
 #include "parallel/layout.hpp"
 #include "parallel/memory_model.hpp"
+#include "parallel/search.hpp"
 #include "parallel/stages.hpp"
 
 using namespace isoflop;
 using namespace isoflop::parallel;
 
 namespace {
-
 
 JobSpec job_for(const std::string& model, long long seq, long long global_batch) {
   JobSpec job;
@@ -31,6 +31,18 @@ ClusterSpec cluster_of(const std::string& gpu, int gpus) {
   return c;
 }
 
+// Llama-3 405B as Dubey et al. 2024 Table 4 lays it out: TP 8 with sequence parallelism, PP 16, DP 64,
+// micro-batch 1, Megatron's distributed optimizer.
+Layout llama3_405b_layout() {
+  Layout l;
+  l.tp = 8;
+  l.pp = 16;
+  l.dp = 64;
+  l.sequence_parallel = true;
+  l.zero_stage = 1;
+  return l;
+}
+
 double usable(const ClusterSpec& c) { return usable_memory_bytes(c.accelerator, MemoryOptions{}); }
 
 }  // namespace
@@ -40,13 +52,7 @@ TEST_CASE("Llama-3 405B on 8,192 H100: TP 8 × PP 16 with 7 layers on the first 
   // §3.3.2: one Transformer layer fewer on the first and the last stage (126 = 7 + 14 × 8 + 7).
   const JobSpec job = job_for("llama3-405b", 8192, 2048);
   const ClusterSpec cluster = cluster_of("h100-sxm5-80gb", 8192);
-  Layout l;
-  l.tp = 8;
-  l.pp = 16;
-  l.dp = 64;
-  l.sequence_parallel = true;
-  l.zero_stage = 1;
-  l.micro_batch = 1;
+  Layout l = llama3_405b_layout();
   CHECK(layout_violation(l, job, cluster) ==
         "layers 126 are not divisible by PP·VPP = 16 (give the first and last stages' layers for an uneven split)");
   l.first_stage_layers = 7;
@@ -72,12 +78,7 @@ TEST_CASE("Llama-3 405B on 8,192 H100: TP 8 × PP 16 with 7 layers on the first 
 
 TEST_CASE("uneven stages: the most loaded stage carries its own layers, embedding or logits") {
   const JobSpec job = job_for("llama3-405b", 8192, 2048);
-  Layout l;
-  l.tp = 8;
-  l.pp = 16;
-  l.dp = 64;
-  l.sequence_parallel = true;
-  l.zero_stage = 1;
+  Layout l = llama3_405b_layout();
   l.first_stage_layers = 7;
   l.last_stage_layers = 7;
   const MemoryBreakdown uneven = estimate_memory(job, l);
@@ -150,4 +151,15 @@ TEST_CASE("a 7B on 128 H100 fits with FlashAttention, not with eager attention")
   const MemoryBreakdown eager = estimate_memory(job, l);
   CHECK(eager.total_bytes() > usable(cluster));
   CHECK(eager.activations_bytes - flash.activations_bytes == 32 * (2.0 * 32 * 4096 * 4096 - 4.0 * 32 * 4096));
+}
+
+TEST_CASE("the layout search finds a 7B on 128 H100 feasible with FlashAttention") {
+  JobSpec job = job_for("llama2-7b", 4096, 1024);
+  const ClusterSpec cluster = cluster_of("h100-sxm5-80gb", 128);
+  const SearchResult r = search_layouts(job, cluster, SearchOptions{});
+  REQUIRE(r.feasible());
+  for (const RankedLayout& l : r.layouts) {
+    CHECK(layout_violation(l.layout, job, cluster) == "");
+    CHECK(l.memory.total_bytes() <= usable(cluster));
+  }
 }
