@@ -150,7 +150,8 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const Memor
     if (first) dense += (split.embedding - split.position_embedding) / t + split.position_embedding;
     // The last stage holds the final norm and the output layer: the untied head, or with PP > 1 a copy of the
     // tied embedding (its gradient is all-reduced with the first stage's).
-    if (last) dense += split.final_norm + (split.output_head > 0 ? split.output_head : (l.pp > 1 ? split.embedding - split.position_embedding : 0.0)) / t;
+    const double tied_copy = l.pp > 1 ? split.embedding - split.position_embedding : 0.0;
+    if (last) dense += split.final_norm + (split.output_head > 0 ? split.output_head : tied_copy) / t;
     const ModelStateBytes d = zero_model_states(dense, dense_shards, l.zero_stage, gradient_bytes);
     const ModelStateBytes e = zero_model_states(experts, expert_shards, l.zero_stage, gradient_bytes);
     MemoryBreakdown b;

@@ -60,10 +60,11 @@ struct ActivationShape {
 // inputs of QKV and fc1 2sbh each; with dropout its masks 2sbh (these 10sbh stay whole on each TP rank without
 // sequence parallelism); Q 2sbq, K and V 2s·b·kv each (GQA: kv = kv heads × head size); the output projection's
 // input 2sbq; the MLP's activation input 2sbf (gated: 4sbf for gate and up) and fc2's input 2sbf; eager
-// attention adds the score matrix 5·a·s²·b (softmax output, dropout mask and output), FlashAttention (Dao et al.
-// 2022) only the fp32 log-sum-exp per query and head, 4·a·s·b (eager without dropout: the softmax output alone, 2·a·s²·b). MoE blocks run top-k × capacity-factor routed
-// copies of each token (and the shared experts) through expert MLPs. FP8 GEMMs (Transformer Engine) keep their
-// inputs in 1 byte. Selective recompute drops the attention core's tensors; full recompute keeps only the
+// attention adds the score matrix 5·a·s²·b (softmax output, dropout mask and output; without dropout the softmax
+// output alone, 2·a·s²·b), FlashAttention (Dao et al. 2022) only the fp32 log-sum-exp per query and head,
+// 4·a·s·b. MoE blocks run top-k × capacity-factor routed copies of each token (and the shared experts) through
+// expert MLPs, split like the dense MLP (expert TP = TP). FP8 GEMMs (Transformer Engine) keep their inputs in
+// 1 byte. Selective recompute drops the attention core's tensors; full recompute keeps only the
 // block input, 2sbh (2sbh/t when sequence parallelism shards it). Context parallelism keeps s/cp tokens per
 // rank. With MHA, ffn = 4h, eager attention, dropout and bf16 this is Korthikanti's Table 2.
 double layer_activation_bytes(const model::Architecture& architecture, const ActivationShape& shape);

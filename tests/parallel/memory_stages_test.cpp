@@ -107,6 +107,9 @@ TEST_CASE("the last stage is charged its output layer and fp32 logits") {
   l.dp = 8;
   const MemoryBreakdown m = estimate_memory(job, l);
   CHECK(m.embeddings_logits_bytes == 4.0 * 4096 * (4096 + 32000));
+  // Its 16-bit weights: 16 blocks of 4·4096² + 3·4096·11008 + 2·4096, the final RMSNorm (4096) and the untied
+  // output layer (32000 × 4096).
+  CHECK(m.weights_bytes == 2 * (16 * 202'383'360.0 + 4096 + 32000.0 * 4096));
   // Uneven: 20 layers on the first stage make it the most loaded, without the logits.
   l.first_stage_layers = 20;
   l.last_stage_layers = 12;

@@ -56,7 +56,8 @@ TEST_CASE("uneven splits Megatron-Core refuses") {
   CHECK(stage_split_violation(126, pipeline(16, 6, 7)) ==
         "the 113 layers between the first and last stages are not divisible by the 14 remaining stages");
   CHECK(stage_split_violation(126, pipeline(16, 7, 7, 2)) == "first stage layers 7 are not divisible by VPP 2");
-  CHECK(stage_split_violation(10, pipeline(2, 4, 5)) == "1 layers remain for 0 middle stages after the first and last stages");
+  CHECK(stage_split_violation(10, pipeline(2, 4, 5)) ==
+        "1 layers remain for 0 middle stages after the first and last stages");
   CHECK(stage_split_violation(12, pipeline(1, 12)) == "first and last stage layers need PP > 1");
   CHECK(stage_split_violation(10, pipeline(4, 2, 2, 2)) == "layers per middle stage 3 are not divisible by VPP 2");
   CHECK(stage_split_violation(20, pipeline(4, 2, 2, 2)).empty());
