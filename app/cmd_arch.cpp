@@ -11,13 +11,14 @@ namespace {
 
 const CommandHelp kHelp = {
     "arch",
-    "isoflop arch (--params N | --active-params N) [--style chinchilla|kaplan|megatron] [--tp T] [--vocab V]\n"
+    "isoflop arch (--params N | --active-params N) [--style chinchilla|kaplan|megatron|llama2|llama3] [--tp T] [--vocab V]\n"
     "       [--seq S] [--top K] [--moe --experts E [--top-k K] [--capacity-factor F] [--moe-every K] [--ep D]]",
     "Proposes layers, d_model, heads and ffn whose exact parameter count is within 2% of N, with d_model a\n"
     "multiple of 128, heads of 64 or 128 divisible by the tensor-parallel degree, and depth against width after a\n"
     "reference family from data/shapes.yaml: chinchilla (the aspect ratio d_model/layers of Hoffmann et al. 2022\n"
     "Table A9 and Chinchilla 70B, averaged around N), kaplan (the constant aspect of Kaplan et al. 2020's\n"
-    "(48, 1600) model) or megatron (NeMo's GPT-3 size bands fix d_model and heads; the depth makes up N). The\n"
+    "(48, 1600) model), megatron (NeMo's GPT-3 size bands fix d_model and heads; the depth makes up N), llama2\n"
+    "or llama3 (the aspect of Llama 2 7B-70B or Llama 3 8B-405B, with their SwiGLU, grouped-query block). The\n"
     "block (norm, positions, activation, ffn / d_model, vocabulary, sequence) is the family's reference model.\n"
     "It prints the exact count, the ratio to the target and the next best shapes. With --moe it shapes a sparse\n"
     "model: N is the total (or, with --active-params, the active) count, and it reports total and active\n"
@@ -38,7 +39,7 @@ int run_arch(const std::vector<std::string>& args) {
   options.add_options()
       ("params", po::value<std::string>()->value_name("N"), "parameter budget (total parameters), e.g. 70B")
       ("active-params", po::value<std::string>()->value_name("N"), "with --moe: the active parameters per token instead")
-      ("style", po::value<std::string>()->value_name("NAME"), "reference family: chinchilla|kaplan|megatron (default chinchilla)")
+      ("style", po::value<std::string>()->value_name("NAME"), "reference family: chinchilla|kaplan|megatron|llama2|llama3 (default chinchilla)")
       ("tp", po::value<std::string>()->value_name("T"), "tensor-parallel degree, a power of 2: heads divisible by it (default 1)")
       ("vocab", po::value<std::string>()->value_name("V"), "vocabulary size (default: the family's)")
       ("seq", po::value<std::string>()->value_name("S"), "sequence length (default: the family's)")

@@ -8,9 +8,13 @@
 
 namespace isoflop::model {
 
-enum class Activation { kGelu, kSwiglu, kRelu };
-inline constexpr EnumNames<Activation, 3> kActivationNames{
-    {{{Activation::kGelu, "gelu"}, {Activation::kSwiglu, "swiglu"}, {Activation::kRelu, "relu"}}}};
+// MLP activation. SwiGLU is gated (three matrices: gate, up, down; Shazeer 2020); squared ReLU (So et al.
+// 2021, Nemotron-4) and the others use two.
+enum class Activation { kGelu, kSwiglu, kRelu, kSquaredRelu };
+inline constexpr EnumNames<Activation, 4> kActivationNames{{{{Activation::kGelu, "gelu"},
+                                                            {Activation::kSwiglu, "swiglu"},
+                                                            {Activation::kRelu, "relu"},
+                                                            {Activation::kSquaredRelu, "squared-relu"}}}};
 
 enum class PositionalEncoding { kLearned, kRotary, kAlibi, kRelative, kNone };
 inline constexpr EnumNames<PositionalEncoding, 5> kPositionalEncodingNames{{{{PositionalEncoding::kLearned, "learned"},
@@ -54,6 +58,7 @@ struct Architecture {
   bool bias = true;                    // linear layers and norms carry biases
   MoeConfig moe;
 
+  bool gated_mlp() const { return activation == Activation::kSwiglu; }
   int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   long long effective_head_size() const { return head_size > 0 ? head_size : (heads > 0 ? d_model / heads : 0); }
   bool operator==(const Architecture&) const = default;

@@ -6,7 +6,7 @@
 namespace isoflop::model {
 namespace {
 
-double mlp_matrices(const Architecture& a) { return a.activation == Activation::kSwiglu ? 3.0 : 2.0; }
+double mlp_matrices(const Architecture& a) { return a.gated_mlp() ? 3.0 : 2.0; }
 
 // How the MLPs of an architecture split between dense layers and MoE layers, per token, forward.
 struct MlpShape {

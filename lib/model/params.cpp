@@ -4,7 +4,7 @@
 namespace isoflop::model {
 namespace {
 
-bool gated(const Architecture& a) { return a.activation == Activation::kSwiglu; }
+bool gated(const Architecture& a) { return a.gated_mlp(); }
 
 double mlp_block(const Architecture& a, long long hidden) {
   const double h = static_cast<double>(a.d_model), f = static_cast<double>(hidden);
@@ -48,6 +48,7 @@ ParamCount count_params(const Architecture& a) {
     const double expert = mlp_block(a, expert_hidden);
     const double router = h * a.moe.experts;
     p.experts = p.moe_layers * ((a.moe.experts + a.moe.shared_experts) * expert + router);
+    p.routed_experts = p.moe_layers * a.moe.experts * expert;
     active_experts = p.moe_layers * ((a.moe.top_k + a.moe.shared_experts) * expert + router);
   }
   p.output_head = a.tied_embeddings ? 0.0 : static_cast<double>(padded_vocab(a)) * h;

@@ -12,6 +12,7 @@ struct ParamCount {
   double attention = 0;           // all blocks: Q, K, V, output projections (+ biases)
   double mlp = 0;                 // all dense MLPs (+ biases)
   double experts = 0;             // all experts of all MoE blocks, with routers
+  double routed_experts = 0;      // of `experts`, the routed experts (expert parallelism splits these)
   double norms = 0;               // block norms and the final norm
   double output_head = 0;         // untied output projection (0 when tied)
   int moe_layers = 0;             // blocks whose MLP is a mixture of experts

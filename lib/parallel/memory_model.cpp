@@ -1,27 +1,41 @@
-// Per-GPU memory: ZeRO model states and Korthikanti activations on the most loaded pipeline stage.
+// Per-GPU memory: model states under ZeRO / Megatron-Core's distributed optimizer and the activations of
+// modern blocks on the most loaded pipeline stage.
 #include "parallel/memory_model.hpp"
 
 #include <algorithm>
 
 #include "model/params.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
+namespace {
+
+// GEMMs per dense block whose FP8 inputs, weights and output gradients carry scaling state (QKV, attention
+// output, fc1, fc2) and FP8 tensors per GEMM (input, weight, gradient of the output).
+constexpr double kFp8GemmsPerBlock = 4;
+constexpr double kFp8TensorsPerGemm = 3;
+
+}  // namespace
+
 double ParameterSplit::total() const {
   return per_layer_dense * layers + embedding + output_head + final_norm + per_moe_layer_experts * moe_layers;
 }
 
 ParameterSplit split_parameters(const model::Architecture& a) {
   const model::ParamCount c = model::count_params(a);
-  const double final_norm = c.norms / (2 * a.layers + 1);
+  const double norm = c.norms / (2 * a.layers + 1);  // one norm's parameters: two per block and the final one
   ParameterSplit p;
   p.layers = a.layers;
   p.moe_layers = c.moe_layers;
   // Dense MLPs are averaged over the blocks so that a stage's share is proportional to its layers.
-  p.per_layer_dense = (c.attention + c.mlp + c.norms - final_norm) / a.layers;
+  p.per_layer_dense = (c.attention + c.mlp + c.norms - norm) / a.layers;
+  p.per_layer_norms = 2 * norm;
   p.per_moe_layer_experts = c.moe_layers > 0 ? c.experts / c.moe_layers : 0.0;
+  p.per_moe_layer_routed = c.moe_layers > 0 ? c.routed_experts / c.moe_layers : 0.0;
   p.embedding = c.token_embedding + c.position_embedding;
+  p.position_embedding = c.position_embedding;
   p.output_head = c.output_head;
-  p.final_norm = final_norm;
+  p.final_norm = norm;
   return p;
 }
 
@@ -36,64 +50,136 @@ ModelStateBytes zero_model_states(double params, int shards, int stage, double g
   return m;
 }
 
-double activation_bytes_per_layer(long long seq, long long micro_batch, long long d_model, int heads, int tp,
-                                  bool sequence_parallel, Recompute recompute) {
-  const double s = static_cast<double>(seq), b = static_cast<double>(micro_batch), h = static_cast<double>(d_model);
-  const double a = heads, t = tp;
-  const double sbh = s * b * h;
-  const double attention_scores = 5 * a * s / (h * t);  // softmax input/output and dropout mask, per head
-  switch (recompute) {
-    case Recompute::kFull:
-      return 2 * sbh;  // only the layer input is kept (Table 2)
-    case Recompute::kSelective:
-      return sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
-    case Recompute::kNone:
-      break;
-  }
-  return sequence_parallel ? sbh * (34 / t + attention_scores) : sbh * (10 + 24 / t + attention_scores);
+double gradient_bytes_per_param(const JobSpec& job) {
+  // 16 (ZeRO) or 18 (Megatron-LM theoretical_memory_usage.py) bytes per parameter, less 2 of weights and 12
+  // of fp32 master weights and Adam moments.
+  return job.model_state_bytes_per_param() - 14;
 }
 
-MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l) {
+double layer_activation_bytes(const model::Architecture& a, const ActivationShape& x) {
+  const double cp = std::max(1, x.cp), t = std::max(1, x.tp);
+  const double s_full = static_cast<double>(x.seq), s = s_full / cp, b = static_cast<double>(x.micro_batch);
+  const double h = static_cast<double>(a.d_model), heads = a.heads;
+  const double q = heads * static_cast<double>(a.effective_head_size());
+  const double kv = a.effective_kv_heads() * static_cast<double>(a.effective_head_size());
+  const double sb = s * b;
+  // Full recompute keeps only each block's 16-bit input (Korthikanti Table 2), which sequence parallelism
+  // holds as s/t tokens per rank (Megatron-LM checkpoints the block's sharded input).
+  if (x.recompute == Recompute::kFull) return 2 * sb * h / (x.sequence_parallel ? t : 1.0);
+  const double gemm_input = x.precision == MatmulPrecision::kFp8 ? 1.0 : 2.0;  // bytes per saved GEMM input
+  // Per token of one MLP of hidden size f: the activation's input(s), 16-bit (gate and up for a gated MLP),
+  // and fc2's input.
+  const double act_inputs = a.gated_mlp() ? 4.0 : 2.0;
+  auto mlp_inside = [&](double f) { return (act_inputs + gemm_input) * f; };
+  const double masks = x.dropout ? 1.0 : 0.0;  // bytes per element of a dropout mask
+  // Two norm inputs (16-bit), the QKV and fc1 GEMM inputs, two dropout masks (after attention and MLP).
+  const double whole = sb * h * (4 + 2 * gemm_input + 2 * masks);
+  const double attention = sb * (2 * q + 2 * 2 * kv + gemm_input * q);  // Q, K, V and the projection's input
+  const double dense_mlp = sb * mlp_inside(static_cast<double>(model::mlp_hidden_size(a)));
+  double mlp = dense_mlp;
+  if (a.moe.enabled() && a.layers > 0) {
+    const double f = static_cast<double>(a.moe.expert_ffn > 0 ? a.moe.expert_ffn : model::mlp_hidden_size(a));
+    // Each token's routed copies (top-k, padded to the capacity factor) enter the experts as GEMM inputs; the
+    // shared experts see every token once.
+    const double routed = a.moe.top_k * a.moe.capacity_factor;
+    const double moe_mlp = sb * (routed * (gemm_input * h + mlp_inside(f)) + a.moe.shared_experts * mlp_inside(f));
+    const int moe_layers = a.layers / a.moe.every;
+    mlp = (dense_mlp * (a.layers - moe_layers) + moe_mlp * moe_layers) / a.layers;
+  }
+  double core = 0;  // selective recompute recomputes the attention core instead of keeping it
+  if (x.recompute == Recompute::kNone)
+    // Eager: softmax output (2 bytes), its dropout mask and the dropped-out scores (2) for each local query ×
+    // all keys; flash: the fp32 log-sum-exp per query and head.
+    core = x.attention == AttentionKernel::kFlash ? 4 * heads * sb : (2 + 3 * masks) * heads * sb * s_full;
+  const double split = attention + mlp + core;  // divided over the TP ranks (heads and ffn columns)
+  return x.sequence_parallel ? (whole + split) / t : whole + split / t;
+}
+
+double activation_bytes_per_layer(long long seq, long long micro_batch, long long d_model, int heads, int tp,
+                                  bool sequence_parallel, Recompute recompute) {
+  model::Architecture gpt;
+  gpt.layers = 1;
+  gpt.d_model = d_model;
+  gpt.heads = heads;
+  gpt.ffn = 4 * d_model;
+  ActivationShape x;
+  x.seq = seq;
+  x.micro_batch = micro_batch;
+  x.tp = tp;
+  x.sequence_parallel = sequence_parallel;
+  x.recompute = recompute;
+  x.attention = AttentionKernel::kEager;
+  x.dropout = true;
+  return layer_activation_bytes(gpt, x);
+}
+
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const MemoryOptions& options) {
   const auto& arch = job.architecture;
   const ParameterSplit split = split_parameters(arch);
-  const double layers_per_stage = static_cast<double>(arch.layers) / l.pp;
-  const double moe_layers_per_stage = static_cast<double>(split.moe_layers) / l.pp;
-  const double layer_params =
-      (split.per_layer_dense * layers_per_stage + split.per_moe_layer_experts * moe_layers_per_stage / l.ep) / l.tp;
-  // First stage holds the input embedding; the last the output head (or a copy of the tied embedding).
-  const double first_params = layer_params + split.embedding / l.tp;
-  const double last_params = layer_params + (l.pp == 1 ? 0.0 : (split.output_head > 0 ? split.output_head : split.embedding) / l.tp) +
-                             split.final_norm + (l.pp == 1 ? split.output_head / l.tp : 0.0);
-  const double gradient_bytes = job.model_state_bytes_per_param() - 14;  // 2 (ZeRO) or 4 (fp32, Megatron)
-  const long long m = l.micro_batches(job.global_batch);
-  // 1F1B: the first stage keeps min(p, m) micro-batches of its L/p layers in flight, i.e. up to L layers'
-  // worth (Korthikanti §4.2.3); interleaving adds (1 + (p − 1)/(p·v)).
-  const double in_flight = static_cast<double>(std::min<long long>(l.pp, m));
+  const StageLayers layers = pipeline_stage_layers(arch.layers, l);
+  const double t = l.tp, cp = std::max(1, l.cp);
+  const double moe_share = split.layers > 0 ? static_cast<double>(split.moe_layers) / split.layers : 0.0;
+  const double gradient_bytes = gradient_bytes_per_param(job);
+  // Megatron-Core shards dense states over the data-parallel group with context parallelism (DP·CP ranks),
+  // and expert states over the expert-data-parallel group: world / (expert TP · EP · PP) = DP·CP/EP ranks
+  // with expert TP = TP (megatron/core/parallel_state.py; theoretical_memory_usage.py charges expert
+  // parameters num_bytes_per_parameter(expert_data_parallel_size)).
+  const int dense_shards = l.dp * std::max(1, l.cp);
+  const int expert_shards = std::max(1, dense_shards / std::max(1, l.ep));
+  const long long m = std::max(1LL, l.micro_batches(job.global_batch));
+  // Interleaving keeps (1 + (p − 1)/(p·v)) times the stage's micro-batches (Korthikanti §4.2.3).
   double interleave = 1.0;
   if (l.vpp > 1) interleave += static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.vpp);
-  const double per_layer = activation_bytes_per_layer(job.seq, l.micro_batch, arch.d_model, arch.heads, l.tp,
-                                                      l.sequence_parallel, l.recompute);
-  const double activations = per_layer * layers_per_stage * in_flight * interleave;
-  const double sbh = static_cast<double>(job.seq) * l.micro_batch * arch.d_model;
-  // Embedding dropout output on the first stage (s·b·h·p/t), logits in fp32 on the last (4sbh/t·(1 + V/h)).
-  const double embedding_out = sbh * in_flight / l.tp;
-  const double logits = 4 * sbh / l.tp * (1 + static_cast<double>(arch.vocab) / arch.d_model);
+  const ActivationShape shape{job.seq,       l.micro_batch, l.tp,          l.cp,        l.sequence_parallel,
+                              l.recompute,   job.attention, job.precision, job.dropout};
+  const double per_layer = layer_activation_bytes(arch, shape);
+  const double sbh = static_cast<double>(job.seq) / cp * l.micro_batch * arch.d_model;
+  // Embedding dropout mask on the first stage (s·b·h/t per micro-batch in flight); on the last the final norm,
+  // output layer input and fp32 logits, 4sbh/t·(1 + V/h) (Korthikanti §4.2.3).
+  const double embedding_out = job.dropout ? sbh / t : 0.0;
+  const double logits = 4 * sbh / t * (1 + static_cast<double>(model::padded_vocab(arch)) / arch.d_model);
+  const bool fp8 = job.precision == MatmulPrecision::kFp8;
 
-  auto stage = [&](double params, double extra, double layer_activations) {
-    const ModelStateBytes states = zero_model_states(params, l.dp, l.zero_stage, gradient_bytes);
+  auto stage = [&](int stage_layers, long long in_flight, bool first, bool last) {
+    const double moe_layers = stage_layers * moe_share;
+    const double norms = split.per_layer_norms * stage_layers;  // replicated on every TP rank
+    const double layer_sharded = (split.per_layer_dense - split.per_layer_norms) * stage_layers +
+                                 (split.per_moe_layer_experts - split.per_moe_layer_routed) * moe_layers;
+    const double experts = split.per_moe_layer_routed * moe_layers / (t * std::max(1, l.ep));
+    double dense = layer_sharded / t + norms;
+    if (first) dense += (split.embedding - split.position_embedding) / t + split.position_embedding;
+    // The last stage holds the final norm and the output layer: the untied head, or with PP > 1 a copy of the
+    // tied embedding (its gradient is all-reduced with the first stage's).
+    const double tied_copy = l.pp > 1 ? split.embedding - split.position_embedding : 0.0;
+    if (last) dense += split.final_norm + (split.output_head > 0 ? split.output_head : tied_copy) / t;
+    const ModelStateBytes d = zero_model_states(dense, dense_shards, l.zero_stage, gradient_bytes);
+    const ModelStateBytes e = zero_model_states(experts, expert_shards, l.zero_stage, gradient_bytes);
     MemoryBreakdown b;
-    b.weights_bytes = states.weights;
-    b.gradients_bytes = states.gradients;
-    b.optimizer_bytes = states.optimizer;
-    b.activations_bytes = layer_activations;
-    b.embeddings_logits_bytes = extra;
+    b.weights_bytes = d.weights + e.weights;
+    b.gradients_bytes = d.gradients + e.gradients;
+    b.optimizer_bytes = d.optimizer + e.optimizer;
+    if (fp8) {
+      // Transformer Engine keeps each GEMM weight's FP8 cast and its transpose across the micro-batches of a
+      // step (1 byte each), and per FP8 tensor an fp32 amax history, scale and inverse scale.
+      b.weights_bytes += 2 * (layer_sharded / t + experts);
+      const double local_experts = moe_layers * arch.moe.experts / std::max(1, l.ep);
+      const double gemms = kFp8GemmsPerBlock * stage_layers + 2 * local_experts;
+      b.weights_bytes += gemms * kFp8TensorsPerGemm * (options.fp8_amax_history + 2) * 4;
+    }
+    b.activations_bytes = per_layer * stage_layers * static_cast<double>(in_flight) * interleave;
+    b.embeddings_logits_bytes = (first ? embedding_out * static_cast<double>(in_flight) : 0.0) + (last ? logits : 0.0);
     return b;
   };
-  const MemoryBreakdown first = stage(first_params, embedding_out + (l.pp == 1 ? logits : 0.0), activations);
-  if (l.pp == 1) return first;
-  // The last stage runs one micro-batch at a time in 1F1B.
-  const MemoryBreakdown last = stage(last_params, logits, per_layer * layers_per_stage * interleave);
-  return last.total_bytes() > first.total_bytes() ? last : first;
+  // 1F1B: stage i keeps min(p − i, m) micro-batches in flight; the first stage the most, the last one.
+  const long long p = l.pp;
+  if (p == 1) return stage(layers.first, 1, true, true);
+  MemoryBreakdown most = stage(layers.first, std::min(p, m), true, false);
+  auto keep = [&](const MemoryBreakdown& b) {
+    if (b.total_bytes() > most.total_bytes()) most = b;
+  };
+  if (p > 2) keep(stage(layers.middle, std::min(p - 1, m), false, false));
+  keep(stage(layers.last, 1, false, true));
+  return most;
 }
 
 double usable_memory_bytes(const catalog::Accelerator& accelerator, const MemoryOptions& options) {

@@ -106,6 +106,25 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
   CHECK(error_of("gridz: []\n").find("unknown section 'gridz' (did you mean 'grids'?)") != std::string::npos);
   CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 100, heads: 3, vocab: 10, source: s}\n")
             .find("not divisible by heads") != std::string::npos);
+  CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 64, heads: 4, vocab: 10, activation: geglu, source: s}\n")
+            .find("'geglu' is not one of gelu|swiglu|relu|squared-relu") != std::string::npos);
+  CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 64, heads: 4, kv_heads: 3, vocab: 10, source: s}\n")
+            .find("heads 4 must be a multiple of kv_heads") != std::string::npos);
+}
+
+TEST_CASE("a user's model entry with a modern block parses every field") {
+  Catalog c = load_catalog();
+  merge_catalog_text("models:\n  - {name: mine, layers: 4, d_model: 256, heads: 8, kv_heads: 2, ffn: 768, activation: "
+                     "squared-relu,\n     vocab: 1000, seq: 512, positional: rotary, norm: rmsnorm, tied_embeddings: false,"
+                     " bias: false, source: s}\n",
+                     "user.yaml", &c);
+  const auto& a = c.model("mine").architecture;
+  CHECK(a.activation == model::Activation::kSquaredRelu);
+  CHECK(a.effective_kv_heads() == 2);
+  CHECK(a.positional == model::PositionalEncoding::kRotary);
+  CHECK(a.norm == model::NormKind::kRmsNorm);
+  CHECK(!a.tied_embeddings);
+  CHECK(!a.bias);
 }
 
 TEST_CASE("the Patterson et al. 2021 Table 4 datacenter grids and PUE presets are present") {

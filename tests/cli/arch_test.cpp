@@ -169,7 +169,7 @@ TEST_CASE("arch: bad input exits 2 with one line naming the option") {
   CHECK(error_of("arch --params 70B --style chinchilla --tp 0") == "isoflop: error: --tp: '0' must be positive\n");
   CHECK(error_of("arch --params 70B --style chinchila") ==
         "isoflop: error: --style: unknown shape family 'chinchila' (did you mean 'chinchilla'?); accepted: "
-        "chinchilla, kaplan, megatron (see 'isoflop catalog')\n");
+        "chinchilla, kaplan, llama2, llama3, megatron (see 'isoflop catalog')\n");
   // Values past an int are refused, not wrapped (4294967298 would wrap to 2).
   CHECK(error_of("arch --params 70B --tp 4294967298") ==
         "isoflop: error: --tp: 4294967298 is too large (at most 1000000)\n");

@@ -34,10 +34,42 @@ TEST_CASE("Narayanan et al. 2021 eq. 2: 529.6B, 1008.0B and BLOOM 176.28B") {
 TEST_CASE("catalog models land on their published sizes") {
   const catalog::Catalog cat = catalog::load_catalog();
   for (const char* id : {"gpt3-175b", "gopher-280b", "chinchilla-70b", "mt-nlg-530b", "megatron-1t", "bloom-176b",
-                         "palm-540b", "llama2-70b"}) {
+                         "palm-540b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
+                         "llama3-405b", "nemotron4-340b", "gpt-oss-120b", "gpt-oss-20b"}) {
     const auto& m = cat.model(id);
     INFO(id << ": " << count_params(m.architecture).total());
     EXPECT_CLOSE(count_params(m.architecture).total(), m.published_params, 0.03);
+  }
+}
+
+TEST_CASE("modern blocks count exactly: SwiGLU, GQA, RoPE, RMSNorm, untied heads, squared ReLU") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  // Released checkpoints: Llama-2 7B holds 6,738,415,616 parameters and Llama-3.1 405B 405,853,388,800
+  // (3 SwiGLU matrices, no position table, RMSNorm scales only, separate embedding and output layer). By hand
+  // for 405B: 126 × (2·16384² + 2·16384·1024 + 3·16384·53248 + 2·16384) + 2 × 128256 × 16384 + 16384.
+  CHECK(count_params(cat.model("llama2-7b").architecture).total() == 6'738'415'616.0);
+  const ParamCount llama3 = count_params(cat.model("llama3-405b").architecture);
+  CHECK(llama3.total() == 405'853'388'800.0);
+  CHECK(llama3.position_embedding == 0);
+  CHECK(llama3.output_head == 128256.0 * 16384);
+  // Nemotron-4 340B: squared ReLU keeps two MLP matrices (a gated MLP would add 96 × 18432 × 73728).
+  Architecture nemotron = cat.model("nemotron4-340b").architecture;
+  const double two_matrices = count_params(nemotron).mlp;
+  CHECK(two_matrices == 96 * 2.0 * 18432 * 73728);
+  nemotron.activation = Activation::kSwiglu;
+  CHECK(count_params(nemotron).mlp - two_matrices == 96.0 * 18432 * 73728);
+}
+
+TEST_CASE("gpt-oss: the model card's total and active counts") {
+  // OpenAI 2025 model card Table 1: 116.83B total / 5.13B active (120b), 20.91B / 3.61B (20b); the active count
+  // leaves out the input embedding (a lookup), and keeps the unembedding.
+  const catalog::Catalog cat = catalog::load_catalog();
+  struct Row { const char* id; double total; double active; };
+  for (const Row& r : {Row{"gpt-oss-120b", 116.83e9, 5.13e9}, Row{"gpt-oss-20b", 20.91e9, 3.61e9}}) {
+    const ParamCount p = count_params(cat.model(r.id).architecture);
+    INFO(r.id << ": " << p.total() << " total, " << p.active - p.token_embedding << " active");
+    EXPECT_CLOSE(p.total(), r.total, 5e-4);
+    EXPECT_CLOSE(p.active - p.token_embedding, r.active, 5e-3);
   }
 }
 

@@ -61,6 +61,13 @@ TEST_CASE("shapes.yaml: the families, their sources and ST-MoE's recommendations
   CHECK(megatron.rule == ShapeRule::kBands);
   CHECK(megatron.bands.size() == 15);
   CHECK(megatron.vocab_pad_per_tp == 128);
+  for (const char* name : {"llama2", "llama3"}) {
+    const auto& family = cat.shape_family(name);
+    CHECK(family.rule == ShapeRule::kAspect);
+    CHECK(family.rows.size() == 3);
+    CHECK(cat.find_model(family.block) != nullptr);
+  }
+  CHECK(cat.shape_family("llama3").rows.back().layers == 126);
   const auto& st = cat.moe_recommendation();
   CHECK(st.top_k == 2);
   CHECK(st.capacity_factor == 1.25);
@@ -115,6 +122,28 @@ TEST_CASE("70B in the Chinchilla style lands on Chinchilla's own 80 layers x 819
       CHECK((alt.architecture.layers != 80 || alt.architecture.d_model != 8192));
     }
   }
+}
+
+TEST_CASE("Llama 3 style: 70B lands on Llama-3 70B's 80 x 8192 with its grouped-query, untied SwiGLU block") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const FamilyShapeOptions o = options_for(cat, "llama3", 8);
+  const FamilyShapeResult r = shape_by_family(70.6e9, o);
+  const Architecture& a = r.best.architecture;
+  CHECK(a.layers == 80);
+  CHECK(a.d_model == 8192);
+  CHECK(a.heads == 64);
+  CHECK(a.effective_kv_heads() == 8);  // the block's 8 query heads per key/value head
+  CHECK(a.ffn == 28672);               // 3.5 d_model
+  CHECK(a.activation == Activation::kSwiglu);
+  CHECK(!a.tied_embeddings);
+  CHECK(a.positional == PositionalEncoding::kRotary);
+  CHECK(a.vocab == 128256);
+  check_constraints(r.best, o, 70.6e9);
+  // 405B keeps the family's widest aspect, Llama-3 405B's 16384 / 126 = 130 (within 2 %).
+  const FamilyShapeResult big = shape_by_family(405e9, o);
+  const double aspect = static_cast<double>(big.best.architecture.d_model) / big.best.architecture.layers;
+  EXPECT_CLOSE(aspect, 16384.0 / 126, 0.02);
+  check_constraints(big.best, o, 405e9);
 }
 
 TEST_CASE("Kaplan and Megatron styles: 1.5B near GPT-2's 48 x 1600 aspect, 175B on NeMo's 12288 band") {
