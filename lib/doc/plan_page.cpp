@@ -45,7 +45,10 @@ std::string allocation_section(const plan::PlanResult& p) {
   for (const auto& l : p.band.laws)
     t.add_row({l.law, units::format_count(l.params), units::format_count(l.tokens),
                units::format_significant(l.tokens_per_param), l.loss ? units::format_significant(*l.loss, 4) : "-"});
-  return out + t.render();
+  out += t.render();
+  for (const auto& s : p.band.skipped) out += "  skipped " + s.law + ": " + s.reason + "\n";
+  for (const auto& n : p.band.notes) out += "  note: " + n + "\n";
+  return out;
 }
 
 std::string architecture_section(const plan::PlanResult& p) {

@@ -112,6 +112,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   constexpr int kBatchIterations = 3;
   double batch_tokens = o.global_batch_tokens;
   bool batch_pinned = o.global_batch_pinned;
+  std::string batch_note;  // how the held batch was chosen
   for (int i = 0; i < o.max_iterations; ++i) {
     r.iterations = i + 1;
     law_flops = time_like ? peak * u * seconds : *budget.flops;
@@ -130,12 +131,13 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     if (batch_pinned && !o.global_batch_pinned) {  // held from an earlier iteration: keep how it was chosen
       found.choice.target_tokens = r.batch.target_tokens;
       found.choice.pinned = false;
-      found.choice.note = r.batch.note;
+      found.choice.note = batch_note;
     }
     r.batch = std::move(found.choice);
     if (i + 1 >= kBatchIterations && !batch_pinned) {
       batch_tokens = r.batch.tokens;
       batch_pinned = true;
+      batch_note = "held from iteration " + std::to_string(kBatchIterations) + ": " + r.batch.note;
     }
     if (!r.layouts.feasible()) break;
     const double new_u = 6 * r.allocation.params * r.layouts.layouts.front().time.tokens_per_s / peak;
@@ -156,7 +158,8 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   if (!r.layouts.feasible()) {
     r.flops_convention = FlopsConvention::kSixND;
     r.flops = law_flops;
-    r.problem = infeasible_problem(r.job, o.cluster, o.search, *r.layouts.infeasible, o.min_mfu);
+    r.problem = infeasible_problem(r.job, o.cluster, o.search, *r.layouts.infeasible, o.min_mfu,
+                                   r.batch.ceiling_tokens);
     return r;
   }
   const parallel::StepTime& best = r.layouts.layouts.front().time;

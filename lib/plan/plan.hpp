@@ -38,7 +38,7 @@ struct Budget {
 
 struct PlanOptions {
   catalog::LawSpec law;                     // the law used for the allocation
-  std::vector<catalog::LawSpec> band_laws;  // every law, for the band
+  std::vector<catalog::LawSpec> band_laws;  // the band: the allocation law first, then the catalog's others
   parallel::ClusterSpec cluster;
   catalog::Node node;                  // for node power
   model::Architecture family;          // reference family for shaping (e.g. chinchilla-70b)

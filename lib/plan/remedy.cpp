@@ -1,7 +1,6 @@
 // Reasons and concrete changes for a plan that cannot be acted on.
 #include "plan/remedy.hpp"
 
-#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -95,14 +94,14 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
 
 PlanProblem infeasible_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
                                const parallel::SearchOptions& search, const parallel::Infeasibility& why,
-                               double min_mfu) {
+                               double min_mfu, double ceiling_tokens) {
   PlanProblem p;
   p.reason = why.reason;
   p.changes = why.changes;
   if (!p.changes.empty()) return p;  // the search's own changes (memory): fields the plan takes too
   // No valid layout at all: find the GPU count, or the batch, at which this model runs.
   if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
-  if (auto c = larger_batch(job, cluster, search, min_mfu, INFINITY)) p.changes.push_back(std::move(*c));
+  if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
   return p;
 }
 

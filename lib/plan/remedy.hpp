@@ -26,6 +26,6 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
 // sequences than data-parallel ranks), fewer GPUs or a larger batch at which the model runs at `min_mfu`.
 PlanProblem infeasible_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
                                const parallel::SearchOptions& search, const parallel::Infeasibility& why,
-                               double min_mfu);
+                               double min_mfu, double ceiling_tokens);
 
 }  // namespace isoflop::plan

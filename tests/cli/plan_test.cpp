@@ -39,9 +39,16 @@ TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
   CHECK(std::fabs(doc["shape"]["params"].get<double>() / n - 1) < 0.02);
   CHECK(doc["shape"]["params_ratio_to_target"].get<double>() == doc["shape"]["params"].get<double>() / n);
   CHECK(doc["architecture"]["d_model"].get<long long>() % 128 == 0);
-  // The global batch is near the 4M-token target and whole in sequences.
+  // The global batch starts at the 4M-token target, whole in sequences, and stays under its ceiling.
   const long long batch = doc["job"]["global_batch"].get<long long>();
-  CHECK(std::fabs(batch * doc["job"]["seq"].get<double>() / 4e6 - 1) < 0.5);
+  CHECK(batch * doc["job"]["seq"].get<double>() >= 4e6 / 1.5);
+  CHECK(batch * doc["job"]["seq"].get<double>() == doc["batch"]["tokens"].get<double>());
+  CHECK(doc["batch"]["tokens"].get<double>() <= 1.5 * doc["batch"]["ceiling_tokens"].get<double>());
+  CHECK(doc["problem"].is_null());
+  // One convention: the cost's days are the plan's tokens over the layout's tokens/s.
+  CHECK(std::fabs(doc["cost"]["time_s"].get<double>() /
+                      (doc["budget"]["tokens"].get<double>() / doc["layouts"][0]["tokens_per_s"].get<double>()) -
+                  1) < 1e-9);
   const auto& best = doc["layouts"][0];
   CHECK(best["memory_gib"].get<double>() < 80);
   CHECK(best["tp"].get<int>() <= 8);
@@ -284,4 +291,20 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
   CHECK(both.status == 2);
   CHECK(both.err.find("--family") != std::string::npos);
   CHECK(both.out.empty());
+}
+
+// A plan that cannot be acted on exits 1 with the reason and changes the plan's own options make.
+TEST_CASE("plan refuses 16,384 GPUs on a pinned 4M batch and 65,536 GPUs, naming --gpus or --global-batch-tokens") {
+  const auto pinned = run_cli("plan --gpus 16384 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M -o json");
+  CHECK(pinned.status == 1);
+  const auto doc = nlohmann::json::parse(pinned.out);
+  REQUIRE(doc["problem"].is_object());
+  CHECK(doc["budget"]["mfu"].get<double>() < doc["budget"]["min_mfu"].get<double>());
+  CHECK(!doc["problem"]["changes"].empty());
+  for (const auto& c : doc["problem"]["changes"]) CHECK(c["value"].is_number_integer());
+  CHECK((pinned.err.find("--gpus ") != std::string::npos || pinned.err.find("--global-batch-tokens ") != std::string::npos));
+  const auto huge = run_cli("plan --gpus 65536 --gpu h100-sxm5-80gb --days 60");
+  CHECK(huge.status == 1);
+  CHECK((huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
+  CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
 }
