@@ -13,7 +13,8 @@ void add_energy_options(po::options_description& options) {
        "tdp method: average draw as a fraction of TDP (default from cost.yaml)")
       ("host-overhead-w", po::value<std::string>()->value_name("W"),
        "tdp method: host and infrastructure watts per accelerator (default from cost.yaml)")
-      ("pue", po::value<std::string>()->value_name("NAME|VALUE"), "PUE preset or value (default typical: 1.56; hyperscaler 1.10)")
+      ("pue", po::value<std::string>()->value_name("NAME|VALUE"),
+       "PUE preset or value (default typical: 1.56; hyperscaler 1.10)")
       ("grid", po::value<std::string>()->value_name("NAME|VALUE"), "grid region or intensity (default us)")
       ("cfe", po::value<std::string>()->value_name("F"), "carbon-free energy fraction for net CO2e")
       ("embodied", po::bool_switch(), "add the embodied carbon share (LLMCarbon, 5-year lifetime)")

@@ -68,7 +68,8 @@ std::string published_text(const cost::WhatIfRow& row) {
 
 std::string whatif_table(const cost::CostReport& r) {
   const bool priced = !r.whatif.empty() && r.whatif.front().cost_usd.has_value();
-  std::vector<std::string> header = {"lever", "change", "time", "energy", "CO2e", "energy cut", "CO2e cut", "published"};
+  std::vector<std::string> header = {"lever",      "change",   "time",     "energy",
+                                     "CO2e",       "energy cut", "CO2e cut", "published"};
   std::vector<bool> right = {false, false, true, true, true, true, true, true};
   if (priced) {
     header.push_back("money");

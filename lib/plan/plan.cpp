@@ -170,7 +170,8 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   r.flops = r.tokens * best.model_flops_per_step / static_cast<double>(r.job.global_batch * r.job.seq);
   r.mfu = best.mfu;
   if (r.mfu < o.min_mfu)
-    r.problem = low_mfu_problem(r.job, o.cluster, o.search, r.layouts.layouts.front(), o.min_mfu, r.batch.ceiling_tokens);
+    r.problem =
+        low_mfu_problem(r.job, o.cluster, o.search, r.layouts.layouts.front(), o.min_mfu, r.batch.ceiling_tokens);
   cost::WhatIfOptions whatif = o.whatif;
   whatif.accelerator = o.cluster.accelerator;
   // The cost counts the same FLOPs at the same MFU, so its time is tokens ÷ tokens/s.

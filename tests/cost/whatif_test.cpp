@@ -202,39 +202,41 @@ TEST_CASE("what-if options are validated") {
     CHECK(kLeverNames.parse(kLeverNames.name(l), "x") == l);
 }
 
+namespace {
+
+// The Machine row of `base` run with `method`, against the single pinned `candidate`.
+WhatIfRow pinned_machine(const catalog::Catalog& cat, const std::string& base, const std::string& candidate,
+                         EnergyMethod method) {
+  const RunCostInputs in = baseline_inputs(cat, base, method, 1.1, "us", false);
+  WhatIfOptions o = catalog_levers(cat, base);
+  o.machines = {cat.accelerator(candidate)};
+  o.machine_pinned = true;
+  return row(four_ms(in, estimate_run_cost(in), o), Lever::kMachine);
+}
+
+}  // namespace
+
 TEST_CASE("Machine compares like with like: measured with measured, else TDP with TDP and the same host") {
   const catalog::Catalog cat = catalog::load_catalog();
   const double host = cat.run_cost_constants().host_overhead_w, u = cat.run_cost_constants().tdp_utilisation;
-  // A100 (TDP only) against TPU v4 (measured 170 W in the catalog): both at TDP + host, never 170 W against
-  // 400 W + host.
-  {
-    const RunCostInputs in = baseline_inputs(cat, "a100-sxm4-80gb", EnergyMethod::kTdp, 1.1, "us", false);
-    WhatIfOptions o = catalog_levers(cat, "a100-sxm4-80gb");
-    o.machines = {cat.accelerator("tpu-v4")};
-    o.machine_pinned = true;
-    const auto rows = four_ms(in, estimate_run_cost(in), o);
-    const WhatIfRow& m = row(rows, Lever::kMachine);
-    REQUIRE(cat.accelerator("tpu-v4").measured_power_w.has_value());
-    CHECK(m.note.find("measured") == std::string::npos);
-    const auto& a = cat.accelerator("a100-sxm4-80gb");
-    const auto& t = cat.accelerator("tpu-v4");
-    const double ratio = (tdp_system_power(t, u, host).watts / t.peak_16bit_flops) /
-                         (tdp_system_power(a, u, host).watts / a.peak_16bit_flops);
-    if (m.applied) EXPECT_CLOSE(1 / m.energy_factor, ratio, 1e-12);
-  }
+  // A100 (TDP only) against TPU v4 (measured 170 W in the catalog): both at TDP + host (1.31x), never 170 W
+  // against 400 W + host (3.3x).
+  REQUIRE(cat.accelerator("tpu-v4").measured_power_w.has_value());
+  const WhatIfRow tpu = pinned_machine(cat, "a100-sxm4-80gb", "tpu-v4", EnergyMethod::kTdp);
+  REQUIRE(tpu.applied);
+  CHECK(tpu.note.find("measured") == std::string::npos);
+  const auto& a = cat.accelerator("a100-sxm4-80gb");
+  const auto& t = cat.accelerator("tpu-v4");
+  EXPECT_CLOSE(1 / tpu.energy_factor,
+               (tdp_system_power(t, u, host).watts / t.peak_16bit_flops) /
+                   (tdp_system_power(a, u, host).watts / a.peak_16bit_flops),
+               1e-12);
   // TPU v3 against V100, both measured (Patterson et al. 2021 Table 4: 283 W and 330 W): measured with measured.
-  {
-    const RunCostInputs in = baseline_inputs(cat, "v100-sxm2-32gb", EnergyMethod::kMeasured, 1.1, "us", false);
-    WhatIfOptions o = catalog_levers(cat, "v100-sxm2-32gb");
-    o.machines = {cat.accelerator("tpu-v3")};
-    o.machine_pinned = true;
-    const auto rows = four_ms(in, estimate_run_cost(in), o);
-    const WhatIfRow& m = row(rows, Lever::kMachine);
-    REQUIRE(m.applied);
-    CHECK(m.note.find("measured 283 W") != std::string::npos);
-    CHECK(m.note.find("measured 330 W") != std::string::npos);
-    EXPECT_CLOSE(m.energy_factor, (330.0 / 125e12) / (283.0 / 123e12), 1e-12);
-  }
+  const WhatIfRow v3 = pinned_machine(cat, "v100-sxm2-32gb", "tpu-v3", EnergyMethod::kMeasured);
+  REQUIRE(v3.applied);
+  CHECK(v3.note.find("measured 283 W") != std::string::npos);
+  CHECK(v3.note.find("measured 330 W") != std::string::npos);
+  EXPECT_CLOSE(v3.energy_factor, (330.0 / 125e12) / (283.0 / 123e12), 1e-12);
 }
 
 TEST_CASE("default levers: Map among the stated cloud regions, each row beside Patterson's range, all <= ~1000x") {

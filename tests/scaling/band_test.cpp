@@ -7,7 +7,7 @@
 
 using namespace isoflop::scaling;
 
-TEST_CASE("a budget is answered by every total-parameter law; non-embedding laws are left out with the reason") {
+TEST_CASE("a budget is answered by every total-parameter law, and non-embedding laws are left out with the reason") {
   const auto& laws = isoflop::test::shipped_catalog().laws;
   REQUIRE(laws.front().parameters == "total");
   const AllocationBand band = allocation_band(laws, 5.76e23);
@@ -35,7 +35,7 @@ TEST_CASE("a target loss skips allocation-only laws and unreachable targets") {
   CHECK_THROWS_AS(allocation_band(laws, BandQuery::kTargetLoss, 0.5 * 0 + 1e-3), isoflop::InputError);
 }
 
-TEST_CASE("Kaplan only on request: a band led by Kaplan holds the non-embedding laws; losses of other datasets are flagged") {
+TEST_CASE("Kaplan only on request: a band led by Kaplan holds the non-embedding laws, and losses of other datasets are flagged") {
   const auto& laws = isoflop::test::shipped_catalog().laws;
   std::vector<isoflop::catalog::LawSpec> kaplan_first;
   for (const auto& l : laws)
