@@ -22,14 +22,16 @@ const CommandHelp kHelp = {
     "plan",
     "isoflop plan (--flops C | --days D | --time T | --budget-usd X | --energy E | --co2e M) --gpu NAME --gpus N [options]",
     "The main job. From a budget it finds the compute-optimal parameters and tokens under a scaling law (and the\n"
-    "spread across every law in the catalog), shapes an architecture for that size after a reference family\n"
-    "(layers a multiple of up to 16, so that pipeline stages divide them) or takes a given one (--arch: its exact\n"
-    "parameter count, tokens C/(6N)), searches the parallel layouts on the cluster, and costs the run: days,\n"
-    "GPU-hours, energy (three methods, as in 'isoflop cost'), CO2e and money, with the 4Ms what-if table\n"
-    "(Model, Machine, Mechanization, Map). With a time-like budget (GPU-days, dollars, energy, CO2e)\n"
-    "the utilisation is the best layout's predicted MFU, iterated until the plan is self-consistent. Its JSON\n"
-    "(isoflop/plan/v2) is read back by 'cost --from', 'layout --from' and 'flops --from'. When no layout fits\n"
-    "it prints the plan with the reason and exits 1.",
+    "spread across the catalog laws that count parameters alike), shapes an architecture for that size after a\n"
+    "reference family or takes a given one (--arch: its exact parameter count, tokens C/(6N)), searches the\n"
+    "parallel layouts on the cluster, and costs the run: days, GPU-hours, energy (three methods, as in 'isoflop\n"
+    "cost'), CO2e and money, with the 4Ms what-if table (Model, Machine, Mechanization, Map). With a time-like\n"
+    "budget (GPU-days, dollars, energy, CO2e) the tokens are what the best layout's throughput affords, iterated\n"
+    "until the plan is self-consistent. Its JSON (isoflop/plan/v2) is read back by 'cost --from', 'layout\n"
+    "--from' and 'flops --from'. FLOPs, MFU and cost count the chosen layout's model FLOPs, so days = tokens /\n"
+    "the layout's tokens/s. The global batch starts at 4M tokens and doubles while the MFU gains, up to DeepSeek\n"
+    "LLM's B = 0.292 C^0.327 tokens. When no layout fits, or the MFU is under --min-mfu, it prints the plan with\n"
+    "the reason and the changes that would do (fewer GPUs, a larger batch) and exits 1.",
     {"isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30        # the 420-node DGX A100 month",
      "isoflop plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --law chinchilla",
      "isoflop plan --arch chinchilla-70b --gpus 1024 --gpu a100-sxm4-80gb --days 30   # a given model",
@@ -65,7 +67,11 @@ void add_plan_options(po::options_description& options) {
        "reference architecture family for shaping (default chinchilla-70b)")
       ("arch", po::value<std::string>()->value_name("NAME|FILE"),
        "plan this model as it is: catalog model, architecture YAML file, or document (- reads stdin)")
-      ("global-batch-tokens", po::value<std::string>()->value_name("T"), "target tokens per iteration (default 4M)");
+      ("global-batch-tokens", po::value<std::string>()->value_name("T"),
+       "tokens per iteration, pinned (default: 4M, grown with the cluster up to the batch ceiling)")
+      ("min-mfu", po::value<std::string>()->value_name("U"),
+       "refuse the plan (exit 1) when the best layout's MFU is under U (default from cost.yaml: 0.25)")
+      ("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
   add_energy_options(options);
   add_whatif_options(options, false);
   add_cluster_options(options);
@@ -80,6 +86,7 @@ plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::C
   request.law.law_params = get_string(vm, "law-params");
   if (auto f = get_string(vm, "family")) request.family = *f;
   request.global_batch_tokens = get_count(vm, "global-batch-tokens");
+  request.min_mfu = get_number(vm, "min-mfu", units::Sign::kNonNegative);
   request.cluster = cluster_request(vm);
   request.search = search_options(vm);
   request.energy = energy_request(vm);
@@ -109,8 +116,9 @@ int run_plan(const std::vector<std::string>& args) {
 
   write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, cluster_note); },
                  "layouts");
-  if (r.feasible()) return 0;
-  std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(*r.layouts.infeasible).c_str());
+  if (r.acceptable()) return 0;
+  std::fprintf(stderr, "isoflop: %s: %s\n", r.feasible() ? "refused" : "infeasible",
+               infeasible_message({.reason = r.problem->reason, .changes = r.problem->changes}).c_str());
   return static_cast<int>(ExitStatus::kFailed);
 }
 

@@ -13,7 +13,8 @@ void add_energy_options(po::options_description& options) {
        "tdp method: average draw as a fraction of TDP (default from cost.yaml)")
       ("host-overhead-w", po::value<std::string>()->value_name("W"),
        "tdp method: host and infrastructure watts per accelerator (default from cost.yaml)")
-      ("pue", po::value<std::string>()->value_name("NAME|VALUE"), "PUE preset or value (default hyperscaler)")
+      ("pue", po::value<std::string>()->value_name("NAME|VALUE"),
+       "PUE preset or value (default typical: 1.56; hyperscaler 1.10)")
       ("grid", po::value<std::string>()->value_name("NAME|VALUE"), "grid region or intensity (default us)")
       ("cfe", po::value<std::string>()->value_name("F"), "carbon-free energy fraction for net CO2e")
       ("embodied", po::bool_switch(), "add the embodied carbon share (LLMCarbon, 5-year lifetime)")
@@ -29,7 +30,7 @@ void add_whatif_options(po::options_description& options, bool with_switch) {
       ("whatif-gpu", po::value<std::string>()->value_name("NAME"),
        "Machine lever: this accelerator (default: the catalog's best performance per watt)")
       ("whatif-grid", po::value<std::string>()->value_name("NAME"),
-       "Map lever: this grid region (default: the catalog's cleanest)")
+       "Map lever: this grid region (default: the cleanest of grids.yaml's map candidates)")
       ("whatif-model-factor", po::value<std::string>()->value_name("F"),
        "Model lever: compute saved at equal quality, >= 1 (default from cost.yaml: 3)");
 }

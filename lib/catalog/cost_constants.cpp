@@ -32,7 +32,33 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
     c.mechanization_pue = w.positive("mechanization_pue");
     if (c.mechanization_pue < 1) w.fail("mechanization_pue", "must be at least 1 (facility energy over IT energy)");
     c.mechanization_source = w.string("mechanization_source");
+    FieldReader ranges(w.child("published_ranges"), r.file(), "published_ranges of run_cost '" + c.name + "'");
+    const char* levers[] = {"model", "machine", "mechanization", "map", "all"};
+    for (std::size_t i = 0; i < c.published_ranges.size(); ++i) {
+      const YAML::Node pair = ranges.child(levers[i]);
+      if (!pair.IsSequence() || pair.size() != 2) ranges.fail(levers[i], "must be [low, high]");
+      try {
+        c.published_ranges[i] = {pair[0].as<double>(), pair[1].as<double>()};
+      } catch (const YAML::Exception&) {
+        ranges.fail(levers[i], "must be two numbers [low, high]");
+      }
+      if (!(c.published_ranges[i][0] >= 1 && c.published_ranges[i][1] >= c.published_ranges[i][0]))
+        ranges.fail(levers[i], "must be [low, high] with 1 <= low <= high");
+    }
+    ranges.finish();
+    c.ranges_source = w.string("ranges_source");
     w.finish();
+  }
+  c.default_pue = r.string("default_pue");
+  c.default_pue_source = r.string("default_pue_source");
+  {
+    FieldReader p(r.child("plan"), r.file(), "plan of run_cost '" + c.name + "'");
+    c.batch_coefficient = p.positive("batch_coefficient");
+    c.batch_exponent = p.positive("batch_exponent");
+    c.batch_source = p.string("batch_source");
+    c.min_mfu = p.fraction("min_mfu");
+    c.min_mfu_source = p.string("min_mfu_source");
+    p.finish();
   }
   c.file = r.where("name");
   return c;

@@ -2,6 +2,7 @@
 // accelerator, and the 4Ms what-if levers.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "catalog/field_reader.hpp"
@@ -24,6 +25,17 @@ struct RunCostConstants {
   std::string model_source;
   double mechanization_pue = 0;  // ≥ 1: PUE of an efficient datacenter
   std::string mechanization_source;
+  // Patterson et al. 2022's published range per lever (low, high: times less), in the order model, machine,
+  // mechanization, map, all (the last is energy, CO2e).
+  std::array<std::array<double, 2>, 5> published_ranges{};
+  std::string ranges_source;
+  std::string default_pue;  // PUE preset of a run when none is given
+  std::string default_pue_source;
+  // The plan's batch ceiling B = batch_coefficient · C^batch_exponent (tokens, C in FLOPs) and MFU floor.
+  double batch_coefficient = 0, batch_exponent = 0;
+  std::string batch_source;
+  double min_mfu = 0;
+  std::string min_mfu_source;
   std::string file;
 };
 

@@ -12,6 +12,7 @@ Grid parse_grid(FieldReader& r) {
     r.fail("kind", "'" + g.kind + "' is not one of world|country|region|cloud");
   g.intensity_kg_per_kwh = r.intensity_kg_per_kwh("intensity");
   g.year = r.int_in("year", 1800, 2500);
+  g.map_candidate = r.boolean_or("map_candidate", false);
   g.source = r.string("source");
   g.file = r.where("name");
   return g;

@@ -13,6 +13,7 @@ struct Grid {
   std::string kind;                 // "world" | "country" | "region" | "cloud"
   double intensity_kg_per_kwh = 0;  // gross operational carbon intensity
   int year = 0;
+  bool map_candidate = false;       // among the regions the 4Ms Map lever chooses from by default
   std::string source;
   std::string file;
 };

@@ -101,6 +101,10 @@ LawSpec parse_law(FieldReader& r) {
     }
   }
   law.convention = r.string_or("convention", "");
+  law.parameters = r.string_or("parameters", "total");
+  if (law.parameters != "total" && law.parameters != "non-embedding")
+    r.fail("parameters", "'" + law.parameters + "' is not one of total|non-embedding");
+  law.dataset = r.string_or("dataset", "");
   law.note = r.string_or("note", "");
   law.source = r.string("source");
   law.file = r.where("name");

@@ -78,6 +78,8 @@ struct LawSpec {
   std::string display_name;
   LawForm form;
   std::string convention;    // how N and C are counted ("total params, 6ND", "non-embedding", …)
+  std::string parameters = "total";  // "total" or "non-embedding": which parameters N counts (bands hold one kind)
+  std::string dataset;       // what the law was fitted on; losses of different datasets do not compare
   std::string note;          // caveats worth printing
   std::string source;
   std::string file;

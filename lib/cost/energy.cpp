@@ -68,6 +68,10 @@ EnergyMethod default_energy_method(const PowerInputs& in) {
 SystemPower system_power_per_accelerator(const catalog::Accelerator& a, double tdp_utilisation,
                                          double host_overhead_w) {
   if (a.measured_power_w) return {*a.measured_power_w, "measured " + watts(*a.measured_power_w)};
+  return tdp_system_power(a, tdp_utilisation, host_overhead_w);
+}
+
+SystemPower tdp_system_power(const catalog::Accelerator& a, double tdp_utilisation, double host_overhead_w) {
   const double w = a.tdp_w * tdp_utilisation + host_overhead_w;
   return {w, "TDP " + watts(a.tdp_w) + " x " + units::format_significant(tdp_utilisation) + " + host " +
                  watts(host_overhead_w)};

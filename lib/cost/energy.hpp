@@ -52,5 +52,7 @@ struct SystemPower {
 };
 SystemPower system_power_per_accelerator(const catalog::Accelerator& accelerator, double tdp_utilisation,
                                          double host_overhead_w);
+// Method (c) alone, TDP × utilisation + host overhead, whether or not a measurement exists.
+SystemPower tdp_system_power(const catalog::Accelerator& accelerator, double tdp_utilisation, double host_overhead_w);
 
 }  // namespace isoflop::cost

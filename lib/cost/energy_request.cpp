@@ -10,7 +10,6 @@
 namespace isoflop::cost {
 namespace {
 
-constexpr const char* kDefaultPue = "hyperscaler";
 constexpr const char* kDefaultGrid = "us";
 
 // Runs a units parser that names `field` and turns its InputError into a FieldError of that field.
@@ -67,7 +66,7 @@ double grid_value(const catalog::Catalog& cat, const std::string& text) {
 void resolve_energy(const EnergyRequest& request, const catalog::Catalog& cat, const catalog::Accelerator& acc,
                     const catalog::Node* node, RunCostInputs* in) {
   const catalog::RunCostConstants& k = cat.run_cost_constants();
-  in->pue = pue_value(cat, kDefaultPue);
+  in->pue = pue_value(cat, k.default_pue);
   in->intensity_kg_per_kwh = grid_value(cat, kDefaultGrid);
   in->cfe_fraction = 0;
   in->price_per_gpu_hour_usd.reset();
@@ -153,8 +152,10 @@ WhatIfOptions whatif_options(const WhatIfLevers& l, const catalog::Catalog& cat,
     o.regions = {cat.grid(*l.region, "whatif_grid")};
     o.region_pinned = true;
   } else {
-    o.regions = cat.grids;
+    for (const auto& g : cat.grids)
+      if (g.map_candidate) o.regions.push_back(g);
   }
+  o.published_ranges = cat.run_cost_constants().published_ranges;
   o.validate();
   return o;
 }

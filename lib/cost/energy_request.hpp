@@ -39,7 +39,7 @@ double pue_value(const catalog::Catalog& catalog, const std::string& text);
 double grid_value(const catalog::Catalog& catalog, const std::string& text);
 
 // The power, PUE, grid, price and embodied fields of `inputs` for `accelerator` housed in `node` (null when it
-// has none): the catalog's defaults (cost.yaml, hardware.yaml, grid "us", PUE "hyperscaler"), then what the
+// has none): the catalog's defaults (cost.yaml, hardware.yaml, grid "us", cost.yaml's default_pue), then what the
 // request gives. Leaves the work, counts, peak and utilisation alone.
 void resolve_energy(const EnergyRequest& request, const catalog::Catalog& catalog,
                     const catalog::Accelerator& accelerator, const catalog::Node* node, RunCostInputs* inputs);
@@ -53,7 +53,7 @@ void apply_energy_request(const EnergyRequest& request, const catalog::Catalog& 
 WhatIfLevers resolve_levers(const EnergyRequest& request, const catalog::Catalog& catalog,
                             const WhatIfLevers* previous = nullptr);
 
-// The what-if options for `accelerator`: the levers' pins, or the catalog's accelerators and grids.
+// The what-if options for `accelerator`: the levers' pins, or the catalog's accelerators and map-candidate grids.
 WhatIfOptions whatif_options(const WhatIfLevers& levers, const catalog::Catalog& catalog,
                              const catalog::Accelerator& accelerator, const RunCostInputs& inputs);
 

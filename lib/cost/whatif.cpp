@@ -54,17 +54,27 @@ struct MachineOption {
   const catalog::Accelerator* accelerator = nullptr;
   Factors factors;
   double cost_usd = 0;
-  SystemPower power;
+  SystemPower power;       // the candidate's
+  SystemPower base_power;  // the baseline's, on the same basis
 };
 
-MachineOption machine_option(const catalog::Accelerator& base, const SystemPower& base_power,
-                             const catalog::Accelerator& c, const RunCost& b, const WhatIfOptions& o) {
+// Like with like: both accelerators' measured system power when the catalog has both (Patterson et al. 2021
+// Table 3), else both at TDP × utilisation plus the same host overhead; none when a TDP is unknown.
+std::optional<MachineOption> machine_option(const catalog::Accelerator& base, const catalog::Accelerator& c,
+                                            const RunCost& b, const WhatIfOptions& o) {
   MachineOption m;
   m.accelerator = &c;
-  m.power = system_power_per_accelerator(c, o.tdp_utilisation, o.host_overhead_w);
+  if (base.measured_power_w && c.measured_power_w) {
+    m.power = system_power_per_accelerator(c, o.tdp_utilisation, o.host_overhead_w);
+    m.base_power = system_power_per_accelerator(base, o.tdp_utilisation, o.host_overhead_w);
+  } else {
+    if (!(base.tdp_w > 0 && c.tdp_w > 0)) return std::nullopt;
+    m.power = tdp_system_power(c, o.tdp_utilisation, o.host_overhead_w);
+    m.base_power = tdp_system_power(base, o.tdp_utilisation, o.host_overhead_w);
+  }
   m.factors.time = base.peak_16bit_flops / c.peak_16bit_flops;
   // Energy per FLOP at equal utilisation is power / peak.
-  m.factors.energy = (m.power.watts / c.peak_16bit_flops) / (base_power.watts / base.peak_16bit_flops);
+  m.factors.energy = (m.power.watts / c.peak_16bit_flops) / (m.base_power.watts / base.peak_16bit_flops);
   m.cost_usd = b.compute_cost_usd.value_or(0) * m.factors.time + b.energy_cost_usd.value_or(0) * m.factors.energy;
   return m;
 }
@@ -119,7 +129,9 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
     std::optional<MachineOption> rejected;  // the pinned one, when it would not help
     for (const auto& c : o.machines) {
       if (c.name == o.accelerator.name) continue;
-      const MachineOption m = machine_option(o.accelerator, base_power, c, b, o);
+      const std::optional<MachineOption> option = machine_option(o.accelerator, c, b, o);
+      if (!option) continue;
+      const MachineOption& m = *option;
       if (worse(m, b)) {
         if (o.machine_pinned) rejected = m;
         continue;
@@ -129,7 +141,8 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
     if (best) {
       WhatIfRow r = make_row(Lever::kMachine, b, best->factors);
       r.change = o.accelerator.name + " -> " + best->accelerator->name;
-      r.note = perf_per_watt(*best->accelerator, best->power) + " against " + perf_per_watt(o.accelerator, base_power) +
+      r.note = perf_per_watt(*best->accelerator, best->power) + " against " +
+               perf_per_watt(o.accelerator, best->base_power) +
                "; same count and utilisation" + (b.compute_cost_usd ? ", same price per accelerator-hour" : "");
       rows.push_back(r);
       all.time *= best->factors.time;
@@ -142,7 +155,7 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
                                                   : "cost more (" + units::format_money(rejected->cost_usd) +
                                                         " at the same price per accelerator-hour)") +
                                      ": " + perf_per_watt(*rejected->accelerator, rejected->power) + " against " +
-                                     perf_per_watt(o.accelerator, base_power) + "; kept the baseline"));
+                                     perf_per_watt(o.accelerator, rejected->base_power) + "; kept the baseline"));
     } else if (o.machine_pinned && !o.machines.empty()) {
       rows.push_back(not_applied(Lever::kMachine, b, "the accelerator asked for is the baseline's"));
     } else {
@@ -158,7 +171,7 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
     const Factors f{1, o.mechanization_pue / in.pue, 1};
     WhatIfRow r = make_row(Lever::kMechanization, b, f);
     r.change = "PUE " + fmt(in.pue) + " -> " + fmt(o.mechanization_pue);
-    r.note = "an efficient (hyperscale) datacenter";
+    r.note = "a hyperscale datacenter instead of this one";
     rows.push_back(r);
     all.energy *= f.energy;
   } else {
@@ -176,8 +189,8 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
       WhatIfRow r = make_row(Lever::kMap, b, f);
       r.change = fmt(in.intensity_kg_per_kwh * 1e3) + " -> " + fmt(cleanest->intensity_kg_per_kwh * 1e3) + " g/kWh (" +
                  cleanest->name + ")";
-      r.note = "the cleanest grid among the candidates: " + cleanest->display_name + " (" +
-               std::to_string(cleanest->year) + ")";
+      r.note = "the cleanest of " + std::to_string(o.regions.size()) + " candidate regions: " +
+               cleanest->display_name + " (" + std::to_string(cleanest->year) + ")";
       rows.push_back(r);
       all.intensity *= f.intensity;
     } else {
@@ -189,7 +202,10 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
     }
   }
 
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (o.published_ranges[i - 1][1] > 0) rows[i].published_range = o.published_ranges[i - 1];
   WhatIfRow combined = make_row(Lever::kAll, b, all);
+  if (o.published_ranges[4][1] > 0) combined.published_range = o.published_ranges[4];
   combined.change = "every lever above that applies";
   combined.applied = all.time != 1 || all.energy != 1 || all.intensity != 1;
   combined.note = "the factors multiply";

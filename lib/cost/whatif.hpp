@@ -1,9 +1,12 @@
 // The 4Ms what-if (Patterson et al. 2022): the baseline run and each lever applied alone — Model (a sparse or
 // efficient model at equal quality needs less compute), Machine (an accelerator with better performance per
-// watt), Mechanization (an efficient datacenter's PUE), Map (the cleanest grid) — and all four together.
-// Each lever is a factor on time, energy and carbon; a lever that would make anything worse is not applied.
+// watt, like with like: measured with measured, else TDP with TDP and the same host overhead), Mechanization
+// (a hyperscale datacenter's PUE), Map (the cleanest of the candidate regions) — and all four together. Each lever
+// is a factor on time, energy and carbon; a lever that would make anything worse is not applied. Each row
+// carries Patterson et al. 2022's published range beside its own factor.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +34,10 @@ struct WhatIfOptions {
   double tdp_utilisation = 1.0;                // system power of accelerators without a measurement:
   double host_overhead_w = 0;                  //   TDP × utilisation + host overhead
   double mechanization_pue = 1.1;              // ≥ 1
-  std::vector<catalog::Grid> regions;          // Map candidates (the catalog's, or the one asked for)
+  std::vector<catalog::Grid> regions;          // Map candidates (the catalog's map candidates, or the one asked for)
   bool region_pinned = false;                  // the single region was asked for
+  // Published (low, high) factor of model, machine, mechanization, map, all (energy, CO2e); zeros = none.
+  std::array<std::array<double, 2>, 5> published_ranges{};
   void validate() const;                       // throws FieldError naming the field
 };
 
@@ -50,6 +55,9 @@ struct WhatIfRow {
   double energy_factor = 1;
   double co2e_factor = 1;
   std::optional<double> cost_factor;  // unset when the run is not priced
+  // Patterson et al. 2022's range for this lever, times less (low, high); for "all", energy and CO2e
+  // upper bounds. Unset for the baseline or when the catalog gives none.
+  std::optional<std::array<double, 2>> published_range;
   bool operator==(const WhatIfRow&) const = default;
 };
 

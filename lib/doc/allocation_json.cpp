@@ -70,11 +70,15 @@ void to_json(Json& j, const AllocationBand& b) {
   j["tokens_max"] = b.tokens_max;
   j["flops_min"] = b.flops_min;
   j["flops_max"] = b.flops_max;
+  j["parameters"] = b.parameters;
+  j["notes"] = b.notes;
 }
 
 void from_json(const Json& j, AllocationBand& b) {
   doc::read_array(j, "laws", b.laws);
   doc::read_array(j, "skipped", b.skipped);
+  read(j, "parameters", b.parameters);
+  doc::read_array(j, "notes", b.notes);
   read(j, "params_min", b.params_min);
   read(j, "params_max", b.params_max);
   read(j, "tokens_min", b.tokens_min);

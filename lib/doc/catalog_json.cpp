@@ -43,6 +43,7 @@ Json entry_json(const catalog::Grid& g) {
           {"kind", g.kind},
           {"intensity_kg_per_kwh", g.intensity_kg_per_kwh},
           {"year", g.year},
+          {"map_candidate", g.map_candidate},
           {"source", g.source}};
 }
 
@@ -99,6 +100,8 @@ Json entry_json(const catalog::LawSpec& l) {
   Json j = {{"name", l.name}, {"display_name", l.display_name}, {"kind", std::string(catalog::kLawKindNames.name(l.kind()))}};
   std::visit(LawConstants{j}, l.form);
   j["convention"] = l.convention.empty() ? Json(nullptr) : Json(l.convention);
+  j["parameters"] = l.parameters;
+  j["dataset"] = l.dataset.empty() ? Json(nullptr) : Json(l.dataset);
   j["note"] = l.note.empty() ? Json(nullptr) : Json(l.note);
   j["source"] = l.source;
   return j;
@@ -135,7 +138,14 @@ Json entry_json(const catalog::RunCostConstants& c) {
           {"memory_kg_per_gb", c.memory_kg_per_gb},
           {"model_factor", c.model_factor},
           {"mechanization_pue", c.mechanization_pue},
-          {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source}};
+          {"published_ranges", c.published_ranges},
+          {"default_pue", c.default_pue},
+          {"batch_coefficient", c.batch_coefficient},
+          {"batch_exponent", c.batch_exponent},
+          {"min_mfu", c.min_mfu},
+          {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source +
+                         "; " + c.ranges_source + "; " + c.default_pue_source + "; " + c.batch_source + "; " +
+                         c.min_mfu_source}};
 }
 
 Json entry_json(const catalog::ShapeFamily& f) {

@@ -128,6 +128,7 @@ void to_json(Json& j, const WhatIfRow& r) {
   j["energy_factor"] = finite_or_null(r.energy_factor);
   j["co2e_factor"] = finite_or_null(r.co2e_factor);
   j["cost_factor"] = r.cost_factor ? finite_or_null(*r.cost_factor) : Json(nullptr);
+  j["published_range"] = r.published_range ? Json(*r.published_range) : Json(nullptr);
 }
 
 void from_json(const Json& j, WhatIfRow& r) {
@@ -145,6 +146,7 @@ void from_json(const Json& j, WhatIfRow& r) {
   r.co2e_factor = doc::read_number_or(j, "co2e_factor", kInfinity);
   // A priced row's null factor is infinite (the row costs nothing); an unpriced row has none.
   if (r.cost_usd) r.cost_factor = doc::read_number_or(j, "cost_factor", kInfinity);
+  read(j, "published_range", r.published_range);
 }
 
 void to_json(Json& j, const CostReport& r) {

@@ -58,10 +58,19 @@ std::string energy_methods_section(const cost::CostReport& r) {
   return "Energy by method (PUE " + units::format_significant(r.inputs.pue) + ")\n" + energy_methods_table(r);
 }
 
+// Patterson et al. 2022's range for the lever; for "all" the energy and CO2e bounds.
+std::string published_text(const cost::WhatIfRow& row) {
+  if (!row.published_range) return "-";
+  const auto& [low, high] = *row.published_range;
+  const std::string lo = units::format_significant(low, 2), hi = units::format_significant(high, 2);
+  return row.lever == cost::Lever::kAll ? "<=" + lo + "x / <=" + hi + "x" : lo + "-" + hi + "x";
+}
+
 std::string whatif_table(const cost::CostReport& r) {
   const bool priced = !r.whatif.empty() && r.whatif.front().cost_usd.has_value();
-  std::vector<std::string> header = {"lever", "change", "time", "energy", "CO2e", "energy cut", "CO2e cut"};
-  std::vector<bool> right = {false, false, true, true, true, true, true};
+  std::vector<std::string> header = {"lever",      "change",   "time",     "energy",
+                                     "CO2e",       "energy cut", "CO2e cut", "published"};
+  std::vector<bool> right = {false, false, true, true, true, true, true, true};
   if (priced) {
     header.push_back("money");
     right.push_back(true);
@@ -76,7 +85,8 @@ std::string whatif_table(const cost::CostReport& r) {
                                       units::format_energy(row.energy_kwh * kJoulesPerKwh),
                                       units::format_mass(row.co2e_kg),
                                       factor_text(row.energy_factor),
-                                      factor_text(row.co2e_factor)};
+                                      factor_text(row.co2e_factor),
+                                      published_text(row)};
     if (priced) cells.push_back(row.cost_usd ? units::format_money(*row.cost_usd) : "-");
     t.add_row(cells);
     if (!row.note.empty()) notes += "  " + lever + (row.applied ? ": " : " (not applied): ") + row.note + "\n";

@@ -4,6 +4,7 @@
 #include "doc/allocation_json.hpp"
 #include "doc/cost_json.hpp"
 #include "doc/layout_document.hpp"
+#include "doc/layout_json.hpp"
 #include "model/params.hpp"
 
 namespace isoflop::plan {
@@ -20,7 +21,26 @@ void to_json(doc::Json& j, const PlanResult& p) {
            {"co2e_kg", doc::or_null(b.co2e_kg)}}},
          {"family", p.family},
          {"global_batch_tokens", p.global_batch_tokens}}},
-       {"budget", {{"flops", p.flops}, {"mfu", p.mfu}, {"iterations", p.iterations}, {"converged", p.converged}}},
+       {"budget",
+        {{"flops_convention", kFlopsConventionNames.name(p.flops_convention)},
+         {"flops", p.flops},
+         {"tokens", p.tokens},
+         {"tokens_per_s", p.tokens_per_s},
+         {"time_s", p.time_s},
+         {"mfu", p.mfu},
+         {"min_mfu", p.min_mfu},
+         {"iterations", p.iterations},
+         {"converged", p.converged}}},
+       {"batch",
+        {{"target_tokens", p.batch.target_tokens},
+         {"ceiling_tokens", p.batch.ceiling_tokens},
+         {"tokens", p.batch.tokens},
+         {"sequences", p.batch.sequences},
+         {"pinned", p.batch.pinned},
+         {"rule", p.batch.rule},
+         {"note", p.batch.note}}},
+       {"problem", p.problem ? doc::Json{{"reason", p.problem->reason}, {"changes", p.problem->changes}}
+                             : doc::Json(nullptr)},
        {"allocation", p.allocation},
        {"band", p.band},
        {"shape",
@@ -42,10 +62,30 @@ void from_json(const doc::Json& j, PlanResult& p) {
   doc::read(inputs, "family", p.family);
   doc::read(inputs, "global_batch_tokens", p.global_batch_tokens);
   const doc::Json& budget = j.at("budget");
+  std::string convention;
+  doc::read(budget, "flops_convention", convention);
+  p.flops_convention = kFlopsConventionNames.parse(convention, "budget.flops_convention");
   doc::read(budget, "flops", p.flops);
+  doc::read(budget, "tokens", p.tokens);
+  doc::read(budget, "tokens_per_s", p.tokens_per_s);
+  doc::read(budget, "time_s", p.time_s);
   doc::read(budget, "mfu", p.mfu);
+  doc::read(budget, "min_mfu", p.min_mfu);
   doc::read(budget, "iterations", p.iterations);
   doc::read(budget, "converged", p.converged);
+  const doc::Json& batch = j.at("batch");
+  doc::read(batch, "target_tokens", p.batch.target_tokens);
+  doc::read(batch, "ceiling_tokens", p.batch.ceiling_tokens);
+  doc::read(batch, "tokens", p.batch.tokens);
+  doc::read(batch, "sequences", p.batch.sequences);
+  doc::read(batch, "pinned", p.batch.pinned);
+  doc::read(batch, "rule", p.batch.rule);
+  doc::read(batch, "note", p.batch.note);
+  if (const doc::Json& problem = j.at("problem"); !problem.is_null()) {
+    p.problem.emplace();
+    doc::read(problem, "reason", p.problem->reason);
+    doc::read_array(problem, "changes", p.problem->changes);
+  }
   j.at("allocation").get_to(p.allocation);
   j.at("band").get_to(p.band);
   const doc::LayoutSections sections = doc::read_layout_sections(j);

@@ -17,10 +17,18 @@ namespace {
 
 std::string budget_section(const plan::PlanResult& p) {
   std::vector<std::pair<std::string, std::string>> kv = {
-      {"compute", units::format_scientific(p.flops) + " FLOPs"}};
-  if (p.feasible())
+      {"compute", units::format_scientific(p.flops) + " FLOPs (" +
+                      std::string(plan::kFlopsConventionNames.name(p.flops_convention)) + ")"}};
+  if (p.feasible()) {
     kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU (best layout, " +
-                                     std::to_string(p.iterations) + " iterations)"});
+                                     std::to_string(p.iterations) + " iterations; floor " +
+                                     units::format_significant(100 * p.min_mfu) + "%)"});
+    kv.push_back({"time", units::format_significant(p.time_s / 86400, 4) + " days = " + units::format_count(p.tokens) +
+                              " tokens / " + units::format_count(p.tokens_per_s) + " tokens/s"});
+  }
+  kv.push_back({"global batch", units::format_count(p.batch.tokens) + " tokens: " + p.batch.note + " (ceiling " +
+                                    units::format_count(p.batch.ceiling_tokens) + ")"});
+  if (p.problem) kv.push_back({"refused", p.problem->reason});
   return "Budget\n" + report::render_key_values(kv);
 }
 
@@ -37,7 +45,10 @@ std::string allocation_section(const plan::PlanResult& p) {
   for (const auto& l : p.band.laws)
     t.add_row({l.law, units::format_count(l.params), units::format_count(l.tokens),
                units::format_significant(l.tokens_per_param), l.loss ? units::format_significant(*l.loss, 4) : "-"});
-  return out + t.render();
+  out += t.render();
+  for (const auto& s : p.band.skipped) out += "  skipped " + s.law + ": " + s.reason + "\n";
+  for (const auto& n : p.band.notes) out += "  note: " + n + "\n";
+  return out;
 }
 
 std::string architecture_section(const plan::PlanResult& p) {

@@ -2,7 +2,6 @@
 #include "plan/plan.hpp"
 
 #include <cmath>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "model/params.hpp"
@@ -11,25 +10,6 @@ namespace isoflop::plan {
 namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
-
-// The global batch (sequences) nearest the target whose divisors suit the cluster: among batches within
-// a factor 1.5 of the target, the one sharing the most factors with the GPU count, then the nearest.
-long long choose_global_batch(double target_sequences, int gpus) {
-  const long long lo = std::max<long long>(1, static_cast<long long>(target_sequences / 1.5));
-  const long long hi = std::max<long long>(lo, static_cast<long long>(target_sequences * 1.5));
-  long long best = lo, best_gcd = 0;
-  double best_distance = INFINITY;
-  for (long long b = lo; b <= hi; ++b) {
-    const long long g = std::gcd(b, static_cast<long long>(gpus));
-    const double distance = std::fabs(std::log(b / target_sequences));
-    if (g > best_gcd || (g == best_gcd && distance < best_distance)) {
-      best = b;
-      best_gcd = g;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
 
 cost::RunCostInputs cost_inputs(const PlanOptions& o, double flops, double mfu) {
   cost::RunCostInputs in = o.run_cost;
@@ -111,52 +91,91 @@ double PlanResult::params_ratio_to_target() const {
 PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   budget.validate();
   o.cluster.validate();
+  if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
   const double peak = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus;
   const bool time_like = !budget.flops;
   const double seconds = time_like ? budget_seconds(budget, o) : 0.0;
-  // Start from the calibrated GEMM efficiency ceiling; the loop replaces it with the layout's MFU.
-  double mfu = o.cluster.accelerator.gemm_efficiency_max > 0 ? o.cluster.accelerator.gemm_efficiency_max : 0.5;
+  // u: the 6N utilisation, 6·N·tokens/s over peak, so that the law's C = 6·N·D = peak·u·seconds gives exactly the
+  // tokens the layout runs in the time. It starts at the calibrated GEMM efficiency ceiling.
+  double u = o.cluster.accelerator.gemm_efficiency_max > 0 ? o.cluster.accelerator.gemm_efficiency_max : 0.5;
   PlanResult r;
   r.budget = budget;
   r.family = o.architecture ? o.architecture->name : o.family.name;
   r.global_batch_tokens = o.global_batch_tokens;
+  r.min_mfu = o.min_mfu;
   r.cluster = o.cluster;
   r.search = o.search;
   r.converged = !time_like;
+  double law_flops = 0;
+  // The batch is chosen afresh for the first iterations, then held: its doublings are discrete steps that
+  // would keep the fixed point from settling.
+  constexpr int kBatchIterations = 3;
+  double batch_tokens = o.global_batch_tokens;
+  bool batch_pinned = o.global_batch_pinned;
+  std::string batch_note;  // how the held batch was chosen
   for (int i = 0; i < o.max_iterations; ++i) {
     r.iterations = i + 1;
-    r.flops = time_like ? peak * mfu * seconds : *budget.flops;
-    r.job = {};
+    law_flops = time_like ? peak * u * seconds : *budget.flops;
+    parallel::JobSpec job;
     if (o.architecture) {
-      r.allocation = scaling::allocate_fixed_params(o.law, r.flops, model::count_params(*o.architecture).total());
-      r.job.architecture = *o.architecture;
+      r.allocation = scaling::allocate_fixed_params(o.law, law_flops, model::count_params(*o.architecture).total());
+      job.architecture = *o.architecture;
     } else {
-      r.allocation = scaling::allocate(o.law, r.flops);
-      r.job.architecture = shape_for(r.allocation.params, o);
+      r.allocation = scaling::allocate(o.law, law_flops);
+      job.architecture = shape_for(r.allocation.params, o);
     }
-    r.job.seq = r.job.architecture.seq > 0 ? r.job.architecture.seq : o.family.seq;
-    r.job.global_batch = choose_global_batch(o.global_batch_tokens / static_cast<double>(r.job.seq), o.cluster.gpus);
-    r.layouts = parallel::search_layouts(r.job, o.cluster, o.search);
+    job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
+    BatchSearch found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
+    r.job = std::move(found.job);
+    r.layouts = std::move(found.layouts);
+    if (batch_pinned && !o.global_batch_pinned) {  // held from an earlier iteration: keep how it was chosen
+      found.choice.target_tokens = r.batch.target_tokens;
+      found.choice.pinned = false;
+      found.choice.note = batch_note;
+    }
+    r.batch = std::move(found.choice);
+    if (i + 1 >= kBatchIterations && !batch_pinned) {
+      batch_tokens = r.batch.tokens;
+      batch_pinned = true;
+      batch_note = "held from iteration " + std::to_string(kBatchIterations) + ": " + r.batch.note;
+    }
     if (!r.layouts.feasible()) break;
-    const double new_mfu = r.layouts.layouts.front().time.mfu;
-    if (!time_like || std::fabs(new_mfu - mfu) < o.mfu_tolerance) {
-      mfu = new_mfu;
+    const double new_u = 6 * r.allocation.params * r.layouts.layouts.front().time.tokens_per_s / peak;
+    // Damped fixed-point step. The shape (and so the throughput) changes in steps with N, so there may be no
+    // exact fixed point and a plain iteration cycles between two architectures; after a few halvings the steps
+    // shrink as 1/i, settling at the step. The plan's tokens are then what the layout runs in the time.
+    const double weight = i < 4 ? 0.5 : 1.0 / (i - 1);
+    if (!time_like || std::fabs(weight * (new_u - u)) < o.mfu_tolerance) {
       r.converged = true;
       break;
     }
-    // Damped fixed-point step: the shape (and so the MFU) changes in steps with N, which can make the
-    // plain iteration cycle between two architectures.
-    mfu = 0.5 * (mfu + new_mfu);
+    u += weight * (new_u - u);
   }
-  r.band = scaling::allocation_band(o.band_laws, r.flops);
+  r.band = scaling::allocation_band(o.band_laws, law_flops);
+  // The tokens: the allocation's D for a FLOPs budget; for a time-like budget, what the layout runs in the
+  // time (the allocation's D within the iteration's tolerance).
+  r.tokens = r.allocation.tokens;
   if (!r.layouts.feasible()) {
-    r.mfu = 0;
+    r.flops_convention = FlopsConvention::kSixND;
+    r.flops = law_flops;
+    r.problem = infeasible_problem(r.job, o.cluster, o.search, *r.layouts.infeasible, o.min_mfu,
+                                   r.batch.ceiling_tokens);
     return r;
   }
-  r.mfu = r.layouts.layouts.front().time.mfu;
+  const parallel::StepTime& best = r.layouts.layouts.front().time;
+  r.flops_convention = FlopsConvention::kLayoutModel;
+  if (time_like) r.tokens = best.tokens_per_s * seconds;
+  r.tokens_per_s = best.tokens_per_s;
+  r.time_s = r.tokens / r.tokens_per_s;
+  r.flops = r.tokens * best.model_flops_per_step / static_cast<double>(r.job.global_batch * r.job.seq);
+  r.mfu = best.mfu;
+  if (r.mfu < o.min_mfu)
+    r.problem =
+        low_mfu_problem(r.job, o.cluster, o.search, r.layouts.layouts.front(), o.min_mfu, r.batch.ceiling_tokens);
   cost::WhatIfOptions whatif = o.whatif;
   whatif.accelerator = o.cluster.accelerator;
-  r.cost = cost::report_run_cost(cost_inputs(o, r.flops, mfu), whatif);
+  // The cost counts the same FLOPs at the same MFU, so its time is tokens ÷ tokens/s.
+  r.cost = cost::report_run_cost(cost_inputs(o, r.flops, r.mfu), whatif);
   return r;
 }
 

@@ -10,7 +10,10 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   PlanOptions& o = resolved.options;
   if (request.law.all_laws) throw FieldError("all_laws", "a plan allocates under one law; the band shows all of them");
   o.law = scaling::select_laws(cat, request.law).front();
-  o.band_laws = cat.laws;
+  // The band: the allocation's law first, so that it holds the laws counting parameters as that law does.
+  o.band_laws = {o.law};
+  for (const auto& law : cat.laws)
+    if (law.name != o.law.name) o.band_laws.push_back(law);
   const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, request.cluster);
   resolved.cluster_note = cluster.note;
   o.cluster = cluster.spec;
@@ -21,7 +24,15 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.family = cat.model(family, "family").architecture;
   o.family.name = family;
   o.architecture = request.architecture;
-  if (request.global_batch_tokens) o.global_batch_tokens = *request.global_batch_tokens;
+  if (request.global_batch_tokens) {
+    o.global_batch_tokens = *request.global_batch_tokens;
+    o.global_batch_pinned = true;
+  }
+  const catalog::RunCostConstants& k = cat.run_cost_constants();
+  o.batch_rule.coefficient = k.batch_coefficient;
+  o.batch_rule.exponent = k.batch_exponent;
+  o.batch_rule.source = k.batch_source;
+  o.min_mfu = request.min_mfu.value_or(k.min_mfu);
   o.search = request.search;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);
   o.whatif = cost::whatif_options(cost::resolve_levers(request.energy, cat), cat, o.cluster.accelerator, o.run_cost);

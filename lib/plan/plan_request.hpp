@@ -20,7 +20,8 @@ struct PlanRequest {
   std::optional<std::string> family;      // catalog model whose shape the architecture follows (chinchilla-70b)
   // A given model, planned as it is instead of shaped (the caller reads it: doc::resolve_architecture).
   std::optional<model::Architecture> architecture;
-  std::optional<double> global_batch_tokens;
+  std::optional<double> global_batch_tokens;  // given: the batch is pinned (it does not grow)
+  std::optional<double> min_mfu;              // the MFU floor (default cost.yaml plan.min_mfu)
   parallel::ClusterRequest cluster;
   parallel::SearchOptions search;
   cost::EnergyRequest energy;

@@ -101,10 +101,14 @@ struct AllocationBand {
   double params_min = 0, params_max = 0;  // over `laws`
   double tokens_min = 0, tokens_max = 0;
   double flops_min = 0, flops_max = 0;
+  std::string parameters;          // the parameter convention every law in `laws` shares
+  std::vector<std::string> notes;  // e.g. losses fitted on different datasets
 
   bool operator==(const AllocationBand&) const = default;
 };
-// `value` is the budget (FLOPs), parameters, tokens or target loss, per `query`. A law that cannot answer
+// `value` is the budget (FLOPs), parameters, tokens or target loss, per `query`. The band holds laws that count
+// parameters as the first law does (Kaplan's non-embedding N is not the total N of Chinchilla-type laws); the
+// others are skipped with that reason, and a note says when the losses come from different datasets. A law that cannot answer
 // (no loss for a target-loss query, cannot use unique tokens, an unreachable target) is listed in `skipped`.
 // Throws InputError, with every law's reason, when no law applies.
 AllocationBand allocation_band(const std::vector<catalog::LawSpec>& laws, BandQuery query, double value,

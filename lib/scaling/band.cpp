@@ -28,7 +28,14 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
                                const AllocationConstraints& constraints) {
   constraints.validate();
   AllocationBand band;
+  band.parameters = laws.empty() ? "total" : laws.front().parameters;
+  std::vector<std::pair<std::string, std::string>> loss_datasets;  // (dataset, law) of laws with a loss
   for (const LawSpec& law : laws) {
+    if (law.parameters != band.parameters) {
+      band.skipped.push_back({law.name, "counts " + law.parameters + " parameters, not comparable with the band's " +
+                                            band.parameters + " parameters; ask for it alone (law " + law.name + ")"});
+      continue;
+    }
     if ((query == BandQuery::kTargetLoss || constraints.inference_tokens) && !has_loss(law)) {
       band.skipped.push_back({law.name, "allocation-only law: predicts no loss"});
       continue;
@@ -39,6 +46,7 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
     }
     try {
       band.laws.push_back(answer(law, query, value, constraints));
+      if (band.laws.back().loss) loss_datasets.emplace_back(law.dataset, law.name);
     } catch (const Error& e) {  // an unreachable target or an infeasible constraint under this law only
       band.skipped.push_back({law.name, e.what()});
     }
@@ -47,6 +55,14 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
     std::vector<std::string> reasons;
     for (const auto& s : band.skipped) reasons.push_back(s.law + ": " + s.reason);
     throw InputError("no law can answer this query (" + join(reasons, "; ") + ")");
+  }
+  std::vector<std::string> datasets;
+  for (const auto& [dataset, name] : loss_datasets)
+    if (std::find(datasets.begin(), datasets.end(), dataset) == datasets.end()) datasets.push_back(dataset);
+  if (datasets.size() > 1) {
+    std::string which;
+    for (const auto& [dataset, name] : loss_datasets) which += (which.empty() ? "" : ", ") + name + ": " + dataset;
+    band.notes.push_back("losses are not comparable across laws fitted on different datasets (" + which + ")");
   }
   auto span = [&](double Allocation::*field, double* lo, double* hi) {
     const auto [mn, mx] = std::minmax_element(band.laws.begin(), band.laws.end(),

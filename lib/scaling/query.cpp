@@ -74,6 +74,7 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
       AllocationBand band = allocation_band(laws, query, value, constraints);
       out.allocations = std::move(band.laws);
       out.skipped = std::move(band.skipped);
+      out.notes.insert(out.notes.end(), band.notes.begin(), band.notes.end());
     } else {
       const auto& law = laws.front();
       switch (query) {

@@ -34,14 +34,28 @@ TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
   CHECK(doc["allocation"]["law"] == "epoch-2024");
   const double n = doc["allocation"]["params"].get<double>(), d = doc["allocation"]["tokens"].get<double>();
   CHECK(std::fabs(6 * n * d / doc["allocation"]["flops"].get<double>() - 1) < 1e-6);
-  CHECK(doc["allocation"]["flops"].get<double>() == flops);
+  // The law's compute is 6ND; the plan's FLOPs are the layout's model FLOPs on the plan's tokens, which are the
+  // allocation's D within the iteration's settling.
+  const double tokens = doc["budget"]["tokens"].get<double>();
+  CHECK(std::fabs(tokens / d - 1) < 0.03);
+  CHECK(std::fabs(flops / (tokens * doc["layouts"][0]["model_flops_per_step"].get<double>() /
+                           (doc["job"]["global_batch"].get<double>() * doc["job"]["seq"].get<double>())) -
+                  1) < 1e-12);
+  CHECK(doc["budget"]["flops_convention"] == "layout-model-flops");
   // The shaped architecture is within 2 % of N (model arithmetic), and the shape section says so.
   CHECK(std::fabs(doc["shape"]["params"].get<double>() / n - 1) < 0.02);
   CHECK(doc["shape"]["params_ratio_to_target"].get<double>() == doc["shape"]["params"].get<double>() / n);
   CHECK(doc["architecture"]["d_model"].get<long long>() % 128 == 0);
-  // The global batch is near the 4M-token target and whole in sequences.
+  // The global batch starts at the 4M-token target, whole in sequences, and stays under its ceiling.
   const long long batch = doc["job"]["global_batch"].get<long long>();
-  CHECK(std::fabs(batch * doc["job"]["seq"].get<double>() / 4e6 - 1) < 0.5);
+  CHECK(batch * doc["job"]["seq"].get<double>() >= 4e6 / 1.5);
+  CHECK(batch * doc["job"]["seq"].get<double>() == doc["batch"]["tokens"].get<double>());
+  CHECK(doc["batch"]["tokens"].get<double>() <= 1.5 * doc["batch"]["ceiling_tokens"].get<double>());
+  CHECK(doc["problem"].is_null());
+  // One convention: the cost's days are the plan's tokens over the layout's tokens/s.
+  CHECK(std::fabs(doc["cost"]["time_s"].get<double>() /
+                      (doc["budget"]["tokens"].get<double>() / doc["layouts"][0]["tokens_per_s"].get<double>()) -
+                  1) < 1e-9);
   const auto& best = doc["layouts"][0];
   CHECK(best["memory_gib"].get<double>() < 80);
   CHECK(best["tp"].get<int>() <= 8);
@@ -259,8 +273,9 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
   CHECK(plan["allocation"]["params"].get<double>() == n);
   CHECK(plan["allocation"]["method"] == "fixed-params");
   const double flops = plan["budget"]["flops"].get<double>();
-  CHECK(plan["allocation"]["flops"].get<double>() == flops);
-  CHECK(std::fabs(plan["allocation"]["tokens"].get<double>() * 6 * n / flops - 1) < 1e-12);
+  const double law_flops = plan["allocation"]["flops"].get<double>();
+  CHECK(std::fabs(plan["allocation"]["tokens"].get<double>() * 6 * n / law_flops - 1) < 1e-12);
+  CHECK(std::fabs(plan["budget"]["tokens"].get<double>() / plan["allocation"]["tokens"].get<double>() - 1) < 0.03);
   // The budget is still what 64 A100s deliver in 7 days at the best layout's MFU; the law's loss at (N, D).
   CHECK(std::fabs(flops / (64 * 312e12 * 7 * 86400.0) / plan["budget"]["mfu"].get<double>() - 1) < 2e-3);
   CHECK(plan["allocation"]["loss"].get<double>() > 1.7);
@@ -284,4 +299,20 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
   CHECK(both.status == 2);
   CHECK(both.err.find("--family") != std::string::npos);
   CHECK(both.out.empty());
+}
+
+// A plan that cannot be acted on exits 1 with the reason and changes the plan's own options make.
+TEST_CASE("plan refuses 16,384 GPUs on a pinned 4M batch and 65,536 GPUs, naming --gpus or --global-batch-tokens") {
+  const auto pinned = run_cli("plan --gpus 16384 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M -o json");
+  CHECK(pinned.status == 1);
+  const auto doc = nlohmann::json::parse(pinned.out);
+  REQUIRE(doc["problem"].is_object());
+  CHECK(doc["budget"]["mfu"].get<double>() < doc["budget"]["min_mfu"].get<double>());
+  CHECK(!doc["problem"]["changes"].empty());
+  for (const auto& c : doc["problem"]["changes"]) CHECK(c["value"].is_number_integer());
+  CHECK((pinned.err.find("--gpus ") != std::string::npos || pinned.err.find("--global-batch-tokens ") != std::string::npos));
+  const auto huge = run_cli("plan --gpus 65536 --gpu h100-sxm5-80gb --days 60");
+  CHECK(huge.status == 1);
+  CHECK((huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
+  CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
 }

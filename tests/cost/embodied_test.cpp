@@ -67,7 +67,12 @@ TEST_CASE("cost.yaml entries can be overridden by name, and a malformed one name
   - name: default
     tdp_method: {tdp_utilisation: 0.8, host_overhead: 150 W, source: mine}
     embodied: {lifetime_years: 4, source: mine}
-    whatif: {model_factor: 5, model_source: mine, mechanization_pue: 1.08, mechanization_source: mine}
+    whatif: {model_factor: 5, model_source: mine, mechanization_pue: 1.08, mechanization_source: mine,
+             published_ranges: {model: [3, 10], machine: [2, 5], mechanization: [1.4, 2], map: [5, 10], all: [100, 1000]},
+             ranges_source: mine}
+    default_pue: industry-average
+    default_pue_source: mine
+    plan: {batch_coefficient: 0.3, batch_exponent: 0.33, batch_source: mine, min_mfu: 0.3, min_mfu_source: mine}
 embodied_carbon:
   - {name: mi300x, die_area_cm2: 10, kg_per_cm2: 1.8, source: mine}
 )",
@@ -79,6 +84,9 @@ embodied_carbon:
   CHECK(k.lifetime_s == doctest::Approx(4 * 365 * 86400.0));
   CHECK(k.memory_kg_per_gb == 0);
   CHECK(k.model_factor == 5);
+  CHECK(k.default_pue == "industry-average");
+  CHECK(k.min_mfu == 0.3);
+  CHECK(k.published_ranges[3][1] == 10);
   REQUIRE(cat.find_embodied_carbon("mi300x") != nullptr);
   catalog::Catalog bad = catalog::embedded_catalog();
   try {

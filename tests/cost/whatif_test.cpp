@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "catalog/catalog.hpp"
+#include "cost/energy_request.hpp"
 #include "core/error.hpp"
 #include "support/expect_close.hpp"
 
@@ -134,13 +137,13 @@ TEST_CASE("each lever's factor: Model 1/3, Mechanization PUE ratio, Map intensit
   for (const auto& g : cat.grids) cleanest = std::min(cleanest, g.intensity_kg_per_kwh);
   EXPECT_CLOSE(row(rows, Lever::kMap).co2e_factor, 0.429 / cleanest, 1e-12);
   EXPECT_CLOSE(row(rows, Lever::kMap).energy_kwh, base.energy_kwh, 1e-12);
-  // Machine, unpriced: the catalog accelerator with the most peak FLOP/s per watt of system power
-  // (measured where the catalog has it, else TDP × utilisation + host overhead).
+  // Machine, unpriced: the catalog accelerator with the most peak FLOP/s per watt of system power; the A100 has
+  // no measurement, so every candidate is compared at TDP × utilisation + the same host overhead.
   const WhatIfRow& machine = row(rows, Lever::kMachine);
   REQUIRE(machine.applied);
   const double host = cat.run_cost_constants().host_overhead_w, u = cat.run_cost_constants().tdp_utilisation;
   auto per_watt = [&](const catalog::Accelerator& a) {
-    return a.peak_16bit_flops / system_power_per_accelerator(a, u, host).watts;
+    return a.peak_16bit_flops / tdp_system_power(a, u, host).watts;
   };
   const catalog::Accelerator* best = nullptr;
   for (const auto& a : cat.accelerators)
@@ -197,4 +200,82 @@ TEST_CASE("what-if options are validated") {
   CHECK_NOTHROW(o.validate());
   for (auto l : {Lever::kBaseline, Lever::kModel, Lever::kMachine, Lever::kMechanization, Lever::kMap, Lever::kAll})
     CHECK(kLeverNames.parse(kLeverNames.name(l), "x") == l);
+}
+
+namespace {
+
+// The Machine row of `base` run with `method`, against the single pinned `candidate`.
+WhatIfRow pinned_machine(const catalog::Catalog& cat, const std::string& base, const std::string& candidate,
+                         EnergyMethod method) {
+  const RunCostInputs in = baseline_inputs(cat, base, method, 1.1, "us", false);
+  WhatIfOptions o = catalog_levers(cat, base);
+  o.machines = {cat.accelerator(candidate)};
+  o.machine_pinned = true;
+  return row(four_ms(in, estimate_run_cost(in), o), Lever::kMachine);
+}
+
+}  // namespace
+
+TEST_CASE("Machine compares like with like: measured with measured, else TDP with TDP and the same host") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const double host = cat.run_cost_constants().host_overhead_w, u = cat.run_cost_constants().tdp_utilisation;
+  // A100 (TDP only) against TPU v4 (measured 170 W in the catalog): both at TDP + host (1.31x), never 170 W
+  // against 400 W + host (3.3x).
+  REQUIRE(cat.accelerator("tpu-v4").measured_power_w.has_value());
+  const WhatIfRow tpu = pinned_machine(cat, "a100-sxm4-80gb", "tpu-v4", EnergyMethod::kTdp);
+  REQUIRE(tpu.applied);
+  CHECK(tpu.note.find("measured") == std::string::npos);
+  const auto& a = cat.accelerator("a100-sxm4-80gb");
+  const auto& t = cat.accelerator("tpu-v4");
+  EXPECT_CLOSE(1 / tpu.energy_factor,
+               (tdp_system_power(t, u, host).watts / t.peak_16bit_flops) /
+                   (tdp_system_power(a, u, host).watts / a.peak_16bit_flops),
+               1e-12);
+  // TPU v3 against V100, both measured (Patterson et al. 2021 Table 4: 283 W and 330 W): measured with measured.
+  const WhatIfRow v3 = pinned_machine(cat, "v100-sxm2-32gb", "tpu-v3", EnergyMethod::kMeasured);
+  REQUIRE(v3.applied);
+  CHECK(v3.note.find("measured 283 W") != std::string::npos);
+  CHECK(v3.note.find("measured 330 W") != std::string::npos);
+  EXPECT_CLOSE(v3.energy_factor, (330.0 / 125e12) / (283.0 / 123e12), 1e-12);
+}
+
+TEST_CASE("default levers: Map among the stated cloud regions, each row beside Patterson's range, all <= ~1000x") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  for (const auto& acc : cat.accelerators) {
+    INFO(acc.name);
+    RunCostInputs in = baseline_inputs(cat, acc.name, EnergyMethod::kTdp, 1.0, "us", false);
+    resolve_energy({}, cat, acc, nullptr, &in);
+    in.flops = 1e23;
+    in.gpus = 512;
+    in.peak_flops_per_gpu = acc.peak_16bit_flops;
+    in.utilisation = 0.4;
+    const WhatIfOptions o = whatif_options(resolve_levers({}, cat), cat, acc, in);
+    // The Map candidates are grids.yaml's map_candidate regions, all cloud regions.
+    REQUIRE(!o.regions.empty());
+    for (const auto& g : o.regions) CHECK(g.map_candidate);
+    for (const auto& g : o.regions) CHECK(g.kind == "cloud");
+    const auto rows = four_ms(in, estimate_run_cost(in), o);
+    const WhatIfRow& map = row(rows, Lever::kMap);
+    REQUIRE(map.applied);
+    // The cleanest candidate, Finland (46 g/kWh), against the US 429 g/kWh: 9.3x, inside Patterson's 5-10x.
+    CHECK(map.change.find("gcp-europe-north1") != std::string::npos);
+    EXPECT_CLOSE(map.co2e_factor, 429.0 / 46.0, 1e-12);
+    REQUIRE(map.published_range.has_value());
+    CHECK((*map.published_range)[0] == 5);
+    CHECK((*map.published_range)[1] == 10);
+    // The default PUE is a typical datacenter's, so Mechanization moves to a hyperscaler's: 1.56 / 1.10.
+    EXPECT_CLOSE(row(rows, Lever::kMechanization).energy_factor, 1.56 / 1.10, 1e-12);
+    // All four together stay within Patterson et al. 2022's order of magnitude (energy /100, CO2e /1000):
+    // within a factor sqrt(10) of it from any baseline, the 2016 P100 of their own comparison included, and
+    // inside it from an A100 (107x CO2e: 3 x 2.7 x 1.42 x 9.3).
+    const WhatIfRow& all = rows.back();
+    REQUIRE(all.published_range.has_value());
+    CHECK(all.energy_factor < (*all.published_range)[0] * std::sqrt(10.0));
+    CHECK(all.co2e_factor < (*all.published_range)[1] * std::sqrt(10.0));
+    CHECK(all.co2e_factor > 10);
+    if (acc.name.rfind("a100", 0) == 0) {
+      CHECK(all.energy_factor <= (*all.published_range)[0]);
+      CHECK(all.co2e_factor <= (*all.published_range)[1]);
+    }
+  }
 }

@@ -1,10 +1,12 @@
 // Tests of the plan pipeline (lib/plan): self-consistent utilisation for a GPU-days budget, a FLOPs budget
-// passed through unchanged, the 4Ms table and the energy methods, budget validation, a depth that pipeline
-// stages divide, and a given architecture planned as it is.
+// passed through unchanged, the 4Ms table and the energy methods, budget validation, a given architecture
+// planned as it is, one FLOP convention (days = tokens ÷ tokens/s), the batch growing with the cluster, and
+// a refused plan with its concrete changes.
 #include "plan/plan.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "catalog/catalog.hpp"
@@ -18,9 +20,10 @@ namespace {
 
 using namespace isoflop;
 
-plan::PlanOptions options_for(const catalog::Catalog& cat, long long gpus) {
+plan::PlanOptions options_for(const catalog::Catalog& cat, long long gpus,
+                              const std::string& gpu = "a100-sxm4-80gb") {
   parallel::ClusterRequest request;
-  request.gpu = "a100-sxm4-80gb";
+  request.gpu = gpu;
   request.gpus = gpus;
   const auto cluster = parallel::resolve_cluster(cat, request);
   plan::PlanOptions o;
@@ -37,6 +40,9 @@ plan::PlanOptions options_for(const catalog::Catalog& cat, long long gpus) {
   o.whatif.regions = cat.grids;
   o.whatif.host_overhead_w = cat.run_cost_constants().host_overhead_w;
   o.whatif.mechanization_pue = cat.run_cost_constants().mechanization_pue;
+  o.batch_rule.coefficient = cat.run_cost_constants().batch_coefficient;
+  o.batch_rule.exponent = cat.run_cost_constants().batch_exponent;
+  o.min_mfu = cat.run_cost_constants().min_mfu;
   return o;
 }
 
@@ -71,8 +77,13 @@ TEST_CASE("FLOPs budget: the allocation uses the budget as given, and more compu
   large.flops = 1e24;
   const auto a = plan::make_plan(small, o);
   const auto b = plan::make_plan(large, o);
-  CHECK(a.flops == 1e23);
   CHECK(a.allocation.flops == doctest::Approx(1e23).epsilon(1e-6));
+  // The run's FLOPs count what the layout counts: 6N per token plus attention and logits, so a little more.
+  CHECK(a.flops_convention == plan::FlopsConvention::kLayoutModel);
+  const double shaped = model::count_params(a.job.architecture).total();
+  CHECK(a.flops == doctest::Approx(6 * shaped * a.tokens).epsilon(0.1));
+  const auto& best = a.layouts.layouts.front().time;
+  CHECK(a.flops == doctest::Approx(a.tokens * best.model_flops_per_step / (a.job.global_batch * a.job.seq)));
   CHECK(b.allocation.params > a.allocation.params);
   CHECK(b.allocation.tokens > a.allocation.tokens);
   CHECK(b.cost->result.time_s > a.cost->result.time_s);
@@ -164,4 +175,109 @@ TEST_CASE("a given architecture: the allocation is its exact count and D = C/(6N
   // About 1.4T tokens for 70B: the paper's own allocation.
   CHECK(r.allocation.tokens == doctest::Approx(1.4e12).epsilon(0.05));
   CHECK(r.feasible());
+}
+
+TEST_CASE("one convention: 512 H100 for 60 days run tokens / tokens-per-s days, and the cost agrees") {
+  const auto cat = catalog::load_catalog();
+  const auto o = options_for(cat, 512, "h100-sxm5-80gb");
+  plan::Budget budget;
+  budget.time_s = 60 * 86400.0;
+  const auto r = plan::make_plan(budget, o);
+  REQUIRE(r.acceptable());
+  CHECK(r.converged);
+  const auto& best = r.layouts.layouts.front().time;
+  // days = tokens ÷ the chosen layout's tokens/s, and the cost section shows the same days ...
+  // (The law's D for the compute differs from them by the iteration's settling only.)
+  CHECK(r.tokens == doctest::Approx(r.allocation.tokens).epsilon(0.03));
+  CHECK(r.tokens_per_s == best.tokens_per_s);
+  CHECK(r.time_s == doctest::Approx(r.tokens / best.tokens_per_s).epsilon(1e-12));
+  CHECK(r.cost->result.time_s == doctest::Approx(r.time_s).epsilon(1e-9));
+  // ... at the layout's own MFU, on the layout's FLOPs (no second utilisation) ...
+  CHECK(r.mfu == best.mfu);
+  CHECK(r.cost->inputs.utilisation == best.mfu);
+  CHECK(r.cost->inputs.flops == r.flops);
+  CHECK(r.flops == doctest::Approx(r.tokens * best.model_flops_per_step / (r.job.global_batch * r.job.seq)));
+  // ... and the budget is spent: 60 days within the iteration's tolerance.
+  CHECK(r.time_s / 86400 == doctest::Approx(60).epsilon(0.01));
+}
+
+TEST_CASE("the batch grows with the cluster, within DeepSeek LLM's batch ceiling") {
+  const auto cat = catalog::load_catalog();
+  plan::Budget budget;
+  budget.time_s = 60 * 86400.0;
+  const auto small = plan::make_plan(budget, options_for(cat, 512, "h100-sxm5-80gb"));
+  const auto large = plan::make_plan(budget, options_for(cat, 16384, "h100-sxm5-80gb"));
+  // The ceiling is B = 0.2920 C^0.3271 tokens at the law's compute (DeepSeek LLM 2024).
+  CHECK(large.batch.ceiling_tokens == doctest::Approx(0.2920 * std::pow(large.allocation.flops, 0.3271)));
+  CHECK(large.batch.target_tokens == 4e6);
+  CHECK(!large.batch.pinned);
+  CHECK(large.batch.tokens > small.batch.tokens);
+  CHECK(large.batch.tokens > 1.5 * 4e6);  // not the 4M tokens a small cluster runs
+  CHECK(large.batch.tokens <= large.batch.ceiling_tokens * 1.5);  // doublings stop at the ceiling (× rounding)
+  CHECK(large.batch.tokens == large.job.global_batch * large.job.seq);
+  // Growing paid: the grown batch's MFU beats the target's on the same model and cluster.
+  auto pinned = options_for(cat, 16384, "h100-sxm5-80gb");
+  pinned.global_batch_pinned = true;
+  parallel::JobSpec at_target = large.job;
+  at_target.global_batch = plan::batch_sequences(4e6, at_target.seq, 16384);
+  const auto target = parallel::search_layouts(at_target, pinned.cluster, pinned.search);
+  REQUIRE(target.feasible());
+  CHECK(large.mfu > target.layouts.front().time.mfu);
+}
+
+TEST_CASE("a pinned 4M batch on 16,384 GPUs is refused with fewer GPUs or a larger batch that reach the floor") {
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 16384, "h100-sxm5-80gb");
+  o.global_batch_pinned = true;
+  plan::Budget budget;
+  budget.time_s = 60 * 86400.0;
+  const auto r = plan::make_plan(budget, o);
+  REQUIRE(r.feasible());
+  CHECK(r.batch.pinned);
+  CHECK(r.batch.tokens == doctest::Approx(4e6).epsilon(0.5));
+  CHECK(r.mfu < o.min_mfu);
+  REQUIRE(r.problem.has_value());
+  CHECK(!r.acceptable());
+  CHECK(r.problem->reason.find("under the floor") != std::string::npos);
+  REQUIRE(!r.problem->changes.empty());
+  for (const auto& c : r.problem->changes) {
+    INFO(c.field << " " << c.note);
+    REQUIRE(c.number.has_value());
+    parallel::JobSpec job = r.job;
+    parallel::ClusterSpec cluster = r.cluster;
+    if (c.field == "gpus") {
+      CHECK(*c.number < 16384);
+      cluster.gpus = static_cast<int>(*c.number);
+    } else {
+      REQUIRE(c.field == "global_batch_tokens");
+      CHECK(*c.number > r.batch.tokens);
+      job.global_batch = *c.number / job.seq;
+    }
+    // The change does what it says: the same model reaches the floor.
+    const auto fixed = parallel::search_layouts(job, cluster, o.search);
+    REQUIRE(fixed.feasible());
+    CHECK(fixed.layouts.front().time.mfu >= o.min_mfu);
+  }
+}
+
+TEST_CASE("65,536 GPUs: the plan is refused (not a usage error) with changes the plan's options can make") {
+  const auto cat = catalog::load_catalog();
+  const auto o = options_for(cat, 65536, "h100-sxm5-80gb");
+  plan::Budget budget;
+  budget.time_s = 60 * 86400.0;
+  plan::PlanResult r;
+  REQUIRE_NOTHROW(r = plan::make_plan(budget, o));
+  CHECK(!r.acceptable());
+  REQUIRE(r.problem.has_value());
+  INFO(r.problem->reason);
+  REQUIRE(!r.problem->changes.empty());
+  // Every change names a field of the plan request: the GPU count, the batch, or a layout pin.
+  const std::vector<std::string> plan_fields = {"gpus", "global_batch_tokens", "zero_stage", "recompute", "tp", "min_mfu"};
+  bool concrete = false;
+  for (const auto& c : r.problem->changes) {
+    INFO(c.field << " " << c.note);
+    CHECK(std::find(plan_fields.begin(), plan_fields.end(), c.field) != plan_fields.end());
+    concrete |= c.number.has_value() && (c.field == "gpus" || c.field == "global_batch_tokens");
+  }
+  CHECK(concrete);
 }

@@ -1,0 +1,99 @@
+// Choosing the plan's global batch.
+#include "plan/batch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::plan {
+namespace {
+
+constexpr int kMaxDoublings = 10;  // 1024× the target: far past any published ceiling
+
+std::string tokens_text(double tokens) { return units::format_significant(tokens / 1e6, 3) + "M tokens"; }
+
+double best_mfu(const parallel::SearchResult& r) { return r.feasible() ? r.layouts.front().time.mfu : 0.0; }
+
+}  // namespace
+
+double BatchRule::ceiling_tokens(double flops) const { return coefficient * std::pow(flops, exponent); }
+
+long long batch_sequences(double tokens, long long seq, int gpus) {
+  const double target = std::max(1.0, tokens / static_cast<double>(seq));
+  const long long lo = std::max<long long>(1, static_cast<long long>(target / 1.5));
+  const long long hi = std::max<long long>(lo, static_cast<long long>(target * 1.5));
+  long long best = lo, best_gcd = 0;
+  double best_distance = INFINITY;
+  for (long long b = lo; b <= hi; ++b) {
+    const long long g = std::gcd(b, static_cast<long long>(gpus));
+    const double distance = std::fabs(std::log(b / target));
+    if (g > best_gcd || (g == best_gcd && distance < best_distance)) {
+      best = b;
+      best_gcd = g;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
+                         const parallel::SearchOptions& search, double target_tokens, bool pinned,
+                         const BatchRule& rule, double flops) {
+  BatchSearch out;
+  BatchChoice& c = out.choice;
+  c.target_tokens = target_tokens;
+  c.ceiling_tokens = rule.ceiling_tokens(flops);
+  c.pinned = pinned;
+  c.rule = "start at the target, double while the MFU gains more than " +
+           units::format_significant(rule.min_gain * 100, 3) + " %, up to B = " +
+           units::format_significant(rule.coefficient, 4) + " C^" + units::format_significant(rule.exponent, 4) +
+           " tokens (" + rule.source + ")";
+  // A batch with no valid layout at all (fewer sequences than a data-parallel degree needs) is an infeasible
+  // result with the search's reason, not an input error: the plan chose the batch, not the user.
+  auto search_at = [&](double tokens) {
+    job.global_batch = batch_sequences(tokens, job.seq, cluster.gpus);
+    try {
+      return parallel::search_layouts(job, cluster, search);
+    } catch (const FieldError&) {
+      throw;
+    } catch (const InputError& e) {
+      parallel::SearchResult none;
+      none.infeasible.emplace().reason = e.what();
+      return none;
+    }
+  };
+  out.job = job;
+  out.layouts = search_at(target_tokens);
+  out.job.global_batch = job.global_batch;
+  if (pinned) {
+    c.note = "as given";
+  } else if (target_tokens * 2 > c.ceiling_tokens) {
+    c.note = "the target; a doubling would pass the ceiling of " + tokens_text(c.ceiling_tokens);
+  } else {
+    c.note = "the target";
+    double tokens = target_tokens;
+    for (int k = 0; k < kMaxDoublings && tokens * 2 <= c.ceiling_tokens; ++k) {
+      tokens *= 2;
+      parallel::SearchResult next = search_at(tokens);
+      const double before = best_mfu(out.layouts), after = best_mfu(next);
+      if (!(after > before * (1 + rule.min_gain))) {
+        if (before > 0)
+          c.note += "; doubling again gains " + units::format_significant((after / before - 1) * 100, 2) + " % MFU";
+        break;
+      }
+      out.layouts = std::move(next);
+      out.job.global_batch = job.global_batch;
+      c.note = "grown " + std::to_string(1 << (k + 1)) + "x from the target: MFU " +
+               units::format_significant(before * 100, 3) + " -> " + units::format_significant(after * 100, 3) + " %";
+      if (tokens * 2 > c.ceiling_tokens) c.note += "; the next doubling would pass the ceiling";
+    }
+  }
+  c.sequences = out.job.global_batch;
+  c.tokens = static_cast<double>(out.job.global_batch * out.job.seq);
+  return out;
+}
+
+}  // namespace isoflop::plan

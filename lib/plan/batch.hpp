@@ -1,0 +1,50 @@
+// The plan's global batch: it grows with the cluster from a target, by doublings that still raise the
+// layout's MFU, never beyond a published batch ceiling at the plan's compute (DeepSeek LLM 2024's batch law,
+// data/cost.yaml); a batch the user pins stays as given.
+#pragma once
+
+#include <string>
+
+#include "parallel/search.hpp"
+
+namespace isoflop::plan {
+
+// B_max(C) = coefficient · C^exponent tokens, C in FLOPs (DeepSeek LLM 2024: B_opt = 0.2920 C^0.3271).
+struct BatchRule {
+  double coefficient = 0;
+  double exponent = 0;
+  std::string source;
+  double min_gain = 0.05;  // a doubling is taken only when it raises the MFU by more than this fraction
+  double ceiling_tokens(double flops) const;
+  bool operator==(const BatchRule&) const = default;
+};
+
+// The batch the plan runs and why.
+struct BatchChoice {
+  double target_tokens = 0;   // the starting point (asked for, or the default)
+  double ceiling_tokens = 0;  // the rule's ceiling at the plan's compute
+  double tokens = 0;          // chosen: global batch × sequence length
+  long long sequences = 0;    // the global batch in sequences
+  bool pinned = false;        // the user fixed the batch: no growth
+  std::string rule;           // the rule in words, with its source
+  std::string note;           // why this batch
+  bool operator==(const BatchChoice&) const = default;
+};
+
+// The global batch (sequences) nearest `tokens` whose divisors suit the cluster: among batches within a
+// factor 1.5, the one sharing the most factors with the GPU count, then the nearest.
+long long batch_sequences(double tokens, long long seq, int gpus);
+
+struct BatchSearch {
+  BatchChoice choice;
+  parallel::JobSpec job;            // with the chosen global batch
+  parallel::SearchResult layouts;   // the search at that batch
+};
+
+// Searches the layouts of `job` (its global batch is set here) at the target batch and, unless pinned, at
+// doublings of it up to the ceiling, stopping at the first doubling that gains less than rule.min_gain MFU.
+BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
+                         const parallel::SearchOptions& search, double target_tokens, bool pinned,
+                         const BatchRule& rule, double flops);
+
+}  // namespace isoflop::plan

@@ -1,0 +1,108 @@
+// Reasons and concrete changes for a plan that cannot be acted on.
+#include "plan/remedy.hpp"
+
+#include <optional>
+#include <utility>
+
+#include "core/error.hpp"
+#include "plan/batch.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::plan {
+namespace {
+
+constexpr int kMaxBatchDoublings = 6;  // up to 64× the batch
+
+std::string percent(double fraction) { return units::format_significant(fraction * 100, 3) + " %"; }
+std::string mtokens(double tokens) { return units::format_significant(tokens / 1e6, 3) + "M tokens"; }
+
+// The best MFU of `job` on `cluster`, or none when nothing fits or nothing is valid there.
+std::optional<double> best_mfu(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                               const parallel::SearchOptions& search) {
+  try {
+    const parallel::SearchResult r = parallel::search_layouts(job, cluster, search);
+    if (r.feasible()) return r.layouts.front().time.mfu;
+  } catch (const InputError&) {  // no valid layout at this size (e.g. fewer sequences than replicas)
+  }
+  return std::nullopt;
+}
+
+// Where a step's time goes beyond compute: the largest share, in words.
+std::string largest_overhead(const parallel::StepTime& t) {
+  const parallel::StepBreakdown& b = t.breakdown;
+  const std::pair<double, const char*> parts[] = {
+      {b.dp_comm_s, "data-parallel communication"}, {b.bubble_s, "pipeline bubble"},
+      {b.tp_comm_s, "tensor-parallel communication"}, {b.pp_comm_s, "pipeline sends"},
+      {b.moe_comm_s, "expert all-to-all"},           {b.optimizer_s, "optimizer step"}};
+  const auto* top = &parts[0];
+  for (const auto& p : parts)
+    if (p.first > top->first) top = &p;
+  return percent(top->first / t.step_time_s) + " of the " + units::format_significant(t.step_time_s, 3) +
+         " s step is " + top->second;
+}
+
+// The largest halving of the GPU count (down to one node) at which the job reaches `min_mfu`.
+std::optional<parallel::SuggestedChange> fewer_gpus(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                                                    const parallel::SearchOptions& search, double min_mfu) {
+  parallel::ClusterSpec smaller = cluster;
+  for (int g = cluster.gpus / 2; g >= cluster.gpus_per_node && g >= 1; g /= 2) {
+    smaller.gpus = g;
+    const auto mfu = best_mfu(job, smaller, search);
+    if (mfu && *mfu >= min_mfu)
+      return parallel::SuggestedChange{"gpus", g, std::nullopt,
+                                       "the same model and batch reach " + percent(*mfu) + " MFU on " +
+                                           std::to_string(g) + " GPUs"};
+  }
+  return std::nullopt;
+}
+
+// The smallest doubling of the batch at which the job reaches `min_mfu` on the cluster.
+std::optional<parallel::SuggestedChange> larger_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
+                                                      const parallel::SearchOptions& search, double min_mfu,
+                                                      double ceiling_tokens) {
+  const double tokens = static_cast<double>(job.global_batch * job.seq);
+  for (int k = 1; k <= kMaxBatchDoublings; ++k) {
+    const double bigger = tokens * (1 << k);
+    job.global_batch = batch_sequences(bigger, job.seq, cluster.gpus);
+    const auto mfu = best_mfu(job, cluster, search);
+    if (!mfu || *mfu < min_mfu) continue;
+    std::string note = "reaches " + percent(*mfu) + " MFU";
+    if (bigger > ceiling_tokens)
+      note += "; above the batch ceiling of " + mtokens(ceiling_tokens) + ", so more tokens for the same loss";
+    return parallel::SuggestedChange{"global_batch_tokens", static_cast<long long>(job.global_batch * job.seq),
+                                     std::nullopt, note};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                            const parallel::SearchOptions& search, const parallel::RankedLayout& best,
+                            double min_mfu, double ceiling_tokens) {
+  PlanProblem p;
+  p.reason = "MFU " + percent(best.time.mfu) + " is under the floor of " + percent(min_mfu) + " at a batch of " +
+             mtokens(static_cast<double>(job.global_batch * job.seq)) + " on " + std::to_string(cluster.gpus) +
+             " GPUs: " + largest_overhead(best.time);
+  if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
+  if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
+  if (p.changes.empty())
+    p.changes.push_back({"min_mfu", std::nullopt, std::nullopt,
+                         "no halving of the GPU count and no batch up to 64x reaches the floor; a lower floor"});
+  return p;
+}
+
+PlanProblem infeasible_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                               const parallel::SearchOptions& search, const parallel::Infeasibility& why,
+                               double min_mfu, double ceiling_tokens) {
+  PlanProblem p;
+  p.reason = why.reason;
+  p.changes = why.changes;
+  if (!p.changes.empty()) return p;  // the search's own changes (memory): fields the plan takes too
+  // No valid layout at all: find the GPU count, or the batch, at which this model runs.
+  if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
+  if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
+  return p;
+}
+
+}  // namespace isoflop::plan
