@@ -70,8 +70,7 @@ void add_plan_options(po::options_description& options) {
       ("global-batch-tokens", po::value<std::string>()->value_name("T"),
        "tokens per iteration, pinned (default: 4M, grown with the cluster up to the batch ceiling)")
       ("min-mfu", po::value<std::string>()->value_name("U"),
-       "refuse the plan (exit 1) when the best layout's MFU is under U (default from cost.yaml: 0.25)")
-      ("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
+       "refuse the plan (exit 1) when the best layout's MFU is under U (default from cost.yaml: 0.25)");
   add_energy_options(options);
   add_whatif_options(options, false);
   add_cluster_options(options);

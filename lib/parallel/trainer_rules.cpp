@@ -32,7 +32,8 @@ std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec
     return fail("stages", "first/last stage layers must be positive (0: an even split)");
   if (!stage_layers_consistent(a.layers, l)) {
     if (l.first_stage_layers == 0 && l.last_stage_layers == 0)
-      return fail("stages", "layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp));
+      return fail("stages", "layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp) +
+                                " (give the first and last stages' layers for an uneven split)");
     const StageLayers st = pipeline_stage_layers(a.layers, l);
     return fail("stages", "first " + s(st.first) + " and last " + s(st.last) + " stage layers leave " +
                               s(a.layers - st.first - st.last) + " of " + s(a.layers) + " layers that " + s(l.pp - 2) +

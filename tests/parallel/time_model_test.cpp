@@ -1,6 +1,7 @@
 // Tests for lib/parallel/time_model as the trainer runs the job: ZeRO-2/3 traffic per micro-batch, overlap of
 // the data-parallel reduction, gradient bytes, TP groups on the node topology, ring attention, the all-to-all's
 // capacity factor, and a pipeline paced by its slowest (uneven or logits-carrying) stage.
+#include "parallel/efficiency.hpp"
 #include "parallel/time_model.hpp"
 
 #include <doctest/doctest.h>
@@ -104,8 +105,14 @@ TEST_CASE("context parallelism: ring traffic scales with the key/value heads and
   CHECK(mha_traffic > 0);
   EXPECT_CLOSE((gqa.breakdown.cp_comm_s + gqa.breakdown.cp_hidden_s) / mha_traffic, 1.0 / 8, 1e-9);
   CHECK(whole.breakdown.cp_comm_s == 0);
-  // Per micro-batch each GPU computes half the tokens, with twice the micro-batches per replica.
-  EXPECT_CLOSE(mha.breakdown.compute_s, whole.breakdown.compute_s, 1e-9);
+  // Per micro-batch each GPU computes half the tokens, with twice the micro-batches per replica: the same FLOPs,
+  // at the efficiency of GEMMs with half the token rows (efficiency.hpp).
+  const auto& acc = s.cluster.accelerator;
+  const double width = gemm_width(static_cast<double>(s.job.architecture.d_model), 8);
+  const double rows = static_cast<double>(l.micro_batch) * s.job.seq;
+  EXPECT_CLOSE(mha.breakdown.compute_s / whole.breakdown.compute_s,
+               gemm_efficiency(acc, width, rows) / gemm_efficiency(acc, width, rows / 2), 1e-9);
+  CHECK(mha.breakdown.compute_s > whole.breakdown.compute_s);
 }
 
 TEST_CASE("MoE all-to-all carries top-k × capacity-factor slots") {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Written by isoflop 0.1.0 from the plan fnv1a64:HASH
 # Model "gpt3-175b"; target Megatron-LM core_v0.13.0 (pretrain_gpt.py)
-# Predicted: step 27.538 s, memory 37.9 GiB per GPU, MFU 51.3%; run 34.06 days
-# Layout: TP 4, PP 16, CP 1, DP 16, EP 1 on 1024 GPUs (128 nodes)
+# Predicted: step 25.636 s, memory 66.8 GiB per GPU, MFU 55.1%; run 34.00 days
+# Layout: TP 4, PP 8, CP 1, DP 32, EP 1 on 1024 GPUs (128 nodes)
 # Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to
 # the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.
 set -euo pipefail
@@ -27,22 +27,22 @@ MEGATRON_ARGS=(
   --tokenizer-type NullTokenizer
   --vocab-size 50257
   --make-vocab-size-divisible-by 1
+  --use-flash-attn
   --tensor-model-parallel-size 4
-  --pipeline-model-parallel-size 16
-  --num-layers-per-virtual-pipeline-stage 2
+  --pipeline-model-parallel-size 8
+  --num-layers-per-virtual-pipeline-stage 3
   --sequence-parallel
   --use-distributed-optimizer
   --overlap-grad-reduce
   --overlap-param-gather
-  --recompute-granularity selective
-  --micro-batch-size 1
+  --micro-batch-size 2
   --global-batch-size 2048
-  --train-samples 224825656
+  --train-samples 237138418
   --lr 6e-05
   --min-lr 6e-06
   --lr-decay-style cosine
   --lr-warmup-samples 487424
-  --lr-decay-samples 224825656
+  --lr-decay-samples 237138418
   --weight-decay 0.1
   --clip-grad 1
   --adam-beta1 0.9

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Written by isoflop 0.1.0 from the plan fnv1a64:HASH
 # Model "llama2-70b"; target Megatron-LM core_v0.13.0 (pretrain_gpt.py)
-# Predicted: step 8.262 s, memory 65.2 GiB per GPU, MFU 44.5%; run 30.05 days
+# Predicted: step 6.722 s, memory 67.5 GiB per GPU, MFU 54.7%; run 30.00 days
 # Layout: TP 4, PP 4, CP 1, DP 32, EP 1 on 512 GPUs (64 nodes)
 # Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to
 # the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.
@@ -32,21 +32,22 @@ MEGATRON_ARGS=(
   --tokenizer-type NullTokenizer
   --vocab-size 32000
   --make-vocab-size-divisible-by 1
+  --use-flash-attn
   --tensor-model-parallel-size 4
   --pipeline-model-parallel-size 4
   --num-layers-per-virtual-pipeline-stage 5
+  --sequence-parallel
   --use-distributed-optimizer
   --overlap-grad-reduce
   --overlap-param-gather
-  --recompute-granularity selective
-  --micro-batch-size 1
+  --micro-batch-size 2
   --global-batch-size 1024
-  --train-samples 345543442
+  --train-samples 398268382
   --lr 7.37e-05
   --min-lr 7.37e-06
   --lr-decay-style cosine
   --lr-warmup-samples 243712
-  --lr-decay-samples 345543442
+  --lr-decay-samples 398268382
   --weight-decay 0.1
   --clip-grad 1
   --adam-beta1 0.9

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Written by isoflop 0.1.0 from the plan fnv1a64:HASH
 # Model "mixtral-8x7b"; target Megatron-LM core_v0.13.0 (pretrain_gpt.py)
-# Predicted: step 1.790 s, memory 65.7 GiB per GPU, MFU 46.2%; run 10.01 days
-# Layout: TP 2, PP 8, CP 1, DP 32, EP 4 on 512 GPUs (64 nodes)
+# Predicted: step 1.421 s, memory 59.3 GiB per GPU, MFU 58.2%; run 10.00 days
+# Layout: TP 4, PP 1, CP 1, DP 128, EP 2 on 512 GPUs (64 nodes)
 # Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to
 # the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.
 set -euo pipefail
@@ -32,25 +32,26 @@ MEGATRON_ARGS=(
   --tokenizer-type NullTokenizer
   --vocab-size 32000
   --make-vocab-size-divisible-by 1
+  --use-flash-attn
   --num-experts 8
   --moe-router-topk 2
   --moe-expert-capacity-factor 1.25
   --moe-token-dispatcher-type alltoall
-  --tensor-model-parallel-size 2
-  --pipeline-model-parallel-size 8
-  --num-layers-per-virtual-pipeline-stage 1
-  --expert-model-parallel-size 4
+  --tensor-model-parallel-size 4
+  --pipeline-model-parallel-size 1
+  --sequence-parallel
+  --expert-model-parallel-size 2
   --use-distributed-optimizer
   --overlap-grad-reduce
   --overlap-param-gather
-  --micro-batch-size 1
+  --micro-batch-size 4
   --global-batch-size 1024
-  --train-samples 176345554
+  --train-samples 618721213
   --lr 8.04e-05
   --min-lr 8.04e-06
   --lr-decay-style cosine
   --lr-warmup-samples 243712
-  --lr-decay-samples 176345554
+  --lr-decay-samples 618721213
   --weight-decay 0.1
   --clip-grad 1
   --adam-beta1 0.9

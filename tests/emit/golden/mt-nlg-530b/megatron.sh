@@ -1,8 +1,8 @@
 #!/bin/bash
 # Written by isoflop 0.1.0 from the plan fnv1a64:HASH
 # Model "mt-nlg-530b"; target Megatron-LM core_v0.13.0 (pretrain_gpt.py)
-# Predicted: step 41.303 s, memory 64.4 GiB per GPU, MFU 51.3%; run 30.05 days
-# Layout: TP 4, PP 35, CP 1, DP 16, EP 1 on 2240 GPUs (280 nodes)
+# Predicted: step 38.951 s, memory 59.6 GiB per GPU, MFU 54.4%; run 30.00 days
+# Layout: TP 8, PP 7, CP 1, DP 40, EP 1 on 2240 GPUs (280 nodes)
 # Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to
 # the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.
 set -euo pipefail
@@ -27,22 +27,22 @@ MEGATRON_ARGS=(
   --tokenizer-type NullTokenizer
   --vocab-size 51200
   --make-vocab-size-divisible-by 1
-  --tensor-model-parallel-size 4
-  --pipeline-model-parallel-size 35
-  --num-layers-per-virtual-pipeline-stage 1
+  --use-flash-attn
+  --tensor-model-parallel-size 8
+  --pipeline-model-parallel-size 7
+  --num-layers-per-virtual-pipeline-stage 5
   --sequence-parallel
   --use-distributed-optimizer
   --overlap-grad-reduce
   --overlap-param-gather
-  --recompute-granularity selective
   --micro-batch-size 1
   --global-batch-size 2240
-  --train-samples 143122717
+  --train-samples 150634178
   --lr 5e-05
   --min-lr 5e-06
   --lr-decay-style cosine
   --lr-warmup-samples 488320
-  --lr-decay-samples 143122717
+  --lr-decay-samples 150634178
   --weight-decay 0.1
   --clip-grad 1
   --adam-beta1 0.9

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Written by isoflop 0.1.0 from the plan fnv1a64:HASH
 # Model "planned"; target Megatron-LM core_v0.13.0 (pretrain_gpt.py)
-# Predicted: step 5.179 s, memory 62.5 GiB per GPU, MFU 38.8%; run 30.04 days
-# Layout: TP 8, PP 3, CP 1, DP 140, EP 1 on 3360 GPUs (420 nodes)
+# Predicted: step 17.550 s, memory 57.4 GiB per GPU, MFU 51.6%; run 30.00 days
+# Layout: TP 8, PP 2, CP 1, DP 210, EP 1 on 3360 GPUs (420 nodes)
 # Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to
 # the preprocessed data's prefix and replace the NullTokenizer with the tokenizer of that data.
 set -euo pipefail
@@ -15,7 +15,7 @@ DATA_PATH="${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}"
 CHECKPOINT_DIR="${CHECKPOINT_DIR:-checkpoints}"
 
 MEGATRON_ARGS=(
-  --num-layers 78
+  --num-layers 88
   --hidden-size 10240
   --ffn-hidden-size 40960
   --num-attention-heads 80
@@ -27,20 +27,22 @@ MEGATRON_ARGS=(
   --tokenizer-type NullTokenizer
   --vocab-size 50257
   --make-vocab-size-divisible-by 1
+  --use-flash-attn
   --tensor-model-parallel-size 8
-  --pipeline-model-parallel-size 3
-  --num-layers-per-virtual-pipeline-stage 13
+  --pipeline-model-parallel-size 2
+  --num-layers-per-virtual-pipeline-stage 11
+  --sequence-parallel
   --use-distributed-optimizer
   --overlap-grad-reduce
   --overlap-param-gather
-  --micro-batch-size 1
-  --global-batch-size 1680
-  --train-samples 871293649
-  --lr 6.81e-05
-  --min-lr 6.81e-06
+  --micro-batch-size 4
+  --global-batch-size 6720
+  --train-samples 986055631
+  --lr 6.62e-05
+  --min-lr 6.62e-06
   --lr-decay-style cosine
-  --lr-warmup-samples 488880
-  --lr-decay-samples 871293649
+  --lr-warmup-samples 490560
+  --lr-decay-samples 986055631
   --weight-decay 0.1
   --clip-grad 1
   --adam-beta1 0.9
