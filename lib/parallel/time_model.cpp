@@ -69,8 +69,18 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
   const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
   const double rate = peak * eff * t * cp;
-  const double layer_compute = (micro.model() - micro.logits) / layers / rate;
-  const double layer_recompute = micro.recompute / layers / rate;
+  // FP8 (Transformer Engine's recipe): the linear layers' GEMMs run at the FP8 peak; attention's core and the
+  // output layer stay in bf16. The efficiency curve is the bf16 fit's: FP8 runs are not calibrated here.
+  const bool fp8 = job.precision == MatmulPrecision::kFp8;
+  if (fp8 && !acc.peak_fp8_flops)
+    throw FieldError("precision", "accelerator '" + acc.name + "' has no FP8 peak in the catalog; use bf16");
+  const double linear_rate = fp8 ? *acc.peak_fp8_flops * eff * t * cp : rate;
+  const double linear = micro.attention_projections + micro.mlp + micro.experts + micro.router;
+  const double layer_compute = (linear / linear_rate + micro.attention_scores / rate) / layers;
+  // Selective recompute repeats attention's core only; full recompute the whole forward, in the same mix.
+  const double linear_share = l.recompute == Recompute::kFull ? linear / (linear + micro.attention_scores) : 0.0;
+  const double layer_recompute =
+      micro.recompute * (linear_share / linear_rate + (1 - linear_share) / rate) / layers;
   const double layer_attention = micro.attention_scores / layers / rate;
 
   // Tensor parallelism: 2 all-reduces forward, 2 backward per layer (reduce-scatter + all-gather under sequence

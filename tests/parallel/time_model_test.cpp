@@ -150,3 +150,30 @@ TEST_CASE("the pipeline runs at its slowest stage: the last stage's logits, unev
                           even.breakdown.pp_comm_s) / 64;
   CHECK(even.breakdown.bubble_s == doctest::Approx(7 * stage_s).epsilon(0.02));
 }
+
+TEST_CASE("FP8: the linear layers' GEMMs run at the FP8 peak, attention's core in bf16, and a chip without FP8 refuses") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  JobSpec job;
+  job.architecture = cat.model("gpt3-175b").architecture;
+  job.seq = 2048;
+  job.global_batch = 512;
+  const ClusterSpec h100 = test::catalog_cluster(cat, 64, "h100-sxm5-80gb", "dgx-h100");
+  const Layout l = test::make_layout(8, 1, 8, 1);
+  const StepTime bf16 = estimate_step_time(job, h100, l);
+  job.precision = MatmulPrecision::kFp8;
+  const StepTime fp8 = estimate_step_time(job, h100, l);
+  // Split the bf16 compute into its linear and attention-score parts by their FLOPs; FP8 divides the linear
+  // part by the ratio of the peaks (1978.9 / 989.4 on the H100 datasheet).
+  const model::MegatronFlops f = model::megatron_flops(job.architecture, 1, job.seq, l.recompute);
+  const double linear = f.attention_projections + f.mlp + f.experts + f.router;
+  const double linear_share = linear / (linear + f.attention_scores);
+  const double peak_ratio = *h100.accelerator.peak_fp8_flops / h100.accelerator.peak_16bit_flops;
+  EXPECT_CLOSE(peak_ratio, 1978.9 / 989.4, 1e-12);
+  EXPECT_CLOSE(fp8.breakdown.compute_s, bf16.breakdown.compute_s * (linear_share / peak_ratio + 1 - linear_share),
+               1e-9);
+  CHECK(fp8.step_time_s < bf16.step_time_s);
+  CHECK(fp8.model_flops_per_step == bf16.model_flops_per_step);  // the same work, counted the same way
+
+  const ClusterSpec a100 = test::catalog_cluster(cat, 64);
+  CHECK_THROWS_AS(estimate_step_time(job, a100, l), FieldError);
+}
