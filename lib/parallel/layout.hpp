@@ -49,6 +49,14 @@ struct ClusterSpec {
   bool operator==(const ClusterSpec&) const = default;
 };
 
+// How the job runs its blocks, chosen by the user: the attention kernel, the GEMM precision and dropout.
+struct JobSettings {
+  AttentionKernel attention = AttentionKernel::kFlash;
+  MatmulPrecision precision = MatmulPrecision::kBf16;
+  bool dropout = false;
+  bool operator==(const JobSettings&) const = default;
+};
+
 struct JobSpec {
   model::Architecture architecture;
   long long seq = 2048;          // sequence length, tokens
@@ -63,6 +71,11 @@ struct JobSpec {
   // Dropout active (its 1-byte masks are kept for the backward pass, Korthikanti et al. 2022): GPT-3-era runs
   // used it; Llama, Nemotron and BLOOM trained without (dropout 0 keeps no mask).
   bool dropout = false;
+  void apply(const JobSettings& settings) {
+    attention = settings.attention;
+    precision = settings.precision;
+    dropout = settings.dropout;
+  }
 
   // Bytes of model state per parameter: ZeRO's 2 + 2 + K with K = 12 for mixed-precision Adam (16);
   // Megatron without the distributed optimizer keeps fp32 gradients too (18).

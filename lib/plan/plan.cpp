@@ -125,6 +125,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
       job.architecture = shape_for(r.allocation.params, o);
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
+    job.apply(o.job_settings);
     BatchSearch found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
     r.job = std::move(found.job);
     r.layouts = std::move(found.layouts);

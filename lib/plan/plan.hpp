@@ -49,6 +49,7 @@ struct PlanOptions {
   BatchRule batch_rule;                // the ceiling the batch grows to (cost.yaml plan.batch_*)
   double min_mfu = 0.25;               // below this MFU the plan is refused (cost.yaml plan.min_mfu)
   parallel::SearchOptions search;
+  parallel::JobSettings job_settings;  // attention kernel, GEMM precision, dropout of the planned job
   // Power, PUE, grid, prices and embodied carbon of the run (lib/cost/run_cost.hpp). The plan fills in the
   // work, the accelerator count, peak and utilisation; node power comes from `node` and the TDP from the
   // accelerator unless given here.

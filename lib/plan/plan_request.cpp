@@ -34,6 +34,7 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.batch_rule.source = k.batch_source;
   o.min_mfu = request.min_mfu.value_or(k.min_mfu);
   o.search = request.search;
+  o.job_settings = request.job_settings;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);
   o.whatif = cost::whatif_options(cost::resolve_levers(request.energy, cat), cat, o.cluster.accelerator, o.run_cost);
   return resolved;

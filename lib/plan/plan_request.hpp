@@ -24,6 +24,7 @@ struct PlanRequest {
   std::optional<double> min_mfu;              // the MFU floor (default cost.yaml plan.min_mfu)
   parallel::ClusterRequest cluster;
   parallel::SearchOptions search;
+  parallel::JobSettings job_settings;
   cost::EnergyRequest energy;
 };
 
