@@ -21,34 +21,28 @@ std::string value_name(const parallel::Dimension& d) {
 
 }  // namespace
 
-void add_cluster_options(po::options_description& options) {
-  options.add_options()
-      ("gpu", po::value<std::string>()->value_name("NAME"), "accelerator id (isoflop catalog hardware)")
-      ("node", po::value<std::string>()->value_name("NAME"), "node id, e.g. dgx-a100 (default: the GPU's reference node)")
-      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")
-      ("nodes", po::value<std::string>()->value_name("K"), "number of nodes (instead of --gpus)")
-      ("gpus-per-node", po::value<std::string>()->value_name("G"), "GPUs per node (default: the node's)");
+const OptionList& cluster_options() {
+  static const OptionList list = {"gpu NAME: accelerator id (isoflop catalog hardware)",
+                                  "node NAME: node id, e.g. dgx-a100 (default: the GPU's reference node)",
+                                  "gpus N: number of GPUs", "nodes K: number of nodes (instead of --gpus)",
+                                  "gpus-per-node G: GPUs per node (default: the node's)"};
+  return list;
 }
 
-void add_layout_options(po::options_description& options) {
+OptionList layout_options() {
+  OptionList list;
   for (const auto& d : parallel::dimensions())
-    options.add_options()(option_name(d).c_str(), po::value<std::string>()->value_name(value_name(d)),
-                          ("pin the " + std::string(d.meaning)).c_str());
-  options.add_options()
-      ("max-tp", po::value<std::string>()->value_name("T"), "largest TP tried (default: GPUs per node)")
-      ("objective", po::value<std::string>()->value_name("OBJ"),
-       "rank by time|memory (cost and energy rank like time on a fixed cluster)")
-      ("top", po::value<std::string>()->value_name("K"), "layouts to show (default 5)");
+    list.push_back(option_name(d) + " " + value_name(d) + ": pin the " + std::string(d.meaning));
+  for (const char* spec : {"max-tp T: largest TP tried (default: GPUs per node)",
+                           "objective OBJ: rank by time|memory (cost and energy rank like time on a fixed cluster)",
+                           "top K: layouts to show (default 5)"})
+    list.emplace_back(spec);
+  return list;
 }
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
-  parallel::ClusterRequest r;
-  r.gpu = get_string(vm, "gpu");
-  r.node = get_string(vm, "node");
-  r.gpus = get_integer(vm, "gpus");
-  r.nodes = get_integer(vm, "nodes");
-  r.gpus_per_node = get_integer(vm, "gpus-per-node");
-  return r;
+  return {get_string(vm, "gpu"), get_string(vm, "node"), get_integer(vm, "gpus"), get_integer(vm, "nodes"),
+          get_integer(vm, "gpus-per-node")};
 }
 
 void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& o) {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/input_file.hpp"
+#include "doc/yaml_json.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -35,6 +36,23 @@ std::string pointer_to_path(std::string_view pointer) {
   return path;
 }
 
+Json parse_json(const std::string& source, std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
+    std::string what = e.what();
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(source + ": not a JSON document (" + what + ")");
+  }
+}
+
+// JSON as -o json writes it, or YAML as -o yaml writes it (a mapping; anything else is reported as JSON).
+Json parse_json_or_yaml(const std::string& source, std::string_view text) {
+  if (looks_like_json(text)) return parse_json(source, text);
+  const YAML::Node root = load_yaml(source, text);
+  return root.IsMap() ? yaml_to_json(root) : parse_json(source, text);
+}
+
 }  // namespace
 
 std::string schema_id(std::string_view kind) {
@@ -44,13 +62,7 @@ std::string schema_id(std::string_view kind) {
 SourceDocument parse_document(const std::string& source, std::string_view text) {
   SourceDocument d;
   d.source = source;
-  try {
-    d.json = Json::parse(text.begin(), text.end());
-  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
-    std::string what = e.what();
-    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw InputError(source + ": not a JSON document (" + what + ")");
-  }
+  d.json = parse_json_or_yaml(source, text);
   if (!d.json.is_object()) throw InputError(source + ": not an isoflop document (expected a JSON object)");
   if (!d.json.contains("schema")) throw InputError(source + ": schema: missing (not an isoflop document)");
   const Json& schema = d.json.at("schema");
