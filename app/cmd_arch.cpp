@@ -50,7 +50,8 @@ const OptionList kOptions = {
 // The sparse model's request; every MoE option is refused without --moe.
 std::optional<doc::ArchMoeRequest> moe_request(const po::variables_map& vm) {
   if (!get_switch(vm, "moe")) {
-    for (const char* name : {"active-params", "experts", "top-k", "capacity-factor", "eval-capacity-factor", "moe-every", "ep"})
+    for (const char* name :
+         {"active-params", "experts", "top-k", "capacity-factor", "eval-capacity-factor", "moe-every", "ep"})
       if (vm.count(name)) throw InputError(std::string("--") + name + ": only with --moe (a sparse model)");
     return std::nullopt;
   }

@@ -56,7 +56,8 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
 }  // namespace
 
 int run_layout(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(kHelp, args, {kOptions, from_option("a layout or plan document"), cluster_options(), layout_options()});
+  const auto parsed = parse_command(
+      kHelp, args, {kOptions, from_option("a layout or plan document"), cluster_options(), layout_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
 

@@ -12,13 +12,10 @@ namespace isoflop::doc {
 template <>
 inline constexpr auto fields<scaling::Allocation> =
     std::tuple{field("law", &scaling::Allocation::law),
-               field("method", &scaling::Allocation::method),
-               field("flops", &scaling::Allocation::flops),
-               field("params", &scaling::Allocation::params),
-               field("tokens", &scaling::Allocation::tokens),
+               field("method", &scaling::Allocation::method), field("flops", &scaling::Allocation::flops),
+               field("params", &scaling::Allocation::params), field("tokens", &scaling::Allocation::tokens),
                field("tokens_per_param", &scaling::Allocation::tokens_per_param),
-               field("loss", &scaling::Allocation::loss),
-               field("unique_tokens", &scaling::Allocation::unique_tokens),
+               field("loss", &scaling::Allocation::loss), field("unique_tokens", &scaling::Allocation::unique_tokens),
                field("epochs", &scaling::Allocation::epochs),
                field("inference_tokens", &scaling::Allocation::inference_tokens),
                field("inference_flops", &scaling::Allocation::inference_flops),

@@ -91,29 +91,22 @@ inline constexpr auto fields<model::MoeRecommendations> =
                field("eval_capacity_factor", &model::MoeRecommendations::eval_capacity_factor),
                field("max_experts", &model::MoeRecommendations::max_experts),
                field("max_experts_per_device", &model::MoeRecommendations::max_experts_per_device),
-               field("every", &model::MoeRecommendations::every),
-               field("source", &model::MoeRecommendations::source)};
+               field("every", &model::MoeRecommendations::every), field("source", &model::MoeRecommendations::source)};
 
 template <>
 inline constexpr auto fields<ArchMoeRequest> =
     std::tuple{field("experts", &ArchMoeRequest::experts),
-               field("top_k", &ArchMoeRequest::top_k),
-               field("capacity_factor", &ArchMoeRequest::capacity_factor),
+               field("top_k", &ArchMoeRequest::top_k), field("capacity_factor", &ArchMoeRequest::capacity_factor),
                field("eval_capacity_factor", &ArchMoeRequest::eval_capacity_factor),
-               field("every", &ArchMoeRequest::every),
-               field("ep", &ArchMoeRequest::ep)};
+               field("every", &ArchMoeRequest::every), field("ep", &ArchMoeRequest::ep)};
 
 // The target is "params" or "active_params" (the other null).
 template <>
 inline constexpr auto fields<ArchRequest> = std::tuple{
     derived("params", [](const ArchRequest& r) { return r.target_active ? Json(nullptr) : Json(r.params); }),
     derived("active_params", [](const ArchRequest& r) { return r.target_active ? Json(r.params) : Json(nullptr); }),
-    field("style", &ArchRequest::style),
-    field("tp", &ArchRequest::tp),
-    field("vocab", &ArchRequest::vocab),
-    field("seq", &ArchRequest::seq),
-    field("alternatives", &ArchRequest::alternatives),
-    field("moe", &ArchRequest::moe),
+    field("style", &ArchRequest::style), field("tp", &ArchRequest::tp), field("vocab", &ArchRequest::vocab),
+    field("seq", &ArchRequest::seq), field("alternatives", &ArchRequest::alternatives), field("moe", &ArchRequest::moe),
     on_read([](const Json& j, ArchRequest& r) {
       std::optional<double> params, active;
       read(j, "params", params);

@@ -33,8 +33,7 @@ void read_alternatives(const Json& alternatives, D& d) {
 
 constexpr auto kArchDocument = std::tuple{
     schema_key("arch"),
-    field("inputs", &D::inputs),
-    field("family", &D::family),
+    field("inputs", &D::inputs), field("family", &D::family),
     via(&D::best, std::get<0>(kCandidate)),
     derived("target_params", [](const D& d) { return d.inputs.params; }),
     via(&D::best, std::get<1>(kCandidate), std::get<2>(kCandidate), std::get<3>(kCandidate), std::get<4>(kCandidate)),

@@ -82,10 +82,8 @@ using P = ParamCount;
 constexpr auto kParamCount =
     std::tuple{field("token_embedding", &P::token_embedding, Rounded{}),
                field("position_embedding", &P::position_embedding, Rounded{}),
-               field("attention", &P::attention, Rounded{}),
-               field("mlp", &P::mlp, Rounded{}),
-               field("experts", &P::experts, Rounded{}),
-               field("norms", &P::norms, Rounded{}),
+               field("attention", &P::attention, Rounded{}), field("mlp", &P::mlp, Rounded{}),
+               field("experts", &P::experts, Rounded{}), field("norms", &P::norms, Rounded{}),
                field("output_head", &P::output_head, Rounded{}),
                derived("total", [](const P& p) { return std::llround(p.total()); }),
                derived("non_embedding", [](const P& p) { return std::llround(p.non_embedding()); }),

@@ -15,11 +15,9 @@ namespace isoflop::doc {
 template <>
 inline constexpr auto fields<model::MoeConfig> =
     std::tuple{field("experts", &model::MoeConfig::experts),
-               field("top_k", &model::MoeConfig::top_k),
-               field("capacity_factor", &model::MoeConfig::capacity_factor),
+               field("top_k", &model::MoeConfig::top_k), field("capacity_factor", &model::MoeConfig::capacity_factor),
                field("eval_capacity_factor", &model::MoeConfig::eval_capacity_factor),
-               field("every", &model::MoeConfig::every),
-               field("shared_experts", &model::MoeConfig::shared_experts),
+               field("every", &model::MoeConfig::every), field("shared_experts", &model::MoeConfig::shared_experts),
                field("expert_ffn", &model::MoeConfig::expert_ffn),
                on_read([](const Json& j, const model::MoeConfig& m) {
                  if (m.experts < 1)

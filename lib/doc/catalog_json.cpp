@@ -28,28 +28,23 @@ struct ScaledOrNull {
 
 constexpr auto kAccelerator =
     std::tuple{field("name", &Accelerator::name),
-               field("display_name", &Accelerator::display_name),
-               field("vendor", &Accelerator::vendor),
+               field("display_name", &Accelerator::display_name), field("vendor", &Accelerator::vendor),
                field("peak_16bit_tflops", &Accelerator::peak_16bit_flops, scaled(kTera)),
                field("peak_fp32_tflops", &Accelerator::peak_fp32_flops, ScaledOrNull{kTera}),  // TPUs: none
                field("peak_fp8_tflops", &Accelerator::peak_fp8_flops, scaled(kTera)),
                field("memory_gb", &Accelerator::memory_bytes, scaled(kGiga)),
                field("memory_bandwidth_gb_per_s", &Accelerator::memory_bandwidth_bytes_per_s, scaled(kGiga)),
-               field("tdp_w", &Accelerator::tdp_w),
-               field("measured_power_w", &Accelerator::measured_power_w),
+               field("tdp_w", &Accelerator::tdp_w), field("measured_power_w", &Accelerator::measured_power_w),
                field("reference_node", &Accelerator::reference_node, null_when_empty()),
                field("source", &Accelerator::source)};
 
 constexpr auto kNode =
     std::tuple{field("name", &Node::name),
-               field("display_name", &Node::display_name),
-               field("accelerator", &Node::accelerator),
-               field("gpus_per_node", &Node::gpus_per_node),
-               field("max_power_kw", &Node::max_power_w, scaled(1e3)),
+               field("display_name", &Node::display_name), field("accelerator", &Node::accelerator),
+               field("gpus_per_node", &Node::gpus_per_node), field("max_power_kw", &Node::max_power_w, scaled(1e3)),
                field("intra_node_bandwidth_gb_per_s", &Node::intra_node_bandwidth_bytes_per_s, scaled(kGiga)),
                field("inter_node_bandwidth_gb_per_s", &Node::inter_node_bandwidth_bytes_per_s, scaled(kGiga)),
-               field("network", &Node::network),
-               field("source", &Node::source)};
+               field("network", &Node::network), field("source", &Node::source)};
 
 constexpr auto kCluster = std::tuple{field("name", &Cluster::name),       field("display_name", &Cluster::display_name),
                                      field("node", &Cluster::node),       field("nodes", &Cluster::nodes),
@@ -77,8 +72,7 @@ constexpr auto kDataConstrained =
                field("r_n_star", &catalog::DataConstrainedLaw::r_n_star)};
 using catalog::KaplanLaw;
 constexpr auto kKaplan = std::tuple{field("n_c", &KaplanLaw::nc),
-                                    field("d_c", &KaplanLaw::dc),
-                                    field("alpha_n", &KaplanLaw::alpha_n),
+                                    field("d_c", &KaplanLaw::dc), field("alpha_n", &KaplanLaw::alpha_n),
                                     field("alpha_d", &KaplanLaw::alpha_d),
                                     field("frontier_coefficient", &KaplanLaw::frontier_coefficient),
                                     field("frontier_exponent", &KaplanLaw::frontier_exponent),
@@ -117,15 +111,13 @@ constexpr auto kLaw = std::tuple{field("name", &LawSpec::name),
                                  field("display_name", &LawSpec::display_name),
                                  LawForm{},
                                  field("convention", &LawSpec::convention, null_when_empty()),
-                                 field("note", &LawSpec::note, null_when_empty()),
-                                 field("source", &LawSpec::source)};
+                                 field("note", &LawSpec::note, null_when_empty()), field("source", &LawSpec::source)};
 
 // A reference model: its block's sizes as they take effect, and what the paper states.
 using catalog::ModelEntry;
 using model::Architecture;
 constexpr auto kModel = std::tuple{
-    field("name", &ModelEntry::name),
-    field("display_name", &ModelEntry::display_name),
+    field("name", &ModelEntry::name), field("display_name", &ModelEntry::display_name),
     via(&ModelEntry::architecture, field("layers", &Architecture::layers), field("d_model", &Architecture::d_model),
         field("heads", &Architecture::heads),
         custom(
@@ -143,8 +135,7 @@ constexpr auto kModel = std::tuple{
                 field("top_k", &model::MoeConfig::top_k), field("capacity_factor", &model::MoeConfig::capacity_factor),
                 field("every", &model::MoeConfig::every)))),
     field("published_params", &ModelEntry::published_params, null_when(0.0)),
-    field("tokens_trained", &ModelEntry::tokens_trained, null_when(0.0)),
-    field("source", &ModelEntry::source)};
+    field("tokens_trained", &ModelEntry::tokens_trained, null_when(0.0)), field("source", &ModelEntry::source)};
 
 // The rows of an aspect family, or the bands of a banded one.
 using model::ShapeFamily;
@@ -156,16 +147,13 @@ constexpr auto kShapeBand =
     std::tuple{field("below", &model::ShapeBand::below_params), field("d_model", &model::ShapeBand::d_model),
                field("heads", &model::ShapeBand::heads)};
 constexpr auto kShapeFamily = std::tuple{
-    field("name", &ShapeFamily::name),
-    field("display_name", &ShapeFamily::display_name),
-    field("rule", &ShapeFamily::rule, names(model::kShapeRuleNames)),
-    field("block", &ShapeFamily::block),
+    field("name", &ShapeFamily::name), field("display_name", &ShapeFamily::display_name),
+    field("rule", &ShapeFamily::rule, names(model::kShapeRuleNames)), field("block", &ShapeFamily::block),
     when([](const ShapeFamily& f) { return f.rule == model::ShapeRule::kAspect; },
          field("smoothing_ln", &ShapeFamily::smoothing_ln), field("rows", &ShapeFamily::rows, as(kShapeRow))),
     when([](const ShapeFamily& f) { return f.rule != model::ShapeRule::kAspect; },
          field("bands", &ShapeFamily::bands, as(kShapeBand))),
-    field("vocab_pad_per_tp", &ShapeFamily::vocab_pad_per_tp, null_when(0)),
-    field("source", &ShapeFamily::source)};
+    field("vocab_pad_per_tp", &ShapeFamily::vocab_pad_per_tp, null_when(0)), field("source", &ShapeFamily::source)};
 
 // The sources of the four groups of constants, as one line (read back as the first).
 using catalog::RunCostConstants;
@@ -176,8 +164,7 @@ Json joined_sources(const RunCostConstants& c) {
   return join(parts, "; ");
 }
 constexpr auto kRunCost = std::tuple{
-    field("name", &RunCostConstants::name),
-    field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
+    field("name", &RunCostConstants::name), field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
     field("host_overhead_w", &RunCostConstants::host_overhead_w),
     field("lifetime_years", &RunCostConstants::lifetime_s, scaled(365 * 86400.0)),
     field("memory_kg_per_gb", &RunCostConstants::memory_kg_per_gb),

@@ -40,8 +40,7 @@ struct CostDocument {
 
 template <>
 inline constexpr auto fields<CostInputs> = std::tuple{field("work", &CostInputs::work, names(kCostWorkNames)),
-                                                      field("gpu", &CostInputs::gpu),
-                                                      field("node", &CostInputs::node),
+                                                      field("gpu", &CostInputs::gpu), field("node", &CostInputs::node),
                                                       field("gpus", &CostInputs::gpus),
                                                       field("params", &CostInputs::params),
                                                       field("tokens", &CostInputs::tokens),

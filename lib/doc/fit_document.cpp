@@ -1,4 +1,4 @@
-// The `fit` document: running the fits, the JSON, and the saved law.
+// The `fit` document: running the fits, and the saved law.
 #include "doc/fit_document.hpp"
 
 #include <cmath>

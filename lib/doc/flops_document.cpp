@@ -1,4 +1,4 @@
-// `flops`: the model and the workload resolved, then counted; and the document's JSON.
+// `flops`: the model and the workload resolved, then counted.
 #include "doc/flops_document.hpp"
 
 #include "core/error.hpp"

@@ -41,10 +41,8 @@ std::string render_flops_page(const FlopsDocument& document);
 template <>
 inline constexpr auto fields<FlopsRequest> =
     std::tuple{field("arch", &FlopsRequest::arch),
-               field("from", &FlopsRequest::from),
-               field("params", &FlopsRequest::params),
-               field("tokens", &FlopsRequest::tokens),
-               field("global_batch", &FlopsRequest::global_batch),
+               field("from", &FlopsRequest::from), field("params", &FlopsRequest::params),
+               field("tokens", &FlopsRequest::tokens), field("global_batch", &FlopsRequest::global_batch),
                field("seq", &FlopsRequest::seq),
                field("flops_convention", &FlopsRequest::convention, names(model::kFlopsConventionNames)),
                field("recompute", &FlopsRequest::recompute, names(model::kRecomputeNames)),
@@ -57,12 +55,10 @@ inline constexpr auto fields<model::FlopsCount> = std::tuple{
     field("recompute", &model::FlopsCount::recompute, names(model::kRecomputeNames)),
     field("params", &model::FlopsCount::params),
     field("params_kind", &model::FlopsCount::params_kind, names(model::kParamsKindNames)),
-    field("tokens", &model::FlopsCount::tokens),
-    field("seq", &model::FlopsCount::seq),
+    field("tokens", &model::FlopsCount::tokens), field("seq", &model::FlopsCount::seq),
     derived("sequences",
             [](const model::FlopsCount& c) { return c.seq > 0 ? c.tokens / static_cast<double>(c.seq) : 0.0; }),
-    field("model_flops", &model::FlopsCount::model_flops),
-    field("hardware_flops", &model::FlopsCount::hardware_flops),
+    field("model_flops", &model::FlopsCount::model_flops), field("hardware_flops", &model::FlopsCount::hardware_flops),
     derived("flops_per_token", [](const model::FlopsCount& c) { return c.flops_per_token(); }),
     field("note", &model::FlopsCount::note),
     custom(

@@ -28,8 +28,7 @@ inline constexpr auto fields<catalog::Accelerator> =
                      field("comm_efficiency", &catalog::Accelerator::comm_efficiency),
                      field("zero3_overlap", &catalog::Accelerator::zero3_overlap),
                      field("source", &catalog::Accelerator::calibration_source)),
-               field("source", &catalog::Accelerator::source),
-               field("file", &catalog::Accelerator::file)};
+               field("source", &catalog::Accelerator::source), field("file", &catalog::Accelerator::file)};
 
 template <>
 inline constexpr auto fields<parallel::ClusterSpec> =

@@ -63,8 +63,7 @@ inline constexpr auto fields<parallel::RankedLayout> =
 template <>
 inline constexpr auto fields<parallel::SearchOptions> =
     std::tuple{field("pins", &parallel::SearchOptions::pins),
-               field("max_tp", &parallel::SearchOptions::max_tp),
-               field("max_vpp", &parallel::SearchOptions::max_vpp),
+               field("max_tp", &parallel::SearchOptions::max_tp), field("max_vpp", &parallel::SearchOptions::max_vpp),
                field("max_micro_batch", &parallel::SearchOptions::max_micro_batch),
                field("objective", &parallel::SearchOptions::objective, names(parallel::kObjectiveNames)),
                field("top_k", &parallel::SearchOptions::top_k),

@@ -1,4 +1,4 @@
-// The `loss` document: JSON and the human page.
+// The `loss` document: answering the question, and the human page.
 #include "doc/loss_document.hpp"
 
 #include "report/text_table.hpp"

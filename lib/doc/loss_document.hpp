@@ -28,12 +28,10 @@ inline constexpr auto fields<scaling::LossRequest> =
 template <>
 inline constexpr auto fields<scaling::LossEstimate> =
     std::tuple{field("law", &scaling::LossEstimate::law),
-               field("params", &scaling::LossEstimate::params),
-               field("tokens", &scaling::LossEstimate::tokens),
+               field("params", &scaling::LossEstimate::params), field("tokens", &scaling::LossEstimate::tokens),
                field("flops", &scaling::LossEstimate::flops),
                field("unique_tokens", &scaling::LossEstimate::unique_tokens),
-               field("epochs", &scaling::LossEstimate::epochs),
-               field("loss", &scaling::LossEstimate::loss)};
+               field("epochs", &scaling::LossEstimate::epochs), field("loss", &scaling::LossEstimate::loss)};
 
 template <>
 inline constexpr auto fields<LossDocument> =

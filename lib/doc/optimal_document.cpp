@@ -1,4 +1,4 @@
-// The `optimal` document: JSON and the human page.
+// The `optimal` document: answering the question, and the human page.
 #include "doc/optimal_document.hpp"
 
 #include "report/text_table.hpp"

@@ -32,8 +32,7 @@ inline constexpr auto fields<scaling::LawChoice> =
 template <>
 inline constexpr auto fields<scaling::OptimalRequest> =
     std::tuple{field("flops", &scaling::OptimalRequest::flops),
-               field("params", &scaling::OptimalRequest::params),
-               field("tokens", &scaling::OptimalRequest::tokens),
+               field("params", &scaling::OptimalRequest::params), field("tokens", &scaling::OptimalRequest::tokens),
                field("target_loss", &scaling::OptimalRequest::target_loss),
                field("unique_tokens", &scaling::OptimalRequest::unique_tokens),
                field("inference_tokens", &scaling::OptimalRequest::inference_tokens),

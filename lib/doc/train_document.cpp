@@ -28,16 +28,13 @@ constexpr auto kJob = std::tuple{
               field("warmup_tokens", &T::warmup_tokens, count()), field("min_lr_fraction", &T::min_lr_fraction),
               field("weight_decay", &T::weight_decay), field("clip", &T::clip), field("beta1", &T::beta1),
               field("beta2", &T::beta2), field("eps", &T::eps), field("seed", &T::seed))),
-    field("data", &Job::data, as(kData)),
-    field("backend", &Job::backend, names(train::kBackendKindNames)),
-    field("precision", &Job::precision, names(train::kPrecisionNames)),
-    field("threads", &Job::threads),
+    field("data", &Job::data, as(kData)), field("backend", &Job::backend, names(train::kBackendKindNames)),
+    field("precision", &Job::precision, names(train::kPrecisionNames)), field("threads", &Job::threads),
     group("eval", via(&Job::eval, field("every", &train::EvalOptions::every),
                       field("tokens", &train::EvalOptions::tokens, count()))),
     group("checkpoint", via(&Job::checkpoint, field("every", &train::CheckpointOptions::every),
                             field("path", &train::CheckpointOptions::path))),
-    field("output", &Job::output),
-    field("peak_device", &Job::peak_device, null_when_empty())};
+    field("output", &Job::output), field("peak_device", &Job::peak_device, null_when_empty())};
 
 using R = train::TrainResult;
 using D = TrainDocument;
@@ -65,8 +62,7 @@ constexpr auto kTrainDocument = std::tuple{
         field("precision", &R::precision, names(train::kPrecisionNames)),
         field("memory_bytes", &R::memory_bytes, count()), field("peak_rss_bytes", &R::peak_rss_bytes, count()),
         field("data", &R::data_description), field("checkpoint", &R::checkpoint_path, null_when_empty())),
-    field("curve_file", &D::curve_file),
-    field("results_file", &D::results_file),
+    field("curve_file", &D::curve_file), field("results_file", &D::results_file),
     via(&D::result, field("curve", &R::curve))};
 
 }  // namespace

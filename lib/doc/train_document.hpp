@@ -25,12 +25,10 @@ struct TrainDocument {
 template <>
 inline constexpr auto fields<train::CurvePoint> =
     std::tuple{field("step", &train::CurvePoint::step),
-               field("tokens", &train::CurvePoint::tokens, count()),
-               field("lr", &train::CurvePoint::lr),
+               field("tokens", &train::CurvePoint::tokens, count()), field("lr", &train::CurvePoint::lr),
                field("train_loss", &train::CurvePoint::train_loss),
                field("eval_loss", &train::CurvePoint::eval_loss, null_when(-1.0)),
-               field("grad_norm", &train::CurvePoint::grad_norm),
-               field("elapsed_s", &train::CurvePoint::elapsed_s)};
+               field("grad_norm", &train::CurvePoint::grad_norm), field("elapsed_s", &train::CurvePoint::elapsed_s)};
 
 void to_json(Json& j, const TrainDocument& d);
 void from_json(const Json& j, TrainDocument& d);
