@@ -117,13 +117,6 @@ void throw_decode_error(const std::string& source, const std::exception& e) {
 
 void fail_at(const Json& node, const std::string& what) { throw Json::other_error::create(501, what, &node); }
 
-double read_number_or(const Json& object, const char* key, double if_null) {
-  const Json& value = object.at(key);
-  if (value.is_null()) return if_null;
-  if (!value.is_number()) fail_at(value, "must be a number or null");
-  return value.get<double>();
-}
-
 Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
 }  // namespace isoflop::doc

@@ -126,9 +126,6 @@ void read(const Json& object, const char* key, std::optional<T>& out) {
   out = std::move(value);
 }
 
-// A number that may be null (unknown, or not finite such as an infinite ratio): null reads as `if_null`.
-double read_number_or(const Json& object, const char* key, double if_null);
-
 // Writes a value, null for an empty optional.
 template <class T>
 Json or_null(const std::optional<T>& value) {
