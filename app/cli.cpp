@@ -1,8 +1,6 @@
 // Shared command-line plumbing for every command.
 #include "app/cli.hpp"
 
-#include "doc/architecture_input.hpp"
-
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -108,6 +106,26 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   return parsed;
 }
 
+std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<std::string>& args,
+                                    const std::vector<OptionList>& lists, const std::vector<std::string>& positional) {
+  po::options_description options("Options");
+  for (const auto& list : lists)
+    for (const auto& spec : list) {
+      const size_t colon = spec.find(": ");
+      const std::string head = spec.substr(0, colon), text = spec.substr(colon + 2);
+      const size_t space = head.find(' ');
+      if (space == std::string::npos) {
+        options.add_options()(head.c_str(), po::bool_switch(), text.c_str());
+      } else {
+        options.add_options()(head.substr(0, space).c_str(),
+                              po::value<std::string>()->value_name(head.substr(space + 1)), text.c_str());
+      }
+    }
+  po::positional_options_description by_position;
+  for (const auto& name : positional) by_position.add(name.c_str(), 1);
+  return parse_command_line(help, args, options, &by_position);
+}
+
 void setup_logging(const CommonOptions& common) {
   auto logger = spdlog::get("isoflop");
   if (!logger) {
@@ -181,6 +199,14 @@ std::optional<double> get_duration_s(const po::variables_map& vm, const std::str
   return units::parse_duration_s(*text, "--" + name);
 }
 
+std::optional<double> get_money_usd(const po::variables_map& vm, const std::string& name, units::Sign sign) {
+  auto text = get_string(vm, name);
+  if (!text) return std::nullopt;
+  return units::parse_money_usd(*text, "--" + name, sign);
+}
+
+bool get_switch(const po::variables_map& vm, const std::string& name) { return vm.count(name) && vm[name].as<bool>(); }
+
 void require_one_of(const po::variables_map& vm, const std::vector<std::string>& names, bool required) {
   std::vector<std::string> given;
   for (const auto& n : names)
@@ -204,16 +230,15 @@ void write_document(const CommonOptions& common, const report::Json& document,
   check_stdout();
 }
 
-void add_from_option(po::options_description& options, const std::string& what) {
-  options.add_options()("from", po::value<std::string>()->value_name("FILE|-"),
-                        ("start from an earlier result: " + what + " (- reads stdin)").c_str());
+OptionList from_option(const std::string& what) {
+  return {"from FILE|-: start from an earlier result: " + what + " (- reads stdin)"};
 }
 
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds) {
   const auto path = get_string(vm, "from");
   if (!path) return std::nullopt;
   if (path->empty()) throw InputError("--from: empty file name");
-  doc::SourceDocument d = doc::read_json_or_yaml_document(*path);  // -o json or -o yaml output
+  doc::SourceDocument d = doc::read_document(*path);
   doc::require_kind(d, kinds);
   return d;
 }

@@ -48,6 +48,14 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
                                          const po::options_description& options,
                                          const po::positional_options_description* positional = nullptr);
 
+// Options written as their help reads: "name VALUE: help" takes a value, "name: help" is a switch.
+using OptionList = std::vector<std::string>;
+// parse_command_line over the options of `lists` (the command's own, then shared ones such as
+// cluster_options()); `positional` names the options that may also be given by position, in order.
+std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<std::string>& args,
+                                    const std::vector<OptionList>& lists,
+                                    const std::vector<std::string>& positional = {});
+
 // Sets up spdlog on stderr according to -q/-v.
 void setup_logging(const CommonOptions& common);
 
@@ -66,6 +74,15 @@ std::optional<long long> get_integer(const po::variables_map& vm, const std::str
 std::optional<int> get_int(const po::variables_map& vm, const std::string& name,
                            units::Sign sign = units::Sign::kPositive, int max_value = 1'000'000);
 std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name);
+std::optional<double> get_money_usd(const po::variables_map& vm, const std::string& name,
+                                    units::Sign sign = units::Sign::kPositive);
+template <class E, size_t N>
+std::optional<E> get_enum(const po::variables_map& vm, const std::string& name, const EnumNames<E, N>& names) {
+  if (!vm.count(name)) return std::nullopt;
+  return names.parse(vm[name].as<std::string>(), "--" + name);
+}
+// A switch ("name: help" in an OptionList): whether it was given.
+bool get_switch(const po::variables_map& vm, const std::string& name);
 bool has(const po::variables_map& vm, const std::string& name);
 
 // Throws InputError unless at most one (or, with `required`, exactly one) of `names` was given.
@@ -76,9 +93,9 @@ void require_one_of(const po::variables_map& vm, const std::vector<std::string>&
 void write_document(const CommonOptions& common, const report::Json& document,
                     const std::function<std::string()>& table, std::string_view csv_rows = "");
 
-// --from FILE|-: the earlier result a command starts from. add_from_option registers it with `what` as help
-// ("a plan or cost document"); read_from returns the document, checked to be one of `kinds`.
-void add_from_option(po::options_description& options, const std::string& what);
+// --from FILE|-: the earlier result a command starts from. from_option declares it with `what` as help
+// ("a plan or cost document"); read_from returns the document (JSON or YAML), checked to be one of `kinds`.
+OptionList from_option(const std::string& what);
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
 
 // The rules for an output file the user names: an existing file is replaced only with --force.

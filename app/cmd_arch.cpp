@@ -32,47 +32,52 @@ const CommandHelp kHelp = {
      "isoflop arch --active-params 32B --moe --experts 64 --ep 64",
      "isoflop arch --params 7B --top 5 -o csv"}};
 
+const OptionList kOptions = {
+    "params N: parameter budget (total parameters), e.g. 70B",
+    "active-params N: with --moe: the active parameters per token instead",
+    "style NAME: reference family: chinchilla|kaplan|megatron|llama2|llama3 (default chinchilla)",
+    "tp T: tensor-parallel degree, a power of 2: heads divisible by it (default 1)",
+    "vocab V: vocabulary size (default: the family's)",
+    "seq S: sequence length (default: the family's)",
+    "top K: how many alternatives to show (default 3)",
+    "moe: shape a sparse mixture of experts",
+    "experts E: with --moe: experts per MoE layer (at least 2)",
+    "top-k K: with --moe: experts per token (default: the catalog's ST-MoE value)",
+    "capacity-factor F: with --moe: training capacity factor (default: the catalog's)",
+    "eval-capacity-factor F: with --moe: evaluation capacity factor (default: the catalog's)",
+    "moe-every K: with --moe: every K-th layer is an MoE layer (default: the catalog's)",
+    "ep D: with --moe: expert-parallel devices (must divide the experts)"};
+
+// The sparse model's request; every MoE option is refused without --moe.
+std::optional<doc::ArchMoeRequest> moe_request(const po::variables_map& vm) {
+  if (!get_switch(vm, "moe")) {
+    for (const char* name :
+         {"active-params", "experts", "top-k", "capacity-factor", "eval-capacity-factor", "moe-every", "ep"})
+      if (vm.count(name)) throw InputError(std::string("--") + name + ": only with --moe (a sparse model)");
+    return std::nullopt;
+  }
+  if (!vm.count("experts")) throw InputError("--moe needs --experts E (experts per MoE layer, at least 2)");
+  return doc::ArchMoeRequest{*get_int(vm, "experts"), get_int(vm, "top-k"), get_number(vm, "capacity-factor"),
+                             get_number(vm, "eval-capacity-factor"), get_int(vm, "moe-every"), get_int(vm, "ep")};
+}
+
 }  // namespace
 
 int run_arch(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("params", po::value<std::string>()->value_name("N"), "parameter budget (total parameters), e.g. 70B")
-      ("active-params", po::value<std::string>()->value_name("N"), "with --moe: the active parameters per token instead")
-      ("style", po::value<std::string>()->value_name("NAME"), "reference family: chinchilla|kaplan|megatron|llama2|llama3 (default chinchilla)")
-      ("tp", po::value<std::string>()->value_name("T"), "tensor-parallel degree, a power of 2: heads divisible by it (default 1)")
-      ("vocab", po::value<std::string>()->value_name("V"), "vocabulary size (default: the family's)")
-      ("seq", po::value<std::string>()->value_name("S"), "sequence length (default: the family's)")
-      ("top", po::value<std::string>()->value_name("K"), "how many alternatives to show (default 3)")
-      ("moe", po::bool_switch(), "shape a sparse mixture of experts")
-      ("experts", po::value<std::string>()->value_name("E"), "with --moe: experts per MoE layer (at least 2)")
-      ("top-k", po::value<std::string>()->value_name("K"), "with --moe: experts per token (default: the catalog's ST-MoE value)")
-      ("capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: training capacity factor (default: the catalog's)")
-      ("eval-capacity-factor", po::value<std::string>()->value_name("F"), "with --moe: evaluation capacity factor (default: the catalog's)")
-      ("moe-every", po::value<std::string>()->value_name("K"), "with --moe: every K-th layer is an MoE layer (default: the catalog's)")
-      ("ep", po::value<std::string>()->value_name("D"), "with --moe: expert-parallel devices (must divide the experts)");
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {kOptions});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   require_one_of(vm, {"params", "active-params"});
-  const bool moe = vm["moe"].as<bool>();
-  if (!moe)
-    for (const char* name : {"active-params", "experts", "top-k", "capacity-factor", "eval-capacity-factor", "moe-every", "ep"})
-      if (vm.count(name)) throw InputError(std::string("--") + name + ": only with --moe (a sparse model)");
-
-  doc::ArchRequest request;
-  request.target_active = vm.count("active-params") > 0;
-  request.params = *get_count(vm, request.target_active ? "active-params" : "params");
-  request.style = get_string(vm, "style").value_or("chinchilla");
-  request.tp = get_int(vm, "tp").value_or(1);
-  request.vocab = get_integer(vm, "vocab");
-  request.seq = get_integer(vm, "seq");
-  request.alternatives = get_int(vm, "top", units::Sign::kNonNegative).value_or(3);
-  if (moe) {
-    if (!vm.count("experts")) throw InputError("--moe needs --experts E (experts per MoE layer, at least 2)");
-    request.moe = doc::ArchMoeRequest{*get_int(vm, "experts"), get_int(vm, "top-k"), get_number(vm, "capacity-factor"),
-                                      get_number(vm, "eval-capacity-factor"), get_int(vm, "moe-every"), get_int(vm, "ep")};
-  }
+  const auto moe = moe_request(vm);
+  const bool active = vm.count("active-params") > 0;
+  const doc::ArchRequest request{.params = *get_count(vm, active ? "active-params" : "params"),
+                                 .target_active = active,
+                                 .style = get_string(vm, "style").value_or("chinchilla"),
+                                 .tp = get_int(vm, "tp").value_or(1),
+                                 .vocab = get_integer(vm, "vocab"),
+                                 .seq = get_integer(vm, "seq"),
+                                 .alternatives = get_int(vm, "top", units::Sign::kNonNegative).value_or(3),
+                                 .moe = moe};
   const doc::ArchDocument result = doc::design_architecture(load_catalog(parsed->common), request);
   for (const auto& w : result.moe_departures) spdlog::warn("{}", w);
   write_document(parsed->common, doc::Json(result), [&] { return doc::render_arch_page(result); }, "alternatives");

@@ -20,21 +20,15 @@ const CommandHelp kHelp = {
      "isoflop catalog laws -o json             # the laws as JSON",
      "isoflop catalog grids --catalog ./mine   # with your own overrides"}};
 
+const OptionList kOptions = {"kind KIND: hardware|grids|laws|models|cost", "name NAME: one entry's id"};
+
 }  // namespace
 
 int run_catalog(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()("kind", po::value<std::string>(), "hardware|grids|laws|models|cost")(
-      "name", po::value<std::string>(), "one entry's id");
-  po::positional_options_description positional;
-  positional.add("kind", 1).add("name", 1);
-  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  const auto parsed = parse_command(kHelp, args, {kOptions}, {"kind", "name"});
   if (!parsed) return 0;
-  const auto& vm = parsed->values;
-  doc::CatalogRequest request;
-  request.kind = get_string(vm, "kind").value_or("all");
-  request.name = get_string(vm, "name");
-  request.catalog_dir = parsed->common.catalog_dir;
+  const doc::CatalogRequest request{get_string(parsed->values, "kind").value_or("all"),
+                                    get_string(parsed->values, "name"), parsed->common.catalog_dir};
   const doc::CatalogDocument document = doc::catalog_document(load_catalog(parsed->common), request);
   write_document(parsed->common, doc::Json(document), [&] { return doc::render_catalog(document); }, "entries");
   return 0;

@@ -33,6 +33,14 @@ const CommandHelp kHelp = {
      "isoflop cost --params 70B --tokens 1.4T --gpu h100-sxm5-80gb --gpus 1024 --mfu 0.4 --whatif --embodied",
      "isoflop cost --from plan.json --grid fr --price-per-gpu-hour 2     # the plan's run elsewhere, priced"}};
 
+const OptionList kOptions = {
+    "flops C: the work in FLOPs",
+    "params N: model parameters (with --tokens: 6·N·D; with --time: affordable tokens)",
+    "tokens D: training tokens",
+    "time T: a wall-clock duration instead (14.8d, 720h)",
+    "mfu U: utilisation of the 16-bit peak, in (0, 1]",
+    "tflops-per-gpu X: achieved TFLOP/s per accelerator"};
+
 // The work and cluster options, which --from does not take (the document carries them).
 const std::vector<std::string> kRunOptions = {"flops", "params", "tokens", "time", "mfu", "tflops-per-gpu",
                                               "gpu", "node", "gpus", "nodes", "gpus-per-node"};
@@ -40,20 +48,8 @@ const std::vector<std::string> kRunOptions = {"flops", "params", "tokens", "time
 }  // namespace
 
 int run_cost(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("flops", po::value<std::string>()->value_name("C"), "the work in FLOPs")
-      ("params", po::value<std::string>()->value_name("N"),
-       "model parameters (with --tokens: 6·N·D; with --time: affordable tokens)")
-      ("tokens", po::value<std::string>()->value_name("D"), "training tokens")
-      ("time", po::value<std::string>()->value_name("T"), "a wall-clock duration instead (14.8d, 720h)")
-      ("mfu", po::value<std::string>()->value_name("U"), "utilisation of the 16-bit peak, in (0, 1]")
-      ("tflops-per-gpu", po::value<std::string>()->value_name("X"), "achieved TFLOP/s per accelerator");
-  add_from_option(options, "a cost or plan document");
-  add_energy_options(options);
-  add_whatif_options(options, true);
-  add_cluster_options(options);
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {kOptions, from_option("a cost or plan document"), energy_options(),
+                                                  whatif_options(true), cluster_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const cost::EnergyRequest energy = energy_request(vm);
@@ -66,20 +62,13 @@ int run_cost(const std::vector<std::string>& args) {
     document = doc::recost_document(*from, energy, cat);
   } else {
     require_one_of(vm, {"mfu", "tflops-per-gpu"}, false);
-    doc::CostRequest request;
-    request.flops = get_count(vm, "flops");
-    request.params = get_count(vm, "params");
-    request.tokens = get_count(vm, "tokens");
-    request.time_s = get_duration_s(vm, "time");
-    request.mfu = get_number(vm, "mfu");
-    request.tflops_per_gpu = get_number(vm, "tflops-per-gpu");
-    request.cluster = cluster_request(vm);
-    request.energy = energy;
-    document = doc::make_cost_document(request, cat);
+    document = doc::make_cost_document({get_count(vm, "flops"), get_count(vm, "params"), get_count(vm, "tokens"),
+                                        get_duration_s(vm, "time"), get_number(vm, "mfu"),
+                                        get_number(vm, "tflops-per-gpu"), cluster_request(vm), energy},
+                                       cat);
   }
-  const bool show_whatif = vm["whatif"].as<bool>();
   write_document(parsed->common, doc::Json(document),
-                 [&] { return doc::render_cost_page(document, show_whatif); });
+                 [&] { return doc::render_cost_page(document, get_switch(vm, "whatif")); });
   return 0;
 }
 

@@ -24,22 +24,17 @@ const CommandHelp kHelp = {
      "isoflop emit deepspeed --arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1",
      "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0"}};
 
+const OptionList kOptions = {
+    "target T: megatron|deepspeed|nemo|slurm|all", "out DIR: write the files and manifest.json into DIR",
+    "target-version V: Megatron-Core release whose flags are written",
+    "job-name NAME: SLURM job name (letters, digits, . _ - +)",
+    "check FILE: check FILE as --target's trainer would"};
+
 }  // namespace
 
 int run_emit(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()("target", po::value<std::string>()->value_name("T"), "megatron|deepspeed|nemo|slurm|all")
-      ("out", po::value<std::string>()->value_name("DIR"), "write the files and manifest.json into DIR")
-      ("target-version", po::value<std::string>()->value_name("V"), "Megatron-Core release whose flags are written")
-      ("job-name", po::value<std::string>()->value_name("NAME"), "SLURM job name (letters, digits, . _ - +)")
-      ("check", po::value<std::string>()->value_name("FILE"), "check FILE as --target's trainer would");
-  add_from_option(options, "a plan document");
-  po::options_description plan_options("Plan options (instead of --from)");
-  add_plan_options(plan_options);
-  options.add(plan_options);
-  po::positional_options_description positional;
-  positional.add("target", 1);
-  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  const OptionList plan_list = plan_options();
+  const auto parsed = parse_command(kHelp, args, {kOptions, from_option("a plan document"), plan_list}, {"target"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const emit::Target target = emit::kTargetNames.parse(get_string(vm, "target").value_or(""), "emit: TARGET");
@@ -55,9 +50,9 @@ int run_emit(const std::vector<std::string>& args) {
   }
   const auto out = get_string(vm, "out");
   if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
-  for (const auto& o : plan_options.options())
-    if (has(vm, "from") && has(vm, o->long_name()))
-      throw InputError("--from and --" + o->long_name() + " conflict; the plan document says it");
+  for (const auto& spec : plan_list)  // "name VALUE: help" or "name: help"
+    if (const std::string name = spec.substr(0, spec.find_first_of(" :")); has(vm, "from") && has(vm, name))
+      throw InputError("--from and --" + name + " conflict; the plan document says it");
   const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
   for (const auto& name : emit::file_names(target))  // before the work: exit 2 now rather than after planning
     if (out) check_output_file(parsed->common, dir + name, "--out");

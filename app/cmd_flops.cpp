@@ -25,38 +25,30 @@ const CommandHelp kHelp = {
      "isoflop flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla --recompute full",
      "isoflop flops --from plan.json --flops-convention chinchilla   # the plan's model and tokens"}};
 
+const OptionList kOptions = {
+    "arch NAME|FILE: catalog model, architecture YAML file, or document (- reads stdin)",
+    "params N: a parameter count instead of an architecture (6nd only)",
+    "tokens D: training tokens (default with --from a plan: the plan's)",
+    "global-batch B: one iteration of B sequences",
+    "seq S: sequence length (default: the model's)",
+    "flops-convention NAME: 6nd|chinchilla|megatron (default 6nd)",
+    "recompute MODE: hardware FLOPs with recompute: none|selective|full (default: full for megatron, none otherwise)",
+    "non-embedding: 6nd with non-embedding parameters (Kaplan et al. 2020)"};
+
 }  // namespace
 
 int run_flops(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("arch", po::value<std::string>()->value_name("NAME|FILE"), "catalog model, architecture YAML file, or document (- reads stdin)")
-      ("params", po::value<std::string>()->value_name("N"), "a parameter count instead of an architecture (6nd only)")
-      ("tokens", po::value<std::string>()->value_name("D"), "training tokens (default with --from a plan: the plan's)")
-      ("global-batch", po::value<std::string>()->value_name("B"), "one iteration of B sequences")
-      ("seq", po::value<std::string>()->value_name("S"), "sequence length (default: the model's)")
-      ("flops-convention", po::value<std::string>()->value_name("NAME"), "6nd|chinchilla|megatron (default 6nd)")
-      ("recompute", po::value<std::string>()->value_name("MODE"),
-       "hardware FLOPs with recompute: none|selective|full (default: full for megatron, none otherwise)")
-      ("non-embedding", po::bool_switch(), "6nd with non-embedding parameters (Kaplan et al. 2020)");
-  add_from_option(options, "an arch, layout or plan document");
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {kOptions, from_option("an arch, layout or plan document")});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   require_one_of(vm, {"arch", "params", "from"});
   require_one_of(vm, {"tokens", "global-batch"}, !vm.count("from"));
-
-  doc::FlopsRequest request;
-  request.arch = get_string(vm, "arch");
-  request.from = get_string(vm, "from");
-  request.params = get_count(vm, "params");
-  request.tokens = get_count(vm, "tokens");
-  request.global_batch = get_integer(vm, "global-batch");
-  request.seq = get_integer(vm, "seq");
-  request.convention =
-      model::kFlopsConventionNames.parse(get_string(vm, "flops-convention").value_or("6nd"), "--flops-convention");
-  if (const auto text = get_string(vm, "recompute")) request.recompute = model::kRecomputeNames.parse(*text, "--recompute");
-  request.non_embedding = vm["non-embedding"].as<bool>();
+  const doc::FlopsRequest request{
+      .arch = get_string(vm, "arch"), .from = get_string(vm, "from"), .params = get_count(vm, "params"),
+      .tokens = get_count(vm, "tokens"), .global_batch = get_integer(vm, "global-batch"), .seq = get_integer(vm, "seq"),
+      .convention = get_enum(vm, "flops-convention", model::kFlopsConventionNames).value_or(model::FlopsConvention::k6nd),
+      .recompute = get_enum(vm, "recompute", model::kRecomputeNames),
+      .non_embedding = get_switch(vm, "non-embedding")};
   // A catalog is needed only to resolve --arch.
   const catalog::Catalog cat = request.arch ? load_catalog(parsed->common) : catalog::Catalog{};
   const doc::FlopsDocument result = doc::count_flops(cat, request);

@@ -4,11 +4,11 @@
 
 #include <cstdio>
 
-#include "doc/architecture_input.hpp"
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
+#include "doc/architecture_input.hpp"
 #include "doc/layout_document.hpp"
 
 namespace isoflop::app {
@@ -32,18 +32,19 @@ const CommandHelp kHelp = {
      "isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920 --trainer deepspeed",
      "isoflop layout --from plan.json --pp 16  # the plan's model on its cluster, pipeline pinned to 16"}};
 
+const OptionList kOptions = {"arch NAME|FILE: catalog model or architecture file (YAML or JSON)",
+                             "global-batch B: global batch in sequences",
+                             "seq S: sequence length (default: the model's)"};
+
 // Options that describe the model, the job or the cluster: given by the document with --from.
 constexpr const char* kJobOptions[] = {"arch", "global-batch", "seq", "gpu", "node", "gpus", "nodes", "gpus-per-node"};
 
 doc::LayoutDocument from_options(const Parsed& parsed) {
   const auto& vm = parsed.values;
-  doc::LayoutInputs in;
-  in.arch = get_string(vm, "arch");
+  const doc::LayoutInputs in{.arch = get_string(vm, "arch"), .from = std::nullopt, .cluster = cluster_request(vm),
+                             .global_batch = get_integer(vm, "global-batch"), .seq = get_integer(vm, "seq")};
   if (!in.arch) throw InputError("layout: missing --arch NAME|FILE (or --from FILE)");
-  in.global_batch = get_integer(vm, "global-batch");
   if (!in.global_batch) throw InputError("layout: missing --global-batch B (sequences per iteration)");
-  in.seq = get_integer(vm, "seq");
-  in.cluster = cluster_request(vm);
   const catalog::Catalog cat = load_catalog(parsed.common);
   parallel::JobSpec job;
   job.architecture = doc::resolve_architecture(cat, *in.arch);
@@ -59,15 +60,8 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
 }  // namespace
 
 int run_layout(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("arch", po::value<std::string>()->value_name("NAME|FILE"), "catalog model or architecture file (YAML or JSON)")
-      ("global-batch", po::value<std::string>()->value_name("B"), "global batch in sequences")
-      ("seq", po::value<std::string>()->value_name("S"), "sequence length (default: the model's)");
-  add_from_option(options, "a layout or plan document");
-  add_cluster_options(options);
-  add_layout_options(options);
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(
+      kHelp, args, {kOptions, from_option("a layout or plan document"), cluster_options(), layout_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
 

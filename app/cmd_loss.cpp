@@ -23,25 +23,21 @@ const CommandHelp kHelp = {
      "isoflop loss --params 1B --tokens 20B --all-laws -o json",
      "isoflop loss --params 1B --tokens 20B --law-params 1.69,406.4,410.7,0.34,0.28"}};
 
+const OptionList kOptions = {
+    "params N: parameters (70B; non-embedding for kaplan-2020)",
+    "tokens D: training tokens, repeats included (1.4T)",
+    "unique-tokens U: distinct tokens (D/U epochs)"};
+
 }  // namespace
 
 int run_loss(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("params", po::value<std::string>()->value_name("N"), "parameters (70B; non-embedding for kaplan-2020)")
-      ("tokens", po::value<std::string>()->value_name("D"), "training tokens, repeats included (1.4T)")
-      ("unique-tokens", po::value<std::string>()->value_name("U"), "distinct tokens (D/U epochs)");
-  add_law_options(options);
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {kOptions, law_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   if (!vm.count("params")) throw InputError("loss: missing --params N (e.g. --params 70B)");
   if (!vm.count("tokens")) throw InputError("loss: missing --tokens D (e.g. --tokens 1.4T)");
-  scaling::LossRequest request;
-  request.params = *get_count(vm, "params");
-  request.tokens = *get_count(vm, "tokens");
-  request.unique_tokens = get_count(vm, "unique-tokens");
-  request.laws = law_choice(vm);
+  const scaling::LossRequest request{*get_count(vm, "params"), *get_count(vm, "tokens"),
+                                     get_count(vm, "unique-tokens"), law_choice(vm)};
   const doc::LossDocument document = doc::loss_document(load_catalog(parsed->common), request);
   write_document(parsed->common, doc::Json(document), [&] { return doc::render_loss(document); }, "losses");
   return 0;

@@ -27,35 +27,30 @@ const CommandHelp kHelp = {
      "isoflop optimal --flops 5.76e23 --inference-tokens 2T  # smaller model, more tokens",
      "isoflop optimal --flops 1e22 --law-params 1.69,406.4,410.7,0.34,0.28"}};
 
+const OptionList kOptions = {
+    "flops C: training budget in FLOPs (5.76e23, 1e24)",
+    "params N: parameters (70B): the budget at which N is optimal",
+    "tokens D: tokens (1.4T): the budget at which D is optimal",
+    "target-loss L: the least compute that reaches loss L",
+    "unique-tokens U: distinct tokens available (data cap)",
+    "inference-tokens T: tokens served over the model's life"};
+
 }  // namespace
 
 int run_optimal(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("flops", po::value<std::string>()->value_name("C"), "training budget in FLOPs (5.76e23, 1e24)")
-      ("params", po::value<std::string>()->value_name("N"), "parameters (70B): the budget at which N is optimal")
-      ("tokens", po::value<std::string>()->value_name("D"), "tokens (1.4T): the budget at which D is optimal")
-      ("target-loss", po::value<std::string>()->value_name("L"), "the least compute that reaches loss L")
-      ("unique-tokens", po::value<std::string>()->value_name("U"), "distinct tokens available (data cap)")
-      ("inference-tokens", po::value<std::string>()->value_name("T"), "tokens served over the model's life");
-  add_law_options(options);
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {kOptions, law_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-
-  if (vm.count("target-loss") && vm.count("params")) {
-    require_one_of(vm, {"flops", "target-loss", "tokens"});
-  } else {
-    require_one_of(vm, {"flops", "params", "tokens", "target-loss"});
-  }
-  scaling::OptimalRequest request;
-  request.flops = get_count(vm, "flops");
-  request.params = get_count(vm, "params");
-  request.tokens = get_count(vm, "tokens");
-  request.target_loss = get_number(vm, "target-loss");
-  request.unique_tokens = get_count(vm, "unique-tokens");
-  request.inference_tokens = get_count(vm, "inference-tokens", units::Sign::kNonNegative);
-  request.laws = law_choice(vm);
+  // With a target loss, --params asks for the tokens that N needs.
+  if (vm.count("target-loss") && vm.count("params")) require_one_of(vm, {"flops", "target-loss", "tokens"});
+  else require_one_of(vm, {"flops", "params", "tokens", "target-loss"});
+  const scaling::OptimalRequest request{.flops = get_count(vm, "flops"),
+                                        .params = get_count(vm, "params"),
+                                        .tokens = get_count(vm, "tokens"),
+                                        .target_loss = get_number(vm, "target-loss"),
+                                        .unique_tokens = get_count(vm, "unique-tokens"),
+                                        .inference_tokens = get_count(vm, "inference-tokens", units::Sign::kNonNegative),
+                                        .laws = law_choice(vm)};
   const doc::OptimalDocument document = doc::optimal_document(load_catalog(parsed->common), request);
   write_document(parsed->common, doc::Json(document), [&] { return doc::render_optimal(document); }, "allocations");
   return 0;

@@ -39,13 +39,28 @@ const CommandHelp kHelp = {
      "isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json > plan.json; isoflop cost --from plan.json --grid fr",
      "isoflop plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 --plot isoflop.svg"}};
 
+const OptionList kOptions = {
+    "flops C: budget: training compute in FLOPs",
+    "days D: budget: days on the whole cluster",
+    "time T: budget: wall-clock on the cluster (30d, 720h)",
+    "budget-usd X: budget: money ($2M), with --price-per-gpu-hour",
+    "energy E: budget: facility energy (2GWh)",
+    "co2e M: budget: gross emissions (500t)",
+    "law NAME: scaling law for the allocation (default epoch-2024)",
+    "law-params E,A,B,alpha,beta: a parametric law given inline",
+    "family MODEL: reference architecture family for shaping (default chinchilla-70b)",
+    "arch NAME|FILE: plan this model as it is: catalog model, architecture YAML file, or document (- reads stdin)",
+    "global-batch-tokens T: tokens per iteration, pinned (default: 4M, grown with the cluster up to the batch "
+    "ceiling)",
+    "min-mfu U: refuse the plan (exit 1) when the best layout's MFU is under U (default from cost.yaml: 0.25)"};
+
 plan::Budget budget_from(const po::variables_map& vm) {
   require_one_of(vm, {"flops", "days", "time", "budget-usd", "energy", "co2e"});
   plan::Budget b;
   b.flops = get_count(vm, "flops");
   if (auto d = get_number(vm, "days")) b.time_s = *d * 86400.0;
   if (auto t = get_duration_s(vm, "time")) b.time_s = *t;
-  if (auto u = get_string(vm, "budget-usd")) b.usd = units::parse_money_usd(*u, "--budget-usd");
+  b.usd = get_money_usd(vm, "budget-usd");
   if (auto e = get_string(vm, "energy")) b.energy_kwh = units::parse_energy_j(*e, "--energy") / 3.6e6;
   if (auto m = get_string(vm, "co2e")) b.co2e_kg = units::parse_mass_kg(*m, "--co2e");
   return b;
@@ -53,37 +68,19 @@ plan::Budget budget_from(const po::variables_map& vm) {
 
 }  // namespace
 
-void add_plan_options(po::options_description& options) {
-  options.add_options()
-      ("flops", po::value<std::string>()->value_name("C"), "budget: training compute in FLOPs")
-      ("days", po::value<std::string>()->value_name("D"), "budget: days on the whole cluster")
-      ("time", po::value<std::string>()->value_name("T"), "budget: wall-clock on the cluster (30d, 720h)")
-      ("budget-usd", po::value<std::string>()->value_name("X"), "budget: money ($2M), with --price-per-gpu-hour")
-      ("energy", po::value<std::string>()->value_name("E"), "budget: facility energy (2GWh)")
-      ("co2e", po::value<std::string>()->value_name("M"), "budget: gross emissions (500t)")
-      ("law", po::value<std::string>()->value_name("NAME"), "scaling law for the allocation (default epoch-2024)")
-      ("law-params", po::value<std::string>()->value_name("E,A,B,alpha,beta"), "a parametric law given inline")
-      ("family", po::value<std::string>()->value_name("MODEL"),
-       "reference architecture family for shaping (default chinchilla-70b)")
-      ("arch", po::value<std::string>()->value_name("NAME|FILE"),
-       "plan this model as it is: catalog model, architecture YAML file, or document (- reads stdin)")
-      ("global-batch-tokens", po::value<std::string>()->value_name("T"),
-       "tokens per iteration, pinned (default: 4M, grown with the cluster up to the batch ceiling)")
-      ("min-mfu", po::value<std::string>()->value_name("U"),
-       "refuse the plan (exit 1) when the best layout's MFU is under U (default from cost.yaml: 0.25)");
-  add_energy_options(options);
-  add_whatif_options(options, false);
-  add_cluster_options(options);
-  add_layout_options(options);
+OptionList plan_options() {
+  OptionList list = kOptions;
+  for (const OptionList& shared : {energy_options(), whatif_options(false), cluster_options(), layout_options()})
+    list.insert(list.end(), shared.begin(), shared.end());
+  return list;
 }
 
 plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::Catalog& cat, std::string* cluster_note) {
   const plan::Budget budget = budget_from(vm);
   require_one_of(vm, {"law", "law-params"}, false);
   plan::PlanRequest request;
-  request.law.law = get_string(vm, "law");
-  request.law.law_params = get_string(vm, "law-params");
-  if (auto f = get_string(vm, "family")) request.family = *f;
+  request.law = {get_string(vm, "law"), get_string(vm, "law-params"), false};
+  request.family = get_string(vm, "family");
   request.global_batch_tokens = get_count(vm, "global-batch-tokens");
   request.min_mfu = get_number(vm, "min-mfu", units::Sign::kNonNegative);
   request.cluster = cluster_request(vm);
@@ -99,10 +96,7 @@ plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::C
 }
 
 int run_plan(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  add_plan_options(options);
-  options.add_options()("plot", po::value<std::string>()->value_name("FILE.svg"), "write the IsoFLOP figure");
-  auto parsed = parse_command_line(kHelp, args, options);
+  const auto parsed = parse_command(kHelp, args, {plan_options(), {"plot FILE.svg: write the IsoFLOP figure"}});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto plot_path = get_string(vm, "plot");

@@ -9,9 +9,9 @@ namespace isoflop::app {
 
 // --pue --grid --cfe --energy-method --power-w --node-power-kw --tdp-utilisation --host-overhead-w
 // --embodied --embodied-kg-per-gpu --price-per-gpu-hour --price-per-kwh
-void add_energy_options(po::options_description& options);
+const OptionList& energy_options();
 // --whatif-gpu --whatif-grid --whatif-model-factor, and --whatif itself when `with_switch` (plan always shows it).
-void add_whatif_options(po::options_description& options, bool with_switch);
+OptionList whatif_options(bool with_switch);
 
 // What the options above ask (numbers parsed, names left for the catalog). Throws InputError naming the flag
 // for a malformed value or for --power-w with --node-power-kw.

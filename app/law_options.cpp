@@ -3,16 +3,16 @@
 
 namespace isoflop::app {
 
-void add_law_options(po::options_description& options) {
-  options.add_options()
-      ("law", po::value<std::string>()->value_name("NAME"), "scaling law from the catalog (default epoch-2024)")
-      ("law-params", po::value<std::string>()->value_name("E,A,B,alpha,beta"),
-       "a parametric law L = E + A/N^alpha + B/D^beta given by its constants")
-      ("all-laws", po::bool_switch(), "answer with every applicable catalog law (the band)");
+const OptionList& law_options() {
+  static const OptionList list = {
+      "law NAME: scaling law from the catalog (default epoch-2024)",
+      "law-params E,A,B,alpha,beta: a parametric law L = E + A/N^alpha + B/D^beta given by its constants",
+      "all-laws: answer with every applicable catalog law (the band)"};
+  return list;
 }
 
 scaling::LawChoice law_choice(const po::variables_map& vm) {
-  return {get_string(vm, "law"), get_string(vm, "law-params"), vm["all-laws"].as<bool>()};
+  return {get_string(vm, "law"), get_string(vm, "law-params"), get_switch(vm, "all-laws")};
 }
 
 }  // namespace isoflop::app

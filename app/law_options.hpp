@@ -7,8 +7,8 @@
 
 namespace isoflop::app {
 
-// Adds --law, --law-params and --all-laws to `options`.
-void add_law_options(po::options_description& options);
+// --law, --law-params and --all-laws.
+const OptionList& law_options();
 
 // The law choice they give (scaling::select_laws resolves it).
 scaling::LawChoice law_choice(const po::variables_map& vm);

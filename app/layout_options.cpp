@@ -19,7 +19,7 @@ std::string value_name(const parallel::Dimension& d) {
   return d.max < 1'000'000 ? std::to_string(d.min) + ".." + std::to_string(d.max) : "N";
 }
 
-std::optional<bool> get_switch(const po::variables_map& vm, const std::string& name) {
+std::optional<bool> get_on_off(const po::variables_map& vm, const std::string& name) {
   const auto text = get_string(vm, name);
   if (!text) return std::nullopt;
   if (*text == "on") return true;
@@ -29,47 +29,38 @@ std::optional<bool> get_switch(const po::variables_map& vm, const std::string& n
 
 }  // namespace
 
-void add_cluster_options(po::options_description& options) {
-  options.add_options()
-      ("gpu", po::value<std::string>()->value_name("NAME"), "accelerator id (isoflop catalog hardware)")
-      ("node", po::value<std::string>()->value_name("NAME"), "node id, e.g. dgx-a100 (default: the GPU's reference node)")
-      ("gpus", po::value<std::string>()->value_name("N"), "number of GPUs")
-      ("nodes", po::value<std::string>()->value_name("K"), "number of nodes (instead of --gpus)")
-      ("gpus-per-node", po::value<std::string>()->value_name("G"), "GPUs per node (default: the node's)");
+const OptionList& cluster_options() {
+  static const OptionList list = {"gpu NAME: accelerator id (isoflop catalog hardware)",
+                                  "node NAME: node id, e.g. dgx-a100 (default: the GPU's reference node)",
+                                  "gpus N: number of GPUs", "nodes K: number of nodes (instead of --gpus)",
+                                  "gpus-per-node G: GPUs per node (default: the node's)"};
+  return list;
 }
 
-void add_layout_options(po::options_description& options) {
+OptionList layout_options() {
+  OptionList list;
   for (const auto& d : parallel::dimensions())
-    options.add_options()(option_name(d).c_str(), po::value<std::string>()->value_name(value_name(d)),
-                          ("pin the " + std::string(d.meaning)).c_str());
-  options.add_options()
-      ("trainer", po::value<std::string>()->value_name(join(parallel::kTrainerNames.names(), "|").c_str()),
-       "the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)")
-      ("overlap-grad-reduce", po::value<std::string>()->value_name("on|off"),
-       "overlap the gradient reduction with the backward pass (default: the trainer's)")
-      ("overlap-param-gather", po::value<std::string>()->value_name("on|off"),
-       "overlap the weights' all-gather with the forward pass (default: the trainer's)")
-      ("tp-comm-overlap", po::value<std::string>()->value_name("on|off"),
-       "overlap tensor-parallel collectives with GEMMs, with sequence parallelism (default: the trainer's)")
-      ("grad-reduce", po::value<std::string>()->value_name("fp32|bf16"),
-       "precision of the gradient reduction (default: the trainer's)")
-      ("max-tp", po::value<std::string>()->value_name("T"), "largest TP tried (default: GPUs per node)")
-      ("max-cp", po::value<std::string>()->value_name("C"), "largest context-parallel degree tried (default 1: CP when pinned)")
-      ("objective", po::value<std::string>()->value_name("OBJ"),
-       "rank by time|memory (cost and energy rank like time on a fixed cluster)")
-      ("top", po::value<std::string>()->value_name("K"), "layouts to show (default 5)");
+    list.push_back(option_name(d) + " " + value_name(d) + ": pin the " + std::string(d.meaning));
+  list.push_back("trainer " + join(parallel::kTrainerNames.names(), "|") +
+                 ": the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)");
+  for (const char* spec :
+       {"overlap-grad-reduce on|off: overlap the gradient reduction with the backward pass (default: the trainer's)",
+        "overlap-param-gather on|off: overlap the weights' all-gather with the forward pass (default: the trainer's)",
+        "tp-comm-overlap on|off: overlap tensor-parallel collectives with GEMMs, with sequence parallelism "
+        "(default: the trainer's)",
+        "grad-reduce fp32|bf16: precision of the gradient reduction (default: the trainer's)",
+        "max-tp T: largest TP tried (default: GPUs per node)",
+        "max-cp C: largest context-parallel degree tried (default 1: CP when pinned)",
+        "objective OBJ: rank by time|memory (cost and energy rank like time on a fixed cluster)",
+        "top K: layouts to show (default 5)"})
+    list.emplace_back(spec);
+  return list;
 }
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
-  parallel::ClusterRequest r;
-  r.gpu = get_string(vm, "gpu");
-  r.node = get_string(vm, "node");
-  r.gpus = get_integer(vm, "gpus");
-  r.nodes = get_integer(vm, "nodes");
-  r.gpus_per_node = get_integer(vm, "gpus-per-node");
-  return r;
+  return {get_string(vm, "gpu"), get_string(vm, "node"), get_integer(vm, "gpus"), get_integer(vm, "nodes"),
+          get_integer(vm, "gpus-per-node")};
 }
-
 
 void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& o) {
   for (const auto& d : parallel::dimensions())
@@ -79,9 +70,9 @@ void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& 
     o.trainer = {};
     o.trainer.name = *t;
   }
-  if (const auto v = get_switch(vm, "overlap-grad-reduce")) o.time.overlap_grad_reduce = v;
-  if (const auto v = get_switch(vm, "overlap-param-gather")) o.time.overlap_param_gather = v;
-  if (const auto v = get_switch(vm, "tp-comm-overlap")) o.time.tp_comm_overlap = v;
+  if (const auto v = get_on_off(vm, "overlap-grad-reduce")) o.time.overlap_grad_reduce = v;
+  if (const auto v = get_on_off(vm, "overlap-param-gather")) o.time.overlap_param_gather = v;
+  if (const auto v = get_on_off(vm, "tp-comm-overlap")) o.time.tp_comm_overlap = v;
   if (const auto g = get_string(vm, "grad-reduce")) o.time.grad_reduce = parallel::kGradReduceNames.parse(*g, "--grad-reduce");
   if (const auto t = get_int(vm, "max-tp")) o.max_tp = *t;
   if (const auto c = get_int(vm, "max-cp")) o.max_cp = *c;

@@ -9,10 +9,10 @@
 
 namespace isoflop::app {
 
-void add_cluster_options(po::options_description& options);  // --gpu --node --gpus --nodes --gpus-per-node
+const OptionList& cluster_options();  // --gpu --node --gpus --nodes --gpus-per-node
 // One pin per knob of the table of dimensions (--tp … --sequence-parallel), --trainer, the time model's overlap
 // and precision choices, --max-tp, --max-cp, --objective, --top.
-void add_layout_options(po::options_description& options);
+OptionList layout_options();
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm);
 // The search options given on the command line, over the defaults.

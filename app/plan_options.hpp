@@ -9,7 +9,7 @@
 namespace isoflop::app {
 
 // Budget, law, family, architecture, batch, energy, what-if, cluster and layout options.
-void add_plan_options(po::options_description& options);
+OptionList plan_options();
 
 // Runs the plan those options ask for; `cluster_note` (if given) gets where the cluster's figures came from.
 plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::Catalog& cat, std::string* cluster_note);

@@ -18,28 +18,6 @@ constexpr const char* kDerivedKeys[] = {"effective_kv_heads", "effective_head_si
                                         "padded_vocab",       "aspect_ratio",        "moe_layers",
                                         "params",             "non_embedding_params", "active_params"};
 
-bool looks_like_json(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && text[first] == '{';
-}
-
-YAML::Node load_yaml(const std::string& source, const std::string& text) {
-  try {
-    YAML::Node root = YAML::Load(text);
-    catalog::reject_duplicate_keys(root, source);
-    return root;
-  } catch (const YAML::Exception& e) {
-    throw CatalogError(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
-  }
-}
-
-SourceDocument parse_json_or_yaml(const std::string& source, const std::string& text) {
-  if (looks_like_json(text)) return parse_document(source, text);
-  const YAML::Node root = load_yaml(source, text);
-  if (!root.IsMap()) return parse_document(source, text);  // the usual "not an isoflop document" message
-  return parse_document(source, yaml_to_json(root).dump());
-}
-
 // A models.yaml-style mapping (or the serializer's object without a schema).
 model::Architecture architecture_from_yaml(const std::string& source, YAML::Node root) {
   if (!root.IsMap()) throw CatalogError(source + ":1: an architecture must be a mapping of fields (layers, d_model, …)");
@@ -55,10 +33,6 @@ model::Architecture architecture_from_yaml(const std::string& source, YAML::Node
 }
 
 }  // namespace
-
-SourceDocument read_json_or_yaml_document(const std::string& path) {
-  return parse_json_or_yaml(input_name(path), read_input_text(path));
-}
 
 model::Architecture architecture_of(const SourceDocument& document) {
   require_kind(document, kArchitectureKinds);
@@ -78,7 +52,7 @@ model::Architecture resolve_architecture(const catalog::Catalog& cat, const std:
   const YAML::Node root = looks_like_json(text) ? YAML::Node() : load_yaml(source, text);
   const bool document = looks_like_json(text) ? Json::parse(text, nullptr, false).contains("schema")
                                               : root.IsMap() && root["schema"].IsDefined();
-  model::Architecture a = document ? architecture_of(parse_json_or_yaml(source, text))
+  model::Architecture a = document ? architecture_of(parse_document(source, text))
                                    : architecture_from_yaml(source, looks_like_json(text) ? load_yaml(source, text) : root);
   if (a.name.empty() && name_or_file != "-") a.name = std::filesystem::path(name_or_file).stem().string();
   return a;

@@ -23,8 +23,4 @@ model::Architecture resolve_architecture(const catalog::Catalog& catalog, const 
 // The "architecture" of a document of one of kArchitectureKinds; InputError naming the file and the path.
 model::Architecture architecture_of(const SourceDocument& document);
 
-// Reads a document written as JSON or as YAML (-o yaml) from a file or "-", checking its schema like
-// read_document.
-SourceDocument read_json_or_yaml_document(const std::string& path);
-
 }  // namespace isoflop::doc

@@ -3,94 +3,27 @@
 
 #include <cmath>
 
-#include "model/params.hpp"
-
 namespace isoflop::model {
+namespace {
 
+using doc::derived;
+using doc::field;
 using doc::Json;
-using doc::read;
+using doc::names;
 
-void to_json(Json& j, const MoeConfig& m) {
-  j = Json::object();
-  j["experts"] = m.experts;
-  j["top_k"] = m.top_k;
-  j["capacity_factor"] = m.capacity_factor;
-  j["eval_capacity_factor"] = m.eval_capacity_factor;
-  j["every"] = m.every;
-  j["shared_experts"] = m.shared_experts;
-  j["expert_ffn"] = m.expert_ffn;
+// An "moe" object carries the expert size in effect (the dense ffn's when expert_ffn is 0).
+Json moe_json(const Architecture& a) {
+  if (!a.moe.enabled()) return nullptr;
+  Json j = a.moe;
+  j["effective_expert_ffn"] = a.moe.expert_ffn > 0 ? a.moe.expert_ffn : mlp_hidden_size(a);
+  return j;
 }
 
-void from_json(const Json& j, MoeConfig& m) {
-  m = MoeConfig{};
-  if (!j.is_object()) doc::fail_at(j, "must be an object or null");
-  read(j, "experts", m.experts);
-  read(j, "top_k", m.top_k);
-  read(j, "capacity_factor", m.capacity_factor);
-  read(j, "eval_capacity_factor", m.eval_capacity_factor);
-  read(j, "every", m.every);
-  read(j, "shared_experts", m.shared_experts);
-  read(j, "expert_ffn", m.expert_ffn);
-  if (m.experts < 1) doc::fail_at(j.at("experts"), "must be at least 1 (write \"moe\": null for a dense model)");
-  if (m.every < 1) doc::fail_at(j.at("every"), "must be at least 1");
+void read_moe(const Json& j, Architecture& a) {
+  if (!j.is_null()) j.get_to(a.moe);
 }
 
-void to_json(Json& j, const Architecture& a) {
-  j = Json::object();
-  j["name"] = a.name;
-  j["layers"] = a.layers;
-  j["d_model"] = a.d_model;
-  j["heads"] = a.heads;
-  j["kv_heads"] = a.kv_heads;
-  j["head_size"] = a.head_size;
-  j["ffn"] = a.ffn;
-  j["activation"] = doc::enum_json(a.activation, kActivationNames);
-  j["vocab"] = a.vocab;
-  j["vocab_pad_multiple"] = a.vocab_pad_multiple;
-  j["seq"] = a.seq;
-  j["positional"] = doc::enum_json(a.positional, kPositionalEncodingNames);
-  j["norm"] = doc::enum_json(a.norm, kNormKindNames);
-  j["tied_embeddings"] = a.tied_embeddings;
-  j["bias"] = a.bias;
-  if (a.moe.enabled()) {
-    j["moe"] = a.moe;
-    j["moe"]["effective_expert_ffn"] = a.moe.expert_ffn > 0 ? a.moe.expert_ffn : mlp_hidden_size(a);
-  } else {
-    j["moe"] = nullptr;
-  }
-  // Derived from the members above; from_json skips them.
-  const ParamCount pc = count_params(a);
-  j["effective_kv_heads"] = a.effective_kv_heads();
-  j["effective_head_size"] = a.effective_head_size();
-  j["effective_ffn"] = mlp_hidden_size(a);
-  j["padded_vocab"] = padded_vocab(a);
-  j["aspect_ratio"] = a.layers > 0 ? doc::finite_or_null(static_cast<double>(a.d_model) / a.layers) : Json(nullptr);
-  j["moe_layers"] = pc.moe_layers;
-  j["params"] = std::llround(pc.total());
-  j["non_embedding_params"] = std::llround(pc.non_embedding());
-  j["active_params"] = std::llround(pc.active);
-}
-
-void from_json(const Json& j, Architecture& a) {
-  a = Architecture{};
-  if (!j.is_object()) doc::fail_at(j, "must be an object");
-  read(j, "name", a.name);
-  read(j, "layers", a.layers);
-  read(j, "d_model", a.d_model);
-  read(j, "heads", a.heads);
-  read(j, "kv_heads", a.kv_heads);
-  read(j, "head_size", a.head_size);
-  read(j, "ffn", a.ffn);
-  doc::read_enum(j, "activation", kActivationNames, a.activation);
-  read(j, "vocab", a.vocab);
-  read(j, "vocab_pad_multiple", a.vocab_pad_multiple);
-  read(j, "seq", a.seq);
-  doc::read_enum(j, "positional", kPositionalEncodingNames, a.positional);
-  doc::read_enum(j, "norm", kNormKindNames, a.norm);
-  read(j, "tied_embeddings", a.tied_embeddings);
-  read(j, "bias", a.bias);
-  const Json& moe = j.at("moe");
-  if (!moe.is_null()) moe.get_to(a.moe);
+void check(const Json& j, const Architecture& a) {
   for (const char* key : {"layers", "d_model", "heads", "vocab", "vocab_pad_multiple", "seq"})
     if (j.at(key).get<long long>() < 1) doc::fail_at(j.at(key), "must be positive");
   for (const char* key : {"kv_heads", "head_size", "ffn"})
@@ -100,36 +33,68 @@ void from_json(const Json& j, Architecture& a) {
                                     std::to_string(a.heads) + " (give head_size to override)");
   if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
     doc::fail_at(j.at("kv_heads"), "heads " + std::to_string(a.heads) + " must be a multiple of kv_heads");
-  if (a.moe.enabled() && a.moe.top_k > a.moe.experts) doc::fail_at(moe.at("top_k"), "must not exceed experts");
+  if (a.moe.enabled() && a.moe.top_k > a.moe.experts) doc::fail_at(j.at("moe").at("top_k"), "must not exceed experts");
 }
 
-}  // namespace isoflop::model
+// "moe_layers", "params", "non_embedding_params", "active_params": from one count, not read.
+struct Counts {
+  void write(Json& j, const Architecture& a) const {
+    const ParamCount pc = count_params(a);
+    j["moe_layers"] = pc.moe_layers;
+    j["params"] = std::llround(pc.total());
+    j["non_embedding_params"] = std::llround(pc.non_embedding());
+    j["active_params"] = std::llround(pc.active);
+  }
+  void read(const Json&, Architecture&) const {}
+};
 
-namespace isoflop::model {
+using A = Architecture;
+constexpr auto kArchitecture = std::tuple{
+    field("name", &A::name), field("layers", &A::layers), field("d_model", &A::d_model), field("heads", &A::heads),
+    field("kv_heads", &A::kv_heads), field("head_size", &A::head_size), field("ffn", &A::ffn),
+    field("activation", &A::activation, names(kActivationNames)), field("vocab", &A::vocab),
+    field("vocab_pad_multiple", &A::vocab_pad_multiple), field("seq", &A::seq),
+    field("positional", &A::positional, names(kPositionalEncodingNames)),
+    field("norm", &A::norm, names(kNormKindNames)), field("tied_embeddings", &A::tied_embeddings),
+    field("bias", &A::bias), doc::custom("moe", moe_json, read_moe),
+    // Derived from the members above; not read.
+    derived("effective_kv_heads", [](const A& a) { return a.effective_kv_heads(); }),
+    derived("effective_head_size", [](const A& a) { return a.effective_head_size(); }),
+    derived("effective_ffn", [](const A& a) { return mlp_hidden_size(a); }),
+    derived("padded_vocab", [](const A& a) { return padded_vocab(a); }),
+    derived("aspect_ratio",
+            [](const A& a) {
+              return a.layers > 0 ? doc::finite_or_null(static_cast<double>(a.d_model) / a.layers) : Json(nullptr);
+            }),
+    Counts{}, doc::on_read(check)};
 
-void to_json(doc::Json& j, const ParamCount& p) {
-  j = doc::Json::object();
-  j["token_embedding"] = std::llround(p.token_embedding);
-  j["position_embedding"] = std::llround(p.position_embedding);
-  j["attention"] = std::llround(p.attention);
-  j["mlp"] = std::llround(p.mlp);
-  j["experts"] = std::llround(p.experts);
-  j["norms"] = std::llround(p.norms);
-  j["output_head"] = std::llround(p.output_head);
-  j["total"] = std::llround(p.total());
-  j["non_embedding"] = std::llround(p.non_embedding());
-  j["active"] = std::llround(p.active);
-}
-
-void from_json(const doc::Json& j, ParamCount& p) {
-  p = ParamCount{};
-  for (auto [key, field] : {std::pair{"token_embedding", &p.token_embedding}, {"position_embedding", &p.position_embedding},
-                            {"attention", &p.attention}, {"mlp", &p.mlp}, {"experts", &p.experts},
-                            {"norms", &p.norms}, {"output_head", &p.output_head}, {"active", &p.active}}) {
+// A count kept as a double, written rounded to an integer.
+struct Rounded {
+  Json encode(double v) const { return std::llround(v); }
+  void decode(const Json& j, const char* key, double& out) const {
     long long v = 0;
     doc::read(j, key, v);
-    *field = static_cast<double>(v);
+    out = static_cast<double>(v);
   }
-}
+};
+
+using P = ParamCount;
+constexpr auto kParamCount =
+    std::tuple{field("token_embedding", &P::token_embedding, Rounded{}),
+               field("position_embedding", &P::position_embedding, Rounded{}),
+               field("attention", &P::attention, Rounded{}), field("mlp", &P::mlp, Rounded{}),
+               field("experts", &P::experts, Rounded{}), field("norms", &P::norms, Rounded{}),
+               field("output_head", &P::output_head, Rounded{}),
+               derived("total", [](const P& p) { return std::llround(p.total()); }),
+               derived("non_embedding", [](const P& p) { return std::llround(p.non_embedding()); }),
+               field("active", &P::active, Rounded{})};
+
+}  // namespace
+
+void to_json(Json& j, const Architecture& a) { doc::write_fields(j, a, kArchitecture); }
+void from_json(const Json& j, Architecture& a) { doc::read_fields(j, a, kArchitecture); }
+
+void to_json(Json& j, const ParamCount& p) { doc::write_fields(j, p, kParamCount); }
+void from_json(const Json& j, ParamCount& p) { doc::read_fields(j, p, kParamCount); }
 
 }  // namespace isoflop::model

@@ -1,35 +1,36 @@
 // JSON of an architecture (model::Architecture with its MoeConfig): the one shape of "architecture" in the
-// arch, flops, layout and plan documents.
-//
-//   {"name", "layers", "d_model", "heads", "kv_heads", "head_size", "ffn", "activation", "vocab",
-//    "vocab_pad_multiple", "seq", "positional", "norm", "tied_embeddings", "bias",
-//    "moe": null | {"experts", "top_k", "capacity_factor", "eval_capacity_factor", "every", "shared_experts",
-//                   "expert_ffn", "effective_expert_ffn"},
-//    "effective_kv_heads", "effective_head_size", "effective_ffn", "padded_vocab", "aspect_ratio",
-//    "moe_layers", "params", "non_embedding_params", "active_params"}
-//
-// The struct's members are written as they are (kv_heads, head_size, ffn and expert_ffn may be 0 = derived).
-// The keys after "moe" (and "effective_expert_ffn") are derived from the members: the effective sizes, the
-// vocabulary padded to vocab_pad_multiple, d_model / layers, the MoE layers, and the exact parameter counts
+// arch, flops, layout and plan documents. The struct's members are written as they are (kv_heads, head_size,
+// ffn and expert_ffn may be 0 = derived); then come keys derived from them: the effective sizes, the
+// vocabulary padded to vocab_pad_multiple, d_model / layers, the MoE layers and the exact parameter counts
 // (total, without embeddings, active per token). from_json reads the members and ignores the derived keys,
-// which may be absent; to_json recomputes them.
+// which may be absent; to_json recomputes them. "moe" is null for a dense model.
 #pragma once
 
-#include "doc/document.hpp"
+#include "doc/fields.hpp"
 #include "model/architecture.hpp"
 #include "model/params.hpp"
 
-namespace isoflop::model {
+namespace isoflop::doc {
 
-void to_json(doc::Json& j, const MoeConfig& moe);
-void from_json(const doc::Json& j, MoeConfig& moe);
+template <>
+inline constexpr auto fields<model::MoeConfig> =
+    std::tuple{field("experts", &model::MoeConfig::experts),
+               field("top_k", &model::MoeConfig::top_k), field("capacity_factor", &model::MoeConfig::capacity_factor),
+               field("eval_capacity_factor", &model::MoeConfig::eval_capacity_factor),
+               field("every", &model::MoeConfig::every), field("shared_experts", &model::MoeConfig::shared_experts),
+               field("expert_ffn", &model::MoeConfig::expert_ffn),
+               on_read([](const Json& j, const model::MoeConfig& m) {
+                 if (m.experts < 1)
+                   fail_at(j.at("experts"), "must be at least 1 (write \"moe\": null for a dense model)");
+                 if (m.every < 1) fail_at(j.at("every"), "must be at least 1");
+               })};
+
+}  // namespace isoflop::doc
+
+namespace isoflop::model {
 
 void to_json(doc::Json& j, const Architecture& architecture);
 void from_json(const doc::Json& j, Architecture& architecture);
-
-}  // namespace isoflop::model
-
-namespace isoflop::model {
 
 // Parameters by component: {"token_embedding", "position_embedding", "attention", "mlp", "experts", "norms",
 // "output_head", "total", "non_embedding", "active"} (integers), "moe_layers" left to the architecture.

@@ -13,22 +13,13 @@ namespace {
 
 const std::vector<std::string> kKinds = {"all", "hardware", "grids", "laws", "models", "cost"};
 
-struct Lister {
-  const CatalogRequest& request;
-  std::vector<Json>* entries;
-  std::vector<std::string> names;  // every listed section's names, for suggestions
-
-  template <class T>
-  void section(const char* name, const std::vector<T>& items) {
-    for (const auto& item : items) {
-      names.push_back(item.name);
-      if (request.name && item.name != *request.name) continue;
-      Json entry = {{"section", name}};
-      entry.update(entry_json(item));
-      entries->push_back(std::move(entry));
-    }
-  }
-};
+// The catalog's lists in the order of CatalogEntry's types (and of kCatalogSections).
+constexpr auto kLists =
+    std::tuple{&catalog::Catalog::accelerators, &catalog::Catalog::nodes,       &catalog::Catalog::clusters,
+               &catalog::Catalog::grids,        &catalog::Catalog::pue_presets, &catalog::Catalog::laws,
+               &catalog::Catalog::models,       &catalog::Catalog::shape_families,
+               &catalog::Catalog::moe_recommendations, &catalog::Catalog::run_cost,
+               &catalog::Catalog::embodied_carbon};
 
 std::string summary_line(const Json& entry) {
   std::string detail;
@@ -75,65 +66,33 @@ CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogReque
     throw FieldError("kind", "unknown kind '" + request.kind + "'" + did_you_mean(request.kind, kKinds) +
                                  "; accepted: " + join(kKinds));
   CatalogDocument d{request, {}};
-  Lister list{request, &d.entries, {}};
   const bool all = request.kind == "all";
-  if (all || request.kind == "hardware") {
-    list.section("accelerators", cat.accelerators);
-    list.section("nodes", cat.nodes);
-    list.section("clusters", cat.clusters);
-  }
-  if (all || request.kind == "grids") {
-    list.section("grids", cat.grids);
-    list.section("pue", cat.pue_presets);
-  }
-  if (all || request.kind == "laws") list.section("laws", cat.laws);
-  if (all || request.kind == "models") {
-    list.section("models", cat.models);
-    list.section("shape_families", cat.shape_families);
-    list.section("moe_recommendations", cat.moe_recommendations);
-  }
-  if (all || request.kind == "cost") {
-    list.section("run_cost", cat.run_cost);
-    list.section("embodied_carbon", cat.embodied_carbon);
-  }
+  std::vector<std::string> names;  // of every listed section, for suggestions
+  size_t section = 0;
+  const auto list = [&](const auto& items) {
+    if (all || kCatalogSections[section++].kind == request.kind)
+      for (const auto& item : items) {
+        names.push_back(item.name);
+        if (!request.name || item.name == *request.name) d.entries.push_back({item});
+      }
+  };
+  std::apply([&](auto... lists) { (list(cat.*lists), ...); }, kLists);
   if (request.name && d.entries.empty())
     throw FieldError("name", "no " + (all ? std::string("entry") : request.kind + " entry") + " named '" +
-                                 *request.name + "'" + did_you_mean(*request.name, list.names));
+                                 *request.name + "'" + did_you_mean(*request.name, names));
   return d;
-}
-
-void to_json(Json& j, const CatalogDocument& d) {
-  j = Json::object();
-  j["schema"] = schema_id("catalog");
-  j["inputs"] = {{"kind", d.inputs.kind}, {"name", or_null(d.inputs.name)}, {"catalog_dir", or_null(d.inputs.catalog_dir)}};
-  j["entries"] = d.entries;
-}
-
-void from_json(const Json& j, CatalogDocument& d) {
-  const Json& inputs = j.at("inputs");
-  read(inputs, "kind", d.inputs.kind);
-  read(inputs, "name", d.inputs.name);
-  read(inputs, "catalog_dir", d.inputs.catalog_dir);
-  const Json& entries = j.at("entries");
-  if (!entries.is_array()) fail_at(entries, "must be an array");
-  d.entries.clear();
-  for (const auto& e : entries) {
-    if (!e.is_object()) fail_at(e, "must be an object");
-    std::string section;
-    read(e, "section", section);
-    d.entries.push_back(e);
-  }
 }
 
 std::string render_catalog(const CatalogDocument& d) {
   const bool full = d.inputs.name.has_value();
+  const Json entries = d.entries;
   std::string out;
-  for (size_t i = 0; i < d.entries.size();) {
-    const std::string section = d.entries[i]["section"].get<std::string>();
+  for (size_t i = 0; i < entries.size();) {
+    const std::string section = entries[i]["section"].get<std::string>();
     out += section + ":\n";
     report::TextTable table({"name", "summary", "source"}, {false, false, false});
-    for (; i < d.entries.size() && d.entries[i]["section"] == section; ++i) {
-      const Json& entry = d.entries[i];
+    for (; i < entries.size() && entries[i]["section"] == section; ++i) {
+      const Json& entry = entries[i];
       if (full) {
         std::vector<std::pair<std::string, std::string>> kv;
         for (const auto& [key, value] : entry.items())

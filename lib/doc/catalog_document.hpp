@@ -1,16 +1,20 @@
 // The `catalog` document: catalog entries with the source of every number.
 //   {"schema": "isoflop/catalog/v2", "inputs": {"kind", "name", "catalog_dir"},
 //    "entries": [{"section": "accelerators", "name": …, …, "source": …}…]}
-// An entry's keys depend on its section (the catalog's own fields, with units in their names). The document
-// is a listing for people and scripts to read; entries are kept as the JSON objects they were written as.
+// An entry is the catalog's own record; its keys depend on its section (the catalog's fields, with units in
+// their names: TFLOP/s, GB, kW). The listing leaves out what a reader of the catalog does not need (the file
+// and line an entry came from, an accelerator's step-time calibration), so an entry read back lacks those.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "catalog/catalog.hpp"
-#include "doc/document.hpp"
+#include "doc/fields.hpp"
 
 namespace isoflop::doc {
 
@@ -23,34 +27,54 @@ struct CatalogRequest {
   bool operator==(const CatalogRequest&) const = default;
 };
 
+// One entry of one section, typed.
+struct CatalogEntry {
+  std::variant<catalog::Accelerator, catalog::Node, catalog::Cluster, catalog::Grid, catalog::PuePreset,
+               catalog::LawSpec, catalog::ModelEntry, catalog::ShapeFamily, catalog::MoeRecommendations,
+               catalog::RunCostConstants, catalog::EmbodiedCarbon>
+      entry;
+};
+// The sections in the order of CatalogEntry's types, each with the kind that lists it.
+struct CatalogSection {
+  std::string_view name;
+  std::string_view kind;
+};
+inline constexpr std::array<CatalogSection, 11> kCatalogSections = {{{"accelerators", "hardware"},
+                                                                     {"nodes", "hardware"},
+                                                                     {"clusters", "hardware"},
+                                                                     {"grids", "grids"},
+                                                                     {"pue", "grids"},
+                                                                     {"laws", "laws"},
+                                                                     {"models", "models"},
+                                                                     {"shape_families", "models"},
+                                                                     {"moe_recommendations", "models"},
+                                                                     {"run_cost", "cost"},
+                                                                     {"embodied_carbon", "cost"}}};
+std::string_view section_name(const CatalogEntry& entry);
+
+// {"section", then the entry's keys}.
+void to_json(Json& j, const CatalogEntry& entry);
+void from_json(const Json& j, CatalogEntry& entry);
+
 struct CatalogDocument {
   CatalogRequest inputs;
-  std::vector<Json> entries;  // each with "section" first
-
-  bool operator==(const CatalogDocument&) const = default;
+  std::vector<CatalogEntry> entries;  // by section, in the catalog's order
 };
 
 // The entries of `request` from `catalog`. Throws FieldError ("kind", "name") for an unknown kind or name,
 // with suggestions.
 CatalogDocument catalog_document(const catalog::Catalog& catalog, const CatalogRequest& request);
 
-void to_json(Json& j, const CatalogDocument& d);
-void from_json(const Json& j, CatalogDocument& d);
+template <>
+inline constexpr auto fields<CatalogRequest> =
+    std::tuple{field("kind", &CatalogRequest::kind), field("name", &CatalogRequest::name),
+               field("catalog_dir", &CatalogRequest::catalog_dir)};
+
+template <>
+inline constexpr auto fields<CatalogDocument> = std::tuple{
+    schema_key("catalog"), field("inputs", &CatalogDocument::inputs), field("entries", &CatalogDocument::entries)};
 
 // The human page: per section, one line per entry (name, summary, source); with a name, every field.
 std::string render_catalog(const CatalogDocument& d);
-
-// One catalog entry as its JSON object (without "section").
-Json entry_json(const catalog::Accelerator& a);
-Json entry_json(const catalog::Node& n);
-Json entry_json(const catalog::Cluster& c);
-Json entry_json(const catalog::Grid& g);
-Json entry_json(const catalog::PuePreset& p);
-Json entry_json(const catalog::LawSpec& l);
-Json entry_json(const catalog::ModelEntry& m);
-Json entry_json(const catalog::ShapeFamily& f);
-Json entry_json(const catalog::MoeRecommendations& m);
-Json entry_json(const catalog::RunCostConstants& c);
-Json entry_json(const catalog::EmbodiedCarbon& e);
 
 }  // namespace isoflop::doc

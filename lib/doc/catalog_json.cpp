@@ -1,177 +1,220 @@
-// Catalog entries as JSON objects, with units in their keys and the source of every number.
+// Catalog entries as JSON: each type's listing view, with units in its keys and the source of every number.
+#include <algorithm>
+#include <variant>
+
 #include "doc/arch_document.hpp"
 #include "doc/catalog_document.hpp"
 
 namespace isoflop::doc {
-
-Json entry_json(const catalog::Accelerator& a) {
-  Json j = {{"name", a.name},
-            {"display_name", a.display_name},
-            {"vendor", a.vendor},
-            {"peak_16bit_tflops", a.peak_16bit_flops / 1e12}};
-  j["peak_fp32_tflops"] = a.peak_fp32_flops > 0 ? Json(a.peak_fp32_flops / 1e12) : Json(nullptr);  // TPUs: none
-  j["peak_fp8_tflops"] = a.peak_fp8_flops ? Json(*a.peak_fp8_flops / 1e12) : Json(nullptr);
-  j["memory_gb"] = a.memory_bytes / 1e9;
-  j["memory_bandwidth_gb_per_s"] = a.memory_bandwidth_bytes_per_s / 1e9;
-  j["tdp_w"] = a.tdp_w;
-  j["measured_power_w"] = or_null(a.measured_power_w);
-  j["reference_node"] = a.reference_node.empty() ? Json(nullptr) : Json(a.reference_node);
-  j["source"] = a.source;
-  return j;
-}
-
-Json entry_json(const catalog::Node& n) {
-  return {{"name", n.name},
-          {"display_name", n.display_name},
-          {"accelerator", n.accelerator},
-          {"gpus_per_node", n.gpus_per_node},
-          {"max_power_kw", n.max_power_w / 1e3},
-          {"intra_node_bandwidth_gb_per_s", n.intra_node_bandwidth_bytes_per_s / 1e9},
-          {"inter_node_bandwidth_gb_per_s", n.inter_node_bandwidth_bytes_per_s / 1e9},
-          {"network", n.network},
-          {"source", n.source}};
-}
-
-Json entry_json(const catalog::Cluster& c) {
-  return {{"name", c.name}, {"display_name", c.display_name}, {"node", c.node},
-          {"nodes", c.nodes}, {"network", c.network},         {"source", c.source}};
-}
-
-Json entry_json(const catalog::Grid& g) {
-  return {{"name", g.name},
-          {"display_name", g.display_name},
-          {"kind", g.kind},
-          {"intensity_kg_per_kwh", g.intensity_kg_per_kwh},
-          {"year", g.year},
-          {"map_candidate", g.map_candidate},
-          {"source", g.source}};
-}
-
-Json entry_json(const catalog::PuePreset& p) {
-  return {{"name", p.name}, {"display_name", p.display_name}, {"pue", p.pue}, {"source", p.source}};
-}
-
 namespace {
 
-// Each kind of law writes its own constants, under the names laws.yaml uses.
-struct LawConstants {
-  Json& j;
-  void parametric(const catalog::ParametricLaw& p) {
-    j["E"] = p.E;
-    j["A"] = p.A;
-    j["B"] = p.B;
-    j["alpha"] = p.alpha;
-    j["beta"] = p.beta;
-  }
-  void operator()(const catalog::ParametricLaw& p) {
-    parametric(p);
-    j["r_d_star"] = p.r_d_star > 0 ? Json(p.r_d_star) : Json(nullptr);
-  }
-  void operator()(const catalog::DataConstrainedLaw& d) {
-    parametric(d.base);
-    j["r_d_star"] = d.base.r_d_star;
-    j["r_n_star"] = d.r_n_star;
-  }
-  void operator()(const catalog::KaplanLaw& k) {
-    j["n_c"] = k.nc;
-    j["d_c"] = k.dc;
-    j["alpha_n"] = k.alpha_n;
-    j["alpha_d"] = k.alpha_d;
-    j["frontier_coefficient"] = k.frontier_coefficient;
-    j["frontier_exponent"] = k.frontier_exponent;
-    j["flops_per_pf_day"] = k.flops_per_pf_day;
-  }
-  void operator()(const catalog::PowerLawAllocation& p) {
-    j["tokens_coefficient"] = p.tokens_coefficient;
-    j["tokens_exponent"] = p.tokens_exponent;
-  }
-  void operator()(const catalog::AllocationTableLaw& t) {
-    Json rows = Json::array();
-    for (const auto& r : t.rows) rows.push_back({{"params", r.params}, {"flops", r.flops}, {"tokens", r.tokens}});
-    j["rows"] = rows;
-    j["exponent_a"] = t.exponent_a;
-    j["exponent_b"] = t.exponent_b;
+using catalog::Accelerator;
+using catalog::Cluster;
+using catalog::Grid;
+using catalog::Node;
+using catalog::PuePreset;
+
+constexpr double kTera = 1e12, kGiga = 1e9;
+
+// A quantity in a larger unit, null when it is 0 (unpublished).
+struct ScaledOrNull {
+  double unit;
+  Json encode(double v) const { return v != 0 ? Json(v / unit) : Json(nullptr); }
+  void decode(const Json& j, const char* key, double& out) const {
+    NullWhen<double>{0}.decode(j, key, out);
+    out *= unit;
   }
 };
 
+constexpr auto kAccelerator =
+    std::tuple{field("name", &Accelerator::name),
+               field("display_name", &Accelerator::display_name), field("vendor", &Accelerator::vendor),
+               field("peak_16bit_tflops", &Accelerator::peak_16bit_flops, scaled(kTera)),
+               field("peak_fp32_tflops", &Accelerator::peak_fp32_flops, ScaledOrNull{kTera}),  // TPUs: none
+               field("peak_fp8_tflops", &Accelerator::peak_fp8_flops, scaled(kTera)),
+               field("memory_gb", &Accelerator::memory_bytes, scaled(kGiga)),
+               field("memory_bandwidth_gb_per_s", &Accelerator::memory_bandwidth_bytes_per_s, scaled(kGiga)),
+               field("tdp_w", &Accelerator::tdp_w), field("measured_power_w", &Accelerator::measured_power_w),
+               field("reference_node", &Accelerator::reference_node, null_when_empty()),
+               field("source", &Accelerator::source)};
+
+constexpr auto kNode =
+    std::tuple{field("name", &Node::name),
+               field("display_name", &Node::display_name), field("accelerator", &Node::accelerator),
+               field("gpus_per_node", &Node::gpus_per_node), field("max_power_kw", &Node::max_power_w, scaled(1e3)),
+               field("intra_node_bandwidth_gb_per_s", &Node::intra_node_bandwidth_bytes_per_s, scaled(kGiga)),
+               field("inter_node_bandwidth_gb_per_s", &Node::inter_node_bandwidth_bytes_per_s, scaled(kGiga)),
+               field("network", &Node::network), field("source", &Node::source)};
+
+constexpr auto kCluster = std::tuple{field("name", &Cluster::name),       field("display_name", &Cluster::display_name),
+                                     field("node", &Cluster::node),       field("nodes", &Cluster::nodes),
+                                     field("network", &Cluster::network), field("source", &Cluster::source)};
+
+constexpr auto kGrid =
+    std::tuple{field("name", &Grid::name), field("display_name", &Grid::display_name),
+               field("kind", &Grid::kind), field("intensity_kg_per_kwh", &Grid::intensity_kg_per_kwh),
+               field("year", &Grid::year), field("map_candidate", &Grid::map_candidate),
+               field("source", &Grid::source)};
+
+constexpr auto kPue = std::tuple{field("name", &PuePreset::name), field("display_name", &PuePreset::display_name),
+                                 field("pue", &PuePreset::pue), field("source", &PuePreset::source)};
+
+// Each kind of law lists its own constants, under the names laws.yaml uses.
+using catalog::LawSpec;
+using catalog::ParametricLaw;
+constexpr auto kParametricConstants =
+    std::tuple{field("E", &ParametricLaw::E), field("A", &ParametricLaw::A), field("B", &ParametricLaw::B),
+               field("alpha", &ParametricLaw::alpha), field("beta", &ParametricLaw::beta)};
+constexpr auto kParametric =
+    std::tuple_cat(kParametricConstants, std::tuple{field("r_d_star", &ParametricLaw::r_d_star, null_when(0.0))});
+constexpr auto kDataConstrained =
+    std::tuple{via(&catalog::DataConstrainedLaw::base, kParametricConstants),
+               via(&catalog::DataConstrainedLaw::base, field("r_d_star", &ParametricLaw::r_d_star)),
+               field("r_n_star", &catalog::DataConstrainedLaw::r_n_star)};
+using catalog::KaplanLaw;
+constexpr auto kKaplan = std::tuple{field("n_c", &KaplanLaw::nc),
+                                    field("d_c", &KaplanLaw::dc), field("alpha_n", &KaplanLaw::alpha_n),
+                                    field("alpha_d", &KaplanLaw::alpha_d),
+                                    field("frontier_coefficient", &KaplanLaw::frontier_coefficient),
+                                    field("frontier_exponent", &KaplanLaw::frontier_exponent),
+                                    field("flops_per_pf_day", &KaplanLaw::flops_per_pf_day)};
+constexpr auto kPowerLaw = std::tuple{field("tokens_coefficient", &catalog::PowerLawAllocation::tokens_coefficient),
+                                      field("tokens_exponent", &catalog::PowerLawAllocation::tokens_exponent)};
+using catalog::AllocationRow;
+constexpr auto kAllocationRow =
+    std::tuple{field("params", &AllocationRow::params), field("flops", &AllocationRow::flops),
+               field("tokens", &AllocationRow::tokens)};
+constexpr auto kAllocationTable = std::tuple{field("rows", &catalog::AllocationTableLaw::rows, as(kAllocationRow)),
+                                             field("exponent_a", &catalog::AllocationTableLaw::exponent_a),
+                                             field("exponent_b", &catalog::AllocationTableLaw::exponent_b)};
+
+const auto& constants(const ParametricLaw&) { return kParametric; }
+const auto& constants(const catalog::DataConstrainedLaw&) { return kDataConstrained; }
+const auto& constants(const KaplanLaw&) { return kKaplan; }
+const auto& constants(const catalog::PowerLawAllocation&) { return kPowerLaw; }
+const auto& constants(const catalog::AllocationTableLaw&) { return kAllocationTable; }
+
+// "kind", then the constants of that kind.
+struct LawForm {
+  void write(Json& j, const LawSpec& l) const {
+    j["kind"] = enum_json(l.kind(), catalog::kLawKindNames);
+    std::visit([&](const auto& form) { write_all(j, form, constants(form)); }, l.form);
+  }
+  void read(const Json& j, LawSpec& l) const {
+    catalog::LawKind kind{};
+    read_enum(j, "kind", catalog::kLawKindNames, kind);
+    emplace_alternative(l.form, static_cast<size_t>(kind));
+    std::visit([&](auto& form) { read_all(j, form, constants(form)); }, l.form);
+  }
+};
+
+constexpr auto kLaw = std::tuple{field("name", &LawSpec::name),
+                                 field("display_name", &LawSpec::display_name),
+                                 LawForm{},
+                                 field("convention", &LawSpec::convention, null_when_empty()),
+                                 field("parameters", &LawSpec::parameters),
+                                 field("dataset", &LawSpec::dataset, null_when_empty()),
+                                 field("note", &LawSpec::note, null_when_empty()), field("source", &LawSpec::source)};
+
+// A reference model: its block's sizes as they take effect, and what the paper states.
+using catalog::ModelEntry;
+using model::Architecture;
+constexpr auto kModel = std::tuple{
+    field("name", &ModelEntry::name), field("display_name", &ModelEntry::display_name),
+    via(&ModelEntry::architecture, field("layers", &Architecture::layers), field("d_model", &Architecture::d_model),
+        field("heads", &Architecture::heads),
+        custom(
+            "kv_heads", [](const Architecture& a) { return a.effective_kv_heads(); },
+            [](const Json& v, Architecture& a) { read_value(v, a.kv_heads); }),
+        custom(
+            "head_size", [](const Architecture& a) { return a.effective_head_size(); },
+            [](const Json& v, Architecture& a) { read_value(v, a.head_size); }),
+        field("ffn", &Architecture::ffn),
+        field("activation", &Architecture::activation, names(model::kActivationNames)),
+        field("vocab", &Architecture::vocab), field("seq", &Architecture::seq),
+        group_if(
+            "moe", [](const Architecture& a) { return a.moe.enabled(); },
+            via(&Architecture::moe, field("experts", &model::MoeConfig::experts),
+                field("top_k", &model::MoeConfig::top_k), field("capacity_factor", &model::MoeConfig::capacity_factor),
+                field("every", &model::MoeConfig::every)))),
+    field("published_params", &ModelEntry::published_params, null_when(0.0)),
+    field("tokens_trained", &ModelEntry::tokens_trained, null_when(0.0)), field("source", &ModelEntry::source)};
+
+// The rows of an aspect family, or the bands of a banded one.
+using model::ShapeFamily;
+constexpr auto kShapeRow =
+    std::tuple{field("params", &model::ShapeRow::params), field("d_model", &model::ShapeRow::d_model),
+               field("layers", &model::ShapeRow::layers), field("heads", &model::ShapeRow::heads),
+               field("head_size", &model::ShapeRow::head_size)};
+constexpr auto kShapeBand =
+    std::tuple{field("below", &model::ShapeBand::below_params), field("d_model", &model::ShapeBand::d_model),
+               field("heads", &model::ShapeBand::heads)};
+constexpr auto kShapeFamily = std::tuple{
+    field("name", &ShapeFamily::name), field("display_name", &ShapeFamily::display_name),
+    field("rule", &ShapeFamily::rule, names(model::kShapeRuleNames)), field("block", &ShapeFamily::block),
+    when([](const ShapeFamily& f) { return f.rule == model::ShapeRule::kAspect; },
+         field("smoothing_ln", &ShapeFamily::smoothing_ln), field("rows", &ShapeFamily::rows, as(kShapeRow))),
+    when([](const ShapeFamily& f) { return f.rule != model::ShapeRule::kAspect; },
+         field("bands", &ShapeFamily::bands, as(kShapeBand))),
+    field("vocab_pad_per_tp", &ShapeFamily::vocab_pad_per_tp, null_when(0)), field("source", &ShapeFamily::source)};
+
+// The sources of the groups of constants, as one line (read back as the first).
+using catalog::RunCostConstants;
+Json joined_sources(const RunCostConstants& c) {
+  std::vector<std::string> parts;
+  for (const auto* s : {&c.tdp_source, &c.embodied_source, &c.model_source, &c.mechanization_source, &c.ranges_source,
+                        &c.default_pue_source, &c.batch_source, &c.min_mfu_source})
+    if (!s->empty()) parts.push_back(*s);
+  return join(parts, "; ");
+}
+constexpr auto kRunCost = std::tuple{
+    field("name", &RunCostConstants::name), field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
+    field("host_overhead_w", &RunCostConstants::host_overhead_w),
+    field("lifetime_years", &RunCostConstants::lifetime_s, scaled(365 * 86400.0)),
+    field("memory_kg_per_gb", &RunCostConstants::memory_kg_per_gb),
+    field("model_factor", &RunCostConstants::model_factor),
+    field("mechanization_pue", &RunCostConstants::mechanization_pue),
+    field("published_ranges", &RunCostConstants::published_ranges),
+    field("default_pue", &RunCostConstants::default_pue),
+    field("batch_coefficient", &RunCostConstants::batch_coefficient),
+    field("batch_exponent", &RunCostConstants::batch_exponent), field("min_mfu", &RunCostConstants::min_mfu),
+    custom("source", joined_sources, [](const Json& v, RunCostConstants& c) { read_value(v, c.tdp_source); })};
+
+using catalog::EmbodiedCarbon;
+constexpr auto kEmbodied =
+    std::tuple{field("name", &EmbodiedCarbon::name), field("die_area_cm2", &EmbodiedCarbon::die_area_cm2),
+               field("kg_per_cm2", &EmbodiedCarbon::kg_per_cm2), field("source", &EmbodiedCarbon::source)};
+
+const auto& listing(const Accelerator&) { return kAccelerator; }
+const auto& listing(const Node&) { return kNode; }
+const auto& listing(const Cluster&) { return kCluster; }
+const auto& listing(const Grid&) { return kGrid; }
+const auto& listing(const PuePreset&) { return kPue; }
+const auto& listing(const LawSpec&) { return kLaw; }
+const auto& listing(const ModelEntry&) { return kModel; }
+const auto& listing(const ShapeFamily&) { return kShapeFamily; }
+const auto& listing(const model::MoeRecommendations&) { return fields<model::MoeRecommendations>; }
+const auto& listing(const RunCostConstants&) { return kRunCost; }
+const auto& listing(const EmbodiedCarbon&) { return kEmbodied; }
+
 }  // namespace
 
-Json entry_json(const catalog::LawSpec& l) {
-  Json j = {{"name", l.name}, {"display_name", l.display_name}, {"kind", std::string(catalog::kLawKindNames.name(l.kind()))}};
-  std::visit(LawConstants{j}, l.form);
-  j["convention"] = l.convention.empty() ? Json(nullptr) : Json(l.convention);
-  j["parameters"] = l.parameters;
-  j["dataset"] = l.dataset.empty() ? Json(nullptr) : Json(l.dataset);
-  j["note"] = l.note.empty() ? Json(nullptr) : Json(l.note);
-  j["source"] = l.source;
-  return j;
+std::string_view section_name(const CatalogEntry& e) { return kCatalogSections[e.entry.index()].name; }
+
+void to_json(Json& j, const CatalogEntry& e) {
+  j = {{"section", section_name(e)}};
+  std::visit([&](const auto& entry) { write_all(j, entry, listing(entry)); }, e.entry);
 }
 
-Json entry_json(const catalog::ModelEntry& m) {
-  const auto& a = m.architecture;
-  Json j = {{"name", m.name},
-            {"display_name", m.display_name},
-            {"layers", a.layers},
-            {"d_model", a.d_model},
-            {"heads", a.heads},
-            {"kv_heads", a.effective_kv_heads()},
-            {"head_size", a.effective_head_size()},
-            {"ffn", a.ffn},
-            {"activation", std::string(model::kActivationNames.name(a.activation))},
-            {"vocab", a.vocab},
-            {"seq", a.seq}};
-  j["moe"] = nullptr;
-  if (a.moe.enabled())
-    j["moe"] = {{"experts", a.moe.experts}, {"top_k", a.moe.top_k}, {"capacity_factor", a.moe.capacity_factor},
-                {"every", a.moe.every}};
-  j["published_params"] = m.published_params > 0 ? Json(m.published_params) : Json(nullptr);
-  j["tokens_trained"] = m.tokens_trained > 0 ? Json(m.tokens_trained) : Json(nullptr);
-  j["source"] = m.source;
-  return j;
-}
-
-Json entry_json(const catalog::RunCostConstants& c) {
-  return {{"name", c.name},
-          {"tdp_utilisation", c.tdp_utilisation},
-          {"host_overhead_w", c.host_overhead_w},
-          {"lifetime_years", c.lifetime_s / (365 * 86400.0)},
-          {"memory_kg_per_gb", c.memory_kg_per_gb},
-          {"model_factor", c.model_factor},
-          {"mechanization_pue", c.mechanization_pue},
-          {"published_ranges", c.published_ranges},
-          {"default_pue", c.default_pue},
-          {"batch_coefficient", c.batch_coefficient},
-          {"batch_exponent", c.batch_exponent},
-          {"min_mfu", c.min_mfu},
-          {"source", c.tdp_source + "; " + c.embodied_source + "; " + c.model_source + "; " + c.mechanization_source +
-                         "; " + c.ranges_source + "; " + c.default_pue_source + "; " + c.batch_source + "; " +
-                         c.min_mfu_source}};
-}
-
-Json entry_json(const catalog::ShapeFamily& f) {
-  Json j = {{"name", f.name}, {"display_name", f.display_name},
-            {"rule", std::string(catalog::kShapeRuleNames.name(f.rule))}, {"block", f.block}};
-  if (f.rule == catalog::ShapeRule::kAspect) {
-    Json rows = Json::array();
-    for (const auto& r : f.rows)
-      rows.push_back({{"params", r.params}, {"d_model", r.d_model}, {"layers", r.layers}, {"heads", r.heads},
-                      {"head_size", r.head_size}});
-    j["smoothing_ln"] = f.smoothing_ln;
-    j["rows"] = rows;
-  } else {
-    Json bands = Json::array();
-    for (const auto& b : f.bands) bands.push_back({{"below", b.below_params}, {"d_model", b.d_model}, {"heads", b.heads}});
-    j["bands"] = bands;
-  }
-  j["vocab_pad_per_tp"] = f.vocab_pad_per_tp > 0 ? Json(f.vocab_pad_per_tp) : Json(nullptr);
-  j["source"] = f.source;
-  return j;
-}
-
-Json entry_json(const catalog::MoeRecommendations& m) { return Json(m); }  // the arch document's shape
-
-Json entry_json(const catalog::EmbodiedCarbon& e) {
-  return {{"name", e.name}, {"die_area_cm2", e.die_area_cm2}, {"kg_per_cm2", e.kg_per_cm2}, {"source", e.source}};
+void from_json(const Json& j, CatalogEntry& e) {
+  require_object(j);
+  std::string section;
+  read(j, "section", section);
+  const auto at = std::find_if(kCatalogSections.begin(), kCatalogSections.end(),
+                               [&](const CatalogSection& s) { return s.name == section; });
+  if (at == kCatalogSections.end()) fail_at(j.at("section"), "'" + section + "' is not a catalog section");
+  emplace_alternative(e.entry, static_cast<size_t>(at - kCatalogSections.begin()));
+  std::visit([&](auto& entry) { read_all(j, entry, listing(entry)); }, e.entry);
 }
 
 }  // namespace isoflop::doc

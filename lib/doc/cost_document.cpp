@@ -3,7 +3,6 @@
 
 #include "core/error.hpp"
 #include "cost/run_cost.hpp"
-#include "doc/cost_json.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -59,45 +58,6 @@ CostWork work_form(const CostRequest& r) {
 }
 
 }  // namespace
-
-void to_json(Json& j, const CostInputs& in) {
-  j = Json::object();
-  j["work"] = enum_json(in.work, kCostWorkNames);
-  j["gpu"] = in.gpu;
-  j["node"] = or_null(in.node);
-  j["gpus"] = in.gpus;
-  j["params"] = or_null(in.params);
-  j["tokens"] = or_null(in.tokens);
-  j["affordable_flops"] = or_null(in.affordable_flops);
-  j["affordable_tokens"] = or_null(in.affordable_tokens);
-  j["from"] = or_null(in.from);
-}
-
-void from_json(const Json& j, CostInputs& in) {
-  in = CostInputs{};
-  read_enum(j, "work", kCostWorkNames, in.work);
-  read(j, "gpu", in.gpu);
-  read(j, "node", in.node);
-  read(j, "gpus", in.gpus);
-  read(j, "params", in.params);
-  read(j, "tokens", in.tokens);
-  read(j, "affordable_flops", in.affordable_flops);
-  read(j, "affordable_tokens", in.affordable_tokens);
-  read(j, "from", in.from);
-}
-
-void to_json(Json& j, const CostDocument& d) {
-  j = Json::object();
-  j["schema"] = schema_id("cost");
-  j["inputs"] = d.inputs;
-  j["cost"] = d.cost;
-}
-
-void from_json(const Json& j, CostDocument& d) {
-  d = CostDocument{};
-  read(j, "inputs", d.inputs);
-  read(j, "cost", d.cost);
-}
 
 CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& cat) {
   const CostWork work = work_form(r);

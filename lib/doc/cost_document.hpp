@@ -1,8 +1,6 @@
 // The `cost` document: what a training run costs — time, GPU-hours, power, energy by three methods, CO2e,
 // money and the 4Ms what-if — with the request echoed, and the inverse (the FLOPs a duration affords).
-//   {"schema": "isoflop/cost/v2",
-//    "inputs": {"work", "gpu", "node", "gpus", "params", "tokens", "affordable_flops", "affordable_tokens", "from"},
-//    "cost": {the run-cost section, doc/cost_json.hpp}}
+// "cost" is the run-cost section of doc/cost_json.hpp.
 #pragma once
 
 #include <optional>
@@ -11,7 +9,7 @@
 #include "catalog/catalog.hpp"
 #include "cost/cost_report.hpp"
 #include "cost/energy_request.hpp"
-#include "doc/document.hpp"
+#include "doc/cost_json.hpp"
 #include "parallel/cluster.hpp"
 
 namespace isoflop::doc {
@@ -23,8 +21,8 @@ inline constexpr EnumNames<CostWork, 3> kCostWorkNames{
 
 struct CostInputs {
   CostWork work = CostWork::kFlops;
-  std::string gpu;                          // accelerator
-  std::optional<std::string> node;          // catalog node; unset for an accelerator the catalog houses in none
+  std::string gpu;                  // accelerator
+  std::optional<std::string> node;  // catalog node; unset for an accelerator the catalog houses in none
   int gpus = 0;
   std::optional<double> params;             // N, when given
   std::optional<double> tokens;             // D, when given
@@ -40,10 +38,19 @@ struct CostDocument {
   bool operator==(const CostDocument&) const = default;
 };
 
-void to_json(Json& j, const CostInputs& inputs);
-void from_json(const Json& j, CostInputs& inputs);
-void to_json(Json& j, const CostDocument& document);
-void from_json(const Json& j, CostDocument& document);
+template <>
+inline constexpr auto fields<CostInputs> = std::tuple{field("work", &CostInputs::work, names(kCostWorkNames)),
+                                                      field("gpu", &CostInputs::gpu), field("node", &CostInputs::node),
+                                                      field("gpus", &CostInputs::gpus),
+                                                      field("params", &CostInputs::params),
+                                                      field("tokens", &CostInputs::tokens),
+                                                      field("affordable_flops", &CostInputs::affordable_flops),
+                                                      field("affordable_tokens", &CostInputs::affordable_tokens),
+                                                      field("from", &CostInputs::from)};
+
+template <>
+inline constexpr auto fields<CostDocument> =
+    std::tuple{schema_key("cost"), field("inputs", &CostDocument::inputs), field("cost", &CostDocument::cost)};
 
 // What `isoflop cost` is asked: the work (exactly one of flops, params + tokens, or time_s; params with
 // time_s asks for the affordable tokens), the utilisation (mfu, or an achieved rate per accelerator), the
@@ -53,8 +60,8 @@ struct CostRequest {
   std::optional<double> params;
   std::optional<double> tokens;
   std::optional<double> time_s;
-  std::optional<double> mfu;                // fraction of the 16-bit peak
-  std::optional<double> tflops_per_gpu;     // achieved TFLOP/s per accelerator
+  std::optional<double> mfu;             // fraction of the 16-bit peak
+  std::optional<double> tflops_per_gpu;  // achieved TFLOP/s per accelerator
   parallel::ClusterRequest cluster;
   cost::EnergyRequest energy;
 };

@@ -1,210 +1,86 @@
-// JSON of the run-cost section: written and read back field by field.
+// JSON of the run-cost section: one table for both directions; the energy methods depend on the chosen one.
 #include "doc/cost_json.hpp"
 
-#include <limits>
-
 namespace isoflop::cost {
-
-using doc::finite_or_null;
-using doc::Json;
-using doc::or_null;
-using doc::read;
-
 namespace {
 
-constexpr double kSecondsPerDay = 86400.0;
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+using doc::field;
+using doc::Json;
+using doc::names;
 
-Json inputs_json(const CostReport& r) {
-  const RunCostInputs& in = r.inputs;
-  Json j = Json::object();
-  j["accelerator"] = r.accelerator;
-  j["flops"] = in.flops;
-  j["gpus"] = in.gpus;
-  j["gpus_per_node"] = in.gpus_per_node;
-  j["peak_flops_per_gpu"] = in.peak_flops_per_gpu;
-  j["mfu"] = in.utilisation;
-  j["energy_method"] = in.energy_method ? doc::enum_json(*in.energy_method, kEnergyMethodNames) : Json(nullptr);
-  j["node_power_w"] = or_null(in.node_power_w);
-  j["node_power_note"] = in.node_power_note;
-  j["power_per_gpu_w"] = or_null(in.power_per_gpu_w);
-  j["power_per_gpu_note"] = in.power_per_gpu_note;
-  j["tdp_w"] = in.tdp_w;
-  j["tdp_utilisation"] = in.tdp_utilisation;
-  j["host_overhead_w"] = in.host_overhead_w;
-  j["pue"] = in.pue;
-  j["intensity_kg_per_kwh"] = in.intensity_kg_per_kwh;
-  j["cfe"] = in.cfe_fraction;
-  j["price_per_gpu_hour_usd"] = or_null(in.price_per_gpu_hour_usd);
-  j["price_per_kwh_usd"] = or_null(in.price_per_kwh_usd);
-  j["embodied_kg_per_gpu"] = or_null(in.embodied_kg_per_gpu);
-  j["embodied_lifetime_s"] = in.embodied_lifetime_s;
-  j["whatif"] = {{"model_factor", r.levers.model_factor},
-                 {"gpu", or_null(r.levers.machine)},
-                 {"grid", or_null(r.levers.region)},
-                 {"mechanization_pue", r.levers.mechanization_pue}};
-  return j;
-}
-
-void read_inputs(const Json& j, CostReport& r) {
-  RunCostInputs& in = r.inputs;
-  read(j, "accelerator", r.accelerator);
-  read(j, "flops", in.flops);
-  read(j, "gpus", in.gpus);
-  read(j, "gpus_per_node", in.gpus_per_node);
-  read(j, "peak_flops_per_gpu", in.peak_flops_per_gpu);
-  read(j, "mfu", in.utilisation);
-  in.energy_method.reset();
-  if (!j.at("energy_method").is_null()) {
-    EnergyMethod m{};
-    doc::read_enum(j, "energy_method", kEnergyMethodNames, m);
-    in.energy_method = m;
+// An unavailable method's figures are null.
+Json methods_json(const CostReport& r) {
+  Json methods = Json::array();
+  for (const auto& m : r.result.energy_methods) {
+    const bool a = m.power.available;
+    auto value = [a](double v) { return a ? Json(v) : Json(nullptr); };
+    methods.push_back({{"method", doc::enum_json(m.power.method, kEnergyMethodNames)},
+                       {"chosen", m.power.method == r.result.energy_method},
+                       {"available", a},
+                       {"assumptions", m.power.assumptions},
+                       {"power_w", value(m.power.power_w)},
+                       {"power_per_gpu_w", value(m.power.power_per_gpu_w)},
+                       {"it_energy_kwh", value(m.it_energy_kwh)},
+                       {"energy_kwh", value(m.energy_kwh)},
+                       {"co2e_kg", value(m.co2e_kg)},
+                       {"net_co2e_kg", value(m.net_co2e_kg)}});
   }
-  read(j, "node_power_w", in.node_power_w);
-  read(j, "node_power_note", in.node_power_note);
-  read(j, "power_per_gpu_w", in.power_per_gpu_w);
-  read(j, "power_per_gpu_note", in.power_per_gpu_note);
-  read(j, "tdp_w", in.tdp_w);
-  read(j, "tdp_utilisation", in.tdp_utilisation);
-  read(j, "host_overhead_w", in.host_overhead_w);
-  read(j, "pue", in.pue);
-  read(j, "intensity_kg_per_kwh", in.intensity_kg_per_kwh);
-  read(j, "cfe", in.cfe_fraction);
-  read(j, "price_per_gpu_hour_usd", in.price_per_gpu_hour_usd);
-  read(j, "price_per_kwh_usd", in.price_per_kwh_usd);
-  read(j, "embodied_kg_per_gpu", in.embodied_kg_per_gpu);
-  read(j, "embodied_lifetime_s", in.embodied_lifetime_s);
-  const Json& w = j.at("whatif");
-  if (!w.is_object()) doc::fail_at(w, "must be an object");
-  read(w, "model_factor", r.levers.model_factor);
-  read(w, "gpu", r.levers.machine);
-  read(w, "grid", r.levers.region);
-  read(w, "mechanization_pue", r.levers.mechanization_pue);
+  return methods;
 }
 
-Json method_json(const EnergyMethodResult& m, EnergyMethod chosen) {
-  const bool a = m.power.available;
-  auto value = [a](double v) { return a ? Json(v) : Json(nullptr); };
-  return {{"method", doc::enum_json(m.power.method, kEnergyMethodNames)},
-          {"chosen", m.power.method == chosen},
-          {"available", a},
-          {"assumptions", m.power.assumptions},
-          {"power_w", value(m.power.power_w)},
-          {"power_per_gpu_w", value(m.power.power_per_gpu_w)},
-          {"it_energy_kwh", value(m.it_energy_kwh)},
-          {"energy_kwh", value(m.energy_kwh)},
-          {"co2e_kg", value(m.co2e_kg)},
-          {"net_co2e_kg", value(m.net_co2e_kg)}};
+void read_methods(const Json& methods, CostReport& r) {
+  if (!methods.is_array()) doc::fail_at(methods, "must be an array");
+  using P = PowerEstimate;
+  constexpr auto kEnergy =
+      std::tuple{doc::via(&EnergyMethodResult::power, field("method", &P::method, names(kEnergyMethodNames)),
+                          field("available", &P::available), field("assumptions", &P::assumptions),
+                          field("power_w", &P::power_w, doc::null_when(0.0)),
+                          field("power_per_gpu_w", &P::power_per_gpu_w, doc::null_when(0.0))),
+                 field("it_energy_kwh", &EnergyMethodResult::it_energy_kwh, doc::null_when(0.0)),
+                 field("energy_kwh", &EnergyMethodResult::energy_kwh, doc::null_when(0.0)),
+                 field("co2e_kg", &EnergyMethodResult::co2e_kg, doc::null_when(0.0)),
+                 field("net_co2e_kg", &EnergyMethodResult::net_co2e_kg, doc::null_when(0.0))};
+  for (const auto& m : methods) doc::read_fields(m, r.result.energy_methods.emplace_back(), kEnergy);
 }
 
-EnergyMethodResult read_method(const Json& j) {
-  EnergyMethodResult m;
-  doc::read_enum(j, "method", kEnergyMethodNames, m.power.method);
-  read(j, "available", m.power.available);
-  read(j, "assumptions", m.power.assumptions);
-  m.power.power_w = doc::read_number_or(j, "power_w", 0);
-  m.power.power_per_gpu_w = doc::read_number_or(j, "power_per_gpu_w", 0);
-  m.it_energy_kwh = doc::read_number_or(j, "it_energy_kwh", 0);
-  m.energy_kwh = doc::read_number_or(j, "energy_kwh", 0);
-  m.co2e_kg = doc::read_number_or(j, "co2e_kg", 0);
-  m.net_co2e_kg = doc::read_number_or(j, "net_co2e_kg", 0);
-  return m;
-}
+using I = RunCostInputs;
+using L = WhatIfLevers;
+using C = RunCost;
+
+constexpr auto kCostReport = std::tuple{
+    doc::group(
+        "inputs", field("accelerator", &CostReport::accelerator),
+        doc::via(&CostReport::inputs, field("flops", &I::flops), field("gpus", &I::gpus),
+                 field("gpus_per_node", &I::gpus_per_node), field("peak_flops_per_gpu", &I::peak_flops_per_gpu),
+                 field("mfu", &I::utilisation), field("energy_method", &I::energy_method, names(kEnergyMethodNames)),
+                 field("node_power_w", &I::node_power_w), field("node_power_note", &I::node_power_note),
+                 field("power_per_gpu_w", &I::power_per_gpu_w), field("power_per_gpu_note", &I::power_per_gpu_note),
+                 field("tdp_w", &I::tdp_w), field("tdp_utilisation", &I::tdp_utilisation),
+                 field("host_overhead_w", &I::host_overhead_w), field("pue", &I::pue),
+                 field("intensity_kg_per_kwh", &I::intensity_kg_per_kwh), field("cfe", &I::cfe_fraction),
+                 field("price_per_gpu_hour_usd", &I::price_per_gpu_hour_usd),
+                 field("price_per_kwh_usd", &I::price_per_kwh_usd),
+                 field("embodied_kg_per_gpu", &I::embodied_kg_per_gpu),
+                 field("embodied_lifetime_s", &I::embodied_lifetime_s)),
+        doc::group("whatif",
+                   doc::via(&CostReport::levers, field("model_factor", &L::model_factor), field("gpu", &L::machine),
+                            field("grid", &L::region), field("mechanization_pue", &L::mechanization_pue)))),
+    doc::via(&CostReport::result, field("time_s", &C::time_s), field("days", &C::days),
+             field("gpu_hours", &C::gpu_hours), field("energy_method", &C::energy_method, names(kEnergyMethodNames)),
+             field("power_w", &C::power_w), field("power_method", &C::power_method),
+             field("it_energy_kwh", &C::it_energy_kwh), field("energy_kwh", &C::energy_kwh),
+             field("co2e_kg", &C::co2e_kg), field("net_co2e_kg", &C::net_co2e_kg)),
+    doc::custom("energy_methods", methods_json, read_methods),
+    doc::via(&CostReport::result,
+             doc::group_if("embodied", &C::embodied, field("share", &C::embodied_share),
+                           field("co2e_kg", &C::embodied_co2e_kg)),
+             field("total_co2e_kg", &C::total_co2e_kg), field("compute_cost_usd", &C::compute_cost_usd),
+             field("energy_cost_usd", &C::energy_cost_usd), field("cost_usd", &C::cost_usd)),
+    field("whatif", &CostReport::whatif)};
 
 }  // namespace
 
-void to_json(Json& j, const WhatIfRow& r) {
-  j = Json::object();
-  j["lever"] = doc::enum_json(r.lever, kLeverNames);
-  j["change"] = r.change;
-  j["applied"] = r.applied;
-  j["note"] = r.note;
-  j["time_s"] = r.time_s;
-  j["days"] = r.time_s / kSecondsPerDay;
-  j["energy_kwh"] = r.energy_kwh;
-  j["co2e_kg"] = r.co2e_kg;
-  j["net_co2e_kg"] = r.net_co2e_kg;
-  j["cost_usd"] = or_null(r.cost_usd);
-  j["energy_factor"] = finite_or_null(r.energy_factor);
-  j["co2e_factor"] = finite_or_null(r.co2e_factor);
-  j["cost_factor"] = r.cost_factor ? finite_or_null(*r.cost_factor) : Json(nullptr);
-  j["published_range"] = r.published_range ? Json(*r.published_range) : Json(nullptr);
-}
-
-void from_json(const Json& j, WhatIfRow& r) {
-  r = WhatIfRow{};
-  doc::read_enum(j, "lever", kLeverNames, r.lever);
-  read(j, "change", r.change);
-  read(j, "applied", r.applied);
-  read(j, "note", r.note);
-  read(j, "time_s", r.time_s);
-  read(j, "energy_kwh", r.energy_kwh);
-  read(j, "co2e_kg", r.co2e_kg);
-  read(j, "net_co2e_kg", r.net_co2e_kg);
-  read(j, "cost_usd", r.cost_usd);
-  r.energy_factor = doc::read_number_or(j, "energy_factor", kInfinity);
-  r.co2e_factor = doc::read_number_or(j, "co2e_factor", kInfinity);
-  // A priced row's null factor is infinite (the row costs nothing); an unpriced row has none.
-  if (r.cost_usd) r.cost_factor = doc::read_number_or(j, "cost_factor", kInfinity);
-  read(j, "published_range", r.published_range);
-}
-
-void to_json(Json& j, const CostReport& r) {
-  const RunCost& c = r.result;
-  j = Json::object();
-  j["inputs"] = inputs_json(r);
-  j["time_s"] = c.time_s;
-  j["days"] = c.days;
-  j["gpu_hours"] = c.gpu_hours;
-  j["energy_method"] = doc::enum_json(c.energy_method, kEnergyMethodNames);
-  j["power_w"] = c.power_w;
-  j["power_method"] = c.power_method;
-  j["it_energy_kwh"] = c.it_energy_kwh;
-  j["energy_kwh"] = c.energy_kwh;
-  j["co2e_kg"] = c.co2e_kg;
-  j["net_co2e_kg"] = c.net_co2e_kg;
-  Json methods = Json::array();
-  for (const auto& m : c.energy_methods) methods.push_back(method_json(m, c.energy_method));
-  j["energy_methods"] = std::move(methods);
-  j["embodied"] = c.embodied ? Json{{"share", c.embodied_share}, {"co2e_kg", c.embodied_co2e_kg}} : Json(nullptr);
-  j["total_co2e_kg"] = c.total_co2e_kg;
-  j["compute_cost_usd"] = or_null(c.compute_cost_usd);
-  j["energy_cost_usd"] = or_null(c.energy_cost_usd);
-  j["cost_usd"] = or_null(c.cost_usd);
-  j["whatif"] = r.whatif;
-}
-
-void from_json(const Json& j, CostReport& r) {
-  r = CostReport{};
-  const Json& in = j.at("inputs");
-  if (!in.is_object()) doc::fail_at(in, "must be an object");
-  read_inputs(in, r);
-  RunCost& c = r.result;
-  read(j, "time_s", c.time_s);
-  c.days = c.time_s / kSecondsPerDay;
-  read(j, "gpu_hours", c.gpu_hours);
-  doc::read_enum(j, "energy_method", kEnergyMethodNames, c.energy_method);
-  c.power_method = power_method_label(c.energy_method);
-  read(j, "power_w", c.power_w);
-  read(j, "it_energy_kwh", c.it_energy_kwh);
-  read(j, "energy_kwh", c.energy_kwh);
-  read(j, "co2e_kg", c.co2e_kg);
-  read(j, "net_co2e_kg", c.net_co2e_kg);
-  const Json& methods = j.at("energy_methods");
-  if (!methods.is_array()) doc::fail_at(methods, "must be an array");
-  for (const auto& m : methods) c.energy_methods.push_back(read_method(m));
-  const Json& e = j.at("embodied");
-  if (!e.is_null()) {
-    if (!e.is_object()) doc::fail_at(e, "must be an object or null");
-    c.embodied = true;
-    read(e, "share", c.embodied_share);
-    read(e, "co2e_kg", c.embodied_co2e_kg);
-  }
-  read(j, "total_co2e_kg", c.total_co2e_kg);
-  read(j, "compute_cost_usd", c.compute_cost_usd);
-  read(j, "energy_cost_usd", c.energy_cost_usd);
-  read(j, "cost_usd", c.cost_usd);
-  doc::read_array(j, "whatif", r.whatif);
-}
+void to_json(Json& j, const CostReport& r) { doc::write_fields(j, r, kCostReport); }
+void from_json(const Json& j, CostReport& r) { doc::read_fields(j, r, kCostReport); }
 
 }  // namespace isoflop::cost

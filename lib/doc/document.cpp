@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
+#include "doc/yaml_json.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -36,6 +37,23 @@ std::string pointer_to_path(std::string_view pointer) {
   return path;
 }
 
+Json parse_json(const std::string& source, std::string_view text) {
+  try {
+    return parse_json_unique_keys(text, source);
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
+    std::string what = e.what();
+    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(source + ": not a JSON document (" + what + ")");
+  }
+}
+
+// JSON as -o json writes it, or YAML as -o yaml writes it (a mapping; anything else is reported as JSON).
+Json parse_json_or_yaml(const std::string& source, std::string_view text) {
+  if (looks_like_json(text)) return parse_json(source, text);
+  const YAML::Node root = load_yaml(source, text);
+  return root.IsMap() ? yaml_to_json(root) : parse_json(source, text);
+}
+
 }  // namespace
 
 std::string schema_id(std::string_view kind) {
@@ -45,13 +63,7 @@ std::string schema_id(std::string_view kind) {
 SourceDocument parse_document(const std::string& source, std::string_view text) {
   SourceDocument d;
   d.source = source;
-  try {
-    d.json = parse_json_unique_keys(text, source);
-  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e999
-    std::string what = e.what();
-    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    throw InputError(source + ": not a JSON document (" + what + ")");
-  }
+  d.json = parse_json_or_yaml(source, text);
   if (!d.json.is_object()) throw InputError(source + ": not an isoflop document (expected a JSON object)");
   if (!d.json.contains("schema")) throw InputError(source + ": schema: missing (not an isoflop document)");
   const Json& schema = d.json.at("schema");
@@ -105,13 +117,6 @@ void throw_decode_error(const std::string& source, const std::exception& e) {
 }
 
 void fail_at(const Json& node, const std::string& what) { throw Json::other_error::create(501, what, &node); }
-
-double read_number_or(const Json& object, const char* key, double if_null) {
-  const Json& value = object.at(key);
-  if (value.is_null()) return if_null;
-  if (!value.is_number()) fail_at(value, "must be a number or null");
-  return value.get<double>();
-}
 
 Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 

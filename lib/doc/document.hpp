@@ -33,10 +33,11 @@ struct SourceDocument {
   Json json;
 };
 
-// Parses `text` and checks its schema: not JSON, no schema, not an isoflop document, or another version is a
-// one-line InputError naming `source`.
+// Parses `text` — JSON as -o json writes it, or YAML as -o yaml writes it — and checks its schema: not JSON
+// or YAML, no schema, not an isoflop document, or another version is a one-line InputError naming `source`
+// (a YAML syntax error a CatalogError naming source:line).
 SourceDocument parse_document(const std::string& source, std::string_view text);
-// The same for a path ("-" is stdin).
+// The same for a path ("-" is stdin): the one reader of documents.
 SourceDocument read_document(const std::string& path);
 // Throws InputError unless the document is one of `kinds`.
 void require_kind(const SourceDocument& document, const std::vector<std::string_view>& kinds);
@@ -67,11 +68,15 @@ T decode(const SourceDocument& document) {
 // Fails decoding at `node` with `what` (the message gets node's JSON path).
 [[noreturn]] void fail_at(const Json& node, const std::string& what);
 
-// Reads a required field with a strict type: integers must be JSON integers, numbers any JSON number,
-// strings strings, booleans booleans; anything else goes through nlohmann's get_to.
 template <class T>
-void read(const Json& object, const char* key, T& out) {
-  const Json& value = object.at(key);
+inline constexpr bool kIsVector = false;
+template <class T>
+inline constexpr bool kIsVector<std::vector<T>> = true;
+
+// Reads a JSON value with a strict type: integers must be JSON integers, numbers any JSON number, strings
+// strings, booleans booleans, arrays arrays (element by element); anything else goes through nlohmann's get_to.
+template <class T>
+void read_value(const Json& value, T& out) {
   if constexpr (std::is_same_v<T, bool>) {
     if (!value.is_boolean()) fail_at(value, "must be true or false");
     out = value.get<bool>();
@@ -93,9 +98,20 @@ void read(const Json& object, const char* key, T& out) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!value.is_string()) fail_at(value, "must be a string");
     out = value.get<std::string>();
+  } else if constexpr (kIsVector<T>) {
+    if (!value.is_array()) fail_at(value, "must be an array");
+    out.clear();
+    out.reserve(value.size());
+    for (const auto& item : value) read_value(item, out.emplace_back());
   } else {
     value.get_to(out);
   }
+}
+
+// A required field.
+template <class T>
+void read(const Json& object, const char* key, T& out) {
+  read_value(object.at(key), out);
 }
 
 // An optional field: absent or null is std::nullopt.
@@ -109,9 +125,6 @@ void read(const Json& object, const char* key, std::optional<T>& out) {
   read(object, key, value);
   out = std::move(value);
 }
-
-// A number that may be null (unknown, or not finite such as an infinite ratio): null reads as `if_null`.
-double read_number_or(const Json& object, const char* key, double if_null);
 
 // Writes a value, null for an empty optional.
 template <class T>
@@ -137,16 +150,6 @@ void read_enum(const Json& object, const char* key, const EnumNames<E, N>& names
       return;
     }
   fail_at(value, "'" + text + "' is not one of " + join(names.names(), "|"));
-}
-
-// Arrays of documents' parts.
-template <class T>
-void read_array(const Json& object, const char* key, std::vector<T>& out) {
-  const Json& value = object.at(key);
-  if (!value.is_array()) fail_at(value, "must be an array");
-  out.clear();
-  out.reserve(value.size());
-  for (const auto& item : value) out.push_back(item.get<T>());
 }
 
 }  // namespace isoflop::doc

@@ -11,27 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "doc/document.hpp"
-#include "fit/fit_request.hpp"
-
-namespace isoflop::fit {
-void to_json(doc::Json& j, const FitRequest& r);
-void from_json(const doc::Json& j, FitRequest& r);
-void to_json(doc::Json& j, const Run& r);
-void from_json(const doc::Json& j, Run& r);
-void to_json(doc::Json& j, const Approach3Result& r);
-void from_json(const doc::Json& j, Approach3Result& r);
-void to_json(doc::Json& j, const BudgetFit& b);
-void from_json(const doc::Json& j, BudgetFit& b);
-void to_json(doc::Json& j, const Approach2Result& r);
-void from_json(const doc::Json& j, Approach2Result& r);
-void to_json(doc::Json& j, const EnvelopePoint& p);
-void from_json(const doc::Json& j, EnvelopePoint& p);
-void to_json(doc::Json& j, const Approach1Result& r);
-void from_json(const doc::Json& j, Approach1Result& r);
-void to_json(doc::Json& j, const Interval& i);
-void from_json(const doc::Json& j, Interval& i);
-}  // namespace isoflop::fit
+#include "doc/fit_json.hpp"
 
 namespace isoflop::doc {
 
@@ -46,7 +26,7 @@ struct FitBootstrap {
   std::uint64_t seed = 0;
   int approach3_failed = 0;
   std::map<std::string, fit::Interval> approach3;
-  std::optional<int> approach2_failed;                            // when Approach 2 was refitted
+  std::optional<int> approach2_failed;  // when Approach 2 was refitted
   std::optional<std::map<std::string, fit::Interval>> approach2;
   bool operator==(const FitBootstrap&) const = default;
 };
@@ -79,14 +59,31 @@ std::string fit_law_yaml(const FitDocument& d);
 // The figure: loss against compute with the frontier, IsoFLOP profiles, and optimal N and D against compute.
 std::string render_fit_figure(const FitDocument& d);
 
-void to_json(Json& j, const FitRuns& r);
-void from_json(const Json& j, FitRuns& r);
-void to_json(Json& j, const FitBootstrap& b);
-void from_json(const Json& j, FitBootstrap& b);
-void to_json(Json& j, const SavedLaw& s);
-void from_json(const Json& j, SavedLaw& s);
-void to_json(Json& j, const FitDocument& d);
-void from_json(const Json& j, FitDocument& d);
+template <>
+inline constexpr auto fields<FitRuns> =
+    std::tuple{field("read", &FitRuns::read), field("used", &FitRuns::used), field("dropped", &FitRuns::dropped),
+               field("points", &FitRuns::points)};
+
+template <>
+inline constexpr auto fields<FitBootstrap> = std::tuple{field("resamples", &FitBootstrap::resamples),
+                                                        field("seed", &FitBootstrap::seed),
+                                                        field("approach3_failed", &FitBootstrap::approach3_failed),
+                                                        field("approach3", &FitBootstrap::approach3),
+                                                        field("approach2_failed", &FitBootstrap::approach2_failed),
+                                                        field("approach2", &FitBootstrap::approach2)};
+
+template <>
+inline constexpr auto fields<SavedLaw> = std::tuple{field("name", &SavedLaw::name), field("file", &SavedLaw::file)};
+
+template <>
+inline constexpr auto fields<FitDocument> = std::tuple{schema_key("fit"),
+                                                       field("inputs", &FitDocument::inputs),
+                                                       field("runs", &FitDocument::runs),
+                                                       field("approach3", &FitDocument::approach3),
+                                                       field("approach2", &FitDocument::approach2),
+                                                       field("approach1", &FitDocument::approach1),
+                                                       field("bootstrap", &FitDocument::bootstrap),
+                                                       field("saved_law", &FitDocument::saved_law)};
 
 std::string render_fit(const FitDocument& d);
 

@@ -1,23 +1,17 @@
-// The layout document ("isoflop/layout/v2"), and the sections it shares with the plan document:
-//
-//   {"schema": "isoflop/layout/v2",
-//    "inputs": {"arch", "from", "gpu", "node", "gpus", "nodes", "gpus_per_node", "global_batch", "seq"},
-//    "architecture": {…doc/architecture_json.hpp…},
-//    "job": {"seq", "global_batch", "bytes_per_value", "optimizer"},
-//    "cluster": {…doc/cluster_json.hpp…},
-//    "layouts": [RankedLayout…]               best first; [] when nothing fits
-//    "search": {"options": SearchOptions, "evaluated", "min_memory_gib", "usable_memory_gib", "pruned": [...]},
-//    "infeasible": null | Infeasibility}      (doc/layout_json.hpp)
-//
-// A plan document carries the same keys from "architecture" to "infeasible" with the same shapes, written and
-// read by write_layout_sections / read_layout_sections, so `layout --from plan.json` re-runs the plan's search.
+// The layout document ("isoflop/layout/v2"): the inputs echoed, then the sections it shares with the plan
+// document — "architecture" (doc/architecture_json.hpp), "job", "cluster" (doc/hardware_json.hpp), "layouts"
+// (best first; [] when nothing fits), "search" (the options, so a reader can re-run it, and what it found) and
+// "infeasible" (null, or why nothing fits: doc/layout_json.hpp). A plan document carries the same sections
+// with the same shapes, so `layout --from plan.json` re-runs the plan's search.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
 
-#include "doc/document.hpp"
+#include "doc/architecture_json.hpp"
+#include "doc/hardware_json.hpp"
+#include "doc/layout_json.hpp"
 #include "parallel/cluster.hpp"
 #include "parallel/search.hpp"
 
@@ -26,26 +20,22 @@ namespace isoflop::doc {
 // What a layout search ran on and what it found: the document sections "architecture", "job", "cluster",
 // "layouts", "search" and "infeasible".
 struct LayoutSections {
-  parallel::JobSpec job;           // "architecture" and "job"
-  parallel::ClusterSpec cluster;   // "cluster"
-  parallel::SearchOptions options; // "search"."options" (the pins and limits, so a reader can re-run the search)
-  parallel::SearchResult result;   // "layouts", the rest of "search", "infeasible"
+  parallel::JobSpec job;            // "architecture" and "job"
+  parallel::ClusterSpec cluster;    // "cluster"
+  parallel::SearchOptions options;  // "search"."options" (the pins and limits, so a reader can re-run the search)
+  parallel::SearchResult result;    // "layouts", the rest of "search", "infeasible"
   bool operator==(const LayoutSections&) const = default;
 };
 
-// Appends the sections to `document` (an object) in the order above.
-void write_layout_sections(Json& document, const LayoutSections& sections);
-// Reads them from a document's top level.
-LayoutSections read_layout_sections(const Json& document);
 // The sections of a layout or a plan document; any other kind, or a missing or bad field, is an InputError
 // naming the file and the JSON path.
 LayoutSections layout_sections_from(const SourceDocument& document);
 
 // The command line's inputs, echoed (null where not given).
 struct LayoutInputs {
-  std::optional<std::string> arch;  // catalog model or architecture file
-  std::optional<std::string> from;  // the document re-ranked ("plan.json", "-")
-  parallel::ClusterRequest cluster; // gpu, node, gpus, nodes, gpus_per_node
+  std::optional<std::string> arch;   // catalog model or architecture file
+  std::optional<std::string> from;   // the document re-ranked ("plan.json", "-")
+  parallel::ClusterRequest cluster;  // gpu, node, gpus, nodes, gpus_per_node
   std::optional<long long> global_batch;
   std::optional<long long> seq;
   bool operator==(const LayoutInputs&) const = default;
@@ -57,8 +47,40 @@ struct LayoutDocument {
   bool operator==(const LayoutDocument&) const = default;
 };
 
-void to_json(Json& j, const LayoutDocument& document);
-void from_json(const Json& j, LayoutDocument& document);
+template <>
+inline constexpr auto fields<LayoutSections> =
+    std::tuple{via(&LayoutSections::job, field("architecture", &parallel::JobSpec::architecture)),
+               group("job", via(&LayoutSections::job, field("seq", &parallel::JobSpec::seq),
+                                field("global_batch", &parallel::JobSpec::global_batch),
+                                field("bytes_per_value", &parallel::JobSpec::bytes_per_value),
+                                field("optimizer", &parallel::JobSpec::optimizer, names(parallel::kOptimizerNames)))),
+               field("cluster", &LayoutSections::cluster),
+               via(&LayoutSections::result, field("layouts", &parallel::SearchResult::layouts)),
+               group("search", field("options", &LayoutSections::options),
+                     via(&LayoutSections::result, field("evaluated", &parallel::SearchResult::evaluated),
+                         field("min_memory_gib", &parallel::SearchResult::min_memory_bytes, scaled(kGiB)),
+                         field("usable_memory_gib", &parallel::SearchResult::usable_memory_bytes, scaled(kGiB)),
+                         field("pruned", &parallel::SearchResult::pruned))),
+               via(&LayoutSections::result, field("infeasible", &parallel::SearchResult::infeasible))};
+
+// Appends the sections to a document object (a plan's, after its own sections).
+inline void write_layout_sections(Json& document, const LayoutSections& sections) {
+  write_all(document, sections, fields<LayoutSections>);
+}
+
+// The command line's inputs: null where not given.
+template <>
+inline constexpr auto fields<LayoutInputs> =
+    std::tuple{field("arch", &LayoutInputs::arch), field("from", &LayoutInputs::from),
+               via(&LayoutInputs::cluster, field("gpu", &parallel::ClusterRequest::gpu),
+                   field("node", &parallel::ClusterRequest::node), field("gpus", &parallel::ClusterRequest::gpus),
+                   field("nodes", &parallel::ClusterRequest::nodes),
+                   field("gpus_per_node", &parallel::ClusterRequest::gpus_per_node)),
+               field("global_batch", &LayoutInputs::global_batch), field("seq", &LayoutInputs::seq)};
+
+template <>
+inline constexpr auto fields<LayoutDocument> =
+    std::tuple{schema_key("layout"), field("inputs", &LayoutDocument::inputs), flat(&LayoutDocument::sections)};
 
 // Runs the search and returns the document (infeasible included: layouts empty, `infeasible` set).
 LayoutDocument make_layout_document(const LayoutInputs& inputs, const parallel::JobSpec& job,

@@ -1,29 +1,13 @@
-// JSON of the layout search's parts, one shape wherever they appear (`layout` and `plan`):
-//
-//   Layout: the knobs by the table of dimensions (parallel/dimensions.hpp), in its order:
-//     {"tp", "pp", "dp", "ep", "vpp", "micro_batch", "zero_stage", "recompute" ("none"|"selective"|"full"),
-//      "sequence_parallel" (true|false)}
-//   RankedLayout (an element of "layouts"): the knobs, then
-//     "memory_gib" (the sum of the breakdown, derived), "memory_breakdown": {"weights_gib", "gradients_gib",
-//     "optimizer_gib", "activations_gib", "embeddings_logits_gib"}, "step_time_s", "step_breakdown":
-//     {"compute_s", "recompute_s", "tp_comm_s", "cp_comm_s", "pp_comm_s", "logits_s", "embedding_s", "bubble_s",
-//     "dp_comm_s", "embedding_sync_s", "moe_comm_s", "optimizer_s"} (they sum to step_time_s),
-//     "hidden_by_overlap": {"tp_s", "cp_s", "dp_s"} (traffic the overlaps hid),
-//     "step_settings": {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "grad_reduce_bytes"},
-//     "tokens_per_s", "model_flops_per_step", "hardware_flops_per_step",
-//     "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu"
-//   LayoutPins: the knobs, each null when open.
-//   SearchOptions: {"trainer" (name or null), "pins", "max_tp" (null: GPUs per node), "max_cp", "max_vpp",
-//     "max_micro_batch", "objective", "top_k", "memory_headroom_fraction", "overlap_grad_reduce",
-//     "overlap_param_gather", "tp_comm_overlap", "grad_reduce" ("fp32"|"bf16"); null: the trainer's default}
-//   PrunedFamily: {"tp", "pp", "cp", "rule", "reason", "min_memory_gib"}
-//   Infeasibility: {"reason", "needed_memory_gib", "usable_memory_gib", "closest": {knobs},
-//     "changes": [{"field", "value" (number|string|null), "note"}]}
-//
-// Memory is written in GiB (bytes / 2^30, exact both ways).
+// JSON of the layout search's parts, one shape wherever they appear (`layout` and `plan`). The knobs of a
+// layout (and of the pins, null when open) follow the table of dimensions (parallel/dimensions.hpp) in its
+// order: "tp", "pp", "dp", "ep", "vpp", "micro_batch", "zero_stage", "recompute" ("none"|"selective"|"full"),
+// "sequence_parallel" (true|false). Memory is written in GiB (bytes / 2^30, exact both ways).
+// The step breakdown's lines sum to step_time_s; "hidden_by_overlap" is the traffic the overlaps hid (not part
+// of the step time). Search options: "trainer" null when none; the overlap flags and "grad_reduce" null for the
+// trainer's default.
 #pragma once
 
-#include "doc/document.hpp"
+#include "doc/fields.hpp"
 #include "parallel/search.hpp"
 
 namespace isoflop::parallel {
@@ -34,28 +18,112 @@ void from_json(const doc::Json& j, Layout& layout);
 void to_json(doc::Json& j, const LayoutPins& pins);
 void from_json(const doc::Json& j, LayoutPins& pins);
 
-void to_json(doc::Json& j, const RankedLayout& layout);
-void from_json(const doc::Json& j, RankedLayout& layout);
-
-void to_json(doc::Json& j, const SearchOptions& options);
-void from_json(const doc::Json& j, SearchOptions& options);
-
-void to_json(doc::Json& j, const PrunedFamily& family);
-void from_json(const doc::Json& j, PrunedFamily& family);
-
-void to_json(doc::Json& j, const SuggestedChange& change);
-void from_json(const doc::Json& j, SuggestedChange& change);
-
-void to_json(doc::Json& j, const Infeasibility& infeasible);
-void from_json(const doc::Json& j, Infeasibility& infeasible);
-
 // A knob's value as JSON (integer, recompute name, or boolean) and back (fails at the node when out of range).
 doc::Json knob_json(const Dimension& dimension, int value);
 int read_knob(const doc::Json& value, const Dimension& dimension);
 
-// The job's own settings (its architecture is the document's "architecture"):
-//   {"seq", "global_batch", "bytes_per_value", "optimizer" ("adam"|"megatron-adam")}
-doc::Json job_settings_json(const JobSpec& job);
-void read_job_settings(const doc::Json& j, JobSpec& job);
-
 }  // namespace isoflop::parallel
+
+namespace isoflop::doc {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+template <>
+inline constexpr auto fields<parallel::MemoryBreakdown> =
+    std::tuple{field("weights_gib", &parallel::MemoryBreakdown::weights_bytes, scaled(kGiB)),
+               field("gradients_gib", &parallel::MemoryBreakdown::gradients_bytes, scaled(kGiB)),
+               field("optimizer_gib", &parallel::MemoryBreakdown::optimizer_bytes, scaled(kGiB)),
+               field("activations_gib", &parallel::MemoryBreakdown::activations_bytes, scaled(kGiB)),
+               field("embeddings_logits_gib", &parallel::MemoryBreakdown::embeddings_logits_bytes, scaled(kGiB))};
+
+template <>
+inline constexpr auto fields<parallel::StepBreakdown> =
+    std::tuple{field("compute_s", &parallel::StepBreakdown::compute_s),
+               field("recompute_s", &parallel::StepBreakdown::recompute_s),
+               field("tp_comm_s", &parallel::StepBreakdown::tp_comm_s),
+               field("cp_comm_s", &parallel::StepBreakdown::cp_comm_s),
+               field("pp_comm_s", &parallel::StepBreakdown::pp_comm_s),
+               field("logits_s", &parallel::StepBreakdown::logits_s),
+               field("embedding_s", &parallel::StepBreakdown::embedding_s),
+               field("bubble_s", &parallel::StepBreakdown::bubble_s),
+               field("dp_comm_s", &parallel::StepBreakdown::dp_comm_s),
+               field("embedding_sync_s", &parallel::StepBreakdown::embedding_sync_s),
+               field("moe_comm_s", &parallel::StepBreakdown::moe_comm_s),
+               field("optimizer_s", &parallel::StepBreakdown::optimizer_s)};
+
+// An element of "layouts": the knobs, then memory (the total is the breakdown's sum) and step time.
+template <>
+inline constexpr auto fields<parallel::RankedLayout> =
+    std::tuple{flat(&parallel::RankedLayout::layout),
+               derived("memory_gib", [](const parallel::RankedLayout& r) { return r.memory.total_bytes() / kGiB; }),
+               field("memory_breakdown", &parallel::RankedLayout::memory),
+               via(&parallel::RankedLayout::time, field("step_time_s", &parallel::StepTime::step_time_s),
+                   field("step_breakdown", &parallel::StepTime::breakdown),
+                   via(&parallel::StepTime::breakdown,
+                       group("hidden_by_overlap", field("tp_s", &parallel::StepBreakdown::tp_hidden_s),
+                             field("cp_s", &parallel::StepBreakdown::cp_hidden_s),
+                             field("dp_s", &parallel::StepBreakdown::dp_hidden_s))),
+                   group("step_settings",
+                         via(&parallel::StepTime::settings,
+                             field("overlap_grad_reduce", &parallel::TimeSettings::overlap_grad_reduce),
+                             field("overlap_param_gather", &parallel::TimeSettings::overlap_param_gather),
+                             field("tp_comm_overlap", &parallel::TimeSettings::tp_comm_overlap),
+                             field("grad_reduce_bytes", &parallel::TimeSettings::grad_reduce_bytes))),
+                   field("tokens_per_s", &parallel::StepTime::tokens_per_s),
+                   field("model_flops_per_step", &parallel::StepTime::model_flops_per_step),
+                   field("hardware_flops_per_step", &parallel::StepTime::hardware_flops_per_step),
+                   field("model_tflops_per_gpu", &parallel::StepTime::model_tflops_per_gpu),
+                   field("hardware_tflops_per_gpu", &parallel::StepTime::hardware_tflops_per_gpu),
+                   field("mfu", &parallel::StepTime::mfu), field("hfu", &parallel::StepTime::hfu))};
+
+// "max_tp" null: GPUs per node.
+template <>
+inline constexpr auto fields<parallel::SearchOptions> = std::tuple{
+    via(&parallel::SearchOptions::trainer, field("trainer", &catalog::TrainerRules::name, null_when_empty())),
+    field("pins", &parallel::SearchOptions::pins), field("max_tp", &parallel::SearchOptions::max_tp),
+    field("max_cp", &parallel::SearchOptions::max_cp), field("max_vpp", &parallel::SearchOptions::max_vpp),
+    field("max_micro_batch", &parallel::SearchOptions::max_micro_batch),
+    field("objective", &parallel::SearchOptions::objective, names(parallel::kObjectiveNames)),
+    field("top_k", &parallel::SearchOptions::top_k),
+    via(&parallel::SearchOptions::memory,
+        field("memory_headroom_fraction", &parallel::MemoryOptions::headroom_fraction)),
+    via(&parallel::SearchOptions::time, field("overlap_grad_reduce", &parallel::TimeOptions::overlap_grad_reduce),
+        field("overlap_param_gather", &parallel::TimeOptions::overlap_param_gather),
+        field("tp_comm_overlap", &parallel::TimeOptions::tp_comm_overlap),
+        field("grad_reduce", &parallel::TimeOptions::grad_reduce, names(parallel::kGradReduceNames)))};
+
+template <>
+inline constexpr auto fields<parallel::PrunedFamily> =
+    std::tuple{field("tp", &parallel::PrunedFamily::tp), field("pp", &parallel::PrunedFamily::pp),
+               field("cp", &parallel::PrunedFamily::cp), field("rule", &parallel::PrunedFamily::rule),
+               field("reason", &parallel::PrunedFamily::reason),
+               field("min_memory_gib", &parallel::PrunedFamily::min_memory_bytes, scaled(kGiB))};
+
+// "value": a number, a name, or null.
+template <>
+inline constexpr auto fields<parallel::SuggestedChange> =
+    std::tuple{field("field", &parallel::SuggestedChange::field),
+               custom(
+                   "value",
+                   [](const parallel::SuggestedChange& c) {
+                     return c.number ? Json(*c.number) : c.text ? Json(*c.text) : Json(nullptr);
+                   },
+                   [](const Json& v, parallel::SuggestedChange& c) {
+                     if (v.is_number_integer())
+                       read_value(v, c.number.emplace());
+                     else if (v.is_string())
+                       read_value(v, c.text.emplace());
+                     else if (!v.is_null())
+                       fail_at(v, "must be an integer, a string or null");
+                   }),
+               field("note", &parallel::SuggestedChange::note)};
+
+// "closest": the knobs of the closest miss; "changes": what would make it fit.
+template <>
+inline constexpr auto fields<parallel::Infeasibility> = std::tuple{
+    field("reason", &parallel::Infeasibility::reason),
+    field("needed_memory_gib", &parallel::Infeasibility::needed_memory_bytes, scaled(kGiB)),
+    field("usable_memory_gib", &parallel::Infeasibility::usable_memory_bytes, scaled(kGiB)),
+    field("closest", &parallel::Infeasibility::closest), field("changes", &parallel::Infeasibility::changes)};
+
+}  // namespace isoflop::doc

@@ -8,7 +8,6 @@
 namespace isoflop::doc {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::string fixed(double v, int decimals) {
   char b[64];

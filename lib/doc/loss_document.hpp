@@ -1,7 +1,4 @@
 // The `loss` document: the question and every answering law's predicted loss (one without all_laws).
-//   {"schema": "isoflop/loss/v2", "inputs": {"params", "tokens", "unique_tokens", "law", "law_params",
-//    "all_laws"}, "losses": [{"law", "params", "tokens", "flops", "unique_tokens", "epochs", "loss"}…],
-//    "skipped": [{"law", "reason"}…]}
 #pragma once
 
 #include <string>
@@ -10,13 +7,6 @@
 #include "doc/document.hpp"
 #include "doc/optimal_document.hpp"
 #include "scaling/query.hpp"
-
-namespace isoflop::scaling {
-void to_json(doc::Json& j, const LossRequest& r);
-void from_json(const doc::Json& j, LossRequest& r);
-void to_json(doc::Json& j, const LossEstimate& e);
-void from_json(const doc::Json& j, LossEstimate& e);
-}  // namespace isoflop::scaling
 
 namespace isoflop::doc {
 
@@ -30,8 +20,23 @@ struct LossDocument {
 
 LossDocument loss_document(const catalog::Catalog& catalog, const scaling::LossRequest& request);
 
-void to_json(Json& j, const LossDocument& d);
-void from_json(const Json& j, LossDocument& d);
+template <>
+inline constexpr auto fields<scaling::LossRequest> =
+    std::tuple{field("params", &scaling::LossRequest::params), field("tokens", &scaling::LossRequest::tokens),
+               field("unique_tokens", &scaling::LossRequest::unique_tokens), flat(&scaling::LossRequest::laws)};
+
+template <>
+inline constexpr auto fields<scaling::LossEstimate> =
+    std::tuple{field("law", &scaling::LossEstimate::law),
+               field("params", &scaling::LossEstimate::params), field("tokens", &scaling::LossEstimate::tokens),
+               field("flops", &scaling::LossEstimate::flops),
+               field("unique_tokens", &scaling::LossEstimate::unique_tokens),
+               field("epochs", &scaling::LossEstimate::epochs), field("loss", &scaling::LossEstimate::loss)};
+
+template <>
+inline constexpr auto fields<LossDocument> =
+    std::tuple{schema_key("loss"), field("inputs", &LossDocument::inputs), field("losses", &LossDocument::losses),
+               field("skipped", &LossDocument::skipped)};
 
 std::string render_loss(const LossDocument& d);
 

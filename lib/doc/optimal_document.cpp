@@ -1,71 +1,14 @@
-// The `optimal` document: JSON and the human page.
+// The `optimal` document: answering the question, and the human page.
 #include "doc/optimal_document.hpp"
 
 #include "report/text_table.hpp"
 #include "units/format.hpp"
-
-namespace isoflop::scaling {
-
-using doc::Json;
-using doc::or_null;
-using doc::read;
-
-// The law choice is written into the object that holds it (the inputs), not nested.
-void to_json(Json& j, const LawChoice& c) {
-  if (!j.is_object()) j = Json::object();
-  j["law"] = or_null(c.law);
-  j["law_params"] = or_null(c.law_params);
-  j["all_laws"] = c.all_laws;
-}
-void from_json(const Json& j, LawChoice& c) {
-  read(j, "law", c.law);
-  read(j, "law_params", c.law_params);
-  read(j, "all_laws", c.all_laws);
-}
-
-void to_json(Json& j, const OptimalRequest& r) {
-  j = Json::object();
-  j["flops"] = or_null(r.flops);
-  j["params"] = or_null(r.params);
-  j["tokens"] = or_null(r.tokens);
-  j["target_loss"] = or_null(r.target_loss);
-  j["unique_tokens"] = or_null(r.unique_tokens);
-  j["inference_tokens"] = or_null(r.inference_tokens);
-  to_json(j, r.laws);
-}
-void from_json(const Json& j, OptimalRequest& r) {
-  read(j, "flops", r.flops);
-  read(j, "params", r.params);
-  read(j, "tokens", r.tokens);
-  read(j, "target_loss", r.target_loss);
-  read(j, "unique_tokens", r.unique_tokens);
-  read(j, "inference_tokens", r.inference_tokens);
-  from_json(j, r.laws);
-}
-
-}  // namespace isoflop::scaling
 
 namespace isoflop::doc {
 
 OptimalDocument optimal_document(const catalog::Catalog& catalog, const scaling::OptimalRequest& request) {
   scaling::OptimalAnswer answer = scaling::answer_optimal(catalog, request);
   return {request, std::move(answer.allocations), std::move(answer.skipped), std::move(answer.notes)};
-}
-
-void to_json(Json& j, const OptimalDocument& d) {
-  j = Json::object();
-  j["schema"] = schema_id("optimal");
-  j["inputs"] = d.inputs;
-  j["allocations"] = d.allocations;
-  j["skipped"] = d.skipped;
-  j["notes"] = d.notes;
-}
-
-void from_json(const Json& j, OptimalDocument& d) {
-  read(j, "inputs", d.inputs);
-  read_array(j, "allocations", d.allocations);
-  read_array(j, "skipped", d.skipped);
-  read_array(j, "notes", d.notes);
 }
 
 namespace {

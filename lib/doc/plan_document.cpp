@@ -1,4 +1,4 @@
-// JSON of the plan document.
+// JSON of the plan document: its own sections, then those of the layout document, then the run cost.
 #include "doc/plan_document.hpp"
 
 #include "doc/allocation_json.hpp"
@@ -7,93 +7,62 @@
 #include "doc/layout_json.hpp"
 #include "model/params.hpp"
 
+namespace isoflop::doc {
+// Why the plan cannot be acted on, and the changes that would fix it.
+template <>
+inline constexpr auto fields<plan::PlanProblem> =
+    std::tuple{field("reason", &plan::PlanProblem::reason), field("changes", &plan::PlanProblem::changes)};
+}  // namespace isoflop::doc
+
 namespace isoflop::plan {
+namespace {
 
-void to_json(doc::Json& j, const PlanResult& p) {
-  const Budget& b = p.budget;
-  j = {{"schema", doc::schema_id("plan")},
-       {"inputs",
-        {{"budget",
-          {{"flops", doc::or_null(b.flops)},
-           {"time_s", doc::or_null(b.time_s)},
-           {"usd", doc::or_null(b.usd)},
-           {"energy_kwh", doc::or_null(b.energy_kwh)},
-           {"co2e_kg", doc::or_null(b.co2e_kg)}}},
-         {"family", p.family},
-         {"global_batch_tokens", p.global_batch_tokens}}},
-       {"budget",
-        {{"flops_convention", kFlopsConventionNames.name(p.flops_convention)},
-         {"flops", p.flops},
-         {"tokens", p.tokens},
-         {"tokens_per_s", p.tokens_per_s},
-         {"time_s", p.time_s},
-         {"mfu", p.mfu},
-         {"min_mfu", p.min_mfu},
-         {"iterations", p.iterations},
-         {"converged", p.converged}}},
-       {"batch",
-        {{"target_tokens", p.batch.target_tokens},
-         {"ceiling_tokens", p.batch.ceiling_tokens},
-         {"tokens", p.batch.tokens},
-         {"sequences", p.batch.sequences},
-         {"pinned", p.batch.pinned},
-         {"rule", p.batch.rule},
-         {"note", p.batch.note}}},
-       {"problem", p.problem ? doc::Json{{"reason", p.problem->reason}, {"changes", p.problem->changes}}
-                             : doc::Json(nullptr)},
-       {"allocation", p.allocation},
-       {"band", p.band},
-       {"shape",
-        {{"target_params", p.allocation.params},
-         {"params", model::count_params(p.job.architecture).total()},
-         {"params_ratio_to_target", p.params_ratio_to_target()}}}};
-  doc::write_layout_sections(j, {p.job, p.cluster, p.search, p.layouts});
-  j["cost"] = p.cost ? doc::Json(*p.cost) : doc::Json(nullptr);
-}
+using doc::field;
+using doc::Json;
 
-void from_json(const doc::Json& j, PlanResult& p) {
-  const doc::Json& inputs = j.at("inputs");
-  const doc::Json& b = inputs.at("budget");
-  doc::read(b, "flops", p.budget.flops);
-  doc::read(b, "time_s", p.budget.time_s);
-  doc::read(b, "usd", p.budget.usd);
-  doc::read(b, "energy_kwh", p.budget.energy_kwh);
-  doc::read(b, "co2e_kg", p.budget.co2e_kg);
-  doc::read(inputs, "family", p.family);
-  doc::read(inputs, "global_batch_tokens", p.global_batch_tokens);
-  const doc::Json& budget = j.at("budget");
-  std::string convention;
-  doc::read(budget, "flops_convention", convention);
-  p.flops_convention = kFlopsConventionNames.parse(convention, "budget.flops_convention");
-  doc::read(budget, "flops", p.flops);
-  doc::read(budget, "tokens", p.tokens);
-  doc::read(budget, "tokens_per_s", p.tokens_per_s);
-  doc::read(budget, "time_s", p.time_s);
-  doc::read(budget, "mfu", p.mfu);
-  doc::read(budget, "min_mfu", p.min_mfu);
-  doc::read(budget, "iterations", p.iterations);
-  doc::read(budget, "converged", p.converged);
-  const doc::Json& batch = j.at("batch");
-  doc::read(batch, "target_tokens", p.batch.target_tokens);
-  doc::read(batch, "ceiling_tokens", p.batch.ceiling_tokens);
-  doc::read(batch, "tokens", p.batch.tokens);
-  doc::read(batch, "sequences", p.batch.sequences);
-  doc::read(batch, "pinned", p.batch.pinned);
-  doc::read(batch, "rule", p.batch.rule);
-  doc::read(batch, "note", p.batch.note);
-  if (const doc::Json& problem = j.at("problem"); !problem.is_null()) {
-    p.problem.emplace();
-    doc::read(problem, "reason", p.problem->reason);
-    doc::read_array(problem, "changes", p.problem->changes);
+// The layout document's sections, made of the plan's job, cluster, search options and result.
+struct LayoutSectionsOfPlan {
+  void write(Json& j, const PlanResult& p) const {
+    doc::write_layout_sections(j, {p.job, p.cluster, p.search, p.layouts});
   }
-  j.at("allocation").get_to(p.allocation);
-  j.at("band").get_to(p.band);
-  const doc::LayoutSections sections = doc::read_layout_sections(j);
-  p.job = sections.job;
-  p.cluster = sections.cluster;
-  p.search = sections.options;
-  p.layouts = sections.result;
-  doc::read(j, "cost", p.cost);
-}
+  void read(const Json& j, PlanResult& p) const {
+    const auto s = j.get<doc::LayoutSections>();
+    p.job = s.job;
+    p.cluster = s.cluster;
+    p.search = s.options;
+    p.layouts = s.result;
+  }
+};
+
+using P = PlanResult;
+using B = Budget;
+constexpr auto kPlan = std::tuple{
+    doc::schema_key("plan"),
+    doc::group("inputs",
+               doc::group("budget", doc::via(&P::budget, field("flops", &B::flops), field("time_s", &B::time_s),
+                                             field("usd", &B::usd), field("energy_kwh", &B::energy_kwh),
+                                             field("co2e_kg", &B::co2e_kg))),
+               field("family", &P::family), field("global_batch_tokens", &P::global_batch_tokens)),
+    doc::group("budget", field("flops_convention", &P::flops_convention, doc::names(kFlopsConventionNames)),
+               field("flops", &P::flops), field("tokens", &P::tokens), field("tokens_per_s", &P::tokens_per_s),
+               field("time_s", &P::time_s), field("mfu", &P::mfu), field("min_mfu", &P::min_mfu),
+               field("iterations", &P::iterations), field("converged", &P::converged)),
+    doc::group("batch", doc::via(&P::batch, field("target_tokens", &BatchChoice::target_tokens),
+                                 field("ceiling_tokens", &BatchChoice::ceiling_tokens),
+                                 field("tokens", &BatchChoice::tokens), field("sequences", &BatchChoice::sequences),
+                                 field("pinned", &BatchChoice::pinned), field("rule", &BatchChoice::rule),
+                                 field("note", &BatchChoice::note))),
+    field("problem", &P::problem),  // null when the plan can be acted on
+    field("allocation", &P::allocation), field("band", &P::band),
+    doc::group("shape", doc::derived("target_params", [](const P& p) { return p.allocation.params; }),
+               doc::derived("params", [](const P& p) { return model::count_params(p.job.architecture).total(); }),
+               doc::derived("params_ratio_to_target", [](const P& p) { return p.params_ratio_to_target(); })),
+    LayoutSectionsOfPlan{},
+    field("cost", &P::cost)};
+
+}  // namespace
+
+void to_json(Json& j, const PlanResult& p) { doc::write_fields(j, p, kPlan); }
+void from_json(const Json& j, PlanResult& p) { doc::read_fields(j, p, kPlan); }
 
 }  // namespace isoflop::plan

@@ -1,13 +1,7 @@
 // The plan document ("isoflop/plan/v2"): plan::PlanResult as JSON, its human page and its IsoFLOP figure.
-//
-//   {"schema": "isoflop/plan/v2",
-//    "inputs": {"budget": {"flops", "time_s", "usd", "energy_kwh", "co2e_kg"}, "family", "global_batch_tokens"},
-//    "budget": {"flops", "mfu", "iterations", "converged"},
-//    "allocation": {…doc/allocation_json.hpp…}, "band": {…},
-//    "shape": {"target_params", "params", "params_ratio_to_target"},
-//    "architecture", "job", "cluster", "layouts", "search", "infeasible"   (doc/layout_document.hpp: the same
-//                                                                          sections as the layout document)
-//    "cost": {…doc/cost_json.hpp…} | null when nothing fits}
+// "inputs" (the budget as given, the family, the batch), "budget" (in FLOPs after the utilisation iteration),
+// "allocation" and "band" (doc/allocation_json.hpp), "shape", then the layout document's sections
+// (doc/layout_document.hpp) and "cost" (doc/cost_json.hpp; null when nothing fits).
 #pragma once
 
 #include <string>

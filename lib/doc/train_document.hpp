@@ -1,36 +1,42 @@
 // The `train` document (also the run's results.json): the job echoed, the result, and the loss curve.
-//   {"schema": "isoflop/train/v2", "inputs": {job…, "resume"}, "interrupted", "resumed", "job_changes": [{at_step,
-//    field, from, to}…], losses, counts,
-//    FLOPs, timings, "mfu", "peak_flops", "peak_source", device, memory, files, "curve": [{step, tokens, lr,
-//    train_loss, eval_loss, grad_norm, elapsed_s}…]}
+//   {"schema": "isoflop/train/v2", "inputs": {job…, "resume"}, "interrupted", "resumed",
+//    "job_changes": [{at_step, field, from, to}…], losses, counts,
+//    FLOPs, timings, "mfu", "peak_flops", "peak_source", device, memory, files, "curve": [point…]}
 #pragma once
 
 #include <functional>
 #include <string>
 
-#include "doc/document.hpp"
+#include "doc/fields.hpp"
 #include "train/trainer.hpp"
-
-namespace isoflop::train {
-void to_json(doc::Json& j, const Job& job);
-void from_json(const doc::Json& j, Job& job);
-void to_json(doc::Json& j, const JobChange& c);
-void from_json(const doc::Json& j, JobChange& c);
-void to_json(doc::Json& j, const CurvePoint& p);
-void from_json(const doc::Json& j, CurvePoint& p);
-}  // namespace isoflop::train
 
 namespace isoflop::doc {
 
 struct TrainDocument {
   train::Job inputs;
-  bool resume = false;         // echoed in inputs
-  train::TrainResult result;   // all but `parameters`
-  std::string curve_file;      // the loss curve CSV written beside
-  std::string results_file;    // this document as written beside
+  bool resume = false;        // echoed in inputs
+  train::TrainResult result;  // all but `parameters`
+  std::string curve_file;     // the loss curve CSV written beside
+  std::string results_file;   // this document as written beside
 
   bool operator==(const TrainDocument&) const = default;
 };
+
+// A field of the job changed on resuming; "from" and "to" are null where empty.
+template <>
+inline constexpr auto fields<train::JobChange> =
+    std::tuple{field("at_step", &train::JobChange::at_step), field("field", &train::JobChange::field),
+               field("from", &train::JobChange::from, null_when_empty()),
+               field("to", &train::JobChange::to, null_when_empty())};
+
+// "eval_loss" is null at the steps without an evaluation.
+template <>
+inline constexpr auto fields<train::CurvePoint> =
+    std::tuple{field("step", &train::CurvePoint::step),
+               field("tokens", &train::CurvePoint::tokens, count()), field("lr", &train::CurvePoint::lr),
+               field("train_loss", &train::CurvePoint::train_loss),
+               field("eval_loss", &train::CurvePoint::eval_loss, null_when(-1.0)),
+               field("grad_norm", &train::CurvePoint::grad_norm), field("elapsed_s", &train::CurvePoint::elapsed_s)};
 
 void to_json(Json& j, const TrainDocument& d);
 void from_json(const Json& j, TrainDocument& d);

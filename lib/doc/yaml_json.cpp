@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <regex>
 
+#include "catalog/field_reader.hpp"
+#include "core/error.hpp"
+
 namespace isoflop::doc {
 namespace {
 
@@ -25,6 +28,21 @@ Json plain_scalar(const std::string& text) {
 }
 
 }  // namespace
+
+bool looks_like_json(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+YAML::Node load_yaml(const std::string& source, const std::string_view text) {
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    catalog::reject_duplicate_keys(root, source);
+    return root;
+  } catch (const YAML::Exception& e) {
+    throw CatalogError(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+  }
+}
 
 Json yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {

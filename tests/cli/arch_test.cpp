@@ -8,10 +8,12 @@
 #include <fstream>
 #include <string>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
 using isoflop::test::run_cli;
+using isoflop::test::run_json;
 
 namespace {
 
@@ -152,9 +154,7 @@ TEST_CASE("arch --moe warns on stderr, citing ST-MoE, for each departure") {
 }
 
 TEST_CASE("arch --active-params shapes the active count of a sparse model") {
-  const auto r = run_cli("arch --active-params 32B --moe --experts 64 -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = run_json("arch --active-params 32B --moe --experts 64 -o json");
   const double active = doc["architecture"]["active_params"].get<double>();
   CHECK(std::fabs(active / 32e9 - 1) <= 0.02);
   CHECK(doc["ratio"].get<double>() == doctest::Approx(active / 32e9).epsilon(1e-12));
@@ -206,9 +206,7 @@ TEST_CASE("arch output is accepted as it is by layout --arch and flops --from, a
     const auto arch = run_cli(std::string("arch --params 7B -o ") + format);
     REQUIRE(arch.status == 0);
     std::ofstream(file) << arch.out;
-    const auto layout = run_cli("layout --arch " + file + " --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 -o json");
-    REQUIRE(layout.status == 0);
-    const auto doc = nlohmann::json::parse(layout.out);
+    const auto doc = run_json("layout --arch " + file + " --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 -o json");
     CHECK(doc["architecture"]["layers"] == 41);  // 7B after Chinchilla: 41 x 3584, 28 heads of 128
     CHECK(doc["architecture"]["d_model"] == 3584);
     CHECK(doc["architecture"]["name"] == "a");   // an unnamed architecture takes the file's name

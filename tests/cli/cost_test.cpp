@@ -7,10 +7,13 @@
 #include <cmath>
 #include <fstream>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
+using isoflop::test::check_bad_input;
 using isoflop::test::run_cli;
+using isoflop::test::run_json;
 
 namespace {
 // A number of the run-cost section ("cost": time, energy, CO2e, money ...).
@@ -158,7 +161,7 @@ TEST_CASE("cost --whatif: the 4Ms rows, none above the baseline") {
 
 TEST_CASE("cost bad input exits 2") {
   const std::string base = "cost --gpu a100-sxm4-80gb --gpus 64 ";
-  for (const char* args : {"--flops 1e22", "--flops 1e22 --mfu 1.5", "--flops 1e22 --mfu 0", "--flops 1e22 --mfu 0.4 --pue 0.9",
+  check_bad_input(base, {"--flops 1e22", "--flops 1e22 --mfu 1.5", "--flops 1e22 --mfu 0", "--flops 1e22 --mfu 0.4 --pue 0.9",
                            "--flops 1e22 --mfu 0.4 --power-w -5", "--flops 1e22 --mfu 0.4 --grid atlantis",
                            "--flops 1e22 --params 7B --tokens 1T --mfu 0.4", "--params 7B --mfu 0.4",
                            "--flops 1e22 --mfu 0.4 --cfe 1.2", "--flops 1e22 --mfu 0.4 --gpu a100-sxm4-80g",
@@ -169,25 +172,15 @@ TEST_CASE("cost bad input exits 2") {
                            "--flops 1e22 --mfu 0.4 --energy-method nodes", "--flops 1e22 --mfu 0.4 --energy-method measured",
                            "--flops 1e22 --mfu 0.4 --tdp-utilisation 1.5", "--flops 1e22 --mfu 0.4 --host-overhead-w -1",
                            "--flops 1e22 --mfu 0.4 --whatif --whatif-gpu h100", "--flops 1e22 --mfu 0.4 --whatif-grid quebec",
-                           "--flops 1e22 --mfu 0.4 --whatif-model-factor 0.5", "--flops 1e22 --mfu 0.4 --embodied-kg-per-gpu -3"}) {
-    INFO(args);
-    const auto r = run_cli(base + args);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+                           "--flops 1e22 --mfu 0.4 --whatif-model-factor 0.5", "--flops 1e22 --mfu 0.4 --embodied-kg-per-gpu -3"});
 }
 
 TEST_CASE("cost bad cluster and embodied input exits 2") {
-  for (const char* args : {"--flops 1e22 --mfu 0.4 --gpu mi300x --node dgx-a100 --nodes 2",  // node of another accelerator
-                           "--time 30d --gpu tpu-v3 --nodes 4",                           // TPUs have no catalog node
-                           "--time 30d --gpu tpu-v3 --gpus 512 --energy-method node",     // so no node power either
-                           "--flops 1e22 --mfu 0.4 --gpu mi300x --gpus 8 --embodied",     // no embodied entry
-                           "--flops 1e22 --mfu 0.4 --gpu a100-sxm4-80gb"}) {              // no count
-    INFO(args);
-    const auto r = run_cli(std::string("cost ") + args);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+  check_bad_input("cost ", {"--flops 1e22 --mfu 0.4 --gpu mi300x --node dgx-a100 --nodes 2",  // node of another accelerator
+                             "--time 30d --gpu tpu-v3 --nodes 4",                           // TPUs have no catalog node
+                             "--time 30d --gpu tpu-v3 --gpus 512 --energy-method node",     // so no node power either
+                             "--flops 1e22 --mfu 0.4 --gpu mi300x --gpus 8 --embodied",     // no embodied entry
+                             "--flops 1e22 --mfu 0.4 --gpu a100-sxm4-80gb"});               // no count
 }
 
 TEST_CASE("cost: unknown names suggest the nearest") {
@@ -230,9 +223,7 @@ TEST_CASE("cost --from: the same run cost read back, or recosted with the flags 
   REQUIRE(r.status == 0);
   std::ofstream(a) << r.out;
   const auto first = nlohmann::json::parse(r.out);
-  const auto same = run_cli("cost --from " + a + " -o json");
-  REQUIRE(same.status == 0);
-  const auto again = nlohmann::json::parse(same.out);
+  const auto again = run_json("cost --from " + a + " -o json");
   CHECK(again["cost"] == first["cost"]);
   CHECK(again["inputs"]["from"] == a);
   CHECK(again["inputs"]["gpu"] == "a100-sxm4-80gb");

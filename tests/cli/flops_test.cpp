@@ -8,23 +8,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
+using isoflop::test::check_bad_input;
 using isoflop::test::run_cli;
-
-namespace {
-
-nlohmann::json json_of(const std::string& args) {
-  const auto r = run_cli(args);
-  REQUIRE(r.status == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-}  // namespace
+using isoflop::test::run_json;
 
 TEST_CASE("flops by convention") {
-  auto doc = json_of("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json");
+  auto doc = run_json("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json");
   CHECK(doc["schema"] == "isoflop/flops/v2");
   CHECK(doc["inputs"]["arch"] == "mt-nlg-530b");
   CHECK(doc["inputs"]["global_batch"] == 1920);
@@ -43,19 +36,19 @@ TEST_CASE("flops by convention") {
   for (const auto& [name, v] : f["parts"].items()) parts += v.get<double>();
   CHECK(std::fabs(parts / f["hardware_flops"].get<double>() - 1) < 1e-12);
 
-  doc = json_of("flops --params 70B --tokens 1.4T -o json");
+  doc = run_json("flops --params 70B --tokens 1.4T -o json");
   CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / 5.88e23 - 1) < 1e-12);
   CHECK(doc["flops"]["params_kind"] == "given");
   CHECK(doc["architecture"].is_null());
   CHECK(doc["params"].is_null());
-  doc = json_of("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json");
+  doc = run_json("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json");
   CHECK(doc["flops"]["parts"]["dense"].get<double>() > 0);
   CHECK(doc["flops"]["hardware_flops"].get<double>() > 5.5e23);
   CHECK(doc["params"]["total"] == doc["architecture"]["params"]);
 }
 
 TEST_CASE("flops of an MoE model follow its active parameters") {
-  const auto doc = json_of("flops --arch st-moe-32b --tokens 1T -o json");
+  const auto doc = run_json("flops --arch st-moe-32b --tokens 1T -o json");
   const double active = doc["params"]["active"].get<double>();
   CHECK(active < doc["params"]["total"].get<double>());
   CHECK(doc["flops"]["params_kind"] == "active");
@@ -66,7 +59,7 @@ TEST_CASE("flops of an MoE model follow its active parameters") {
 TEST_CASE("flops: ST-MoE-32B costs about a 32B dense model per token in the chinchilla and megatron conventions") {
   for (const char* convention : {"chinchilla", "megatron --recompute none"}) {
     INFO(convention);
-    const auto doc = json_of(std::string("flops --arch st-moe-32b --tokens 1T -o json --flops-convention ") + convention);
+    const auto doc = run_json(std::string("flops --arch st-moe-32b --tokens 1T -o json --flops-convention ") + convention);
     const auto& parts = doc["flops"]["parts"];
     CHECK(std::fabs(doc["flops"]["flops_per_token"].get<double>() / (6 * 32e9) - 1) < 0.1);
     CHECK(parts.contains("experts"));
@@ -80,7 +73,7 @@ TEST_CASE("flops --recompute: hardware FLOPs grow none < selective < full, model
   double previous = 0, model = 0;
   for (const char* mode : {"none", "selective", "full"}) {
     INFO(mode);
-    const auto doc = json_of(std::string("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json --recompute ") + mode);
+    const auto doc = run_json(std::string("flops --arch chinchilla-70b --tokens 1.4T --flops-convention chinchilla -o json --recompute ") + mode);
     const auto& f = doc["flops"];
     CHECK(f["recompute"] == mode);
     CHECK(doc["inputs"]["recompute"] == mode);
@@ -92,10 +85,10 @@ TEST_CASE("flops --recompute: hardware FLOPs grow none < selective < full, model
     previous = f["hardware_flops"].get<double>();
   }
   // 6nd with full recompute is Narayanan eq. 4's 8·N·D.
-  const auto e = json_of("flops --params 175B --tokens 300B --recompute full -o json");
+  const auto e = run_json("flops --params 175B --tokens 300B --recompute full -o json");
   CHECK(std::fabs(e["flops"]["hardware_flops"].get<double>() / (8 * 175e9 * 300e9) - 1) < 1e-12);
   // megatron with selective recompute lies between eq. 7 (none) and eq. 3 (full).
-  const auto m = json_of("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron --recompute selective -o json");
+  const auto m = run_json("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron --recompute selective -o json");
   CHECK(m["flops"]["hardware_flops"].get<double>() > 1.2701e19);
   CHECK(m["flops"]["hardware_flops"].get<double>() < 1.6926e19);
 }
@@ -112,7 +105,7 @@ TEST_CASE("flops --arch and --from read arch documents as JSON and as YAML") {
   for (const std::string& args : {"--arch " + (dir / "a.json").string(), "--arch " + (dir / "a.yaml").string(),
                                  "--from " + (dir / "a.json").string(), "--from " + (dir / "a.yaml").string()}) {
     INFO(args);
-    const auto doc = json_of("flops " + args + " --tokens 1.4T -o json");
+    const auto doc = run_json("flops " + args + " --tokens 1.4T -o json");
     CHECK(doc["architecture"]["layers"] == 80);
     CHECK(doc["architecture"]["d_model"] == 8192);
     CHECK(doc["architecture"]["params"] == expected["params"]);
@@ -125,15 +118,11 @@ TEST_CASE("flops --arch and --from read arch documents as JSON and as YAML") {
 }
 
 TEST_CASE("flops bad input exits 2") {
-  for (const char* args : {"", "--arch mt-nlg-530b", "--params 70B --arch gpt3-175b --tokens 1T", "--params -1 --tokens 1T",
-                           "--params 70B --tokens 1T --flops-convention chinchilla", "--params 70B --tokens 1T --flops-convention 7nd",
-                           "--arch gpt4 --tokens 1T", "--params 70B --tokens 1T --global-batch 8",
-                           "--params 70B --tokens 1T --recompute selective", "--arch chinchilla-70b --tokens 1T --recompute partial"}) {
-    INFO(args);
-    const auto r = run_cli(std::string("flops ") + args);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+  check_bad_input("flops ", {"", "--arch mt-nlg-530b", "--params 70B --arch gpt3-175b --tokens 1T",
+                              "--params -1 --tokens 1T", "--params 70B --tokens 1T --flops-convention chinchilla",
+                              "--params 70B --tokens 1T --flops-convention 7nd", "--arch gpt4 --tokens 1T",
+                              "--params 70B --tokens 1T --global-batch 8", "--params 70B --tokens 1T --recompute selective",
+                              "--arch chinchilla-70b --tokens 1T --recompute partial"});
   CHECK(run_cli("flops --params 70B --tokens 1T --recompute selective").err ==
         "isoflop: error: --recompute: selective needs the attention shape; use the chinchilla or megatron convention\n");
   CHECK(run_cli("flops --params 70B --tokens 1T --flops-convention chinchilla").err ==
@@ -146,13 +135,13 @@ TEST_CASE("flops --from a plan counts the plan's model on the plan's tokens") {
   REQUIRE(plan.status == 0);
   std::ofstream(dir / "p.json") << plan.out;
   const auto p = nlohmann::json::parse(plan.out);
-  const auto doc = json_of("flops --from " + (dir / "p.json").string() + " -o json");
+  const auto doc = run_json("flops --from " + (dir / "p.json").string() + " -o json");
   CHECK(doc["architecture"] == p["architecture"]);
   CHECK(doc["flops"]["tokens"].get<double>() == p["allocation"]["tokens"].get<double>());
   const double n = p["architecture"]["params"].get<double>();
   CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * n * p["allocation"]["tokens"].get<double>()) - 1) <
         1e-12);
   // --tokens overrides the plan's.
-  const auto own = json_of("flops --from " + (dir / "p.json").string() + " --tokens 1T -o json");
+  const auto own = run_json("flops --from " + (dir / "p.json").string() + " --tokens 1T -o json");
   CHECK(own["flops"]["tokens"].get<double>() == 1e12);
 }

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
+using isoflop::test::check_bad_input;
 using isoflop::test::run_cli;
 using nlohmann::json;
 
@@ -145,7 +147,7 @@ TEST_CASE("layout table, CSV and YAML outputs") {
 }
 
 TEST_CASE("layout bad input exits 2 with one line") {
-  const char* bad[] = {
+  const std::vector<std::string> bad = {
       "--gpus 2244",                       // not whole nodes
       "--gpus 2240 --tp 3",                // heads % TP
       "--gpus 2240 --pp 4",                // layers % PP
@@ -160,12 +162,7 @@ TEST_CASE("layout bad input exits 2 with one line") {
       "--gpus 2240 --gpu h100-sxm5",       // did you mean
       "",                                  // no cluster size
   };
-  for (const char* args : bad) {
-    INFO(args);
-    const auto r = run_cli(kMtNlg + args);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+  check_bad_input(kMtNlg, bad);
   auto r = run_cli(kMtNlg + "--gpus 2240 --zero 4");
   CHECK(r.err == "isoflop: error: --zero: 4 is not a ZeRO stage; accepted: 0, 1, 2, 3\n");
   r = run_cli(kMtNlg + "--gpus 2240 --tp 3");

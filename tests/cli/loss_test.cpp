@@ -5,14 +5,14 @@
 #include <string>
 
 #include "support/expect_close.hpp"
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 
 using isoflop::test::run_cli;
+using isoflop::test::run_json;
 
 TEST_CASE("loss reproduces Muennighoff's README example to 1e-9") {
-  const auto r = run_cli("loss --params 6.34e9 --tokens 242e9 --unique-tokens 25e9 --law muennighoff-2023 -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = run_json("loss --params 6.34e9 --tokens 242e9 --unique-tokens 25e9 --law muennighoff-2023 -o json");
   CHECK(doc["schema"] == "isoflop/loss/v2");
   REQUIRE(doc["losses"].size() == 1);
   const auto& j = doc["losses"][0];

@@ -5,14 +5,14 @@
 #include <string>
 
 #include "support/expect_close.hpp"
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 
 using isoflop::test::run_cli;
+using isoflop::test::run_json;
 
 TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json: one allocation with the paper's numbers") {
-  const auto r = run_cli("optimal --flops 5.76e23 --law chinchilla -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = run_json("optimal --flops 5.76e23 --law chinchilla -o json");
   CHECK(doc["schema"] == "isoflop/optimal/v2");
   REQUIRE(doc["allocations"].size() == 1);
   CHECK(doc["skipped"].empty());
@@ -38,9 +38,7 @@ TEST_CASE("optimal defaults to epoch-2024 and names it — --all-laws gives an a
   const auto j = nlohmann::json::parse(r.out)["allocations"][0];
   CHECK(j["law"] == "epoch-2024");
   EXPECT_CLOSE(j["params"].get<double>(), 7.302e10, 1e-3);
-  const auto band = run_cli("optimal --flops 5.76e23 --all-laws -o json");
-  REQUIRE(band.status == 0);
-  const auto b = nlohmann::json::parse(band.out);
+  const auto b = run_json("optimal --flops 5.76e23 --all-laws -o json");
   REQUIRE(b["allocations"].is_array());
   // The total-parameter laws; Kaplan and DeepSeek (non-embedding) are skipped with the reason.
   CHECK(b["allocations"].size() == 6);

@@ -13,14 +13,17 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
+#include "support/temp_files.hpp"
 
+using isoflop::test::check_bad_input;
 using isoflop::test::run_cli;
+using isoflop::test::run_json;
+using isoflop::test::run_json_to;
 
 TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
-  const auto r = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
+  const auto doc = run_json("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   CHECK(doc["schema"] == "isoflop/plan/v2");
   const double flops = doc["budget"]["flops"].get<double>();
   const double mfu = doc["budget"]["mfu"].get<double>();
@@ -83,17 +86,11 @@ TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
 
 // The plan is a document the next command reads: the same run cost, the same layouts, a re-rank with a pin.
 TEST_CASE("plan -o json read back by cost, layout and flops --from") {
-  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-from-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = isoflop::test::fresh_temp_dir("plan", "from");
   const std::string path = (dir / "p.json").string();
-  const auto r = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
-  REQUIRE(r.status == 0);
-  { std::ofstream(path) << r.out; }
-  const auto plan = nlohmann::json::parse(r.out);
+  const auto plan = run_json_to("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json", path);
 
-  const auto cost = run_cli("cost --from " + path + " -o json");
-  REQUIRE(cost.status == 0);
-  CHECK(nlohmann::json::parse(cost.out)["cost"] == plan["cost"]);
+  CHECK(run_json("cost --from " + path + " -o json")["cost"] == plan["cost"]);
   // A changed grid recosts the same energy: CO2e scales with the intensity, time and energy do not move.
   const auto fr = nlohmann::json::parse(run_cli("cost --from " + path + " --grid fr -o json").out)["cost"];
   CHECK(fr["energy_kwh"] == plan["cost"]["energy_kwh"]);
@@ -101,9 +98,7 @@ TEST_CASE("plan -o json read back by cost, layout and flops --from") {
                   fr["inputs"]["intensity_kg_per_kwh"].get<double>()) < 1e-9);
   CHECK(fr["co2e_kg"].get<double>() < plan["cost"]["co2e_kg"].get<double>());
 
-  const auto layout = run_cli("layout --from " + path + " -o json");
-  REQUIRE(layout.status == 0);
-  const auto l = nlohmann::json::parse(layout.out);
+  const auto l = run_json("layout --from " + path + " -o json");
   CHECK(l["schema"] == "isoflop/layout/v2");
   CHECK(l["layouts"] == plan["layouts"]);
   CHECK(l["architecture"] == plan["architecture"]);
@@ -112,9 +107,7 @@ TEST_CASE("plan -o json read back by cost, layout and flops --from") {
   const long long layers = plan["architecture"]["layers"].get<long long>();
   int pp = 2;
   while (layers % pp != 0) ++pp;
-  const auto pinned = run_cli("layout --from " + path + " --pp " + std::to_string(pp) + " -o json");
-  REQUIRE(pinned.status == 0);
-  const auto pinned_layouts = nlohmann::json::parse(pinned.out)["layouts"];
+  const auto pinned_layouts = run_json("layout --from " + path + " --pp " + std::to_string(pp) + " -o json")["layouts"];
   CHECK(!pinned_layouts.empty());
   for (const auto& x : pinned_layouts) {
     CHECK(x["pp"] == pp);
@@ -124,18 +117,23 @@ TEST_CASE("plan -o json read back by cost, layout and flops --from") {
   const auto flops = run_cli("flops --from " + path + " -o json");
   CHECK(flops.status == 0);
 
-  // From stdin as well.
+  // From stdin as well, and as YAML: the same reader.
   const std::string piped = (dir / "piped.json").string();
   const std::string pipeline = "cat " + path + " | " + std::string(ISOFLOP_BINARY) + " cost --from - -o json > " + piped;
   CHECK(std::system(pipeline.c_str()) == 0);
   std::ifstream in(piped);
   CHECK(nlohmann::json::parse(in)["cost"] == plan["cost"]);
+  const std::string yaml = (dir / "p.yaml").string();
+  const auto as_yaml = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o yaml");
+  REQUIRE(as_yaml.status == 0);
+  { std::ofstream(yaml) << as_yaml.out; }
+  CHECK(run_json("cost --from " + yaml + " -o json")["cost"] == plan["cost"]);
+  CHECK(run_json("layout --from " + yaml + " -o json")["layouts"] == plan["layouts"]);
   std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("plan documents that cannot be read: exit 2 naming the file and the JSON path") {
-  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-bad-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = isoflop::test::fresh_temp_dir("plan", "bad");
   const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   REQUIRE(plan.status == 0);
   auto write = [&](const std::string& name, const std::string& text) {
@@ -227,25 +225,18 @@ TEST_CASE("plan --plot writes a labelled SVG") {
 
 TEST_CASE("plan bad input exits 2, nothing written") {
   const std::string base = "plan --gpu a100-sxm4-80gb --gpus 3360 ";
-  for (const char* args : {"", "--days 30 --flops 1e24", "--days -3", "--days nan", "--flops 70X", "--budget-usd 1M",
+  check_bad_input(base, {"", "--days 30 --flops 1e24", "--days -3", "--days nan", "--flops 70X", "--budget-usd 1M",
                            "--days 30 --pue 0.8", "--days 30 --grid atlantis", "--days 30 --law chinchila",
                            "--days 30 --family gpt-9", "--time 30", "--days 30 --whatif-gpu tpu-v9",
                            "--days 30 --whatif-grid atlantis", "--days 30 --whatif-model-factor 0",
-                           "--days 30 --energy-method measured", "--days 30 --power-w -330"}) {
-    INFO(args);
-    const auto r = run_cli(base + args);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+                           "--days 30 --energy-method measured", "--days 30 --power-w -330"});
   const auto r = run_cli("plan --days 30 --gpu a100-sxm4-80gb --gpus 3364");
   CHECK(r.status == 2);
 }
 
 TEST_CASE("plan with the TDP energy method, a pinned machine and embodied carbon") {
-  const auto r = run_cli("plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --energy-method tdp --embodied "
+  const auto doc = run_json("plan --flops 5.76e23 --gpu a100-sxm4-80gb --gpus 1024 --energy-method tdp --embodied "
                          "--whatif-gpu h100-sxm5-80gb --pue 1.4 -o json");
-  REQUIRE(r.status == 0);
-  const auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["cost"]["energy_method"] == "tdp");
   CHECK(std::fabs(doc["cost"]["power_w"].get<double>() - 1024 * 637) < 1e-6);
   CHECK(doc["cost"]["embodied"]["co2e_kg"].get<double>() > 0);
@@ -256,16 +247,10 @@ TEST_CASE("plan with the TDP energy method, a pinned machine and embodied carbon
 }
 
 TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
-  const auto dir = std::filesystem::temp_directory_path() / ("isoflop-plan-arch-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = isoflop::test::fresh_temp_dir("plan", "arch");
   const std::string path = (dir / "a.json").string();
-  const auto a = run_cli("arch --params 7B -o json");
-  REQUIRE(a.status == 0);
-  { std::ofstream(path) << a.out; }
-  auto given = nlohmann::json::parse(a.out)["architecture"];
-  const auto r = run_cli("plan --arch " + path + " --gpus 64 --gpu a100-sxm4-80gb --days 7 -o json");
-  REQUIRE(r.status == 0);
-  const auto plan = nlohmann::json::parse(r.out);
+  auto given = run_json_to("arch --params 7B -o json", path)["architecture"];
+  const auto plan = run_json("plan --arch " + path + " --gpus 64 --gpu a100-sxm4-80gb --days 7 -o json");
   auto planned = plan["architecture"];
   planned["name"] = given["name"];
   CHECK(planned == given);
@@ -284,9 +269,7 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
   std::filesystem::remove_all(dir);
 
   // A catalog id: Chinchilla's 80 × 8192 as published.
-  const auto c = run_cli("plan --arch chinchilla-70b --gpus 1024 --gpu a100-sxm4-80gb --flops 5.76e23 -o json");
-  REQUIRE(c.status == 0);
-  const auto cp = nlohmann::json::parse(c.out);
+  const auto cp = run_json("plan --arch chinchilla-70b --gpus 1024 --gpu a100-sxm4-80gb --flops 5.76e23 -o json");
   CHECK(cp["architecture"]["layers"] == 80);
   CHECK(cp["architecture"]["d_model"] == 8192);
   CHECK(cp["allocation"]["params"].get<double>() == cp["architecture"]["params"].get<double>());
