@@ -14,9 +14,10 @@ namespace {
 
 std::string str(long long v) { return std::to_string(v); }
 
-// D-HH:MM:SS, rounded up to the minute.
+// D-HH:MM:SS, rounded up to the minute. The seconds are rounded to whole seconds first, so a limit that is a
+// whole number of minutes (30 days + 10 %) does not gain a minute from the last bits of a product.
 std::string slurm_time(double seconds) {
-  const long long minutes = static_cast<long long>(std::ceil(seconds / 60.0));
+  const long long minutes = static_cast<long long>(std::ceil(std::round(seconds) / 60.0));
   char out[40];
   std::snprintf(out, sizeof out, "%lld-%02lld:%02lld:00", minutes / 1440, minutes / 60 % 24, minutes % 60);
   return out;
