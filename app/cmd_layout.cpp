@@ -37,7 +37,8 @@ const OptionList kOptions = {"arch NAME|FILE: catalog model or architecture file
                              "seq S: sequence length (default: the model's)"};
 
 // Options that describe the model, the job or the cluster: given by the document with --from.
-constexpr const char* kJobOptions[] = {"arch", "global-batch", "seq", "gpu", "node", "gpus", "nodes", "gpus-per-node"};
+constexpr const char* kJobOptions[] = {"arch",  "global-batch", "seq",       "gpu",      "node",   "gpus",
+                                       "nodes", "gpus-per-node", "attention", "precision", "dropout"};
 
 doc::LayoutDocument from_options(const Parsed& parsed) {
   const auto& vm = parsed.values;
@@ -50,6 +51,7 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
   job.architecture = doc::resolve_architecture(cat, *in.arch);
   job.seq = in.seq.value_or(job.architecture.seq);
   job.global_batch = *in.global_batch;
+  job.apply(job_settings(vm));
   const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, in.cluster);
   spdlog::debug("{}", cluster.note);
   parallel::SearchOptions options = search_options(vm);

@@ -85,6 +85,7 @@ plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::C
   request.min_mfu = get_number(vm, "min-mfu", units::Sign::kNonNegative);
   request.cluster = cluster_request(vm);
   request.search = search_options(vm);
+  request.job_settings = job_settings(vm);
   request.energy = energy_request(vm);
   resolve_trainer(cat, request.search);
   if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);

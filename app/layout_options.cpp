@@ -49,12 +49,23 @@ OptionList layout_options() {
         "tp-comm-overlap on|off: overlap tensor-parallel collectives with GEMMs, with sequence parallelism "
         "(default: the trainer's)",
         "grad-reduce fp32|bf16: precision of the gradient reduction (default: the trainer's)",
+        "attention flash|eager: attention kernel; eager keeps the s x s scores for the backward pass (default flash)",
+        "precision bf16|fp8: GEMM precision of the linear layers; fp8 needs a chip with an FP8 peak (default bf16)",
+        "dropout on|off: dropout active, its masks kept for the backward pass (default off)",
         "max-tp T: largest TP tried (default: GPUs per node)",
         "max-cp C: largest context-parallel degree tried (default 1: CP when pinned)",
         "objective OBJ: rank by time|memory (cost and energy rank like time on a fixed cluster)",
         "top K: layouts to show (default 5)"})
     list.emplace_back(spec);
   return list;
+}
+
+parallel::JobSettings job_settings(const po::variables_map& vm) {
+  parallel::JobSettings j;
+  if (const auto a = get_string(vm, "attention")) j.attention = parallel::kAttentionKernelNames.parse(*a, "--attention");
+  if (const auto p = get_string(vm, "precision")) j.precision = parallel::kMatmulPrecisionNames.parse(*p, "--precision");
+  if (const auto d = get_on_off(vm, "dropout")) j.dropout = *d;
+  return j;
 }
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm) {

@@ -15,6 +15,7 @@ const OptionList& cluster_options();  // --gpu --node --gpus --nodes --gpus-per-
 OptionList layout_options();
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm);
+parallel::JobSettings job_settings(const po::variables_map& vm);  // --attention --precision --dropout
 // The search options given on the command line, over the defaults.
 parallel::SearchOptions search_options(const po::variables_map& vm);
 // Changes `options` by the search options given on the command line (pins, --trainer by name, --max-tp, …).

@@ -209,3 +209,35 @@ TEST_CASE("layout: nothing fits exits 1, and with -o json the document says why 
   CHECK(changes.find("zero_stage=3 ") != std::string::npos);
   CHECK(changes.find("recompute=\"full\" ") != std::string::npos);
 }
+
+TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by --from, and acted on") {
+  const std::string base = "layout --arch llama3-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512";
+  const auto dir = isoflop::test::fresh_temp_dir("isoflop-cli", "job-settings");
+  const std::string file = (dir / "fp8.json").string();
+  const auto bf16 = isoflop::test::run_json(base + " -o json");
+  const auto fp8 = isoflop::test::run_json_to(base + " --precision fp8 -o json", file);
+  CHECK(bf16["job"]["precision"] == "bf16");
+  CHECK(bf16["job"]["attention"] == "flash");
+  CHECK(bf16["job"]["dropout"] == false);
+  CHECK(fp8["job"]["precision"] == "fp8");
+  CHECK(fp8["layouts"][0]["step_time_s"].get<double>() < bf16["layouts"][0]["step_time_s"].get<double>());
+  // The document carries the settings: a re-rank from it is the FP8 job, and flags cannot contradict it.
+  const auto again = isoflop::test::run_json("layout --from " + file + " -o json");
+  CHECK(again["job"] == fp8["job"]);
+  CHECK(again["layouts"][0] == fp8["layouts"][0]);
+  const auto contradict = run_cli("layout --from " + file + " --precision bf16");
+  CHECK(contradict.status == 2);
+  CHECK(contradict.err.find("--precision: not with --from") != std::string::npos);
+  // Eager attention keeps the s x s scores: more activation memory than FlashAttention for the same layout.
+  const std::string pinned = base + " --tp 8 --pp 2 --dp 4 --seq 2048 --recompute none --micro-batch 1 -o json";
+  const auto eager = isoflop::test::run_json(pinned + " --attention eager");
+  const auto flash = isoflop::test::run_json(pinned + " --attention flash");
+  CHECK(eager["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>() >
+        flash["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>());
+  const auto fp4 = run_cli(base + " --precision fp4");
+  CHECK(fp4.status == 2);
+  CHECK(fp4.err.find("--precision: 'fp4' is not one of bf16|fp8") != std::string::npos);
+  const auto a100 = run_cli("layout --arch llama3-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --precision fp8");
+  CHECK(a100.status == 2);
+  CHECK(a100.err.find("no FP8 peak") != std::string::npos);
+}
