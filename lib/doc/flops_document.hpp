@@ -70,7 +70,10 @@ inline constexpr auto fields<model::FlopsCount> = std::tuple{
         },
         [](const Json& parts, model::FlopsCount& c) {
           require_object(parts);
-          for (const auto& [name, value] : parts.items()) read_value(value, c.parts.emplace_back(name, 0.0).flops);
+          for (const auto& [name, value] : parts.items()) {
+            c.parts.push_back(model::FlopsPart{name, 0.0});
+            read_value(value, c.parts.back().flops);
+          }
         })};
 
 // "architecture" and "params" (by component, derived) are null for a bare parameter count.
