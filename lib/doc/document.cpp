@@ -51,7 +51,12 @@ Json parse_json(const std::string& source, std::string_view text) {
 Json parse_json_or_yaml(const std::string& source, std::string_view text) {
   if (looks_like_json(text)) return parse_json(source, text);
   const YAML::Node root = load_yaml(source, text);
-  return root.IsMap() ? yaml_to_json(root) : parse_json(source, text);
+  if (!root.IsMap()) return parse_json(source, text);
+  try {
+    return yaml_to_json(root);
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
 }
 
 }  // namespace

@@ -48,7 +48,13 @@ Json yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       Json j = Json::object();
-      for (const auto& item : node) j[item.first.as<std::string>()] = yaml_to_json(item.second);
+      for (const auto& item : node) {
+        // YAML allows a list or a mapping as a key ("? [a, b]"); a document's keys are names.
+        if (!item.first.IsScalar())
+          throw InputError("line " + std::to_string(item.first.Mark().line + 1) +
+                           ": a key must be a plain name, not a list or a mapping");
+        j[item.first.Scalar()] = yaml_to_json(item.second);
+      }
       return j;
     }
     case YAML::NodeType::Sequence: {

@@ -141,3 +141,16 @@ TEST_CASE("arch and flops documents decode and encode to the same bytes, dense a
 }
 
 }  // namespace isoflop
+
+TEST_CASE("a YAML document whose key is a list or a mapping is bad input naming the file and line") {
+  const std::string texts[] = {"schema: isoflop/optimal/v2\n? [a, b]\n: 1\n", "schema: isoflop/optimal/v2\n? {a: 1}\n: 2\n"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    try {
+      (void)isoflop::doc::parse_document("x.yaml", text);
+      FAIL("accepted a non-scalar key");
+    } catch (const isoflop::InputError& e) {
+      CHECK(std::string(e.what()) == "x.yaml: line 2: a key must be a plain name, not a list or a mapping");
+    }
+  }
+}
