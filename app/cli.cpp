@@ -41,7 +41,15 @@ std::vector<std::string> long_names(const po::options_description& d) {
   return names;
 }
 
-}  // namespace
+void setup_logging(const CommonOptions& common) {
+  auto logger = spdlog::get("isoflop");
+  if (!logger) {
+    logger = spdlog::stderr_color_mt("isoflop", common.color ? spdlog::color_mode::automatic : spdlog::color_mode::never);
+    logger->set_pattern("isoflop: %^%l%$: %v");
+    spdlog::set_default_logger(logger);
+  }
+  spdlog::set_level(common.quiet ? spdlog::level::err : common.verbose ? spdlog::level::debug : spdlog::level::info);
+}
 
 std::string help_text(const CommandHelp& help, const po::options_description& options) {
   std::ostringstream out;
@@ -58,7 +66,7 @@ std::string help_text(const CommandHelp& help, const po::options_description& op
 
 std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vector<std::string>& args,
                                          const po::options_description& options,
-                                         const po::positional_options_description* positional) {
+                                         const po::positional_options_description& positional) {
   po::options_description all;
   all.add(options).add(common_options());
   Parsed parsed;
@@ -66,11 +74,7 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   try {
     po::command_line_parser parser(args);
     parser.options(all).style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
-    if (positional) {
-      parser.positional(*positional);
-    } else {
-      parser.positional(po::positional_options_description());
-    }
+    parser.positional(positional);
     po::store(parser.run(), parsed.values);
     po::notify(parsed.values);
   } catch (const po::unknown_option& e) {
@@ -106,6 +110,8 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   return parsed;
 }
 
+}  // namespace
+
 std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<std::string>& args,
                                     const std::vector<OptionList>& lists, const std::vector<std::string>& positional) {
   po::options_description options("Options");
@@ -123,17 +129,7 @@ std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<s
     }
   po::positional_options_description by_position;
   for (const auto& name : positional) by_position.add(name.c_str(), 1);
-  return parse_command_line(help, args, options, &by_position);
-}
-
-void setup_logging(const CommonOptions& common) {
-  auto logger = spdlog::get("isoflop");
-  if (!logger) {
-    logger = spdlog::stderr_color_mt("isoflop", common.color ? spdlog::color_mode::automatic : spdlog::color_mode::never);
-    logger->set_pattern("isoflop: %^%l%$: %v");
-    spdlog::set_default_logger(logger);
-  }
-  spdlog::set_level(common.quiet ? spdlog::level::err : common.verbose ? spdlog::level::debug : spdlog::level::info);
+  return parse_command_line(help, args, options, by_position);
 }
 
 catalog::Catalog load_catalog(const CommonOptions& common) { return catalog::load_catalog(common.catalog_dir); }

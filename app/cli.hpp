@@ -37,27 +37,21 @@ struct CommandHelp {
   std::vector<std::string> examples;  // command lines, each optionally followed by "  # comment"
 };
 
-// Parses `args` against `options` (plus the common options), with positional names in `positional`.
-// Returns std::nullopt after printing help when --help/-h was given. Throws InputError for unknown or
-// malformed options, with a suggestion.
+// A command's parsed options and the common ones.
 struct Parsed {
   po::variables_map values;
   CommonOptions common;
 };
-std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vector<std::string>& args,
-                                         const po::options_description& options,
-                                         const po::positional_options_description* positional = nullptr);
 
 // Options written as their help reads: "name VALUE: help" takes a value, "name: help" is a switch.
 using OptionList = std::vector<std::string>;
-// parse_command_line over the options of `lists` (the command's own, then shared ones such as
-// cluster_options()); `positional` names the options that may also be given by position, in order.
+// Parses `args` against the options of `lists` (the command's own, then shared ones such as cluster_options())
+// and the common options; `positional` names the options that may also be given by position, in order. Returns
+// std::nullopt after printing help when --help/-h was given. Throws InputError for unknown or malformed options,
+// with a suggestion. Sets up logging on stderr according to -q/-v.
 std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<std::string>& args,
                                     const std::vector<OptionList>& lists,
                                     const std::vector<std::string>& positional = {});
-
-// Sets up spdlog on stderr according to -q/-v.
-void setup_logging(const CommonOptions& common);
 
 // The catalog with --catalog / ISOFLOP_CATALOG overlaid.
 catalog::Catalog load_catalog(const CommonOptions& common);
@@ -118,8 +112,5 @@ class OutputError : public Error {
 
 // Throws OutputError when standard output has failed (after flushing it).
 void check_stdout();
-
-// Help text for a command: usage, summary, options, examples.
-std::string help_text(const CommandHelp& help, const po::options_description& options);
 
 }  // namespace isoflop::app

@@ -28,14 +28,10 @@ const CommandHelp kHelp = {
 }  // namespace
 
 int run_calibrate(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("runs", po::value<std::string>()->value_name("RUNS.yaml"), "the measured runs (positional; - reads stdin)")
-      ("gpu", po::value<std::string>()->value_name("NAME"), "calibrate only this accelerator")
-      ("save-calibration", po::value<std::string>()->value_name("FILE.yaml"), "write the constants as a catalog overlay");
-  po::positional_options_description positional;
-  positional.add("runs", 1);
-  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  const auto parsed = parse_command(kHelp, args, {{
+      "runs RUNS.yaml: the measured runs (positional; - reads stdin)",
+      "gpu NAME: calibrate only this accelerator",
+      "save-calibration FILE.yaml: write the constants as a catalog overlay"}}, {"runs"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const std::string file = get_string(vm, "runs").value_or("");

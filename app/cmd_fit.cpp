@@ -41,34 +41,30 @@ void progress_bar(int done, int total) {
 }  // namespace
 
 int run_fit(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("runs", po::value<std::string>()->value_name("RUNS.csv"), "the runs table (positional; - reads stdin)")
-      ("approach", po::value<std::string>()->value_name("LIST"), "1, 2, 3 or all, comma-separated (default 3; 1,3 with --curves)")
-      ("curves", po::value<std::string>()->value_name("FILE"), "training curves for Approach 1: run, tokens, loss (and params) per row")
-      ("params-column", po::value<std::string>()->value_name("NAME"), "column of parameters N (default params)")
-      ("tokens-column", po::value<std::string>()->value_name("NAME"), "column of tokens D (default tokens)")
-      ("flops-column", po::value<std::string>()->value_name("NAME"), "column of FLOPs C (default flops)")
-      ("loss-column", po::value<std::string>()->value_name("NAME"), "column of final loss (default loss)")
-      ("run-column", po::value<std::string>()->value_name("NAME"), "column of run ids joining --curves to RUNS (default run)")
-      ("drop-highest-loss", po::value<std::string>()->value_name("K"), "drop the K highest-loss runs first (Epoch AI drop 5)")
-      ("min-flops", po::value<std::string>()->value_name("C"), "use only runs with at least C FLOPs")
-      ("max-flops", po::value<std::string>()->value_name("C"), "use only runs with at most C FLOPs")
-      ("huber-delta", po::value<std::string>()->value_name("D"), "Huber delta on log-loss residuals (default 1e-3)")
-      ("reduce", po::value<std::string>()->value_name("sum|mean"), "sum (default) or mean of the Huber terms")
-      ("grid", po::value<std::string>()->value_name("SPEC"), "chinchilla (4,500 starts, default), coarse (243), or a=0:25:6,b=...,e=...,alpha=...,beta=...")
-      ("ftol", po::value<std::string>()->value_name("F"), "stop when an iteration gains <= F*max(|f|,1) (default 2.22e-9, scipy's)")
-      ("gtol", po::value<std::string>()->value_name("G"), "stop when every gradient component is <= G (default 1e-5, scipy's)")
-      ("threads", po::value<std::string>()->value_name("N"), "threads for the starts and the bootstrap (default: all cores)")
-      ("budget-tolerance", po::value<std::string>()->value_name("R"), "relative FLOPs spread within one IsoFLOP budget (default 0.05)")
-      ("a1-points", po::value<std::string>()->value_name("K"), "log-spaced FLOP values along the Approach-1 envelope (default 1500)")
-      ("bootstrap", po::value<std::string>()->value_name("K"), "K bootstrap resamples for percentile intervals")
-      ("seed", po::value<std::string>()->value_name("S"), "seed for the bootstrap (default 0)")
-      ("save-law", po::value<std::string>()->value_name("NAME"), "write the Approach-3 law as DIR/NAME.yaml (needs --catalog DIR)")
-      ("plot", po::value<std::string>()->value_name("FILE.svg"), "write a figure of the runs and the fits");
-  po::positional_options_description positional;
-  positional.add("runs", 1);
-  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  const auto parsed = parse_command(kHelp, args, {{
+      "runs RUNS.csv: the runs table (positional; - reads stdin)",
+      "approach LIST: 1, 2, 3 or all, comma-separated (default 3; 1,3 with --curves)",
+      "curves FILE: training curves for Approach 1: run, tokens, loss (and params) per row",
+      "params-column NAME: column of parameters N (default params)",
+      "tokens-column NAME: column of tokens D (default tokens)",
+      "flops-column NAME: column of FLOPs C (default flops)",
+      "loss-column NAME: column of final loss (default loss)",
+      "run-column NAME: column of run ids joining --curves to RUNS (default run)",
+      "drop-highest-loss K: drop the K highest-loss runs first (Epoch AI drop 5)",
+      "min-flops C: use only runs with at least C FLOPs",
+      "max-flops C: use only runs with at most C FLOPs",
+      "huber-delta D: Huber delta on log-loss residuals (default 1e-3)",
+      "reduce sum|mean: sum (default) or mean of the Huber terms",
+      "grid SPEC: chinchilla (4,500 starts, default), coarse (243), or a=0:25:6,b=...,e=...,alpha=...,beta=...",
+      "ftol F: stop when an iteration gains <= F*max(|f|,1) (default 2.22e-9, scipy's)",
+      "gtol G: stop when every gradient component is <= G (default 1e-5, scipy's)",
+      "threads N: threads for the starts and the bootstrap (default: all cores)",
+      "budget-tolerance R: relative FLOPs spread within one IsoFLOP budget (default 0.05)",
+      "a1-points K: log-spaced FLOP values along the Approach-1 envelope (default 1500)",
+      "bootstrap K: K bootstrap resamples for percentile intervals",
+      "seed S: seed for the bootstrap (default 0)",
+      "save-law NAME: write the Approach-3 law as DIR/NAME.yaml (needs --catalog DIR)",
+      "plot FILE.svg: write a figure of the runs and the fits"}}, {"runs"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   fit::FitRequest r;
@@ -84,7 +80,7 @@ int run_fit(const std::vector<std::string>& args) {
   r.selection.max_flops = get_count(vm, "max-flops");
   r.selection.drop_highest_loss = get_int(vm, "drop-highest-loss", units::Sign::kNonNegative).value_or(0);
   r.huber_delta = get_number(vm, "huber-delta").value_or(r.huber_delta);
-  if (auto v = get_string(vm, "reduce")) r.reduce = fit::kReduceNames.parse(*v, "--reduce");
+  r.reduce = get_enum(vm, "reduce", fit::kReduceNames).value_or(r.reduce);
   r.grid = get_string(vm, "grid").value_or(r.grid);
   r.ftol = get_number(vm, "ftol").value_or(r.ftol);
   r.gtol = get_number(vm, "gtol", units::Sign::kNonNegative).value_or(r.gtol);

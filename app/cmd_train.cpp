@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "app/blas_core.hpp"
+#include "train/cpu/blas_core.hpp"
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/atomic_file.hpp"
@@ -57,36 +57,30 @@ int report_finished(const CommonOptions& common, const doc::TrainDocument& d) {
 }  // namespace
 
 int run_train(const std::vector<std::string>& args) {
-  po::options_description options("Options");
-  options.add_options()
-      ("job", po::value<std::string>()->value_name("JOB.yaml"), "the job file (positional)")
-      ("resume", po::bool_switch(), "continue from the job's checkpoint (after Ctrl-C or a crash)")
-      ("allow-changes", po::bool_switch(), "with --resume: continue although the job changed (recorded in results.json)")
-      ("max-memory", po::value<std::string>()->value_name("BYTES"), "refuse a job needing more host memory (default: what is available)")
-      ("output", po::value<std::string>()->value_name("DIR"), "results folder, overriding the job's 'output'")
-      ("curve", po::value<std::string>()->value_name("FILE"), "write the loss curve CSV here (default <output>/loss_curve.csv)")
-      ("plot", po::value<std::string>()->value_name("FILE.svg"), "write a figure of the loss curve (train and eval)")
-      ("threads", po::value<std::string>()->value_name("N"), "CPU backend threads, overriding the job's 'threads' (0: every core)")
-      ("example", po::bool_switch(), "print a commented example job and exit");
-  po::positional_options_description positional;
-  positional.add("job", 1);
-  auto parsed = parse_command_line(kHelp, args, options, &positional);
+  const auto parsed = parse_command(kHelp, args, {{
+      "job JOB.yaml: the job file (positional)",
+      "resume: continue from the job's checkpoint (after Ctrl-C or a crash)",
+      "allow-changes: with --resume: continue although the job changed (recorded in results.json)",
+      "max-memory BYTES: refuse a job needing more host memory (default: what is available)",
+      "output DIR: results folder, overriding the job's 'output'",
+      "curve FILE: write the loss curve CSV here (default <output>/loss_curve.csv)",
+      "plot FILE.svg: write a figure of the loss curve (train and eval)",
+      "threads N: CPU backend threads, overriding the job's 'threads' (0: every core)",
+      "example: print a commented example job and exit"}}, {"job"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto job_file = get_string(vm, "job");
-  if (vm["example"].as<bool>()) {
+  if (get_switch(vm, "example")) {
     if (job_file) throw InputError("train: --example prints a job; give it without JOB.yaml");
     std::fputs(train::example_job_text().c_str(), stdout);
     return 0;
   }
   if (!job_file) throw InputError("train: missing JOB.yaml (isoflop train --example prints one); see 'isoflop help train'");
   // Before anything is read or written: the CPU backend's GEMMs run 2-3x faster on the kernels the CPU has.
-  std::vector<std::string> whole{"train"};
-  whole.insert(whole.end(), args.begin(), args.end());
-  reexec_with_detected_blas_core(whole);
+  train::reexec_with_detected_blas_core("train", args);
   doc::TrainDocument d;
   d.inputs = train::load_job(*job_file);
-  d.resume = vm["resume"].as<bool>();
+  d.resume = get_switch(vm, "resume");
   if (auto out = get_string(vm, "output")) d.inputs.set_output(*out);
   if (auto t = get_int(vm, "threads", units::Sign::kNonNegative, train::kMaxThreads)) d.inputs.threads = *t;
   d.results_file = (fs::path(d.inputs.output) / "results.json").string();
@@ -95,7 +89,7 @@ int run_train(const std::vector<std::string>& args) {
   const catalog::Catalog catalog = load_catalog(parsed->common);
   train::RunOptions run;
   run.resume = d.resume;
-  run.allow_changes = vm["allow-changes"].as<bool>();
+  run.allow_changes = get_switch(vm, "allow-changes");
   if (run.allow_changes && !run.resume) throw InputError("--allow-changes: only with --resume");
   if (auto m = get_string(vm, "max-memory")) run.max_memory_bytes = units::parse_bytes(*m, "--max-memory");
   run.catalog = &catalog;

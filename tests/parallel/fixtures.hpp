@@ -1,10 +1,11 @@
-// Shared by the parallel tests: a cluster of catalog nodes and a layout from its degrees.
+// Shared by the parallel tests: a cluster of catalog nodes, a layout from its degrees and a catalog model's job.
 #pragma once
 
 #include <string>
 
 #include "catalog/catalog.hpp"
 #include "parallel/layout.hpp"
+#include "parallel/search.hpp"
 
 namespace isoflop::test {
 
@@ -25,16 +26,25 @@ inline parallel::ClusterSpec catalog_cluster(const catalog::Catalog& cat, int gp
 // A layout by its degrees; the rest at their defaults.
 inline parallel::Layout make_layout(int tp, int pp, int dp, int zero, int vpp = 1, int ep = 1, int cp = 1,
                                     bool sequence_parallel = false) {
-  parallel::Layout l;
-  l.tp = tp;
-  l.pp = pp;
-  l.dp = dp;
-  l.zero_stage = zero;
-  l.vpp = vpp;
-  l.ep = ep;
-  l.cp = cp;
-  l.sequence_parallel = sequence_parallel;
-  return l;
+  return {.tp = tp, .pp = pp, .dp = dp, .ep = ep, .vpp = vpp, .zero_stage = zero,
+          .sequence_parallel = sequence_parallel, .cp = cp};
 }
+
+// A catalog model's job (its own sequence length) on `gpus` accelerators, with `trainer`'s rules in the options.
+struct CatalogJob {
+  catalog::Catalog cat = catalog::load_catalog();
+  parallel::JobSpec job;
+  parallel::ClusterSpec cluster;
+  parallel::SearchOptions options;
+
+  CatalogJob(const std::string& model, int gpus, long long global_batch, const std::string& trainer = "megatron",
+             const std::string& gpu = "a100-sxm4-80gb", const std::string& node = "dgx-a100") {
+    job.architecture = cat.model(model).architecture;
+    job.seq = job.architecture.seq;
+    job.global_batch = global_batch;
+    cluster = catalog_cluster(cat, gpus, gpu, node);
+    options.trainer = cat.trainer(trainer);
+  }
+};
 
 }  // namespace isoflop::test

@@ -26,12 +26,7 @@ JobSpec megatron_job(const std::string& name, long long seq, long long global_ba
 }
 
 ActivationShape shape(long long seq, int tp, bool sp, AttentionKernel kernel) {
-  ActivationShape x;
-  x.seq = seq;
-  x.tp = tp;
-  x.sequence_parallel = sp;
-  x.attention = kernel;
-  return x;
+  return {.seq = seq, .tp = tp, .sequence_parallel = sp, .attention = kernel};
 }
 
 }  // namespace

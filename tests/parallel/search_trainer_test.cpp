@@ -17,21 +17,7 @@ using namespace isoflop::parallel;
 
 namespace {
 
-struct Setup {
-  catalog::Catalog cat = catalog::load_catalog();
-  JobSpec job;
-  ClusterSpec cluster;
-  SearchOptions options;
-
-  Setup(const std::string& model, int gpus, long long global_batch, const std::string& trainer = "megatron",
-        const std::string& gpu = "a100-sxm4-80gb", const std::string& node = "dgx-a100") {
-    job.architecture = cat.model(model).architecture;
-    job.seq = job.architecture.seq;
-    job.global_batch = global_batch;
-    cluster = test::catalog_cluster(cat, gpus, gpu, node);
-    options.trainer = cat.trainer(trainer);
-  }
-};
+using Setup = test::CatalogJob;
 
 }  // namespace
 

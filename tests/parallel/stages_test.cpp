@@ -7,12 +7,7 @@ using namespace isoflop::parallel;
 
 namespace {
 Layout pipeline(int pp, int first = 0, int last = 0, int vpp = 1) {
-  Layout l;
-  l.pp = pp;
-  l.vpp = vpp;
-  l.first_stage_layers = first;
-  l.last_stage_layers = last;
-  return l;
+  return {.pp = pp, .vpp = vpp, .first_stage_layers = first, .last_stage_layers = last};
 }
 }  // namespace
 

@@ -15,16 +15,9 @@ using namespace isoflop::parallel;
 
 namespace {
 
-struct Setup {
-  catalog::Catalog cat = catalog::load_catalog();
-  JobSpec job;
-  ClusterSpec cluster;
-  explicit Setup(int gpus, long long batch = 512) {
-    job.architecture = cat.model("gpt3-175b").architecture;
-    job.seq = 2048;
-    job.global_batch = batch;
-    cluster = test::catalog_cluster(cat, gpus);
-  }
+// GPT-3 175B (s = 2048) on `gpus` A100s.
+struct Setup : test::CatalogJob {
+  explicit Setup(int gpus, long long batch = 512) : CatalogJob("gpt3-175b", gpus, batch) {}
 };
 
 Layout layout(int tp, int pp, int dp, int zero) {

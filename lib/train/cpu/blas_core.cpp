@@ -1,5 +1,5 @@
 // Re-executing with OPENBLAS_CORETYPE when OpenBLAS did not recognise the CPU (see blas_core.hpp).
-#include "app/blas_core.hpp"
+#include "train/cpu/blas_core.hpp"
 
 #include <cblas.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace isoflop::app {
+namespace isoflop::train {
 
-void reexec_with_detected_blas_core(const std::vector<std::string>& args) {
+void reexec_with_detected_blas_core(const std::string& command, const std::vector<std::string>& args) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
   const char* core = openblas_get_corename();
@@ -25,13 +25,15 @@ void reexec_with_detected_blas_core(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   static char name[] = "isoflop";
   argv.push_back(name);
+  argv.push_back(const_cast<char*>(command.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   ::execv("/proc/self/exe", argv.data());
   ::unsetenv("OPENBLAS_CORETYPE");  // exec failed: carry on with the kernels already loaded
 #else
+  (void)command;
   (void)args;
 #endif
 }
 
-}  // namespace isoflop::app
+}  // namespace isoflop::train

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-namespace isoflop::app {
+namespace isoflop::train {
 
 // When OpenBLAS fell back to Prescott, OPENBLAS_CORETYPE is unset, and the CPU reports AVX-512 (SkylakeX
 // kernels) or AVX2+FMA (Haswell kernels): sets OPENBLAS_CORETYPE and re-executes this process with
-// `isoflop <args>` (OpenBLAS reads it once, when it is loaded). Returns only when nothing needs doing or
+// `isoflop <command> <args>` (OpenBLAS reads it once, when it is loaded). Returns only when nothing needs doing or
 // the re-execution failed; either way the run goes on.
-void reexec_with_detected_blas_core(const std::vector<std::string>& args);
+void reexec_with_detected_blas_core(const std::string& command, const std::vector<std::string>& args);
 
-}  // namespace isoflop::app
+}  // namespace isoflop::train
