@@ -1,6 +1,8 @@
 // Parsing cost.yaml entries.
 #include "catalog/cost_constants.hpp"
 
+#include "catalog/entry_fields.hpp"
+
 namespace isoflop::catalog {
 namespace {
 constexpr double kSecondsPerYear = 365.0 * 86400.0;  // LLMCarbon counts a year as 365 days
@@ -69,8 +71,7 @@ EmbodiedCarbon parse_embodied_carbon(FieldReader& r) {
   e.name = r.string("name");
   e.die_area_cm2 = r.positive("die_area_cm2");
   e.kg_per_cm2 = r.positive("kg_per_cm2");
-  e.source = r.string("source");
-  e.file = r.where("name");
+  read_source(r, e);
   return e;
 }
 

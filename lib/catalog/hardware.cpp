@@ -2,6 +2,8 @@
 // units, as datasheets print them), and converted to SI here.
 #include "catalog/hardware.hpp"
 
+#include "catalog/entry_fields.hpp"
+
 namespace isoflop::catalog {
 namespace {
 constexpr double kTera = 1e12;
@@ -10,8 +12,7 @@ constexpr double kGiga = 1e9;
 
 Accelerator parse_accelerator(FieldReader& r) {
   Accelerator a;
-  a.name = r.string("name");
-  a.display_name = r.string_or("display_name", a.name);
+  read_names(r, a);
   a.vendor = r.string_or("vendor", "");
   a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
   if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
@@ -33,35 +34,30 @@ Accelerator parse_accelerator(FieldReader& r) {
     a.calibration_source = c.string("source");
     c.finish();
   }
-  a.source = r.string("source");
-  a.file = r.where("name");
+  read_source(r, a);
   return a;
 }
 
 Node parse_node(FieldReader& r) {
   Node n;
-  n.name = r.string("name");
-  n.display_name = r.string_or("display_name", n.name);
+  read_names(r, n);
   n.accelerator = r.string("accelerator");
   n.gpus_per_node = r.int_in("gpus_per_node", 1, 65536);
   n.max_power_w = r.power_w("max_power");
   n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
   n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
   n.network = r.string_or("network", "");
-  n.source = r.string("source");
-  n.file = r.where("name");
+  read_source(r, n);
   return n;
 }
 
 Cluster parse_cluster(FieldReader& r) {
   Cluster c;
-  c.name = r.string("name");
-  c.display_name = r.string_or("display_name", c.name);
+  read_names(r, c);
   c.node = r.string("node");
   c.nodes = r.int_in("nodes", 1, 100'000'000);
   c.network = r.string_or("network", "");
-  c.source = r.string("source");
-  c.file = r.where("name");
+  read_source(r, c);
   return c;
 }
 

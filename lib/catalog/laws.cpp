@@ -1,6 +1,8 @@
 // Parsing laws.yaml entries; which fields are required depends on the law's kind.
 #include "catalog/laws.hpp"
 
+#include "catalog/entry_fields.hpp"
+
 #include <cmath>
 
 #include "core/error.hpp"
@@ -37,8 +39,7 @@ ParametricLaw* LawSpec::parametric() {
 
 LawSpec parse_law(FieldReader& r) {
   LawSpec law;
-  law.name = r.string("name");
-  law.display_name = r.string_or("display_name", law.name);
+  read_names(r, law);
   const std::string kind = r.string("kind");
   LawKind law_kind = LawKind::kParametric;
   try {
@@ -106,8 +107,7 @@ LawSpec parse_law(FieldReader& r) {
     r.fail("parameters", "'" + law.parameters + "' is not one of total|non-embedding");
   law.dataset = r.string_or("dataset", "");
   law.note = r.string_or("note", "");
-  law.source = r.string("source");
-  law.file = r.where("name");
+  read_source(r, law);
   return law;
 }
 

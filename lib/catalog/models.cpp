@@ -1,6 +1,8 @@
 // Parsing architectures (models.yaml entries and --arch files).
 #include "catalog/models.hpp"
 
+#include "catalog/entry_fields.hpp"
+
 #include "core/error.hpp"
 
 namespace isoflop::catalog {
@@ -66,14 +68,12 @@ model::Architecture parse_architecture(FieldReader& r) {
 
 ModelEntry parse_model(FieldReader& r) {
   ModelEntry m;
-  m.name = r.string("name");
-  m.display_name = r.string_or("display_name", m.name);
+  read_names(r, m);
   m.architecture = parse_architecture(r);
   m.architecture.name = m.name;
   m.published_params = r.non_negative_or("published_params", 0);
   m.tokens_trained = r.non_negative_or("tokens_trained", 0);
-  m.source = r.string("source");
-  m.file = r.where("name");
+  read_source(r, m);
   return m;
 }
 

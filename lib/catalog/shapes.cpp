@@ -1,6 +1,8 @@
 // Parsing shapes.yaml entries.
 #include "catalog/shapes.hpp"
 
+#include "catalog/entry_fields.hpp"
+
 #include "core/error.hpp"
 
 namespace isoflop::catalog {
@@ -16,8 +18,7 @@ int small_int(FieldReader& r, const std::string& key) {
 
 ShapeFamily parse_shape_family(FieldReader& r) {
   ShapeFamily f;
-  f.name = r.string("name");
-  f.display_name = r.string_or("display_name", f.name);
+  read_names(r, f);
   const std::string rule = r.string("rule");
   try {
     f.rule = kShapeRuleNames.parse(rule, "rule");
@@ -57,8 +58,7 @@ ShapeFamily parse_shape_family(FieldReader& r) {
     }
   }
   f.vocab_pad_per_tp = r.int_in_or("vocab_pad_per_tp", 0, 1 << 20, 0);
-  f.source = r.string("source");
-  f.file = r.where("name");
+  read_source(r, f);
   return f;
 }
 
@@ -71,8 +71,7 @@ MoeRecommendations parse_moe_recommendations(FieldReader& r) {
   m.max_experts = small_int(r, "max_experts");
   m.max_experts_per_device = small_int(r, "max_experts_per_device");
   m.every = small_int(r, "every");
-  m.source = r.string("source");
-  m.file = r.where("name");
+  read_source(r, m);
   return m;
 }
 

@@ -34,17 +34,15 @@ std::string power_method_label(EnergyMethod method) {
 }
 
 PowerInputs RunCostInputs::power_inputs() const {
-  PowerInputs p;
-  p.gpus = gpus;
-  p.gpus_per_node = gpus_per_node;
-  p.node_power_w = node_power_w;
-  p.node_power_note = node_power_note;
-  p.measured_power_w = power_per_gpu_w;
-  p.measured_power_note = power_per_gpu_note;
-  p.tdp_w = tdp_w;
-  p.tdp_utilisation = tdp_utilisation;
-  p.host_overhead_w = host_overhead_w;
-  return p;
+  return {.gpus = gpus,
+          .gpus_per_node = gpus_per_node,
+          .node_power_w = node_power_w,
+          .node_power_note = node_power_note,
+          .measured_power_w = power_per_gpu_w,
+          .measured_power_note = power_per_gpu_note,
+          .tdp_w = tdp_w,
+          .tdp_utilisation = tdp_utilisation,
+          .host_overhead_w = host_overhead_w};
 }
 
 void RunCostInputs::validate() const {

@@ -76,10 +76,7 @@ Approach1Result fit_approach1(const std::vector<CurvePoint>& points, const Appro
   if (sizes.size() < 2)
     throw InputError("curves: only " + std::to_string(sizes.size()) +
                      " model sizes other than the smallest and the largest reach the lowest loss at some compute; Approach 1 needs at least 2");
-  std::vector<double> cs, ns, ds;
-  for (const auto& e : r.envelope) cs.push_back(e.flops), ns.push_back(e.params), ds.push_back(e.tokens);
-  std::tie(r.k_params, r.a) = fit_power_law(cs, ns);
-  std::tie(r.k_tokens, r.b) = fit_power_law(cs, ds);
+  fit_optimal_power_laws(r, r.envelope, [](const EnvelopePoint& e) { return std::tuple{e.flops, e.params, e.tokens}; });
   return r;
 }
 

@@ -120,10 +120,8 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& o) 
   if (result.budgets.size() < 2)
     throw InputError(o.file + ": Approach 2 needs at least 2 compute budgets to fit N_opt ∝ C^a; found " +
                      std::to_string(result.budgets.size()) + " (budgets group runs with FLOPs within --budget-tolerance)");
-  std::vector<double> cs, ns, ds;
-  for (const auto& b : result.budgets) cs.push_back(b.flops), ns.push_back(b.params_opt), ds.push_back(b.tokens_opt);
-  std::tie(result.k_params, result.a) = fit_power_law(cs, ns);
-  std::tie(result.k_tokens, result.b) = fit_power_law(cs, ds);
+  fit_optimal_power_laws(result, result.budgets,
+                         [](const BudgetFit& b) { return std::tuple{b.flops, b.params_opt, b.tokens_opt}; });
   return result;
 }
 

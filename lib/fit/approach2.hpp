@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fit/runs.hpp"
@@ -48,5 +49,18 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& opt
 
 // Least-squares fit of ln y = ln k + p·ln x; returns {k, p}.
 std::pair<double, double> fit_power_law(const std::vector<double>& x, const std::vector<double>& y);
+
+// Approaches 1 and 2 end alike: N_opt = k_params·C^a and D_opt = k_tokens·C^b fitted (fit_power_law) to the
+// (flops, params, tokens) that `project` gives for each of `points`, into `result`'s a, b, k_params, k_tokens.
+template <class Result, class Points, class Project>
+void fit_optimal_power_laws(Result& result, const Points& points, Project project) {
+  std::vector<double> cs, ns, ds;
+  for (const auto& point : points) {
+    const auto [c, n, d] = project(point);
+    cs.push_back(c), ns.push_back(n), ds.push_back(d);
+  }
+  std::tie(result.k_params, result.a) = fit_power_law(cs, ns);
+  std::tie(result.k_tokens, result.b) = fit_power_law(cs, ds);
+}
 
 }  // namespace isoflop::fit

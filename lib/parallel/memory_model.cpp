@@ -102,14 +102,8 @@ double activation_bytes_per_layer(long long seq, long long micro_batch, long lon
   gpt.d_model = d_model;
   gpt.heads = heads;
   gpt.ffn = 4 * d_model;
-  ActivationShape x;
-  x.seq = seq;
-  x.micro_batch = micro_batch;
-  x.tp = tp;
-  x.sequence_parallel = sequence_parallel;
-  x.recompute = recompute;
-  x.attention = AttentionKernel::kEager;
-  x.dropout = true;
+  const ActivationShape x{.seq = seq, .micro_batch = micro_batch, .tp = tp, .sequence_parallel = sequence_parallel,
+                          .recompute = recompute, .attention = AttentionKernel::kEager, .dropout = true};
   return layer_activation_bytes(gpt, x);
 }
 

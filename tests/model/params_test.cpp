@@ -13,7 +13,13 @@ using namespace isoflop::model;
 
 namespace {
 Architecture gpt(int layers, long long h, int heads, long long vocab, long long seq) {
-  return {.layers = layers, .d_model = h, .heads = heads, .vocab = vocab, .seq = seq};
+  Architecture a;
+  a.layers = layers;
+  a.d_model = h;
+  a.heads = heads;
+  a.vocab = vocab;
+  a.seq = seq;
+  return a;
 }
 }  // namespace
 

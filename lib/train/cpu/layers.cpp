@@ -182,6 +182,20 @@ void matmul_backward(T* dinp, T* dw, T* dbias, const T* dout, const T* inp, cons
   if (dbias) add_column_sums(dbias, dout, N, OC);
 }
 
+// Head h of sequence b in a (B,T,3C) buffer laid out [q | k | v]: the first element of its q, k and v columns
+// (each (T,hs) with row stride 3C).
+template <typename T>
+struct HeadColumns {
+  T* q;
+  T* k;
+  T* v;
+};
+template <typename T>
+HeadColumns<T> head_columns(T* qkv, int b, int h, int Tn, int C, int hs) {
+  T* q = qkv + static_cast<long long>(b) * Tn * 3LL * C + static_cast<long long>(h) * hs;
+  return {q, q + C, q + 2LL * C};
+}
+
 template <typename T>
 void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int NH) {
   const int hs = C / NH;
@@ -191,9 +205,7 @@ void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int N
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < B * NH; ++bh) {
     const int b = bh / NH, h = bh % NH;
-    const T* q = qkv + static_cast<long long>(b) * Tn * C3 + h * hs;
-    const T* k = q + C;
-    const T* v = q + 2 * C;
+    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hs);
     T* p = att + static_cast<long long>(bh) * Tn * Tn;
     gemm(false, true, Tn, Tn, hs, scale, q, C3, k, C3, T(0), p, Tn);  // scores (T,T) = q kᵀ / √hs
     for (int t = 0; t < Tn; ++t) {  // causal softmax: row t sees positions 0..t
@@ -223,12 +235,8 @@ void attention_backward(T* dqkv, T* scratch, const T* dout, const T* qkv, const 
 #pragma omp parallel for schedule(static)
   for (int bh = 0; bh < B * NH; ++bh) {
     const int b = bh / NH, h = bh % NH;
-    const T* q = qkv + static_cast<long long>(b) * Tn * C3 + h * hs;
-    const T* k = q + C;
-    const T* v = q + 2 * C;
-    T* dq = dqkv + static_cast<long long>(b) * Tn * C3 + h * hs;
-    T* dk = dq + C;
-    T* dv = dq + 2 * C;
+    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hs);
+    const auto [dq, dk, dv] = head_columns(dqkv, b, h, Tn, C, hs);
     const T* p = att + static_cast<long long>(bh) * Tn * Tn;
     const T* dy = dout + static_cast<long long>(b) * Tn * C + h * hs;
     T* ds = scratch + static_cast<long long>(bh) * Tn * Tn;
