@@ -9,19 +9,31 @@
 namespace isoflop::fit {
 namespace {
 
+// Chinchilla's nine IsoFLOP budgets with `sizes_per_budget` model sizes each (default noise and seed).
+SimulationSpec chinchilla_design(int sizes_per_budget) {
+  SimulationSpec s;
+  s.budgets_flops = chinchilla_budgets();
+  s.sizes_per_budget = sizes_per_budget;
+  return s;
+}
+
+// Approach 3 from the coarse grid's 243 starts: enough for these simulated runs, fast for many refits.
+Approach3Options coarse_options() {
+  Approach3Options o;
+  o.grid = coarse_grid();
+  return o;
+}
+
 struct Widths {
   double alpha, beta, a;
 };
 
 Widths widths(double noise, int sizes_per_budget, std::uint64_t seed = 11) {
-  SimulationSpec s;
-  s.budgets_flops = chinchilla_budgets();
+  SimulationSpec s = chinchilla_design(sizes_per_budget);
   s.noise = noise;
-  s.sizes_per_budget = sizes_per_budget;
   s.seed = seed;
   const auto runs = simulate_runs(s);
-  Approach3Options o;
-  o.grid = coarse_grid();
+  Approach3Options o = coarse_options();
   const auto fit = fit_approach3(runs, o);
   BootstrapOptions b;
   b.resamples = 60;
@@ -49,12 +61,8 @@ TEST_CASE("bootstrap intervals narrow as runs are added") {
 }
 
 TEST_CASE("a seeded bootstrap is reproducible, percentiles are ordered, progress is reported") {
-  SimulationSpec s;
-  s.budgets_flops = chinchilla_budgets();
-  s.sizes_per_budget = 8;
-  const auto runs = simulate_runs(s);
-  Approach3Options o;
-  o.grid = coarse_grid();
+  const auto runs = simulate_runs(chinchilla_design(8));
+  Approach3Options o = coarse_options();
   const auto fit = fit_approach3(runs, o);
   BootstrapOptions b;
   b.resamples = 20;
@@ -90,11 +98,8 @@ TEST_CASE("a seeded bootstrap is reproducible, percentiles are ordered, progress
 TEST_CASE("bootstrap spread matches the spread of fits to independent noise draws") {
   // The honest check on an interval: refitting fresh noise realisations of the same design should scatter
   // about as much as the bootstrap says. Early-stopped refits would make the bootstrap far too narrow.
-  SimulationSpec s;
-  s.budgets_flops = chinchilla_budgets();
-  s.sizes_per_budget = 10;
-  Approach3Options o;
-  o.grid = coarse_grid();
+  SimulationSpec s = chinchilla_design(10);
+  const Approach3Options o = coarse_options();
   std::vector<double> alphas;
   for (std::uint64_t seed = 100; seed < 112; ++seed) {
     s.seed = seed;

@@ -46,13 +46,19 @@ plan::PlanOptions options_for(const catalog::Catalog& cat, long long gpus,
   return o;
 }
 
+// A budget of `d` days on the cluster.
+plan::Budget days(double d) {
+  plan::Budget b;
+  b.time_s = d * 86400.0;
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("GPU-days budget: the FLOPs are what the best layout's MFU delivers in that time") {
   const auto cat = catalog::load_catalog();
   const auto o = options_for(cat, 3360);
-  plan::Budget budget;
-  budget.time_s = 30 * 86400.0;
+  const plan::Budget budget = days(30);
   const auto r = plan::make_plan(budget, o);
   CHECK(r.converged);
   REQUIRE(!r.layouts.layouts.empty());
@@ -107,8 +113,7 @@ TEST_CASE("budget validation: exactly one positive budget") {
 TEST_CASE("the plan's cost carries the 4Ms table: baseline first, no lever above it, all levers multiplied") {
   const auto cat = catalog::load_catalog();
   const auto o = options_for(cat, 3360);
-  plan::Budget budget;
-  budget.time_s = 30 * 86400.0;
+  const plan::Budget budget = days(30);
   const auto r = plan::make_plan(budget, o);
   REQUIRE(r.cost->whatif.size() == 6);
   CHECK(r.cost->whatif.front().lever == cost::Lever::kBaseline);
@@ -180,8 +185,7 @@ TEST_CASE("a given architecture: the allocation is its exact count and D = C/(6N
 TEST_CASE("one convention: 512 H100 for 60 days run tokens / tokens-per-s days, and the cost agrees") {
   const auto cat = catalog::load_catalog();
   const auto o = options_for(cat, 512, "h100-sxm5-80gb");
-  plan::Budget budget;
-  budget.time_s = 60 * 86400.0;
+  const plan::Budget budget = days(60);
   const auto r = plan::make_plan(budget, o);
   REQUIRE(r.acceptable());
   CHECK(r.converged);
@@ -203,8 +207,7 @@ TEST_CASE("one convention: 512 H100 for 60 days run tokens / tokens-per-s days, 
 
 TEST_CASE("the batch grows with the cluster, within DeepSeek LLM's batch ceiling") {
   const auto cat = catalog::load_catalog();
-  plan::Budget budget;
-  budget.time_s = 60 * 86400.0;
+  const plan::Budget budget = days(60);
   const auto small = plan::make_plan(budget, options_for(cat, 512, "h100-sxm5-80gb"));
   const auto large = plan::make_plan(budget, options_for(cat, 16384, "h100-sxm5-80gb"));
   // The ceiling is B = 0.2920 C^0.3271 tokens at the law's compute (DeepSeek LLM 2024).
@@ -229,8 +232,7 @@ TEST_CASE("a pinned 4M batch on 16,384 GPUs is refused with fewer GPUs or a larg
   const auto cat = catalog::load_catalog();
   auto o = options_for(cat, 16384, "h100-sxm5-80gb");
   o.global_batch_pinned = true;
-  plan::Budget budget;
-  budget.time_s = 60 * 86400.0;
+  const plan::Budget budget = days(60);
   const auto r = plan::make_plan(budget, o);
   REQUIRE(r.feasible());
   CHECK(r.batch.pinned);
@@ -264,8 +266,7 @@ TEST_CASE("65,536 GPUs on a pinned 4M batch: the plan is refused (not a usage er
   const auto cat = catalog::load_catalog();
   auto o = options_for(cat, 65536, "h100-sxm5-80gb");
   o.global_batch_pinned = true;  // unpinned, the batch grows to ~67M tokens and the plan is acceptable
-  plan::Budget budget;
-  budget.time_s = 60 * 86400.0;
+  const plan::Budget budget = days(60);
   plan::PlanResult r;
   REQUIRE_NOTHROW(r = plan::make_plan(budget, o));
   CHECK(!r.acceptable());
@@ -286,8 +287,7 @@ TEST_CASE("65,536 GPUs on a pinned 4M batch: the plan is refused (not a usage er
 TEST_CASE("the job's settings reach the planned job: FP8 on 512 H100 trains more tokens in the same days") {
   const auto cat = catalog::load_catalog();
   auto o = options_for(cat, 512, "h100-sxm5-80gb");
-  plan::Budget budget;
-  budget.time_s = 30 * 86400.0;
+  const plan::Budget budget = days(30);
   const auto bf16 = plan::make_plan(budget, o);
   o.job_settings.precision = parallel::MatmulPrecision::kFp8;
   o.job_settings.attention = parallel::AttentionKernel::kEager;
