@@ -152,23 +152,15 @@ TEST_CASE("every trainer in the catalog lists every rule with a source and the v
 
 TEST_CASE("a catalog overlay that drops a rule or misspells one is refused") {
   catalog::Catalog cat;
-  const std::string entry = R"(trainers:
-  - name: mine
-    version: v1
-    source: here
-    rules:
-      zero_stages: {stages: [0, 1], source: s}
-)";
-  CHECK_THROWS_WITH_AS(catalog::merge_catalog_text(entry, "mine.yaml", &cat), doctest::Contains("missing rule"),
+  // A trainer whose only rule is the ZeRO stages `stages`.
+  const auto with_stages = [](const std::string& stages) {
+    return "trainers:\n  - name: mine\n    version: v1\n    source: here\n    rules:\n"
+           "      zero_stages: {stages: " + stages + ", source: s}\n";
+  };
+  CHECK_THROWS_WITH_AS(catalog::merge_catalog_text(with_stages("[0, 1]"), "mine.yaml", &cat),
+                       doctest::Contains("missing rule"), CatalogError);
+  CHECK_THROWS_WITH_AS(catalog::merge_catalog_text(with_stages("[0, 4]"), "mine.yaml", &cat), doctest::Contains("0..3"),
                        CatalogError);
-  const std::string bad_stage = R"(trainers:
-  - name: mine
-    version: v1
-    source: here
-    rules:
-      zero_stages: {stages: [0, 4], source: s}
-)";
-  CHECK_THROWS_WITH_AS(catalog::merge_catalog_text(bad_stage, "mine.yaml", &cat), doctest::Contains("0..3"), CatalogError);
 }
 
 TEST_CASE("structural checks name their rule") {
