@@ -204,7 +204,7 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
       }
       if (!fits_memory) return;
       any_fit = true;
-      fits.push_back({l, mem, estimate_step_time(job, cluster, l, time)});
+      fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, time)});
     });
     if (any_fit) return;
     if (family_rejected_fit) {
