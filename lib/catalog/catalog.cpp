@@ -187,35 +187,35 @@ struct EmbeddedTree {};
 // larger part of every command's start. as_if is the template yaml-cpp's Node befriends for conversions.
 template <>
 struct YAML::as_if<isoflop::catalog::EmbeddedTree, void> {
-  static YAML::Node build(const isoflop::catalog::EmbeddedNode* nodes, size_t count) {
+  static YAML::Node build(const isoflop::catalog::EmbeddedFile& file) {
     const auto memory = std::make_shared<YAML::detail::memory_holder>();
     size_t at = 0;
-    YAML::detail::node& root = add(nodes, count, &at, memory);
+    YAML::detail::node& root = add(file, &at, memory);
     return YAML::Node(root, memory);
   }
 
  private:
   // The records from `*at` on, in pre-order; the build checked the data's keys.
-  static YAML::detail::node& add(const isoflop::catalog::EmbeddedNode* nodes, size_t count, size_t* at,
+  static YAML::detail::node& add(const isoflop::catalog::EmbeddedFile& file, size_t* at,
                                  const YAML::detail::shared_memory_holder& memory) {
-    if (*at >= count) throw isoflop::CatalogError("catalog: the embedded data is truncated");
-    const isoflop::catalog::EmbeddedNode& n = nodes[(*at)++];
+    if (*at >= file.count) throw isoflop::CatalogError("catalog: the embedded data is truncated");
+    const isoflop::catalog::EmbeddedNode& n = file.nodes[(*at)++];
     YAML::detail::node& node = memory->create_node();
     YAML::Mark mark;
     mark.line = n.line;
     node.set_mark(mark);
     switch (n.kind) {
-      case 'V': node.set_scalar(std::string(n.text, n.size)); break;
+      case 'V': node.set_scalar(std::string(file.text + n.offset, n.size)); break;
       case 'M':
         node.set_type(YAML::NodeType::Map);
         for (uint32_t i = 0; i < n.size; ++i) {
-          YAML::detail::node& key = add(nodes, count, at, memory);
-          node.insert(key, add(nodes, count, at, memory), memory);
+          YAML::detail::node& key = add(file, at, memory);
+          node.insert(key, add(file, at, memory), memory);
         }
         break;
       case 'S':
         node.set_type(YAML::NodeType::Sequence);
-        for (uint32_t i = 0; i < n.size; ++i) node.push_back(add(nodes, count, at, memory), memory);
+        for (uint32_t i = 0; i < n.size; ++i) node.push_back(add(file, at, memory), memory);
         break;
       default: node.set_null();
     }
@@ -229,7 +229,7 @@ Catalog embedded_catalog() {
   // Built from records rather than parsed from text: the scanner was most of every command's start time.
   Catalog catalog;
   for (const auto& f : embedded_files()) {
-    merge_catalog_node(YAML::as_if<EmbeddedTree, void>::build(f.nodes, f.count), f.name, &catalog);
+    merge_catalog_node(YAML::as_if<EmbeddedTree, void>::build(f), f.name, &catalog);
   }
   return catalog;
 }
