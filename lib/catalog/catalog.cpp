@@ -176,58 +176,60 @@ void check_references(const Catalog& c) {
 
 namespace {
 
-struct EmbeddedLine {};
+struct EmbeddedTree {};
 
 }  // namespace
 }  // namespace isoflop::catalog
 
-// Nodes yaml-cpp's parser builds carry their marks (file:line in messages and in the entries' `file`); a node
-// built here gets its line through as_if, the template yaml-cpp's Node befriends for conversions.
+// The YAML tree of embedded records (catalog/embedded.hpp), built the way yaml-cpp's own parser builds one: every
+// node in one memory, with its line as its mark (file:line in messages and in the entries' `file`). Building
+// through Node's public interface instead merges each child's memory into its parent's, which made the tree the
+// larger part of every command's start. as_if is the template yaml-cpp's Node befriends for conversions.
 template <>
-struct YAML::as_if<isoflop::catalog::EmbeddedLine, int> {
-  static void set(YAML::Node& node, int line) {
-    node.EnsureNodeExists();
+struct YAML::as_if<isoflop::catalog::EmbeddedTree, void> {
+  static YAML::Node build(const isoflop::catalog::EmbeddedFile& file) {
+    const auto memory = std::make_shared<YAML::detail::memory_holder>();
+    size_t at = 0;
+    YAML::detail::node& root = add(file, &at, memory);
+    return YAML::Node(root, memory);
+  }
+
+ private:
+  // The records from `*at` on, in pre-order; the build checked the data's keys.
+  static YAML::detail::node& add(const isoflop::catalog::EmbeddedFile& file, size_t* at,
+                                 const YAML::detail::shared_memory_holder& memory) {
+    if (*at >= file.count) throw isoflop::CatalogError("catalog: the embedded data is truncated");
+    const isoflop::catalog::EmbeddedNode& n = file.nodes[(*at)++];
+    YAML::detail::node& node = memory->create_node();
     YAML::Mark mark;
-    mark.line = line;
-    node.m_pNode->set_mark(mark);
+    mark.line = n.line;
+    node.set_mark(mark);
+    switch (n.kind) {
+      case 'V': node.set_scalar(std::string(file.text + n.offset, n.size)); break;
+      case 'M':
+        node.set_type(YAML::NodeType::Map);
+        for (uint32_t i = 0; i < n.size; ++i) {
+          YAML::detail::node& key = add(file, at, memory);
+          node.insert(key, add(file, at, memory), memory);
+        }
+        break;
+      case 'S':
+        node.set_type(YAML::NodeType::Sequence);
+        for (uint32_t i = 0; i < n.size; ++i) node.push_back(add(file, at, memory), memory);
+        break;
+      default: node.set_null();
+    }
+    return node;
   }
 };
 
 namespace isoflop::catalog {
-namespace {
-
-// The YAML tree of embedded records from `*at` on (catalog/embedded.hpp); the build checked the data's keys.
-YAML::Node embedded_node(const EmbeddedNode* nodes, size_t count, size_t* at) {
-  if (*at >= count) throw CatalogError("catalog: the embedded data is truncated");
-  const EmbeddedNode& n = nodes[(*at)++];
-  YAML::Node node;
-  switch (n.kind) {
-    case 'V': node = YAML::Node(std::string(n.text, n.size)); break;
-    case 'M':
-      node = YAML::Node(YAML::NodeType::Map);
-      for (uint32_t i = 0; i < n.size; ++i) {
-        const YAML::Node key = embedded_node(nodes, count, at);
-        node.force_insert(key, embedded_node(nodes, count, at));
-      }
-      break;
-    case 'S':
-      node = YAML::Node(YAML::NodeType::Sequence);
-      for (uint32_t i = 0; i < n.size; ++i) node.push_back(embedded_node(nodes, count, at));
-      break;
-    default: node = YAML::Node(YAML::NodeType::Null);
-  }
-  YAML::as_if<EmbeddedLine, int>::set(node, n.line);
-  return node;
-}
-
-}  // namespace
 
 Catalog embedded_catalog() {
   // Built from records rather than parsed from text: the scanner was most of every command's start time.
   Catalog catalog;
   for (const auto& f : embedded_files()) {
-    size_t at = 0;
-    merge_catalog_node(embedded_node(f.nodes, f.count, &at), f.name, &catalog);
+    merge_catalog_node(YAML::as_if<EmbeddedTree, void>::build(f), f.name, &catalog);
   }
   return catalog;
 }

@@ -45,13 +45,34 @@ void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
 FieldReader::FieldReader(YAML::Node node, std::string file, std::string what)
     : node_(std::move(node)), file_(std::move(file)), what_(std::move(what)) {
   if (!node_.IsMap()) throw CatalogError(location(file_, node_) + ": " + what_ + " must be a mapping of fields");
+  fields_.reserve(node_.size());
+  for (const auto& item : node_) fields_.push_back({&item.first.Scalar(), item.second});
 }
 
-bool FieldReader::has(const std::string& key) const { return node_[key].IsDefined() && !node_[key].IsNull(); }
+const YAML::Node* FieldReader::find(const std::string& key) const {
+  for (const auto& f : fields_)
+    if (*f.key == key) return &f.value;
+  return nullptr;
+}
+
+const YAML::Node* FieldReader::field(const std::string& key) {
+  for (auto& f : fields_)
+    if (*f.key == key) {
+      f.read = true;
+      return &f.value;
+    }
+  absent_read_.push_back(key);
+  return nullptr;
+}
+
+bool FieldReader::has(const std::string& key) const {
+  const YAML::Node* value = find(key);
+  return value && value->IsDefined() && !value->IsNull();
+}
 
 std::string FieldReader::where(const std::string& key) const {
-  const YAML::Node value = node_[key];
-  return value.IsDefined() ? location(file_, value) : location(file_, node_);
+  const YAML::Node* value = find(key);
+  return value && value->IsDefined() ? location(file_, *value) : location(file_, node_);
 }
 
 void FieldReader::fail(const std::string& key, const std::string& message) const {
@@ -60,11 +81,10 @@ void FieldReader::fail(const std::string& key, const std::string& message) const
 }
 
 YAML::Node FieldReader::scalar(const std::string& key) {
-  read_.insert(key);
-  const YAML::Node value = node_[key];
-  if (!value.IsDefined() || value.IsNull()) fail(key, "is missing (required)");
-  if (!value.IsScalar()) fail(key, "must be a single value, not a list or mapping");
-  return value;
+  const YAML::Node* value = field(key);
+  if (!value || !value->IsDefined() || value->IsNull()) fail(key, "is missing (required)");
+  if (!value->IsScalar()) fail(key, "must be a single value, not a list or mapping");
+  return *value;
 }
 
 std::string FieldReader::text(const std::string& key) { return scalar(key).Scalar(); }
@@ -76,11 +96,11 @@ std::string FieldReader::string(const std::string& key) {
 }
 
 std::string FieldReader::string_or(const std::string& key, const std::string& fallback) {
-  return has(key) ? string(key) : (read_.insert(key), fallback);
+  return has(key) ? string(key) : (field(key), fallback);
 }
 
 bool FieldReader::boolean_or(const std::string& key, bool fallback) {
-  if (!has(key)) return read_.insert(key), fallback;
+  if (!has(key)) return field(key), fallback;
   const std::string value = text(key);
   if (value == "true" || value == "yes" || value == "on") return true;
   if (value == "false" || value == "no" || value == "off") return false;
@@ -103,16 +123,16 @@ double FieldReader::positive(const std::string& key) {
 }
 
 double FieldReader::positive_or(const std::string& key, double fallback) {
-  return has(key) ? positive(key) : (read_.insert(key), fallback);
+  return has(key) ? positive(key) : (field(key), fallback);
 }
 
 std::optional<double> FieldReader::optional_positive(const std::string& key) {
-  if (!has(key)) return read_.insert(key), std::nullopt;
+  if (!has(key)) return field(key), std::nullopt;
   return positive(key);
 }
 
 double FieldReader::non_negative_or(const std::string& key, double fallback) {
-  if (!has(key)) return read_.insert(key), fallback;
+  if (!has(key)) return field(key), fallback;
   const double value = number(key);
   if (value < 0) fail(key, "must not be negative, got " + text(key));
   return value;
@@ -125,7 +145,7 @@ double FieldReader::fraction(const std::string& key) {
 }
 
 double FieldReader::fraction_or(const std::string& key, double fallback) {
-  return has(key) ? fraction(key) : (read_.insert(key), fallback);
+  return has(key) ? fraction(key) : (field(key), fallback);
 }
 
 long long FieldReader::positive_integer(const std::string& key) {
@@ -135,11 +155,11 @@ long long FieldReader::positive_integer(const std::string& key) {
 }
 
 long long FieldReader::positive_integer_or(const std::string& key, long long fallback) {
-  return has(key) ? positive_integer(key) : (read_.insert(key), fallback);
+  return has(key) ? positive_integer(key) : (field(key), fallback);
 }
 
 long long FieldReader::non_negative_integer_or(const std::string& key, long long fallback) {
-  if (!has(key)) return read_.insert(key), fallback;
+  if (!has(key)) return field(key), fallback;
   const double value = non_negative_or(key, 0);
   if (value != std::floor(value) || value > 9e18) fail(key, "must be a whole number, got " + text(key));
   return static_cast<long long>(value);
@@ -155,7 +175,7 @@ int FieldReader::int_in(const std::string& key, long long low, long long high) {
 }
 
 int FieldReader::int_in_or(const std::string& key, long long low, long long high, int fallback) {
-  return has(key) ? int_in(key, low, high) : (read_.insert(key), fallback);
+  return has(key) ? int_in(key, low, high) : (field(key), fallback);
 }
 
 double FieldReader::power_w(const std::string& key) {
@@ -172,7 +192,7 @@ double FieldReader::power_w(const std::string& key) {
 }
 
 std::optional<double> FieldReader::optional_power_w(const std::string& key) {
-  if (!has(key)) return read_.insert(key), std::nullopt;
+  if (!has(key)) return field(key), std::nullopt;
   return power_w(key);
 }
 
@@ -186,26 +206,30 @@ double FieldReader::intensity_kg_per_kwh(const std::string& key) {
 }
 
 YAML::Node FieldReader::child(const std::string& key) {
-  read_.insert(key);
-  const YAML::Node value = node_[key];
-  if (!value.IsDefined() || value.IsNull()) fail(key, "is missing (required)");
-  return value;
+  const YAML::Node* value = field(key);
+  if (!value || !value->IsDefined() || value->IsNull()) fail(key, "is missing (required)");
+  return *value;
 }
 
 std::optional<YAML::Node> FieldReader::optional_child(const std::string& key) {
-  read_.insert(key);
-  const YAML::Node value = node_[key];
-  if (!value.IsDefined() || value.IsNull()) return std::nullopt;
-  return value;
+  const YAML::Node* value = field(key);
+  if (!value || !value->IsDefined() || value->IsNull()) return std::nullopt;
+  return *value;
 }
 
 void FieldReader::finish() {
-  std::vector<std::string> known(read_.begin(), read_.end());
+  bool all_read = true;
+  for (const auto& f : fields_) all_read = all_read && f.read;
+  if (all_read) return;
+  std::set<std::string> read(absent_read_.begin(), absent_read_.end());
+  for (const auto& f : fields_)
+    if (f.read) read.insert(*f.key);
+  const std::vector<std::string> known(read.begin(), read.end());
   for (const auto& item : node_) {
     if (!item.first.IsScalar())
       throw CatalogError(location(file_, item.first) + ": " + what_ + ": a field name must be a plain word, not a list or mapping");
     const std::string key = item.first.Scalar();
-    if (!read_.count(key))
+    if (!read.count(key))
       throw CatalogError(location(file_, item.first) + ": " + what_ + ": unknown field '" + key + "'" +
                          did_you_mean(key, known) + "; accepted: " + join(known));
   }

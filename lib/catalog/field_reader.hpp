@@ -66,11 +66,21 @@ class FieldReader {
  private:
   YAML::Node scalar(const std::string& key);
   std::string text(const std::string& key);
+  // The entry's field named `key` (nullptr when absent), marked as read; an absent key is remembered as read.
+  const YAML::Node* field(const std::string& key);
+  const YAML::Node* find(const std::string& key) const;
 
+  // The mapping's fields, listed once: looking a key up in yaml-cpp's map converts every key it passes.
+  struct Field {
+    const std::string* key;  // the key node's text, owned by node_
+    YAML::Node value;
+    bool read = false;
+  };
   YAML::Node node_;
   std::string file_;
   std::string what_;
-  std::set<std::string> read_;
+  std::vector<Field> fields_;
+  std::vector<std::string> absent_read_;  // keys asked for that the entry does not have
 };
 
 }  // namespace isoflop::catalog

@@ -108,8 +108,12 @@ double activation_bytes_per_layer(long long seq, long long micro_batch, long lon
 }
 
 MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const MemoryOptions& options) {
+  return estimate_memory(job, split_parameters(job.architecture), l, options);
+}
+
+MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split, const Layout& l,
+                                const MemoryOptions& options) {
   const auto& arch = job.architecture;
-  const ParameterSplit split = split_parameters(arch);
   const StageLayers layers = pipeline_stage_layers(arch.layers, l);
   const double t = l.tp, cp = std::max(1, l.cp);
   const double moe_share = split.layers > 0 ? static_cast<double>(split.moe_layers) / split.layers : 0.0;

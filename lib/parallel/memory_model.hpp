@@ -99,6 +99,10 @@ struct MemoryBreakdown {
 // second (the most loaded middle stage: PP − 1 in flight) and the last (output layer and logits, one in
 // flight), with the layers pipeline_stage_layers gives each.
 MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& layout, const MemoryOptions& options = {});
+// The same with the job's parameter split (split_parameters of its architecture) given: a search over layouts
+// splits the parameters once.
+MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split, const Layout& layout,
+                                const MemoryOptions& options = {});
 
 // Bytes a GPU may use: device memory less the headroom.
 double usable_memory_bytes(const catalog::Accelerator& accelerator, const MemoryOptions& options);

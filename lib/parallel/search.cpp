@@ -163,6 +163,8 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
   fits.reserve(1024);
   std::optional<RuleViolation> rejected_fit;  // a trainer rule that rejected a layout that would fit
 
+  const ParameterSplit split = split_parameters(job.architecture);  // the same for every layout
+
   Walker walker(space, options.pins);
   const size_t family_end = family_dimensions();
   Layout layout;
@@ -171,15 +173,20 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     bool any_valid = false, any_fit = false;
     std::optional<RuleViolation> first_violation, family_rejected_fit;
     walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
-      if (auto v = structural_violation(l, job, cluster)) {
+      // A rejection's reason is put in words only where it is kept: the family's first, or a fitting layout's.
+      if (auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith)) {
         if (!first_violation) first_violation = std::move(v);
         return;
       }
-      std::optional<RuleViolation> rejected;
-      if (trainer.loaded()) rejected = trainer_violation(trainer, l, job, cluster, context);
-      const MemoryBreakdown mem = estimate_memory(job, l);
+      const MemoryBreakdown mem = estimate_memory(job, split, l);
       const double bytes = mem.total_bytes();
       const bool fits_memory = bytes <= result.usable_memory_bytes;
+      std::optional<RuleViolation> rejected;
+      if (trainer.loaded()) {
+        const bool kept = !first_violation ||
+                          (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages"));
+        rejected = trainer_violation(trainer, l, job, cluster, context, kept ? Words::kWith : Words::kWithout);
+      }
       if (rejected) {
         // The rule that prunes the family is the one that rejected a layout memory would have allowed.
         // A missing ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline).
@@ -197,7 +204,7 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
       }
       if (!fits_memory) return;
       any_fit = true;
-      fits.push_back({l, mem, estimate_step_time(job, cluster, l, time)});
+      fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, time)});
     });
     if (any_fit) return;
     if (family_rejected_fit) {

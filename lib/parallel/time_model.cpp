@@ -39,6 +39,11 @@ TimeOptions with_trainer_defaults(const TimeOptions& o, const catalog::TrainerRu
 }
 
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const TimeOptions& options) {
+  return estimate_step_time(job, cluster, l, split_parameters(job.architecture), estimate_memory(job, l), options);
+}
+
+StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const ParameterSplit& split,
+                            const MemoryBreakdown& mem, const TimeOptions& options) {
   const auto& acc = cluster.accelerator;
   if (!(acc.gemm_efficiency_max > 0))
     throw FieldError("gpu", "accelerator '" + acc.name +
@@ -64,7 +69,6 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
   // for padded slots, plus the router. Per layer, dense and MoE layers averaged. Each GPU of a stage does
   // 1/(t·cp) of it: TP splits the matrices, CP the tokens.
-  const ParameterSplit split = split_parameters(arch);
   const model::MegatronFlops micro = model::megatron_flops(arch, b, job.seq, l.recompute);
   // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
   const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
@@ -198,11 +202,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   if (l.pp > 1 && split.output_head == 0)
     bd.embedding_sync_s = split.embedding / t * set.grad_reduce_bytes / inter;
   // Optimizer step: read and write the fp32 states and weights once, at HBM bandwidth.
-  {
-    const MemoryBreakdown mem = estimate_memory(job, l);
-    const double state_bytes = mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes;
-    bd.optimizer_s = 2 * state_bytes / hbm;
-  }
+  bd.optimizer_s = 2 * (mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes) / hbm;
   out.step_time_s = bd.total_s();
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.

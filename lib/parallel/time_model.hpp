@@ -10,6 +10,7 @@
 
 #include "catalog/trainers.hpp"
 #include "parallel/layout.hpp"
+#include "parallel/memory_model.hpp"
 
 namespace isoflop::parallel {
 
@@ -78,5 +79,9 @@ struct StepTime {
 // Throws InputError when the accelerator carries no calibration.
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
                             const TimeOptions& options = {});
+// The same with the job's parameter split and the layout's memory (estimate_memory with default options) given,
+// as the layout search has them already.
+StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
+                            const ParameterSplit& split, const MemoryBreakdown& memory, const TimeOptions& options);
 
 }  // namespace isoflop::parallel

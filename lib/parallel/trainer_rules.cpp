@@ -10,89 +10,142 @@ namespace {
 
 std::string s(long long v) { return std::to_string(v); }
 
-std::optional<RuleViolation> fail(std::string rule, std::string reason) {
-  return RuleViolation{std::move(rule), std::move(reason)};
+// The violation of `rule`; its reason is put in words (by calling `reason`) only when they are asked for.
+template <class Reason>
+std::optional<RuleViolation> fail(Words words, const char* rule, Reason&& reason) {
+  if (words == Words::kWithout) return RuleViolation{rule, {}};
+  return RuleViolation{rule, reason()};
 }
 
 }  // namespace
 
-std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster) {
+std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster,
+                                                  Words words) {
   const auto& a = job.architecture;
   if (l.tp < 1 || l.pp < 1 || l.cp < 1 || l.dp < 1 || l.ep < 1 || l.vpp < 1 || l.micro_batch < 1)
-    return fail("degrees", "parallel degrees and the micro-batch must be at least 1");
+    return fail(words, "degrees",
+                [&] { return std::string("parallel degrees and the micro-batch must be at least 1"); });
   if (l.gpus() != cluster.gpus)
-    return fail("gpus", "TP·PP·CP·DP = " + s(l.tp) + "·" + s(l.pp) + "·" + s(l.cp) + "·" + s(l.dp) + " = " +
-                            s(l.gpus()) + " is not the " + s(cluster.gpus) + " GPUs");
-  if (a.heads % l.tp != 0) return fail("heads", "heads " + s(a.heads) + " are not divisible by TP " + s(l.tp));
+    return fail(words, "gpus", [&] {
+      return std::string("TP·PP·CP·DP = " + s(l.tp) + "·" + s(l.pp) + "·" + s(l.cp) + "·" + s(l.dp) + " = " +
+                         s(l.gpus()) + " is not the " + s(cluster.gpus) + " GPUs");
+    });
+  if (a.heads % l.tp != 0)
+    return fail(words, "heads",
+                [&] { return std::string("heads " + s(a.heads) + " are not divisible by TP " + s(l.tp)); });
   if (a.effective_kv_heads() % l.tp != 0)
-    return fail("heads", "key/value heads " + s(a.effective_kv_heads()) + " are not divisible by TP " + s(l.tp));
+    return fail(words, "heads", [&] {
+      return std::string("key/value heads " + s(a.effective_kv_heads()) + " are not divisible by TP " + s(l.tp));
+    });
   if (l.pp == 1 && (l.first_stage_layers != 0 || l.last_stage_layers != 0))
-    return fail("stages", "first/last stage layers need pipeline parallelism (PP > 1)");
+    return fail(words, "stages",
+                [&] { return std::string("first/last stage layers need pipeline parallelism (PP > 1)"); });
   if (l.first_stage_layers < 0 || l.last_stage_layers < 0)
-    return fail("stages", "first/last stage layers must be positive (0: an even split)");
+    return fail(words, "stages",
+                [&] { return std::string("first/last stage layers must be positive (0: an even split)"); });
   if (!stage_layers_consistent(a.layers, l)) {
     if (l.first_stage_layers == 0 && l.last_stage_layers == 0)
-      return fail("stages", "layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp) +
-                                " (give the first and last stages' layers for an uneven split)");
+      return fail(words, "stages", [&] {
+        return std::string("layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp) +
+                           " (give the first and last stages' layers for an uneven split)");
+      });
     const StageLayers st = pipeline_stage_layers(a.layers, l);
-    return fail("stages", "first " + s(st.first) + " and last " + s(st.last) + " stage layers leave " +
-                              s(a.layers - st.first - st.last) + " of " + s(a.layers) + " layers that " + s(l.pp - 2) +
-                              " middle stages cannot split evenly into multiples of VPP " + s(l.vpp));
+    return fail(words, "stages", [&] {
+      return std::string("first " + s(st.first) + " and last " + s(st.last) + " stage layers leave " +
+                         s(a.layers - st.first - st.last) + " of " + s(a.layers) + " layers that " + s(l.pp - 2) +
+                         " middle stages cannot split evenly into multiples of VPP " + s(l.vpp));
+    });
   }
   if (job.global_batch % (static_cast<long long>(l.micro_batch) * l.dp) != 0)
-    return fail("batch", "global batch " + s(job.global_batch) + " is not divisible by micro-batch·DP = " +
-                             s(static_cast<long long>(l.micro_batch) * l.dp));
+    return fail(words, "batch", [&] {
+      return std::string("global batch " + s(job.global_batch) +
+                         " is not divisible by micro-batch·DP = " + s(static_cast<long long>(l.micro_batch) * l.dp));
+    });
   if (l.vpp > 1 && (l.pp == 1 || l.micro_batches(job.global_batch) % l.pp != 0))
-    return fail("interleaving", "interleaving (VPP " + s(l.vpp) + ") needs PP > 1 and micro-batches " +
-                                    s(l.micro_batches(job.global_batch)) + " divisible by PP " + s(l.pp));
-  if (l.zero_stage < 0 || l.zero_stage > 3) return fail("zero_stages", "ZeRO stage must be 0..3");
-  if (l.sequence_parallel && l.tp == 1) return fail("sequence_parallel", "sequence parallelism needs TP > 1");
-  if (job.seq % l.cp != 0) return fail("context_parallel", "sequence " + s(job.seq) + " is not divisible by CP " + s(l.cp));
+    return fail(words, "interleaving", [&] {
+      return std::string("interleaving (VPP " + s(l.vpp) + ") needs PP > 1 and micro-batches " +
+                         s(l.micro_batches(job.global_batch)) + " divisible by PP " + s(l.pp));
+    });
+  if (l.zero_stage < 0 || l.zero_stage > 3)
+    return fail(words, "zero_stages", [&] { return std::string("ZeRO stage must be 0..3"); });
+  if (l.sequence_parallel && l.tp == 1)
+    return fail(words, "sequence_parallel", [&] { return std::string("sequence parallelism needs TP > 1"); });
+  if (job.seq % l.cp != 0)
+    return fail(words, "context_parallel",
+                [&] { return std::string("sequence " + s(job.seq) + " is not divisible by CP " + s(l.cp)); });
   if (a.moe.enabled()) {
-    if (a.moe.experts % l.ep != 0) return fail("experts", "experts " + s(a.moe.experts) + " are not divisible by EP " + s(l.ep));
-    if (l.dp % l.ep != 0) return fail("experts", "DP " + s(l.dp) + " is not divisible by EP " + s(l.ep));
+    if (a.moe.experts % l.ep != 0)
+      return fail(words, "experts",
+                  [&] { return std::string("experts " + s(a.moe.experts) + " are not divisible by EP " + s(l.ep)); });
+    if (l.dp % l.ep != 0)
+      return fail(words, "experts",
+                  [&] { return std::string("DP " + s(l.dp) + " is not divisible by EP " + s(l.ep)); });
   } else if (l.ep != 1) {
-    return fail("experts", "expert parallelism needs an MoE model");
+    return fail(words, "experts", [&] { return std::string("expert parallelism needs an MoE model"); });
   }
   return std::nullopt;
 }
 
 std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, const Layout& l, const JobSpec& job,
-                                               const ClusterSpec& cluster, const RuleContext& context) {
+                                               const ClusterSpec& cluster, const RuleContext& context, Words words) {
   const std::string& name = t.name;
   const auto& a = job.architecture;
   if (std::find(t.zero_stages.begin(), t.zero_stages.end(), l.zero_stage) == t.zero_stages.end()) {
-    std::string stages;
-    for (const int z : t.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
-    return fail("zero_stages", name + " does not offer ZeRO-" + s(l.zero_stage) + " (its stages: " + stages + ")");
+    return fail(words, "zero_stages", [&] {
+      std::string stages;
+      for (const int z : t.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
+      return name + " does not offer ZeRO-" + s(l.zero_stage) + " (its stages: " + stages + ")";
+    });
   }
-  if (l.pp > 1 && !t.pipeline) return fail("pipeline", name + " runs no pipeline schedule (PP must be 1)");
+  if (l.pp > 1 && !t.pipeline)
+    return fail(words, "pipeline", [&] { return std::string(name + " runs no pipeline schedule (PP must be 1)"); });
   if (l.pp > 1 && l.zero_stage > t.max_zero_stage_with_pipeline)
-    return fail("zero_with_pipeline", name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_pipeline) +
-                                          " with pipeline parallelism, got ZeRO-" + s(l.zero_stage) + " with PP " + s(l.pp));
-  if (l.ep > 1 && !t.expert_parallel) return fail("expert_parallel", name + " has no expert parallelism (EP must be 1)");
+    return fail(words, "zero_with_pipeline", [&] {
+      return std::string(name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_pipeline) +
+                         " with pipeline parallelism, got ZeRO-" + s(l.zero_stage) + " with PP " + s(l.pp));
+    });
+  if (l.ep > 1 && !t.expert_parallel)
+    return fail(words, "expert_parallel",
+                [&] { return std::string(name + " has no expert parallelism (EP must be 1)"); });
   const bool experts_scope = t.zero_experts_scope_model ? a.moe.enabled() : l.ep > 1;
   if (experts_scope && l.zero_stage > t.max_zero_stage_with_experts)
-    return fail("zero_with_experts", name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_experts) + " with " +
-                                         (t.zero_experts_scope_model ? std::string("an MoE model") : "expert parallelism") +
-                                         ", got ZeRO-" + s(l.zero_stage));
-  if (l.tp > 1 && !t.tensor_parallel) return fail("tensor_parallel", name + " has no tensor parallelism (TP must be 1)");
+    return fail(words, "zero_with_experts", [&] {
+      return std::string(name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_experts) + " with " +
+                         (t.zero_experts_scope_model ? std::string("an MoE model") : "expert parallelism") +
+                         ", got ZeRO-" + s(l.zero_stage));
+    });
+  if (l.tp > 1 && !t.tensor_parallel)
+    return fail(words, "tensor_parallel",
+                [&] { return std::string(name + " has no tensor parallelism (TP must be 1)"); });
   if (t.tp_within_node && l.tp > cluster.gpus_per_node && !context.allow_tp_across_nodes)
-    return fail("tp_within_node", "TP " + s(l.tp) + " spans nodes of " + s(cluster.gpus_per_node) +
-                                      " GPUs (allow it by raising the largest TP tried)");
-  if (l.sequence_parallel && !t.sequence_parallel) return fail("sequence_parallel", name + " has no sequence parallelism");
+    return fail(words, "tp_within_node", [&] {
+      return std::string("TP " + s(l.tp) + " spans nodes of " + s(cluster.gpus_per_node) +
+                         " GPUs (allow it by raising the largest TP tried)");
+    });
+  if (l.sequence_parallel && !t.sequence_parallel)
+    return fail(words, "sequence_parallel", [&] { return std::string(name + " has no sequence parallelism"); });
   const StageLayers st = pipeline_stage_layers(a.layers, l);
   const bool uneven = l.pp > 1 && (st.first != st.last || (l.pp > 2 && st.first != st.middle));
   if (uneven && !t.uneven_stages)
-    return fail("uneven_stages", name + " splits layers evenly over the stages; first " + s(st.first) + ", middle " +
-                                     s(st.middle) + ", last " + s(st.last) + " layers");
-  if (l.vpp > 1 && !t.interleaving) return fail("interleaving", name + " has no interleaved schedule (VPP must be 1)");
+    return fail(words, "uneven_stages", [&] {
+      return std::string(name + " splits layers evenly over the stages; first " + s(st.first) + ", middle " +
+                         s(st.middle) + ", last " + s(st.last) + " layers");
+    });
+  if (l.vpp > 1 && !t.interleaving)
+    return fail(words, "interleaving",
+                [&] { return std::string(name + " has no interleaved schedule (VPP must be 1)"); });
   if (l.vpp > 1 && l.pp < t.interleaving_min_pp)
-    return fail("interleaving", name + "'s interleaved schedule needs PP >= " + s(t.interleaving_min_pp) + ", got " + s(l.pp));
-  if (l.cp > 1 && !t.context_parallel) return fail("context_parallel", name + " has no context parallelism (CP must be 1)");
+    return fail(words, "interleaving", [&] {
+      return std::string(name + "'s interleaved schedule needs PP >= " + s(t.interleaving_min_pp) + ", got " + s(l.pp));
+    });
+  if (l.cp > 1 && !t.context_parallel)
+    return fail(words, "context_parallel",
+                [&] { return std::string(name + " has no context parallelism (CP must be 1)"); });
   if (l.cp > 1 && job.seq % (static_cast<long long>(t.context_sequence_multiple) * l.cp) != 0)
-    return fail("context_parallel", name + " needs the sequence " + s(job.seq) + " to be a multiple of " +
-                                        s(t.context_sequence_multiple) + "·CP = " + s(t.context_sequence_multiple * l.cp));
+    return fail(words, "context_parallel", [&] {
+      return std::string(name + " needs the sequence " + s(job.seq) + " to be a multiple of " +
+                         s(t.context_sequence_multiple) + "·CP = " + s(t.context_sequence_multiple * l.cp));
+    });
   return std::nullopt;
 }
 

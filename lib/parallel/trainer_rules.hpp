@@ -17,6 +17,10 @@ struct RuleViolation {
   bool operator==(const RuleViolation&) const = default;
 };
 
+// Whether a violation's reason is put in words: a search keeps the words of few of the layouts it rejects, and
+// building them for every one was most of its time.
+enum class Words { kWith, kWithout };
+
 struct RuleContext {
   bool allow_tp_across_nodes = false;  // the user asked for TP beyond a node (tp_within_node)
 };
@@ -24,12 +28,13 @@ struct RuleContext {
 // The checks that hold for every trainer: n = TP·PP·CP·DP, heads and KV heads % TP, the stage split
 // (pipeline_stage_layers), B % (b·DP), interleaving needs PP > 1 and m % PP == 0 (Narayanan et al. 2021
 // §2.2.2), ZeRO 0..3, sequence parallelism needs TP > 1, seq % CP, experts % EP and DP % EP.
-std::optional<RuleViolation> structural_violation(const Layout& layout, const JobSpec& job, const ClusterSpec& cluster);
+std::optional<RuleViolation> structural_violation(const Layout& layout, const JobSpec& job, const ClusterSpec& cluster,
+                                                  Words words = Words::kWith);
 
 // The trainer's rules, in the order of catalog::kTrainerRuleIds; the first one violated.
 std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trainer, const Layout& layout,
                                                const JobSpec& job, const ClusterSpec& cluster,
-                                               const RuleContext& context = {});
+                                               const RuleContext& context = {}, Words words = Words::kWith);
 
 // Both: structural first, then the trainer's (none when `trainer` was never loaded).
 std::optional<RuleViolation> runnability_violation(const catalog::TrainerRules& trainer, const Layout& layout,

@@ -10,10 +10,15 @@ same way first: its wall time is the floor the machine's load puts under every p
 
     /usr/bin/python3 tests/bench/start_time.py [path/to/isoflop] [runs]     defaults: build/isoflop, 50
     --rounds K   repeat the whole table K times and report, per command, the minimum of the K medians
+    --instructions   also count each command's instructions once under valgrind --tool=callgrind (the whole
+                     process: dynamic loader, static initialisers, the command): unlike times, the count does
+                     not depend on the machine's load, so it compares builds on a busy machine
 
 The commands are the golden invocations of tests/golden (output to /dev/null).
 """
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -54,6 +59,16 @@ def max_rss_mb(argv):
     return int(out.strip().splitlines()[-1]) / 1024.0
 
 
+def instructions(argv):
+    """Instructions the whole process executes, as callgrind counts them (None without valgrind)."""
+    if not shutil.which("valgrind"):
+        return None
+    err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True).stderr
+    found = re.search(r"Collected : (\d+)", err)
+    return int(found.group(1)) if found else None
+
+
 def measure(argv, runs):
     run_once(argv)  # the page cache
     samples = [run_once(argv) for _ in range(runs)]
@@ -62,7 +77,8 @@ def measure(argv, runs):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--rounds")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--rounds") and a != "--instructions"]
+    count = "--instructions" in sys.argv[1:]
     rounds = 1
     for a in sys.argv[1:]:
         if a.startswith("--rounds="):
@@ -81,10 +97,14 @@ def main():
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     print(f"# {binary}, {runs} runs x {rounds} round(s), load average {load} at the end")
-    print(f"{'command':8} {'wall_ms':>8} {'cpu_ms':>7} {'max_rss_mb':>10}")
-    for name, _ in COMMANDS:
+    print(f"{'command':8} {'wall_ms':>8} {'cpu_ms':>7} {'max_rss_mb':>10}" + (f" {'instructions':>13}" if count else ""))
+    for name, rest in COMMANDS:
         wall, cpu, rss = best[name]
-        print(f"{name:8} {wall:8.2f} {cpu:7.2f} {rss:10.1f}")
+        line = f"{name:8} {wall:8.2f} {cpu:7.2f} {rss:10.1f}"
+        if count:
+            n = instructions(["/bin/true"] if rest is None else [binary] + rest)
+            line += f" {n:13,}" if n is not None else f" {'-':>13}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -32,31 +32,33 @@ std::string literal(const std::string& text) {
 }
 
 // Appends `node` and everything under it, in pre-order: a map is followed by its key and value records.
-void emit(const YAML::Node& node, const std::string& file, std::string& out, size_t& count) {
+// Scalars go to `text` (their record holds the offset).
+void emit(const YAML::Node& node, const std::string& file, std::string& out, std::string& text, size_t& count) {
   ++count;
   const std::string line = ", " + std::to_string(node.Mark().line);
   switch (node.Type()) {
     case YAML::NodeType::Map: {
-      out += "    {'M', " + std::to_string(node.size()) + ", nullptr" + line + "},\n";
+      out += "    {'M', " + std::to_string(node.size()) + ", 0" + line + "},\n";
       std::set<std::string> keys;
       for (const auto& item : node) {
         if (item.first.IsScalar() && !keys.insert(item.first.Scalar()).second)
           throw std::runtime_error(file + ":" + std::to_string(item.first.Mark().line + 1) + ": duplicate key '" +
                                    item.first.Scalar() + "'");
-        emit(item.first, file, out, count);
-        emit(item.second, file, out, count);
+        emit(item.first, file, out, text, count);
+        emit(item.second, file, out, text, count);
       }
       break;
     }
     case YAML::NodeType::Sequence:
-      out += "    {'S', " + std::to_string(node.size()) + ", nullptr" + line + "},\n";
-      for (const auto& item : node) emit(item, file, out, count);
+      out += "    {'S', " + std::to_string(node.size()) + ", 0" + line + "},\n";
+      for (const auto& item : node) emit(item, file, out, text, count);
       break;
     case YAML::NodeType::Scalar:
-      out += "    {'V', " + std::to_string(node.Scalar().size()) + ", " + literal(node.Scalar()) + line + "},\n";
+      out += "    {'V', " + std::to_string(node.Scalar().size()) + ", " + std::to_string(text.size()) + line + "},\n";
+      text += node.Scalar();
       break;
     default:
-      out += "    {'N', 0, nullptr" + line + "},\n";
+      out += "    {'N', 0, 0" + line + "},\n";
   }
 }
 
@@ -82,11 +84,17 @@ int main(int argc, char** argv) {
         throw std::runtime_error(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
       }
       size_t count = 0;
+      std::string scalars;
       const std::string array = "kFile" + std::to_string(i - 2);
       arrays += "constexpr EmbeddedNode " + array + "[] = {\n";
-      emit(root, name, arrays, count);
+      emit(root, name, arrays, scalars, count);
       arrays += "};\n";
-      table += "      {" + literal(name) + ", " + array + ", " + std::to_string(count) + "},\n";
+      // The scalars as one literal, in lines of at most 100 bytes of text.
+      arrays += "constexpr char " + array + "Text[] =";
+      for (size_t at = 0; at < scalars.size(); at += 100) arrays += "\n    " + literal(scalars.substr(at, 100));
+      if (scalars.empty()) arrays += " \"\"";
+      arrays += ";\n";
+      table += "      {" + literal(name) + ", " + array + ", " + std::to_string(count) + ", " + array + "Text},\n";
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "isoflop_embed_catalog: %s\n", e.what());
