@@ -17,6 +17,18 @@ void count(Outcome o, int& passed, int& warned, int& failed, int& not_applicable
   }
 }
 
+// The first of the rule's fields ("arch|params") the proposal states, else the first.
+std::string pointed_field(const Proposal& proposal, const std::string& fields) {
+  size_t start = 0;
+  while (true) {
+    const size_t bar = fields.find('|', start);
+    const std::string f = fields.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    if (proposal.marks.count(f)) return f;
+    if (bar == std::string::npos) return fields.substr(0, fields.find('|'));
+    start = bar + 1;
+  }
+}
+
 }  // namespace
 
 ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal& proposal, const Policy& policy) {
@@ -46,8 +58,8 @@ ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal&
     v.unit = info->unit;
     v.reason = f.reason;
     v.fix = f.fix;
-    v.field = info->field;
-    v.line = line_of(proposal.marks, info->field);
+    v.field = pointed_field(proposal, info->field);
+    v.line = line_of(proposal.marks, v.field);
     count(v.outcome, out.passed, out.warned, out.failed, out.not_applicable);
     out.verdicts.push_back(std::move(v));
   }

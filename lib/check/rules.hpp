@@ -34,7 +34,7 @@ struct RuleInfo {
   const char* meaning;   // one line
   const char* unit;      // of the measured value
   const char* source;    // paper, table or where the threshold comes from
-  const char* field;     // the proposal field the verdict points at ("tokens"), for file:line
+  const char* field;     // the proposal field the verdict points at, for file:line ("arch|params": the first given)
   std::vector<SettingSpec> settings;
   Finding (*measure)(const RuleSetting& setting, const Facts& facts);
 };

@@ -13,6 +13,10 @@ namespace {
 
 constexpr const char* kDefaultLaw = "epoch-2024";
 
+// The laws were fitted to dense models; a sparse model's total parameters are not their N.
+constexpr const char* kDenseLaws = "the laws are fitted to dense models; an MoE's total parameters are not their N";
+bool is_moe(const Facts& f) { return f.architecture && f.architecture->moe.enabled(); }
+
 std::string count(double v) { return units::format_count(v, 2); }
 
 Finding tokens_per_param(const RuleSetting& s, const Facts& f) {
@@ -22,6 +26,7 @@ Finding tokens_per_param(const RuleSetting& s, const Facts& f) {
 // The proposal's predicted loss against the compute-optimal loss at the same 6·N·D (Hoffmann et al. 2022 eq. 2
 // and eq. 4; the law a policy names, Epoch AI's 2024 refit by default).
 Finding loss_gap(const RuleSetting& s, const Facts& f) {
+  if (is_moe(f)) return not_applicable(kDenseLaws);
   const std::string law_name = s.text("law").value_or(kDefaultLaw);
   const catalog::LawSpec& law = f.catalog->law(law_name, "law");
   if (!scaling::has_loss(law)) return not_applicable("law " + law_name + " predicts no loss");
@@ -45,6 +50,7 @@ Finding loss_gap(const RuleSetting& s, const Facts& f) {
 
 // The parameter count against the spread of compute-optimal sizes across the catalog's laws at this compute.
 Finding within_band(const RuleSetting&, const Facts& f) {
+  if (is_moe(f)) return not_applicable(kDenseLaws);
   const auto laws = scaling::select_laws(*f.catalog, {std::nullopt, std::nullopt, true});
   const scaling::AllocationBand band = scaling::allocation_band(laws, f.flops_6nd);
   Finding r;
@@ -77,10 +83,10 @@ void add_scaling_rules(std::vector<RuleInfo>& t) {
                {{"min", SettingKind::kNumber, true}, {"max", SettingKind::kNumber, true}}, tokens_per_param});
   t.push_back({"loss_gap_vs_optimal",
                "predicted loss above the compute-optimal loss at the same compute 6ND, in percent", "percent",
-               "Hoffmann et al. 2022 eq. 2 and 4; law epoch-2024 (Besiroglu et al. 2024) unless named", "params",
+               "Hoffmann et al. 2022 eq. 2 and 4; law epoch-2024 (Besiroglu et al. 2024) unless named", "arch|params",
                {{"max_percent", SettingKind::kNumber, true}, {"law", SettingKind::kText, false}}, loss_gap});
   t.push_back({"within_law_band", "parameters within the compute-optimal band of the catalog's laws", "params",
-               "data/laws.yaml (Chinchilla, Epoch 2024, Muennighoff, DeepSeek, Llama 3 …)", "params", {}, within_band});
+               "data/laws.yaml (Chinchilla, Epoch 2024, Muennighoff, DeepSeek, Llama 3 …)", "arch|params", {}, within_band});
   t.push_back({"epochs_over_unique_data", "training tokens over unique tokens", "epochs",
                "Muennighoff et al. 2023: up to ~4 epochs are almost as good as new data", "unique_tokens",
                {{"max", SettingKind::kNumber, true}}, epochs});
