@@ -1,6 +1,7 @@
 // Scaling rules: tokens per parameter, the loss given up against the compute-optimal allocation, the band of
 // the catalog's laws, and epochs over unique data.
 #include <cmath>
+#include <cstdio>
 
 #include "check/rules.hpp"
 #include "scaling/allocate.hpp"
@@ -18,6 +19,11 @@ constexpr const char* kDenseLaws = "the laws are fitted to dense models; an MoE'
 bool is_moe(const Facts& f) { return f.architecture && f.architecture->moe.enabled(); }
 
 std::string count(double v) { return units::format_count(v, 2); }
+std::string nats(double loss) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", loss);
+  return text;
+}
 
 Finding tokens_per_param(const RuleSetting& s, const Facts& f) {
   return bounded(f.tokens / f.params, s, "tokens per parameter", "");
@@ -40,8 +46,8 @@ Finding loss_gap(const RuleSetting& s, const Facts& f) {
   // Within 10 % of the optimal tokens per parameter, the split is called compute-optimal.
   const double ratio = (f.tokens / f.params) / opt.tokens_per_param;
   const char* verdict = ratio < 1 / 1.1 ? "under-trained" : ratio > 1.1 ? "over-trained" : "close to compute-optimal";
-  r.reason = "predicted loss " + fmt(loss, 4) + " is " + fmt(gap, 2) + " % above the compute-optimal " +
-             fmt(*opt.loss, 4) + " at " + units::format_scientific(f.flops_6nd, 2) + " FLOPs (" + law_name + "): " +
+  r.reason = "predicted loss " + nats(loss) + " is " + fmt(gap, 2) + " % above the compute-optimal " +
+             nats(*opt.loss) + " at " + units::format_scientific(f.flops_6nd, 2) + " FLOPs (" + law_name + "): " +
              count(f.params) + " on " + count(f.tokens) + " tokens is " + verdict +
              "; the optimum is " + count(opt.params) + " on " + count(opt.tokens);
   if (!r.holds) r.fix = "params " + count(opt.params) + ", tokens " + count(opt.tokens) + " at the same compute";
