@@ -53,6 +53,8 @@ int run_check(const std::vector<std::string>& args) {
     std::fputs(doc::render_rule_list().c_str(), stdout);
     return 0;
   }
+  if (common.format == report::OutputFormat::kCsv)
+    throw InputError("--format csv: check writes table, json, yaml or junit");
   const auto annotations = get_string(vm, "annotations");
   if (annotations && *annotations != "github")
     throw InputError("--annotations: '" + *annotations + "' is not one of github");

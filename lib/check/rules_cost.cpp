@@ -56,17 +56,17 @@ std::vector<SettingSpec> cap() { return {{"max", SettingKind::kNumber, true}}; }
 
 void add_cost_rules(std::vector<RuleInfo>& t) {
   t.push_back({"days", "predicted wall-clock days of the run", "days", "time = FLOPs / (GPUs x peak x MFU)",
-               "days", cap(), days});
+               "days|cluster", cap(), days});
   t.push_back({"gpu_hours", "accelerator-hours of the run", "GPU-hours", "GPUs x time", "cluster", cap(), gpu_hours});
   t.push_back({"energy_mwh", "facility energy, PUE included", "MWh",
                "power x time x PUE (Patterson et al. 2021; data/hardware.yaml)", "cluster", cap(), energy_mwh});
   t.push_back({"co2e_t", "gross operational emissions", "t CO2e", "energy x grid intensity (data/grids.yaml)",
-               "region", cap(), co2e_t});
+               "region|cluster", cap(), co2e_t});
   t.push_back({"cost_usd", "money of the priced parts of the run", "USD", "GPU-hours x price per GPU-hour",
-               "price_per_gpu_hour", cap(), cost_usd});
+               "price_per_gpu_hour|cluster", cap(), cost_usd});
   t.push_back({"regions", "the grid region is one the policy allows", "", "the policy's list", "region",
                {{"allow", SettingKind::kList, false}}, regions});
-  t.push_back({"grid_intensity", "carbon intensity of the run's grid", "g CO2e/kWh", "data/grids.yaml", "region",
+  t.push_back({"grid_intensity", "carbon intensity of the run's grid", "g CO2e/kWh", "data/grids.yaml", "region|cluster",
                cap(), grid_intensity});
 }
 
