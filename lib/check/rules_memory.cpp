@@ -52,19 +52,24 @@ Finding mfu(const RuleSetting& s, const Facts& f) {
 
 // The runnability rules of data/trainers.yaml and the structural checks every trainer shares.
 Finding layout_runnable(const RuleSetting& s, const Facts& f) {
-  if (!f.proposed_layout || !f.job || !f.cluster) {
+  // The proposal's own layout, else the best one the search found for it (under the proposal's trainer).
+  const bool planned = !f.proposed_layout && f.plan && f.plan->feasible();
+  const parallel::Layout* layout = planned ? &f.plan->layouts.layouts.front().layout
+                                           : f.proposed_layout ? &*f.proposed_layout : nullptr;
+  if (!layout || !f.job || !f.cluster) {
     if (!f.plan_error.empty()) return {true, false, std::nullopt, std::nullopt, f.plan_error, ""};
-    return not_applicable("the proposal pins no layout (tp, pp and dp)");
+    return not_applicable("the proposal pins no layout and none fits");
   }
   const std::string name = s.text("trainer").value_or(f.proposal->trainer);
   const catalog::TrainerRules& trainer = f.catalog->trainer(name, "trainer");
   parallel::JobSpec job = *f.job;
-  if (job.global_batch <= 0) job.global_batch = static_cast<long long>(f.proposed_layout->micro_batch) * f.proposed_layout->dp;
-  const auto violation = parallel::runnability_violation(trainer, *f.proposed_layout, job, *f.cluster);
+  if (job.global_batch <= 0) job.global_batch = static_cast<long long>(layout->micro_batch) * layout->dp;
+  const auto violation = parallel::runnability_violation(trainer, *layout, job, *f.cluster);
+  const std::string which = planned ? "the planned layout" : "this layout";
   Finding r;
   r.holds = !violation;
-  r.reason = violation ? name + " does not run this layout: " + violation->reason + " (" + violation->rule + ")"
-                       : name + " runs this layout";
+  r.reason = violation ? name + " does not run " + which + ": " + violation->reason + " (" + violation->rule + ")"
+                       : name + " runs " + which;
   return r;
 }
 

@@ -11,8 +11,13 @@ namespace isoflop::report {
 
 using Json = nlohmann::ordered_json;
 
-// junit: the check command's JUnit XML report (lib/check/ci_output.hpp); other commands refuse it.
+// junit: the check command's JUnit XML report (lib/check/ci_output.hpp); the other commands take
+// kDocumentFormatNames, which lacks it.
 enum class OutputFormat { kTable, kJson, kYaml, kCsv, kJunit };
+inline constexpr EnumNames<OutputFormat, 4> kDocumentFormatNames{{{{OutputFormat::kTable, "table"},
+                                                                   {OutputFormat::kJson, "json"},
+                                                                   {OutputFormat::kYaml, "yaml"},
+                                                                   {OutputFormat::kCsv, "csv"}}}};
 inline constexpr EnumNames<OutputFormat, 5> kOutputFormatNames{{{{OutputFormat::kTable, "table"},
                                                                  {OutputFormat::kJson, "json"},
                                                                  {OutputFormat::kYaml, "yaml"},

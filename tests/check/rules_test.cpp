@@ -97,7 +97,7 @@ TEST_CASE("cost rules: caps, regions, grid") {
   CHECK(*verdict(kDense, "gpu_hours: {}").value == doctest::Approx(1024 * days * 24));
 }
 
-TEST_CASE("MoE rules after ST-MoE; not applicable to a dense model") {
+TEST_CASE("MoE rules after ST-MoE, not applicable to a dense model") {
   pass_warn_fail(kMoe, "moe_experts", "max: 256", "max: 32");
   pass_warn_fail(kMoe, "moe_capacity_factor", "min: 1, max: 1.25", "max: 1.0");
   pass_warn_fail(kMoe, "moe_top_k", "max: 2", "max: 1");
