@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -90,7 +91,9 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
     return std::nullopt;
   }
   CommonOptions& c = parsed.common;
-  if (auto f = get_string(parsed.values, "format")) c.format = report::kOutputFormatNames.parse(*f, "--format");
+  if (auto f = get_string(parsed.values, "format"))  // JUnit XML is a report of checks: only `check` writes it
+    c.format = help.name == "check" ? report::kOutputFormatNames.parse(*f, "--format")
+                                    : report::kDocumentFormatNames.parse(*f, "--format");
   c.quiet = parsed.values["quiet"].as<bool>();
   c.verbose = parsed.values["verbose"].as<bool>();
   c.force = parsed.values["force"].as<bool>();
@@ -122,13 +125,24 @@ std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<s
       const size_t space = head.find(' ');
       if (space == std::string::npos) {
         options.add_options()(head.c_str(), po::bool_switch(), text.c_str());
+      } else if (head.size() > 3 && head.compare(head.size() - 3, 3, "...") == 0) {  // "proposal FILE...": many
+        options.add_options()(head.substr(0, space).c_str(),
+                              po::value<std::vector<std::string>>()->composing()->value_name(head.substr(space + 1)),
+                              text.c_str());
       } else {
         options.add_options()(head.substr(0, space).c_str(),
                               po::value<std::string>()->value_name(head.substr(space + 1)), text.c_str());
       }
     }
   po::positional_options_description by_position;
-  for (const auto& name : positional) by_position.add(name.c_str(), 1);
+  for (const auto& name : positional) {  // the last may take any number when declared "name VALUE..."
+    const bool many = std::any_of(lists.begin(), lists.end(), [&](const OptionList& list) {
+      return std::any_of(list.begin(), list.end(), [&](const std::string& spec) {
+        return spec.rfind(name + " ", 0) == 0 && spec.find("...: ") != std::string::npos;
+      });
+    });
+    by_position.add(name.c_str(), many ? -1 : 1);
+  }
   return parse_command_line(help, args, options, by_position);
 }
 
@@ -221,6 +235,7 @@ void write_document(const CommonOptions& common, const report::Json& document,
     case report::OutputFormat::kJson: text = report::to_json_text(document); break;
     case report::OutputFormat::kYaml: text = report::to_yaml_text(document); break;
     case report::OutputFormat::kCsv: text = report::to_document_csv(document, csv_rows); break;
+    case report::OutputFormat::kJunit: throw InputError("--format junit: this command writes no JUnit XML");
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   check_stdout();

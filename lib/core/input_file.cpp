@@ -1,6 +1,8 @@
 // Reading whole inputs: files and standard input.
 #include "core/input_file.hpp"
 
+#include <glob.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +15,24 @@
 #include "core/output_path.hpp"
 
 namespace isoflop {
+
+std::vector<std::string> expand_input_patterns(const std::vector<std::string>& patterns) {
+  std::vector<std::string> paths;
+  for (const auto& p : patterns) {
+    std::error_code ec;
+    if (p.find_first_of("*?[") == std::string::npos || std::filesystem::exists(p, ec)) {
+      paths.push_back(p);
+      continue;
+    }
+    glob_t found{};
+    const int status = ::glob(p.c_str(), 0, nullptr, &found);  // sorted, as the shell sorts
+    if (status == 0)
+      for (size_t i = 0; i < found.gl_pathc; ++i) paths.emplace_back(found.gl_pathv[i]);
+    ::globfree(&found);
+    if (status != 0) throw InputError(p + ": matches no file");
+  }
+  return paths;
+}
 
 std::string input_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 

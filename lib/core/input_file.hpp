@@ -2,12 +2,18 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace isoflop {
 
 // The whole text of `path`, or of standard input when `path` is "-". Throws InputError naming the path and
 // the reason ("plan.json: cannot read: No such file or directory").
 std::string read_input_text(const std::string& path);
+
+// Input paths with shell wildcards (*, ?, [) expanded in sorted order, for callers whose patterns arrive
+// quoted (a CI variable); a path without wildcards, or that exists as it is, is kept. A pattern that matches
+// nothing is an InputError naming it.
+std::vector<std::string> expand_input_patterns(const std::vector<std::string>& patterns);
 
 // How an input is named in messages: the path, or "<stdin>" for "-".
 std::string input_name(const std::string& path);

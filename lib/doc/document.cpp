@@ -47,19 +47,19 @@ Json parse_json(const std::string& source, std::string_view text) {
   }
 }
 
+}  // namespace
+
 // JSON as -o json writes it, or YAML as -o yaml writes it (a mapping; anything else is reported as JSON).
-Json parse_json_or_yaml(const std::string& source, std::string_view text) {
+Json parse_data(const std::string& source, std::string_view text, std::map<std::string, int>* lines) {
   if (looks_like_json(text)) return parse_json(source, text);
   const YAML::Node root = load_yaml(source, text);
   if (!root.IsMap()) return parse_json(source, text);
   try {
-    return yaml_to_json(root);
+    return yaml_to_json(root, lines);
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
   }
 }
-
-}  // namespace
 
 std::string schema_id(std::string_view kind) {
   return std::string(kPrefix) + std::string(kind) + "/v" + std::to_string(kVersion);
@@ -68,7 +68,7 @@ std::string schema_id(std::string_view kind) {
 SourceDocument parse_document(const std::string& source, std::string_view text) {
   SourceDocument d;
   d.source = source;
-  d.json = parse_json_or_yaml(source, text);
+  d.json = parse_data(source, text);
   if (!d.json.is_object()) throw InputError(source + ": not an isoflop document (expected a JSON object)");
   if (!d.json.contains("schema")) throw InputError(source + ": schema: missing (not an isoflop document)");
   const Json& schema = d.json.at("schema");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,10 @@ struct SourceDocument {
   std::string kind;
   Json json;
 };
+
+// The data of `text`, JSON or a YAML mapping, before any schema check: inputs that are not documents (a
+// proposal, a policy) are read by the same reader. With `lines`, a YAML input's fields' lines by JSON path.
+Json parse_data(const std::string& source, std::string_view text, std::map<std::string, int>* lines = nullptr);
 
 // Parses `text` — JSON as -o json writes it, or YAML as -o yaml writes it — and checks its schema: not JSON
 // or YAML, no schema, not an isoflop document, or another version is a one-line InputError naming `source`

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "doc/arch_document.hpp"
 #include "doc/calibration_document.hpp"
+#include "doc/check_document.hpp"
 #include "doc/fit_document.hpp"
 #include "doc/flops_document.hpp"
 #include "doc/train_document.hpp"
@@ -40,6 +41,7 @@ const std::vector<Kind>& kinds() {
       {"fit", &reencode_as<FitDocument>},
       {"train", &reencode_as<TrainDocument>},
       {"calibration", &reencode_as<CalibrationDocument>},
+      {"check", &reencode_as<check::CheckResult>},
   };
   return table;
 }

@@ -44,7 +44,7 @@ YAML::Node load_yaml(const std::string& source, const std::string_view text) {
   }
 }
 
-Json yaml_to_json(const YAML::Node& node) {
+Json yaml_to_json(const YAML::Node& node, FieldLines* lines, const std::string& path) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       Json j = Json::object();
@@ -53,13 +53,19 @@ Json yaml_to_json(const YAML::Node& node) {
         if (!item.first.IsScalar())
           throw InputError("line " + std::to_string(item.first.Mark().line + 1) +
                            ": a key must be a plain name, not a list or a mapping");
-        j[item.first.Scalar()] = yaml_to_json(item.second);
+        const std::string key = path.empty() ? item.first.Scalar() : path + "." + item.first.Scalar();
+        if (lines) (*lines)[key] = item.first.Mark().line + 1;
+        j[item.first.Scalar()] = yaml_to_json(item.second, lines, key);
       }
       return j;
     }
     case YAML::NodeType::Sequence: {
       Json j = Json::array();
-      for (const auto& item : node) j.push_back(yaml_to_json(item));
+      for (const auto& item : node) {
+        const std::string key = path + "[" + std::to_string(j.size()) + "]";
+        if (lines) (*lines)[key] = item.Mark().line + 1;
+        j.push_back(yaml_to_json(item, lines, key));
+      }
       return j;
     }
     case YAML::NodeType::Scalar:

@@ -5,11 +5,18 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+#include <string>
+
 #include "doc/document.hpp"
 
 namespace isoflop::doc {
 
-Json yaml_to_json(const YAML::Node& node);
+// Where each field stood in the YAML text: the JSON path ("layout.tp", "links[0]") → its line (1-based).
+using FieldLines = std::map<std::string, int>;
+
+// With `lines`, records the line of every key's value under its path (prefixed by `path`).
+Json yaml_to_json(const YAML::Node& node, FieldLines* lines = nullptr, const std::string& path = "");
 
 // Whether `text` is JSON (starts with '{') rather than YAML.
 bool looks_like_json(std::string_view text);

@@ -11,11 +11,18 @@ namespace isoflop::report {
 
 using Json = nlohmann::ordered_json;
 
-enum class OutputFormat { kTable, kJson, kYaml, kCsv };
-inline constexpr EnumNames<OutputFormat, 4> kOutputFormatNames{{{{OutputFormat::kTable, "table"},
+// junit: the check command's JUnit XML report (lib/check/ci_output.hpp); the other commands take
+// kDocumentFormatNames, which lacks it.
+enum class OutputFormat { kTable, kJson, kYaml, kCsv, kJunit };
+inline constexpr EnumNames<OutputFormat, 4> kDocumentFormatNames{{{{OutputFormat::kTable, "table"},
+                                                                   {OutputFormat::kJson, "json"},
+                                                                   {OutputFormat::kYaml, "yaml"},
+                                                                   {OutputFormat::kCsv, "csv"}}}};
+inline constexpr EnumNames<OutputFormat, 5> kOutputFormatNames{{{{OutputFormat::kTable, "table"},
                                                                  {OutputFormat::kJson, "json"},
                                                                  {OutputFormat::kYaml, "yaml"},
-                                                                 {OutputFormat::kCsv, "csv"}}}};
+                                                                 {OutputFormat::kCsv, "csv"},
+                                                                 {OutputFormat::kJunit, "junit"}}}};
 
 // Pretty JSON with numbers at full precision (round-trippable doubles), ending in a newline.
 std::string to_json_text(const Json& document);

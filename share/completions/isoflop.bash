@@ -19,7 +19,13 @@ _isoflop() {
   fi
   command="${COMP_WORDS[1]}"
   case "${COMP_WORDS[COMP_CWORD-1]}" in
-    -o|--format) COMPREPLY=($(compgen -W "table json yaml csv" -- "$cur")); return 0 ;;
+    -o|--format)
+      if [ "$command" = check ]; then COMPREPLY=($(compgen -W "table json junit" -- "$cur"))
+      else COMPREPLY=($(compgen -W "table json yaml csv" -- "$cur")); fi
+      return 0 ;;
+    --policy) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --junit) COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur")); return 0 ;;
+    --annotations) COMPREPLY=($(compgen -W "github" -- "$cur")); return 0 ;;
     --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
     --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron" -- "$cur")) && return 0 ;;

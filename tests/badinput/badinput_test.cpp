@@ -153,6 +153,20 @@ void make_fixtures(const fs::path& d) {
   write(d / "job-done-layers.yaml", "model: {layers: 2, d_model: 16, heads: 2, seq: 16, vocab: 32}\n" + schedule +
                                         "output: done\n");
   write(d / "job-tmpname.yaml", tiny + schedule + "checkpoint: {path: .c.bin.isoflop-tmp.1.0}\n");
+  // check: proposals and policies.
+  const std::string proposal = "name: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-sxm4-80gb\n  gpus: 1024\n";
+  write(d / "proposal.yaml", proposal);
+  write(d / "proposal-type.yaml", "name: p\narch: chinchilla-70b\ntokens: [1]\ncluster: {gpu: a100-sxm4-80gb, gpus: 8}\n");
+  write(d / "proposal-key.yaml", proposal + "layout:\n  tp: 8\n  zeroo: 1\n");
+  write(d / "proposal-dup.yaml", proposal + "tokens: 2T\n");
+  write(d / "proposal-gpu.yaml", "name: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-80\n  gpus: 8\n");
+  write(d / "policy-ok.yaml", "rules:\n  days: {max: 90}\n");
+  write(d / "policy-unknown.yaml", "rules:\n  days: {max: 90}\n  loss_gap_vs_optimum: {max_percent: 1}\n");
+  write(d / "policy-type.yaml", "rules:\n  days:\n    max: many\n");
+  write(d / "policy-dup.yaml", "rules:\n  days: {max: 90}\n  days: {max: 30}\n");
+  write(d / "policy-negative.yaml", "rules:\n  co2e_t:\n    max: -5\n");
+  write(d / "policy-setting.yaml", "rules:\n  mfu: {minn: 0.3}\n");
+  write(d / "policy-severity.yaml", "rules:\n  mfu: {min: 0.3, severity: fatal}\n");
   fs::create_directories(d / "locked");
   static std::optional<isoflop::FolderLock> held;  // for the whole suite, as a running trainer would
   held.emplace((d / "locked").string(), "output folder");

@@ -1,0 +1,63 @@
+// Holding proposals against a policy: each rule's verdict per proposal (pass, warn, fail, not applicable) with
+// the measured value, the threshold, a reason and the fix; the gate's outcome over all of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "check/policy.hpp"
+#include "check/proposal.hpp"
+
+namespace isoflop::check {
+
+enum class Outcome { kPass, kWarn, kFail, kNotApplicable };
+inline constexpr EnumNames<Outcome, 4> kOutcomeNames{{{{Outcome::kPass, "pass"},
+                                                      {Outcome::kWarn, "warn"},
+                                                      {Outcome::kFail, "fail"},
+                                                      {Outcome::kNotApplicable, "not-applicable"}}}};
+
+struct Verdict {
+  std::string rule;
+  Outcome outcome = Outcome::kPass;
+  Severity severity = Severity::kError;
+  std::optional<double> value;      // in `unit`
+  std::optional<double> threshold;  // the bound it was held to
+  std::string unit;
+  std::string reason;               // one line for a reviewer
+  std::string fix;                  // the change that would pass, where one exists
+  std::string field;                // the proposal field it points at
+  int line = 1;                     // that field's line in the proposal file
+  bool operator==(const Verdict&) const = default;
+};
+
+struct ProposalVerdicts {
+  std::string source;   // proposal file
+  std::string name;
+  std::vector<Verdict> verdicts;  // in the policy's order
+  int passed = 0, warned = 0, failed = 0, not_applicable = 0;
+  bool operator==(const ProposalVerdicts&) const = default;
+};
+
+struct CheckResult {
+  std::string policy;   // policy file
+  bool strict = false;  // warnings fail the gate
+  std::vector<ProposalVerdicts> proposals;
+  int passed = 0, warned = 0, failed = 0, not_applicable = 0;  // over all proposals
+  bool gate_passed() const { return failed == 0 && (!strict || warned == 0); }
+  bool operator==(const CheckResult&) const = default;
+};
+
+// One proposal's verdicts. Throws InputError "source:line: field: …" for a proposal that names what the
+// catalog lacks.
+ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal& proposal, const Policy& policy);
+
+// Every proposal, and the totals.
+CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<Proposal>& proposals,
+                            const Policy& policy, bool strict);
+
+// "3 proposals, 2 rules failed, 1 warned, 40 passed: gate failed".
+std::string summary_line(const CheckResult& result);
+
+}  // namespace isoflop::check

@@ -1,0 +1,113 @@
+// A proposal's facts: its architecture counted, and the plan the library makes of it with its own pins.
+#include "check/facts.hpp"
+
+#include "core/error.hpp"
+#include "model/params.hpp"
+#include "model/shape.hpp"
+#include "plan/plan_request.hpp"
+
+namespace isoflop::check {
+namespace {
+
+// The proposal field a plan request's field comes from, for file:line.
+std::string proposal_field(const std::string& field) {
+  for (const char* f : {"gpu", "node", "gpus", "nodes", "gpus_per_node"})
+    if (field == f) return std::string("cluster.") + f;
+  if (field == "grid") return "region";
+  return field;
+}
+
+std::optional<parallel::Layout> pinned_layout(const parallel::LayoutPins& p) {
+  if (!p.tp || !p.pp || !p.dp) return std::nullopt;
+  parallel::Layout l;
+  l.tp = *p.tp;
+  l.pp = *p.pp;
+  l.dp = *p.dp;
+  l.ep = p.ep.value_or(1);
+  l.vpp = p.vpp.value_or(1);
+  l.cp = p.cp.value_or(1);
+  l.micro_batch = p.micro_batch.value_or(1);
+  l.zero_stage = p.zero_stage.value_or(0);
+  l.recompute = p.recompute.value_or(model::Recompute::kNone);
+  l.sequence_parallel = p.sequence_parallel.value_or(false);
+  return l;
+}
+
+void from_plan(const plan::PlanResult& p, Facts& f) {
+  f.architecture = p.job.architecture;
+  f.params = model::count_params(p.job.architecture).total();
+  f.tokens = p.tokens;
+  f.job = p.job;
+  f.cluster = p.cluster;
+  if (p.feasible()) f.proposed_layout = p.layouts.layouts.front().layout;
+  f.plan = p;
+}
+
+}  // namespace
+
+Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
+  Facts f;
+  f.catalog = &catalog;
+  f.proposal = &proposal;
+  f.unique_tokens = proposal.unique_tokens;
+  if (proposal.plan) {
+    from_plan(*proposal.plan, f);
+    f.flops_6nd = 6 * f.params * f.tokens;
+    return f;
+  }
+  try {
+    model::Architecture a;
+    if (proposal.architecture) {
+      a = *proposal.architecture;
+    } else {
+      model::ShapeOptions shape;
+      shape.reference = catalog.model(proposal.family, "family").architecture;
+      a = model::shape_architecture(*proposal.params, shape).best.architecture;
+      a.name = "shaped after " + proposal.family;
+    }
+    if (proposal.seq) a.seq = *proposal.seq;
+    f.architecture = a;
+    f.params = model::count_params(a).total();
+    f.tokens = proposal.tokens;
+    f.flops_6nd = 6 * f.params * f.tokens;
+
+    plan::PlanRequest request;
+    request.architecture = a;
+    if (proposal.global_batch) request.global_batch_tokens = static_cast<double>(*proposal.global_batch * a.seq);
+    request.cluster = proposal.cluster;
+    request.search.pins = proposal.layout;
+    request.search.trainer = catalog.trainer(proposal.trainer, "trainer");
+    request.energy.grid = proposal.region;
+    request.energy.pue = proposal.pue;
+    request.energy.price_per_gpu_hour_usd = proposal.price_per_gpu_hour_usd;
+    request.min_mfu = 0.0;  // the policy's mfu rule judges utilisation, not the planner's floor
+    const plan::ResolvedPlan resolved = plan::resolve_plan(catalog, request);
+    f.cluster = resolved.options.cluster;
+    f.proposed_layout = pinned_layout(proposal.layout);
+    parallel::JobSpec job;
+    job.architecture = a;
+    job.seq = a.seq;
+    job.global_batch = proposal.global_batch.value_or(0);
+    f.job = job;
+    plan::Budget budget;
+    budget.flops = f.flops_6nd;
+    try {
+      f.plan = plan::make_plan(budget, resolved.options);
+      f.job = f.plan->job;
+    } catch (const FieldError& e) {  // a pin the job cannot take (heads % TP): the layout rules say so
+      f.plan_error = e.what();
+    } catch (const InfeasibleError& e) {
+      f.plan_error = e.what();
+    } catch (const InputError& e) {
+      if (dynamic_cast<const CatalogError*>(&e)) throw;
+      f.plan_error = e.what();
+    }
+  } catch (const FieldError& e) {
+    const std::string field = proposal_field(e.field());
+    throw InputError(proposal.source + ":" + std::to_string(line_of(proposal.marks, field)) + ": " + field + ": " +
+                     e.message());
+  }
+  return f;
+}
+
+}  // namespace isoflop::check

@@ -1,0 +1,72 @@
+// The rule registry and the helpers the rule families share.
+#include "check/rules.hpp"
+
+#include <cmath>
+
+#include "units/format.hpp"
+
+namespace isoflop::check {
+
+const std::vector<RuleInfo>& rule_table() {
+  static const std::vector<RuleInfo> table = [] {
+    std::vector<RuleInfo> t;
+    add_scaling_rules(t);
+    add_memory_rules(t);
+    add_cost_rules(t);
+    add_moe_rules(t);
+    add_consistency_rules(t);
+    return t;
+  }();
+  return table;
+}
+
+const RuleInfo* find_rule(const std::string& name) {
+  for (const auto& r : rule_table())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> rule_names() {
+  std::vector<std::string> names;
+  for (const auto& r : rule_table()) names.emplace_back(r.name);
+  return names;
+}
+
+std::string fmt(double value, int digits) {
+  const double a = std::fabs(value);
+  return a >= 1e6 || (a > 0 && a < 1e-3) ? units::format_scientific(value, digits) : units::format_significant(value, digits);
+}
+
+Finding not_applicable(const std::string& why) {
+  Finding f;
+  f.applicable = false;
+  f.reason = why;
+  return f;
+}
+
+Finding bounded(double value, const RuleSetting& setting, const std::string& what, const std::string& unit,
+                const std::string& min_key, const std::string& max_key) {
+  Finding f;
+  f.value = value;
+  const std::string u = unit.empty() ? "" : " " + unit;
+  const auto lo = setting.number(min_key);
+  const auto hi = setting.number(max_key);
+  if (lo && value < *lo) {
+    f.holds = false;
+    f.threshold = lo;
+    f.reason = what + " " + fmt(value) + u + " is below the minimum " + fmt(*lo) + u;
+  } else if (hi && value > *hi) {
+    f.holds = false;
+    f.threshold = hi;
+    f.reason = what + " " + fmt(value) + u + " is above the maximum " + fmt(*hi) + u;
+  } else {
+    f.threshold = hi ? hi : lo;
+    f.reason = what + " " + fmt(value) + u + (lo && hi   ? " is within [" + fmt(*lo) + ", " + fmt(*hi) + "]"
+                                                : hi    ? " is at most " + fmt(*hi) + u
+                                                : lo    ? " is at least " + fmt(*lo) + u
+                                                        : "");
+  }
+  return f;
+}
+
+}  // namespace isoflop::check

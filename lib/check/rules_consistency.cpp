@@ -1,0 +1,44 @@
+// Consistency rules: what a proposal states (its FLOPs, its days) against what its own numbers give.
+#include <cmath>
+
+#include "check/rules.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::check {
+namespace {
+
+Finding within_percent(double stated, double derived, const RuleSetting& s, const std::string& what,
+                       const std::string& how) {
+  Finding r;
+  r.value = 100.0 * std::fabs(stated - derived) / derived;
+  r.threshold = s.number("max_percent");
+  r.holds = !r.threshold || *r.value <= *r.threshold;
+  r.reason = "stated " + what + " " + fmt(stated, 4) + " differ by " + fmt(*r.value, 2) + " % from the " +
+             fmt(derived, 4) + " " + how;
+  if (!r.holds) r.fix = what + " " + fmt(derived, 4);
+  return r;
+}
+
+Finding stated_flops(const RuleSetting& s, const Facts& f) {
+  if (!f.proposal->flops) return not_applicable("the proposal states no flops");
+  return within_percent(*f.proposal->flops, f.flops_6nd, s, "FLOPs", "that 6·N·D gives for its parameters and tokens");
+}
+
+Finding stated_days(const RuleSetting& s, const Facts& f) {
+  if (!f.proposal->days) return not_applicable("the proposal states no days");
+  if (!f.plan || !f.plan->feasible()) return not_applicable("no layout fits, so no duration is predicted");
+  return within_percent(*f.proposal->days, f.plan->time_s / 86400.0, s, "days",
+                        "its layout's predicted throughput gives");
+}
+
+}  // namespace
+
+void add_consistency_rules(std::vector<RuleInfo>& t) {
+  t.push_back({"stated_flops", "stated training FLOPs against 6ND of the proposal's own N and D", "percent",
+               "Kaplan et al. 2020 C = 6ND", "flops", {{"max_percent", SettingKind::kNumber, true}}, stated_flops});
+  t.push_back({"stated_days", "stated days against the duration the layout's predicted throughput gives",
+               "percent", "tokens / tokens per second of the step-time model", "days",
+               {{"max_percent", SettingKind::kNumber, true}}, stated_days});
+}
+
+}  // namespace isoflop::check

@@ -1,0 +1,73 @@
+// Cost rules: caps on days, GPU-hours, energy, CO2e and money of the run as lib/cost prices it, and the grid.
+#include "check/rules.hpp"
+#include "core/suggest.hpp"
+
+namespace isoflop::check {
+namespace {
+
+const cost::RunCost* run_cost(const Facts& f) {
+  return f.plan && f.plan->cost ? &f.plan->cost->result : nullptr;
+}
+
+constexpr const char* kNoCost = "no layout fits, so the run is not costed";
+
+Finding days(const RuleSetting& s, const Facts& f) {
+  const auto* c = run_cost(f);
+  return c ? bounded(c->days, s, "predicted duration", "days") : not_applicable(kNoCost);
+}
+Finding gpu_hours(const RuleSetting& s, const Facts& f) {
+  const auto* c = run_cost(f);
+  return c ? bounded(c->gpu_hours, s, "GPU-hours", "") : not_applicable(kNoCost);
+}
+Finding energy_mwh(const RuleSetting& s, const Facts& f) {
+  const auto* c = run_cost(f);
+  return c ? bounded(c->energy_kwh / 1000.0, s, "facility energy", "MWh") : not_applicable(kNoCost);
+}
+Finding co2e_t(const RuleSetting& s, const Facts& f) {
+  const auto* c = run_cost(f);
+  return c ? bounded(c->co2e_kg / 1000.0, s, "gross CO2e", "t") : not_applicable(kNoCost);
+}
+Finding cost_usd(const RuleSetting& s, const Facts& f) {
+  const auto* c = run_cost(f);
+  if (!c) return not_applicable(kNoCost);
+  if (!c->cost_usd) return not_applicable("the proposal states no price");
+  return bounded(*c->cost_usd, s, "cost", "USD");
+}
+
+Finding regions(const RuleSetting& s, const Facts& f) {
+  const auto& region = f.proposal->region;
+  if (!region) return not_applicable("the proposal names no region");
+  Finding r;
+  r.holds = false;
+  for (const auto& a : s.allow) r.holds = r.holds || a == *region;
+  r.reason = "region " + *region + (r.holds ? " is allowed" : " is not among the allowed: " + join(s.allow));
+  if (!r.holds && !s.allow.empty()) r.fix = "region " + s.allow.front();
+  return r;
+}
+
+Finding grid_intensity(const RuleSetting& s, const Facts& f) {
+  if (!f.plan || !f.plan->cost) return not_applicable(kNoCost);
+  return bounded(f.plan->cost->inputs.intensity_kg_per_kwh * 1000.0, s, "grid intensity", "g/kWh");
+}
+
+std::vector<SettingSpec> cap() { return {{"max", SettingKind::kNumber, true}}; }
+
+}  // namespace
+
+void add_cost_rules(std::vector<RuleInfo>& t) {
+  t.push_back({"days", "predicted wall-clock days of the run", "days", "time = FLOPs / (GPUs x peak x MFU)",
+               "days|cluster", cap(), days});
+  t.push_back({"gpu_hours", "accelerator-hours of the run", "GPU-hours", "GPUs x time", "cluster", cap(), gpu_hours});
+  t.push_back({"energy_mwh", "facility energy, PUE included", "MWh",
+               "power x time x PUE (Patterson et al. 2021; data/hardware.yaml)", "cluster", cap(), energy_mwh});
+  t.push_back({"co2e_t", "gross operational emissions", "t CO2e", "energy x grid intensity (data/grids.yaml)",
+               "region|cluster", cap(), co2e_t});
+  t.push_back({"cost_usd", "money of the priced parts of the run", "USD", "GPU-hours x price per GPU-hour",
+               "price_per_gpu_hour|cluster", cap(), cost_usd});
+  t.push_back({"regions", "the grid region is one the policy allows", "", "the policy's list", "region",
+               {{"allow", SettingKind::kList, false}}, regions});
+  t.push_back({"grid_intensity", "carbon intensity of the run's grid", "g CO2e/kWh", "data/grids.yaml", "region|cluster",
+               cap(), grid_intensity});
+}
+
+}  // namespace isoflop::check

@@ -1,0 +1,217 @@
+// Proposals and policies from YAML or JSON, with the line of every field.
+#include "doc/proposal_input.hpp"
+
+#include <filesystem>
+
+#include "check/rules.hpp"
+#include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "core/suggest.hpp"
+#include "doc/architecture_input.hpp"
+#include "doc/architecture_json.hpp"
+#include "doc/plan_document.hpp"
+#include "units/quantity.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+// Reads one input's fields, naming file:line in every error.
+class Fields {
+ public:
+  Fields(std::string source, const check::LineMarks& marks) : source_(std::move(source)), marks_(marks) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError(source_ + ":" + std::to_string(check::line_of(marks_, path)) + ": " + path + ": " + what);
+  }
+  void only(const Json& object, const std::string& path, const std::vector<std::string>& accepted) const {
+    if (!object.is_object()) fail(path, "must be a mapping of " + join(accepted));
+    for (const auto& [key, value] : object.items()) {
+      bool known = false;
+      for (const auto& a : accepted) known = known || a == key;
+      if (!known)
+        fail(join_path(path, key), "unknown field" + did_you_mean(key, accepted) + "; accepted: " + join(accepted));
+    }
+  }
+  static std::string join_path(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  std::string text(const Json& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "must be a string");
+    return v.get<std::string>();
+  }
+  // A count as a number or with a suffix ("1.4T", "70B").
+  double count(const Json& v, const std::string& path, units::Sign sign = units::Sign::kPositive) const {
+    try {
+      if (v.is_number()) return units::parse_count(v.dump(), path, sign);
+      if (v.is_string()) return units::parse_count(v.get<std::string>(), path, sign);
+    } catch (const InputError& e) {
+      fail(path, std::string(e.what()).substr(path.size() + 2));
+    }
+    fail(path, "must be a number (70B, 1.4T, 5.76e23 accepted)");
+  }
+  long long integer(const Json& v, const std::string& path, long long min_value) const {
+    if (!v.is_number_integer()) fail(path, "must be an integer");
+    const long long n = v.get<long long>();
+    if (n < min_value) fail(path, "must be at least " + std::to_string(min_value));
+    return n;
+  }
+  bool boolean(const Json& v, const std::string& path) const {
+    if (!v.is_boolean()) fail(path, "must be true or false");
+    return v.get<bool>();
+  }
+
+ private:
+  std::string source_;
+  const check::LineMarks& marks_;
+};
+
+void read_layout(const Fields& in, const Json& j, check::Proposal& p) {
+  in.only(j, "layout", {"tp", "pp", "dp", "ep", "cp", "vpp", "micro_batch", "zero", "recompute",
+                        "sequence_parallel", "trainer"});
+  auto& pins = p.layout;
+  auto i = [&](const char* key, std::optional<int>& out, long long min_value) {
+    if (j.contains(key)) out = static_cast<int>(in.integer(j.at(key), std::string("layout.") + key, min_value));
+  };
+  i("tp", pins.tp, 1);
+  i("pp", pins.pp, 1);
+  i("dp", pins.dp, 1);
+  i("ep", pins.ep, 1);
+  i("cp", pins.cp, 1);
+  i("vpp", pins.vpp, 1);
+  i("micro_batch", pins.micro_batch, 1);
+  i("zero", pins.zero_stage, 0);
+  if (j.contains("recompute")) {
+    try {
+      pins.recompute = model::kRecomputeNames.parse(in.text(j.at("recompute"), "layout.recompute"), "layout.recompute");
+    } catch (const InputError& e) {
+      in.fail("layout.recompute", std::string(e.what()).substr(18));
+    }
+  }
+  if (j.contains("sequence_parallel")) pins.sequence_parallel = in.boolean(j.at("sequence_parallel"), "layout.sequence_parallel");
+  if (j.contains("trainer")) p.trainer = in.text(j.at("trainer"), "layout.trainer");
+}
+
+void read_cluster(const Fields& in, const Json& j, check::Proposal& p) {
+  in.only(j, "cluster", {"gpu", "node", "gpus", "nodes", "gpus_per_node"});
+  if (j.contains("gpu")) p.cluster.gpu = in.text(j.at("gpu"), "cluster.gpu");
+  if (j.contains("node")) p.cluster.node = in.text(j.at("node"), "cluster.node");
+  if (j.contains("gpus")) p.cluster.gpus = in.integer(j.at("gpus"), "cluster.gpus", 1);
+  if (j.contains("nodes")) p.cluster.nodes = in.integer(j.at("nodes"), "cluster.nodes", 1);
+  if (j.contains("gpus_per_node")) p.cluster.gpus_per_node = in.integer(j.at("gpus_per_node"), "cluster.gpus_per_node", 1);
+}
+
+void read_arch(const catalog::Catalog& catalog, const Fields& in, const Json& j, check::Proposal& p) {
+  if (j.is_object()) {  // a full shape, as `arch -o json` writes its architecture
+    try {
+      p.architecture = j.get<model::Architecture>();
+    } catch (const Json::exception& e) {
+      in.fail("arch", describe_json_error(e));
+    }
+    return;
+  }
+  try {
+    p.architecture = resolve_architecture(catalog, in.text(j, "arch"));
+  } catch (const FieldError& e) {
+    in.fail("arch", e.message());
+  }
+}
+
+}  // namespace
+
+check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::string& source, std::string_view text) {
+  check::Proposal p;
+  p.source = source;
+  p.name = std::filesystem::path(source).filename().string();
+  const Json j = parse_data(source, text, &p.marks);
+  if (!j.is_object()) throw InputError(source + ": a proposal must be a mapping");
+  if (j.contains("schema")) {  // a plan document, as `plan -o json` writes it
+    SourceDocument d = parse_document(source, text);
+    require_kind(d, {"plan"});
+    p.plan = decode<plan::PlanResult>(d);
+    p.tokens = p.plan->tokens;
+    return p;
+  }
+  const Fields in(source, p.marks);
+  in.only(j, "", {"name", "owner", "links", "notes", "arch", "params", "family", "tokens", "unique_tokens", "seq",
+                  "global_batch", "cluster", "layout", "days", "flops", "region", "pue", "price_per_gpu_hour"});
+  if (j.contains("name")) p.name = in.text(j.at("name"), "name");
+  if (j.contains("owner")) p.owner = in.text(j.at("owner"), "owner");
+  if (j.contains("arch") == j.contains("params"))
+    in.fail(j.contains("arch") ? "params" : "", "give the model as arch (catalog name, file or shape) or params, one of them");
+  if (j.contains("arch")) read_arch(catalog, in, j.at("arch"), p);
+  if (j.contains("params")) p.params = in.count(j.at("params"), "params");
+  if (j.contains("family")) p.family = in.text(j.at("family"), "family");
+  if (!j.contains("tokens")) in.fail("tokens", "missing (training tokens, e.g. 1.4T)");
+  p.tokens = in.count(j.at("tokens"), "tokens");
+  if (j.contains("unique_tokens")) p.unique_tokens = in.count(j.at("unique_tokens"), "unique_tokens");
+  if (j.contains("seq")) p.seq = in.integer(j.at("seq"), "seq", 1);
+  if (j.contains("global_batch")) p.global_batch = in.integer(j.at("global_batch"), "global_batch", 1);
+  if (!j.contains("cluster")) in.fail("cluster", "missing (gpu and gpus or nodes)");
+  read_cluster(in, j.at("cluster"), p);
+  if (j.contains("layout")) read_layout(in, j.at("layout"), p);
+  if (j.contains("days")) p.days = in.count(j.at("days"), "days");
+  if (j.contains("flops")) p.flops = in.count(j.at("flops"), "flops");
+  if (j.contains("region")) p.region = in.text(j.at("region"), "region");
+  if (j.contains("pue")) p.pue = j.at("pue").is_number() ? j.at("pue").dump() : in.text(j.at("pue"), "pue");
+  if (j.contains("price_per_gpu_hour")) p.price_per_gpu_hour_usd = in.count(j.at("price_per_gpu_hour"), "price_per_gpu_hour");
+  return p;
+}
+
+check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string& path) {
+  return parse_proposal(catalog, input_name(path), read_input_text(path));
+}
+
+check::Policy parse_policy(const std::string& source, std::string_view text) {
+  check::Policy policy;
+  policy.source = source;
+  check::LineMarks marks;
+  const Json j = parse_data(source, text, &marks);
+  const Fields in(source, marks);
+  in.only(j, "", {"name", "description", "rules"});
+  if (!j.contains("rules")) in.fail("rules", "missing (a mapping of rule names to their settings)");
+  const Json& rules = j.at("rules");
+  if (!rules.is_object()) in.fail("rules", "must be a mapping of rule names to their settings");
+  for (const auto& [name, value] : rules.items()) {
+    const std::string path = "rules." + name;
+    const check::RuleInfo* info = check::find_rule(name);
+    if (!info)
+      in.fail(path, "unknown rule" + did_you_mean(name, check::rule_names()) + "; `isoflop check --list-rules` lists them");
+    check::RuleSetting s;
+    s.rule = name;
+    s.line = check::line_of(marks, path);
+    if (value.is_boolean() && value.get<bool>()) {  // `within_law_band: true`: the rule with no settings
+      policy.rules.push_back(std::move(s));
+      continue;
+    }
+    std::vector<std::string> accepted = {"severity"};
+    for (const auto& spec : info->settings) accepted.emplace_back(spec.key);
+    in.only(value, path, accepted);
+    for (const auto& [key, v] : value.items()) {
+      const std::string at = path + "." + key;
+      if (key == "severity") {
+        const std::string sev = in.text(v, at);
+        if (sev == "error") s.severity = check::Severity::kError;
+        else if (sev == "warn") s.severity = check::Severity::kWarn;
+        else in.fail(at, "'" + sev + "' is not one of error|warn");
+        continue;
+      }
+      for (const auto& spec : info->settings) {
+        if (key != spec.key) continue;
+        if (spec.kind == check::SettingKind::kNumber) {
+          s.numbers[key] = in.count(v, at, spec.non_negative ? units::Sign::kNonNegative : units::Sign::kAny);
+        } else if (spec.kind == check::SettingKind::kText) {
+          s.texts[key] = in.text(v, at);
+        } else {
+          if (!v.is_array()) in.fail(at, "must be a list of names");
+          for (size_t i = 0; i < v.size(); ++i) s.allow.push_back(in.text(v[i], at + "[" + std::to_string(i) + "]"));
+        }
+      }
+    }
+    policy.rules.push_back(std::move(s));
+  }
+  return policy;
+}
+
+check::Policy read_policy(const std::string& path) { return parse_policy(input_name(path), read_input_text(path)); }
+
+}  // namespace isoflop::doc

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""`isoflop check` as CI systems read it, parsed by other programs: the JUnit XML validates against the Ant
+schema Jenkins and GitLab read (tests/check/JUnit.xsd, with lxml) and parses back to the verdicts of the JSON
+document; GitHub annotations point at the proposal line of the offending field; every example proposal gives
+the verdicts its "# expect" comment states; reruns are byte-identical; exit statuses are 0, 1 and 2.
+
+Usage: ci_reports_test.py BINARY
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from lxml import etree
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+EXAMPLES = os.path.join(ROOT, "share", "examples", "proposals")
+POLICY = os.path.join(ROOT, "share", "examples", "policies", "default.yaml")
+failures = []
+
+
+def run(binary, *args):
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("ISOFLOP_CATALOG", None)
+    return subprocess.run([binary, "check", *args], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+def expected_verdicts(path):
+    """The '# expect (default policy): gate X; rule verdict, ...' comment of an example proposal."""
+    text = ""
+    for line in open(path):
+        if not line.startswith("#"):
+            break
+        text += line.lstrip("#").strip() + " "
+    m = re.search(r"expect \(default policy\): gate (passed|failed); (.*)", text)
+    assert m, path + ": no '# expect (default policy):' comment"
+    rules = {}
+    for item in re.sub(r"\([^)]*\)", "", m.group(2)).split(","):
+        rule, verdict = item.split()
+        rules[rule] = verdict
+    return m.group(1), rules
+
+
+def check_examples(binary):
+    proposals = sorted(glob.glob(os.path.join(EXAMPLES, "*.yaml")))
+    expect(len(proposals) >= 5, "at least five example proposals")
+    for path in proposals:
+        gate, rules = expected_verdicts(path)
+        r = run(binary, path, "--policy", POLICY, "-o", "json")
+        expect(r.returncode == (0 if gate == "passed" else 1), f"{path}: exit {r.returncode}, gate {gate}")
+        doc = json.loads(r.stdout)
+        expect(doc["gate"] == gate, f"{path}: gate {doc['gate']} != {gate}")
+        got = {v["rule"]: v for v in doc["proposals"][0]["verdicts"]}
+        for rule, verdict in rules.items():
+            expect(got[rule]["verdict"] == verdict, f"{path}: {rule} is {got[rule]['verdict']}, comment says {verdict}")
+        if "no-fit" in path:
+            expect("zero_stage 3" in (got["memory_headroom_gib"]["fix"] or ""), f"{path}: memory fix names ZeRO-3")
+
+
+def check_junit(binary):
+    proposals = sorted(glob.glob(os.path.join(EXAMPLES, "*.yaml")))
+    r = run(binary, *proposals, "--policy", POLICY, "-o", "junit")
+    expect(r.returncode == 1, "junit: the gate fails (the examples include failing proposals)")
+    schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+    xml = etree.fromstring(r.stdout.encode())
+    if not schema.validate(xml):
+        failures.append("junit: invalid against JUnit.xsd: " + str(schema.error_log))
+    doc = json.loads(run(binary, *proposals, "--policy", POLICY, "-o", "json").stdout)
+    suites = xml.findall("testsuite")
+    expect(len(suites) == len(doc["proposals"]), "junit: one testsuite per proposal")
+    for suite, proposal in zip(suites, doc["proposals"]):
+        cases = suite.findall("testcase")
+        expect([c.get("name") for c in cases] == [v["rule"] for v in proposal["verdicts"]], "junit: one testcase per rule")
+        for case, v in zip(cases, proposal["verdicts"]):
+            failure, skipped = case.find("failure"), case.find("skipped")
+            expect((failure is not None) == (v["verdict"] == "fail"), f"junit: {suite.get('name')}/{v['rule']} failure")
+            expect((skipped is not None) == (v["verdict"] == "not-applicable"), f"junit: {v['rule']} skipped")
+            if failure is not None:
+                expect(failure.get("message") == v["reason"], "junit: failure message is the reason")
+                expect(f":{v['line']}: {v['field']}" in failure.text, "junit: failure text names file:line")
+        expect(int(suite.get("failures")) == proposal["summary"]["failed"], "junit: failures count")
+        expect(int(suite.get("skipped")) == proposal["summary"]["not_applicable"], "junit: skipped count")
+    again = run(binary, *proposals, "--policy", POLICY, "-o", "junit")
+    expect(again.stdout == r.stdout, "junit: byte-identical rerun")
+
+
+def key_line(path, key):
+    """The line of a top-level or nested key (its last path element) in a YAML proposal, found as text."""
+    last = key.split(".")[-1]
+    for number, line in enumerate(open(path), 1):
+        if re.match(r"\s*" + re.escape(last) + r"\s*:", line):
+            return number
+    return None
+
+
+def check_annotations(binary):
+    path = os.path.join(EXAMPLES, "gopher-280b.yaml")
+    r = run(binary, path, "--policy", POLICY, "--annotations", "github")
+    lines = [l for l in r.stdout.splitlines() if l.startswith("::")]
+    expect(lines, "annotations: some lines")
+    doc = json.loads(run(binary, path, "--policy", POLICY, "-o", "json").stdout)
+    flagged = [v for v in doc["proposals"][0]["verdicts"] if v["verdict"] in ("fail", "warn")]
+    expect(len(lines) == len(flagged), "annotations: one per failed or warned rule")
+    for line, v in zip(lines, flagged):
+        m = re.match(r"::(error|warning) file=([^,]+),line=(\d+),title=([^:]+)::(.*)", line)
+        expect(m is not None, "annotations: workflow command syntax: " + line)
+        if not m:
+            continue
+        expect(m.group(1) == ("error" if v["verdict"] == "fail" else "warning"), "annotations: level")
+        expect(m.group(2) == path, "annotations: file")
+        expect(int(m.group(3)) == key_line(path, v["field"]), f"annotations: {v['rule']} line {m.group(3)}")
+    loss = [l for l in lines if "loss_gap_vs_optimal" in l]
+    expect(loss and loss[0].startswith("::error") and f"line={key_line(path, 'arch')}," in loss[0],
+           "annotations: the loss gap points at the arch line")
+
+
+def check_plan_document(binary):
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = os.path.join(tmp, "plan.json")
+        env = dict(os.environ)
+        env.pop("ISOFLOP_CATALOG", None)
+        out = subprocess.run([binary, "plan", "--flops", "5.76e23", "--gpu", "a100-sxm4-80gb", "--gpus", "1024",
+                              "-o", "json"], capture_output=True, text=True, env=env)
+        open(plan, "w").write(out.stdout)
+        r = run(binary, plan, "--policy", POLICY, "-o", "json")
+        expect(r.returncode in (0, 1), "plan document: a valid proposal")
+        doc = json.loads(r.stdout)
+        got = {v["rule"]: v["verdict"] for v in doc["proposals"][0]["verdicts"]}
+        expect(got["loss_gap_vs_optimal"] == "pass", "plan document: a compute-optimal plan passes the loss gap")
+
+
+def main():
+    binary = sys.argv[1]
+    check_examples(binary)
+    check_junit(binary)
+    check_annotations(binary)
+    check_plan_document(binary)
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+// Reading proposals and policies: the line of every field, plan documents as proposals, and the errors that
+// name file:line, the field and what is accepted.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+
+#include "check/ci_output.hpp"
+#include "check/evaluate.hpp"
+#include "core/error.hpp"
+#include "doc/proposal_input.hpp"
+
+namespace {
+
+namespace check = isoflop::check;
+namespace doc = isoflop::doc;
+
+const isoflop::catalog::Catalog& cat() {
+  static const auto c = isoflop::catalog::load_catalog();
+  return c;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const isoflop::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kProposal =
+    "# a comment\nname: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-sxm4-80gb\n  gpus: 1024\n"
+    "layout:\n  tp: 8\n  pp: 4\n  dp: 32\n";
+
+}  // namespace
+
+TEST_CASE("a YAML proposal keeps the line of every field") {
+  const auto p = doc::parse_proposal(cat(), "p.yaml", kProposal);
+  CHECK(p.tokens == 1.4e12);
+  CHECK(*p.layout.tp == 8);
+  CHECK(check::line_of(p.marks, "arch") == 3);
+  CHECK(check::line_of(p.marks, "cluster.gpus") == 7);
+  CHECK(check::line_of(p.marks, "layout.dp") == 11);
+  CHECK(check::line_of(p.marks, "layout.zero") == 8);  // not given: the enclosing mapping's line
+  CHECK(check::line_of(p.marks, "days") == 1);
+}
+
+TEST_CASE("a JSON proposal reads the same, and a plan document is a proposal") {
+  const auto y = doc::parse_proposal(cat(), "p.yaml", kProposal);
+  const auto j = doc::parse_proposal(
+      cat(), "p.json",
+      R"({"name": "p", "arch": "chinchilla-70b", "tokens": 1.4e12, "cluster": {"gpu": "a100-sxm4-80gb", "gpus": 1024},
+          "layout": {"tp": 8, "pp": 4, "dp": 32}})");
+  CHECK(j.tokens == y.tokens);
+  CHECK(j.layout == y.layout);
+  CHECK(j.architecture == y.architecture);
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.json", R"({"schema": "isoflop/loss/v2"})"); })
+            .find("expected isoflop/plan/v2") != std::string::npos);
+}
+
+TEST_CASE("bad proposals and policies name file:line, the field and what is accepted") {
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", kProposal + "  zeroo: 1\n"); }) ==
+        "p.yaml:12: layout.zeroo: unknown field (did you mean 'zero'?); accepted: tp, pp, dp, ep, cp, vpp, "
+        "micro_batch, zero, recompute, sequence_parallel, trainer");
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", kProposal + "  tp: 4\n"); }) ==
+        "p.yaml:12: duplicate key 'tp' (first at line 9)");
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
+        "p.yaml:1: cluster: missing (gpu and gpus or nodes)");
+  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  day: {max: 9}\n"); }) ==
+        "q.yaml:2: rules.day: unknown rule (did you mean 'days'?); `isoflop check --list-rules` lists them");
+  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  days: 9\n"); }) ==
+        "q.yaml:2: rules.days: must be a mapping of severity, max");
+  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  gpu_hours: {max: -1}\n"); }) ==
+        "q.yaml:2: rules.gpu_hours.max: '-1' must not be negative");
+  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  regions: {allow: us}\n"); }) ==
+        "q.yaml:2: rules.regions.allow: must be a list of names");
+  // A memory floor may be negative (a policy that tolerates a known overshoot); caps may not.
+  CHECK(doc::parse_policy("q.yaml", "rules:\n  memory_headroom_gib: {min: -2}\n").rules[0].numbers.at("min") == -2);
+}
+
+TEST_CASE("verdicts point at the proposal line of the field they judge") {
+  const auto unknown = doc::parse_proposal(cat(), "p.yaml", kProposal + "region: xx\n");
+  const auto days = doc::parse_policy("q.yaml", "rules:\n  days: {max: 90}\n");
+  CHECK(error_of([&] { check::check_proposal(cat(), unknown, days); }).rfind("p.yaml:12: region: unknown grid region 'xx'", 0) == 0);
+  const auto p = doc::parse_proposal(cat(), "p.yaml", kProposal + "region: fr\n");
+  const auto policy = doc::parse_policy("q.yaml", "rules:\n  loss_gap_vs_optimal: {max_percent: 1}\n  "
+                                                  "tokens_per_param: {min: 25}\n  regions: {allow: [us]}\n");
+  const auto v = check::check_proposal(cat(), p, policy);
+  CHECK(v.verdicts[0].line == 3);   // arch
+  CHECK(v.verdicts[1].line == 4);   // tokens
+  CHECK(v.verdicts[2].line == 12);  // region
+  CHECK(v.verdicts[2].outcome == check::Outcome::kFail);
+}
+
+TEST_CASE("GitHub annotations escape what the workflow command syntax reserves") {
+  check::CheckResult r;
+  check::ProposalVerdicts p;
+  p.source = "dir/a,b.yaml";
+  check::Verdict v;
+  v.rule = "days";
+  v.outcome = check::Outcome::kFail;
+  v.reason = "100% over\nthe cap";
+  v.line = 7;
+  p.verdicts = {v};
+  r.proposals = {p};
+  CHECK(check::render_github_annotations(r) ==
+        "::error file=dir/a%2Cb.yaml,line=7,title=isoflop check%3A days::100%25 over%0Athe cap\n");
+  r.proposals[0].verdicts[0].outcome = check::Outcome::kWarn;
+  CHECK(check::render_github_annotations(r).rfind("::warning ", 0) == 0);
+  r.strict = true;  // under --strict a warning fails the gate: an error annotation
+  CHECK(check::render_github_annotations(r).rfind("::error ", 0) == 0);
+}

@@ -1,0 +1,131 @@
+// Every rule passes, warns and fails on crafted proposals; the reasons carry the numbers of the papers.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "check/evaluate.hpp"
+#include "check/rules.hpp"
+#include "doc/proposal_input.hpp"
+
+namespace {
+
+using isoflop::check::Outcome;
+namespace check = isoflop::check;
+namespace doc = isoflop::doc;
+
+const isoflop::catalog::Catalog& cat() {
+  static const auto c = isoflop::catalog::load_catalog();
+  return c;
+}
+
+// Chinchilla 70B on 1.4T tokens, laid out as Megatron-LM runs it on 1024 A100s.
+const std::string kDense =
+    "name: dense\narch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\n"
+    "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+    "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective, sequence_parallel: true}\n"
+    "days: 48\nflops: 5.9e23\nregion: us\nprice_per_gpu_hour: 2\nunique_tokens: 1T\n";
+const std::string kMoe =
+    "name: moe\narch: st-moe-32b\ntokens: 1.5T\nglobal_batch: 1024\ncluster: {gpu: h100-sxm5-80gb, gpus: 512}\n"
+    "layout: {tp: 4, pp: 1, dp: 128, ep: 8, micro_batch: 1, zero: 1, recompute: selective}\nregion: fr\n";
+
+check::Verdict verdict(const std::string& proposal, const std::string& rule_yaml) {
+  const check::Policy policy = doc::parse_policy("policy.yaml", "rules:\n  " + rule_yaml + "\n");
+  const check::Proposal p = doc::parse_proposal(cat(), "p.yaml", proposal);
+  const auto v = check::check_proposal(cat(), p, policy);
+  REQUIRE(v.verdicts.size() == 1);
+  INFO(v.verdicts[0].reason);
+  return v.verdicts[0];
+}
+
+// The same rule with a bound it meets, then one it misses as an error and as a warning.
+void pass_warn_fail(const std::string& proposal, const std::string& rule, const std::string& passing,
+                    const std::string& failing) {
+  INFO(rule);
+  CHECK(verdict(proposal, rule + ": {" + passing + "}").outcome == Outcome::kPass);
+  CHECK(verdict(proposal, rule + ": {" + failing + "}").outcome == Outcome::kFail);
+  CHECK(verdict(proposal, rule + ": {" + failing + ", severity: warn}").outcome == Outcome::kWarn);
+}
+
+}  // namespace
+
+TEST_CASE("scaling rules: tokens per parameter, loss gap, law band, epochs") {
+  pass_warn_fail(kDense, "tokens_per_param", "min: 10, max: 200", "min: 25");
+  pass_warn_fail(kDense, "loss_gap_vs_optimal", "max_percent: 1", "max_percent: 0.0001");
+  pass_warn_fail(kDense, "epochs_over_unique_data", "max: 4", "max: 1.2");
+  // 1.4T / 1T unique tokens = 1.4 epochs.
+  CHECK(*verdict(kDense, "epochs_over_unique_data: {max: 4}").value == doctest::Approx(1.4));
+  // Chinchilla's 20 tokens per parameter (Hoffmann et al. 2022): 1.4T / 70B.
+  CHECK(*verdict(kDense, "tokens_per_param: {}").value == doctest::Approx(20.0).epsilon(0.02));
+  // Gopher 280B on 300B tokens sits above every law's compute-optimal size at its 5e23 FLOPs.
+  const std::string gopher = "arch: gopher-280b\ntokens: 300B\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n";
+  CHECK(verdict(kDense, "within_law_band: true").outcome == Outcome::kPass);
+  CHECK(verdict(gopher, "within_law_band: true").outcome == Outcome::kFail);
+  CHECK(verdict(gopher, "within_law_band: {severity: warn}").outcome == Outcome::kWarn);
+  const auto gap = verdict(gopher, "loss_gap_vs_optimal: {max_percent: 1, law: chinchilla}");
+  CHECK(gap.outcome == Outcome::kFail);
+  CHECK(gap.reason.find("under-trained") != std::string::npos);
+  CHECK(gap.fix.find("params") != std::string::npos);
+}
+
+TEST_CASE("systems rules: memory headroom, MFU, runnability") {
+  pass_warn_fail(kDense, "memory_headroom_gib", "min: 4", "min: 70");
+  pass_warn_fail(kDense, "mfu", "min: 0.3", "min: 0.9");
+  const std::string odd_tp = "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+                             "layout: {tp: 3, pp: 1, dp: 341}\n";
+  CHECK(verdict(kDense, "layout_runnable: {trainer: megatron}").outcome == Outcome::kPass);
+  CHECK(verdict(odd_tp, "layout_runnable: {trainer: megatron}").outcome == Outcome::kFail);
+  CHECK(verdict(odd_tp, "layout_runnable: {severity: warn}").outcome == Outcome::kWarn);
+  // 70B with every model state on each of 8 tensor-parallel 40 GB GPUs does not fit; the fix is named.
+  const std::string big = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: a100-sxm4-40gb, gpus: 512}\n"
+                          "layout: {tp: 8, pp: 1, dp: 64, zero: 0, recompute: none}\n";
+  const auto mem = verdict(big, "memory_headroom_gib: {min: 4}");
+  CHECK(mem.outcome == Outcome::kFail);
+  CHECK(*mem.value < 0);
+  CHECK(mem.fix.find("zero_stage 3") != std::string::npos);
+}
+
+TEST_CASE("cost rules: caps, regions, grid") {
+  pass_warn_fail(kDense, "days", "max: 90", "max: 10");
+  pass_warn_fail(kDense, "gpu_hours", "max: 2e6", "max: 1e5");
+  pass_warn_fail(kDense, "energy_mwh", "max: 1e5", "max: 10");
+  pass_warn_fail(kDense, "co2e_t", "max: 5000", "max: 1");
+  pass_warn_fail(kDense, "cost_usd", "max: 1e8", "max: 1000");
+  pass_warn_fail(kDense, "regions", "allow: [us, fr]", "allow: [fr]");
+  pass_warn_fail(kDense, "grid_intensity", "max: 1000", "max: 50");
+  // GPU-hours are GPUs × days × 24.
+  const auto days = *verdict(kDense, "days: {}").value;
+  CHECK(*verdict(kDense, "gpu_hours: {}").value == doctest::Approx(1024 * days * 24));
+}
+
+TEST_CASE("MoE rules after ST-MoE, not applicable to a dense model") {
+  pass_warn_fail(kMoe, "moe_experts", "max: 256", "max: 32");
+  pass_warn_fail(kMoe, "moe_capacity_factor", "min: 1, max: 1.25", "max: 1.0");
+  pass_warn_fail(kMoe, "moe_top_k", "max: 2", "max: 1");
+  // ST-MoE: at most one expert per device; 64 experts over 8 expert-parallel devices are 8 each.
+  std::string spread = kMoe;
+  spread.replace(spread.find("ep: 8"), 5, "ep: 64");
+  CHECK(verdict(spread, "moe_st_moe: true").outcome == Outcome::kPass);
+  const auto crowded = verdict(kMoe, "moe_st_moe: {severity: warn}");
+  CHECK(crowded.outcome == Outcome::kWarn);
+  CHECK(crowded.reason.find("8 experts per device") != std::string::npos);
+  CHECK(verdict(kMoe, "moe_st_moe: true").outcome == Outcome::kFail);
+  CHECK(verdict(kDense, "moe_experts: {}").outcome == Outcome::kNotApplicable);
+  // The dense laws do not judge a sparse model's total parameters.
+  CHECK(verdict(kMoe, "loss_gap_vs_optimal: {max_percent: 1}").outcome == Outcome::kNotApplicable);
+}
+
+TEST_CASE("consistency rules: stated FLOPs and days against the proposal's own numbers") {
+  pass_warn_fail(kDense, "stated_flops", "max_percent: 5", "max_percent: 0.01");
+  pass_warn_fail(kDense, "stated_days", "max_percent: 25", "max_percent: 0.01");
+  const std::string none = "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n";
+  CHECK(verdict(none, "stated_flops: {max_percent: 5}").outcome == Outcome::kNotApplicable);
+}
+
+TEST_CASE("every rule in the registry is exercised and documented") {
+  for (const auto& r : check::rule_table()) {
+    INFO(r.name);
+    CHECK(std::string(r.meaning).size() > 10);
+    CHECK(std::string(r.source).size() > 3);
+  }
+  CHECK(check::rule_table().size() == 20);
+}
