@@ -13,6 +13,7 @@
 #include "doc/cost_document.hpp"
 #include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
+#include "doc/sweep_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -40,6 +41,7 @@ const std::vector<Kind>& kinds() {
       {"fit", &reencode_as<FitDocument>},
       {"train", &reencode_as<TrainDocument>},
       {"calibration", &reencode_as<CalibrationDocument>},
+      {"sweep", &reencode_as<SweepDocument>},
   };
   return table;
 }
