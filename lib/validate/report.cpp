@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 
 #include "core/error.hpp"
@@ -12,7 +13,10 @@
 
 namespace isoflop::validate {
 
-double PlanReference::params_at(double flops) const { return params_opt * std::pow(flops / budget_flops, a); }
+double PlanReference::params_at(double flops) const {
+  const auto it = law_params_opt.find(flops);
+  return it != law_params_opt.end() ? it->second : params_opt * std::pow(flops / budget_flops, a);
+}
 
 double PlanReference::tokens_per_param_at(double flops) const {
   const double n = params_at(flops);
@@ -82,6 +86,40 @@ std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, Validat
   return out;
 }
 
+// Bootstrap of Approach 2 that keeps the sweep's design: each resample draws, within every budget, as many runs
+// as it has, with replacement, so no budget vanishes and the spread measures the scatter about each parabola.
+// (Resampling all runs together leaves some budgets with one or two sizes, whose parabolas then swing wildly.)
+void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
+                         const ReportOptions& options, ValidationReport* report) {
+  std::map<double, std::vector<fit::Run>> budgets;
+  for (const auto& r : runs) budgets[r.flops].push_back(r);
+  std::vector<double> a, b;
+  int failed = 0;
+  std::vector<fit::Run> sample;
+  for (int k = 0; k < options.bootstrap_resamples; ++k) {
+    std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
+    sample.clear();
+    for (const auto& [flops, members] : budgets) {
+      std::uniform_int_distribution<size_t> pick(0, members.size() - 1);
+      for (size_t i = 0; i < members.size(); ++i) sample.push_back(members[pick(rng)]);
+    }
+    try {
+      const fit::Approach2Result r = fit::fit_approach2(sample, a2);
+      a.push_back(r.a);
+      b.push_back(r.b);
+    } catch (const InputError&) {
+      ++failed;  // a budget drew fewer than 3 sizes or lost its minimum
+    }
+  }
+  report->bootstrap_resamples = options.bootstrap_resamples;
+  report->bootstrap_failed = failed;
+  if (a.empty()) return;
+  for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}})
+    report->approach2_intervals[name] = {fit::quantile(*values, 0.025), fit::quantile(*values, 0.1),
+                                         fit::quantile(*values, 0.5), fit::quantile(*values, 0.9),
+                                         fit::quantile(*values, 0.975)};
+}
+
 void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
   std::vector<fit::Run> all;
   for (const auto& r : runs)
@@ -100,12 +138,13 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
       if (!b.extrapolated) continue;
       // The budget index is the one whose nominal C this fitted budget carries.
       for (const auto& r : runs)
-        if (r.budget_flops == b.flops) {
+        if (std::fabs(std::log(r.budget_flops / b.flops)) < 1e-9) {
           report->budgets_outside.push_back(r.budget);
           break;
         }
     }
   }
+  if (report->approach2 && options.bootstrap_resamples > 0) bootstrap_approach2(a2_runs, a2, options, report);
   if (static_cast<int>(all.size()) < options.min_runs_approach3) {
     report->approach3_note = std::to_string(all.size()) + " finished runs; Approach 3 (5 parameters) needs " +
                              std::to_string(options.min_runs_approach3);
@@ -114,15 +153,6 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   fit::Approach3Options a3;
   a3.grid = options.grid;
   report->approach3 = fit::fit_approach3(all, a3);
-  if (!report->approach2 || options.bootstrap_resamples <= 0) return;
-  fit::BootstrapOptions b;
-  b.resamples = options.bootstrap_resamples;
-  b.seed = options.seed;
-  b.approach2 = true;
-  const fit::BootstrapResult r = fit::bootstrap(a2_runs, report->approach3->x, a3, a2, b);
-  report->approach2_intervals = r.approach2;
-  report->bootstrap_resamples = r.resamples;
-  report->bootstrap_failed = r.approach2_failed;
 }
 
 void compare_law(const PlanReference& plan, const Tolerances& tol, ValidationReport* report) {

@@ -46,7 +46,8 @@ struct PlanReference {
   double a = 0;                 // N_opt ∝ C^a
   double budget_flops = 0;      // the plan's full budget C
   double params_opt = 0;        // the plan's N_opt at that budget
-  // N_opt(C) of the plan's law, anchored at its full budget.
+  std::map<double, double> law_params_opt;  // the law's own N_opt at the sweep's budgets (C → N)
+  // N_opt(C) of the plan's law: its own value at a sweep budget, else C^a anchored at the full budget.
   double params_at(double flops) const;
   double tokens_per_param_at(double flops) const;  // D/N = C/(6·N²)
   bool operator==(const PlanReference&) const = default;
@@ -94,7 +95,7 @@ struct SpeedRow {
 
 struct ReportOptions {
   Tolerances tolerances;
-  int bootstrap_resamples = 200;
+  int bootstrap_resamples = 200;  // Approach 2 refits, resampling within each budget
   std::uint64_t seed = 0;
   fit::InitGrid grid = fit::chinchilla_grid();  // Approach 3's starts
   int min_runs_approach3 = 8;   // fewer finished runs: Approach 3 is not fitted (5 parameters)
