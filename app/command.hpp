@@ -31,5 +31,6 @@ int run_fit(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
 int run_emit(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
 
 }  // namespace isoflop::app

@@ -33,6 +33,7 @@ const std::vector<Command>& commands() {
       {"fit", "fit scaling laws to your own runs (Chinchilla Approaches 1-3, bootstrap)", run_fit},
       {"calibrate", "fit the step-time model's efficiency constants to your measured runs", run_calibrate},
       {"emit", "launch configs for Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun from a plan", run_emit},
+      {"validate", "emit and run a scaled-down IsoFLOP sweep that checks a plan's law on your hardware", run_validate},
   };
   return table;
 }

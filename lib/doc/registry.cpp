@@ -14,7 +14,6 @@
 #include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
 #include "doc/sweep_document.hpp"
-#include "doc/validation_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -43,7 +42,6 @@ const std::vector<Kind>& kinds() {
       {"train", &reencode_as<TrainDocument>},
       {"calibration", &reencode_as<CalibrationDocument>},
       {"sweep", &reencode_as<SweepDocument>},
-      {"validation", &reencode_as<ValidationDocument>},
   };
   return table;
 }

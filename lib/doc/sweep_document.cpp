@@ -36,7 +36,7 @@ constexpr auto kRules = std::tuple{
     field("lr_rule", &R::lr_rule), field("lr_intercept", &R::lr_intercept), field("lr_log_slope", &R::lr_log_slope),
     field("warmup_fraction", &R::warmup_fraction), field("schedule", &R::schedule),
     field("min_lr_fraction", &R::min_lr_fraction), field("batch", &R::batch), field("seq", &R::seq),
-    field("vocab", &R::vocab)};
+    field("vocab", &R::vocab), field("eval_tokens", &R::eval_tokens, count())};
 
 using M = train::ModelConfig;
 using Run = SweepRun;
@@ -57,6 +57,7 @@ constexpr auto kSweep = std::tuple{
     field("preset", &D::preset),
     field("backend", &D::backend, names(train::kBackendKindNames)),
     field("peak_device", &D::peak_device, null_when_empty()),
+    field("threads", &D::threads),
     derived("flops_convention", [](const D&) { return Json{{"name", "6nd"}, {"statement", kSweepFlopsStatement}}; }),
     group("source", custom(
                         "name", [](const D& d) { return enum_json(d.data.source, train::kDataSourceNames); },

@@ -47,6 +47,7 @@ struct SweepRules {
   int batch = 0;                // sequences per step
   int seq = 0;                  // context length
   int vocab = 0;                // vocabulary
+  double eval_tokens = 0;       // validation tokens of each run's one evaluation, after its last step
   bool operator==(const SweepRules&) const = default;
 };
 
@@ -81,6 +82,7 @@ struct SweepDocument {
   std::string preset;  // "smoke", "cpu", "gpu" or "custom"
   train::BackendKind backend = train::BackendKind::kCpu;
   std::string peak_device;  // catalog accelerator the runs' MFU is measured against ("" = detected)
+  int threads = 0;          // CPU threads per run (0: every core)
   train::DataConfig data;   // the source, as each job's data section
   unsigned long long source_seed = 0;
   SweepRules rules;

@@ -16,7 +16,6 @@
 #include "units/format.hpp"
 
 namespace isoflop::train {
-
 model::Architecture architecture_of(const ModelConfig& c) {
   model::Architecture a;
   a.name = "train";

@@ -15,6 +15,9 @@
 
 namespace isoflop::train {
 
+// The trainer's model in the planner's vocabulary, so parameters and FLOPs are counted by lib/model.
+model::Architecture architecture_of(const ModelConfig& config);
+
 // Reported after every step (and after every evaluation, with eval_loss set).
 struct Progress {
   long long step = 0;           // steps completed
@@ -97,10 +100,6 @@ TrainResult run_training(const Job& job, const RunOptions& options);
 // The catalog accelerator for a device name as the CUDA driver reports it ("NVIDIA H100 80GB HBM3" →
 // h100-sxm5-80gb), or nullptr when the catalog has none.
 const catalog::Accelerator* accelerator_for_device(const std::string& device_name, const catalog::Catalog& catalog);
-
-// The trainer's model in the planner's vocabulary, so parameters, FLOPs and step times are counted by lib/model
-// and lib/parallel.
-model::Architecture architecture_of(const ModelConfig& config);
 
 // The loss curve as CSV: step,tokens,lr,train_loss,eval_loss,grad_norm,elapsed_s (eval_loss empty when absent).
 std::string curve_csv(const std::vector<CurvePoint>& curve);

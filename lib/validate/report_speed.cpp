@@ -117,7 +117,7 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
     m.file = r.id;
     measured.push_back(m);
   }
-  if (measured.empty()) throw FieldError("calibration", "no finished run reports its speed and device");
+  if (measured.empty()) throw FieldError("save_calibration", "no finished run reports its speed and device");
   return parallel::calibrate_runs(with_devices, measured);
 }
 

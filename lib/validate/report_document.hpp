@@ -1,4 +1,5 @@
-// The validation document ("isoflop/validation/v2"): `validate report DIR` — a sweep's runs read back, the
+// The validation document ("isoflop/validation/v2", a document kind kept beside the report since it needs
+// lib/validate, which is built on lib/doc): `validate report DIR` — a sweep's runs read back, the
 // Approach 2 and 3 fits, each comparison with the plan's law, the source's floor and the step-time model, and
 // the verdict.
 //

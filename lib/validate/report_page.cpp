@@ -1,7 +1,7 @@
 // The validation document's human page.
 #include <cmath>
 
-#include "doc/validation_document.hpp"
+#include "validate/report_document.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
 

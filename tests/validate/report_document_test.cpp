@@ -1,7 +1,7 @@
 // The validation document over a sweep folder of real documents: sweep.json and each run's results.json,
 // written from a sweep drawn from a known law; failed runs, a corrupt or foreign result, the JSON round trip
 // and the figure.
-#include "doc/validation_document.hpp"
+#include "validate/report_document.hpp"
 
 #include <doctest/doctest.h>
 
@@ -134,7 +134,7 @@ TEST_CASE("a run without results.json is reported as failed, by name, and the fi
 TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of another sweep") {
   const catalog::Catalog catalog = catalog::load_catalog();
   const fs::path empty = test::fresh_temp_dir("validation", "empty");
-  CHECK_THROWS_WITH_AS(validation_document(inputs_for(empty), catalog), doctest::Contains("no sweep.json here"),
+  CHECK_THROWS_WITH_AS(validation_document(inputs_for(empty), catalog), doctest::Contains("sweep.json"),
                        InputError);
   const fs::path dir = test::fresh_temp_dir("validation", "corrupt");
   const SweepDocument sweep = write_sweep(dir);

@@ -1,5 +1,5 @@
 // The validation document: reading a sweep folder back, its JSON, and the calibration overlay.
-#include "doc/validation_document.hpp"
+#include "validate/report_document.hpp"
 
 #include <filesystem>
 
@@ -10,6 +10,8 @@
 #include "doc/train_document.hpp"
 #include "train/trainer.hpp"
 #include "validate/report_speed.hpp"
+#include "validate/run_state.hpp"
+#include "validate/sweep_folder.hpp"
 
 namespace isoflop::doc {
 
@@ -88,17 +90,6 @@ constexpr auto kDocument = std::tuple{
         "verdict", [](const D& d) { return Json(d.report.passed ? "pass" : "fail"); },
         [](const Json& v, D& d) { d.report.passed = v.is_string() && v.get<std::string>() == "pass"; })};
 
-SweepDocument read_sweep(const std::string& dir) {
-  const fs::path file = fs::path(dir) / "sweep.json";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(dir + ": not a folder (a sweep folder written by validate --emit)");
-  if (!fs::is_regular_file(file, ec))
-    throw InputError(dir + ": no sweep.json here; a sweep folder is one that validate --emit DIR wrote");
-  const SourceDocument source = read_document(file.string());
-  require_kind(source, {"sweep"});
-  return decode<SweepDocument>(source);
-}
-
 // The run as its folder left it: finished (a result document with a validation loss) or failed, and why.
 ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const SweepRun& planned) {
   ReportRun r;
@@ -109,13 +100,15 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
   r.tokens = planned.tokens;
   r.architecture = train::architecture_of(planned.shape);
   r.batch = sweep.rules.batch;
-  const fs::path folder = fs::path(dir) / planned.folder;
-  const fs::path results = folder / "results.json";
+  const fs::path results = fs::path(dir) / planned.folder / "results.json";
   std::error_code ec;
-  if (!fs::is_regular_file(results, ec)) {
-    r.failure = fs::exists(folder / "checkpoint.bin", ec)
-                    ? "interrupted: a checkpoint but no results.json (validate run resumes it)"
-                    : "no results.json in " + planned.folder + " (not run, or the run failed: see its log)";
+  if (!fs::is_regular_file(results, ec)) {  // the runner's record says why
+    const validate::RunStatus status = validate::run_status(dir, planned);
+    switch (status.state) {
+      case validate::RunState::kFailed: r.failure = "failed: " + status.message; break;
+      case validate::RunState::kInterrupted: r.failure = "interrupted: validate run resumes it"; break;
+      default: r.failure = "no results.json in " + planned.folder + " (not run yet)"; break;
+    }
     return r;
   }
   const SourceDocument source = read_document(results.string());
@@ -153,7 +146,7 @@ void to_json(Json& j, const ValidationDocument& d) { write_fields(j, d, kDocumen
 void from_json(const Json& j, ValidationDocument& d) { read_fields(j, d, kDocument); }
 
 ValidationDocument validation_document(const ValidationInputs& inputs, const catalog::Catalog& catalog) {
-  const SweepDocument sweep = read_sweep(inputs.sweep_dir);
+  const SweepDocument sweep = validate::read_sweep_folder(inputs.sweep_dir);
   ValidationDocument d;
   d.inputs = inputs;
   d.preset = sweep.preset;

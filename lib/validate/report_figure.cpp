@@ -2,7 +2,7 @@
 // with their fitted parabolas and minima, and N_opt(C) from the minima, extrapolated to the plan's budget.
 #include <cmath>
 
-#include "doc/validation_document.hpp"
+#include "validate/report_document.hpp"
 #include "report/svg_plot.hpp"
 #include "units/format.hpp"
 
