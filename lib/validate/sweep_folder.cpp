@@ -24,15 +24,17 @@ bool is_sweep_entry(const std::string& name) {
 bool check_folder(const doc::SweepDocument& sweep, const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return false;
-  if (!fs::is_directory(dir, ec)) throw FieldError("dir", "'" + dir + "' exists and is not a folder");
+  if (!fs::is_directory(dir, ec)) throw FieldError("emit", "'" + dir + "' exists and is not a folder");
   const fs::path file = fs::path(dir) / kSweepFile;
   if (fs::exists(file, ec)) {
-    if (read_sweep_folder(dir) == sweep) return true;
-    throw FieldError("dir", "'" + dir + "' holds another sweep (its sweep.json differs); choose another folder");
+    const bool same = read_sweep_folder(dir) == sweep;
+    forget_input(file.string());  // read only to compare; the same sweep rewrites it
+    if (same) return true;
+    throw FieldError("emit", "'" + dir + "' holds another sweep (its sweep.json differs); choose another folder");
   }
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (!is_sweep_entry(entry.path().filename().string()))
-      throw FieldError("dir", "'" + dir + "' holds files that are not a sweep ('" +
+      throw FieldError("emit", "'" + dir + "' holds files that are not a sweep ('" +
                                   entry.path().filename().string() + "'); choose an empty or new folder");
   return false;
 }
@@ -40,7 +42,7 @@ bool check_folder(const doc::SweepDocument& sweep, const std::string& dir) {
 void make_folder(const fs::path& p) {
   std::error_code ec;
   fs::create_directories(p, ec);
-  if (ec) throw FieldError("dir", "cannot create '" + p.string() + "': " + ec.message());
+  if (ec) throw FieldError("emit", "cannot create '" + p.string() + "': " + ec.message());
 }
 
 }  // namespace
@@ -54,7 +56,7 @@ std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, con
   const OutputRules rules{same, "it belongs to no sweep"};
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& text) {
-    write_output((root / name).string(), text, "dir", rules);
+    write_output((root / name).string(), text, "emit", rules);
     written.push_back(name);
   };
   for (const auto& run : sweep.runs) {
@@ -75,7 +77,7 @@ std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, con
 doc::SweepDocument read_sweep_folder(const std::string& dir) {
   const fs::path file = fs::path(dir) / kSweepFile;
   std::error_code ec;
-  if (!fs::exists(file, ec)) throw FieldError("dir", "'" + dir + "' holds no sweep (no " + kSweepFile + ")");
+  if (!fs::exists(file, ec)) throw FieldError("sweep folder", "'" + dir + "' holds no sweep (no " + kSweepFile + ")");
   const doc::SourceDocument d = doc::read_document(file.string());
   doc::require_kind(d, {"sweep"});
   return doc::decode<doc::SweepDocument>(d);
