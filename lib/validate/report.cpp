@@ -33,7 +33,7 @@ Tolerances parse_tolerances(const std::string& text, const std::string& field) {
   std::vector<std::string> accepted;
   for (const auto& n : names) accepted.push_back(n.first);
   size_t start = 0;
-  while (start <= text.size()) {
+  while (!text.empty() && start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
     start = comma + 1;
@@ -81,7 +81,7 @@ std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, Validat
       continue;
     }
     // The budget's nominal C groups its runs exactly (batch rounding moves 6·N·D by a fraction of a percent).
-    for (const auto* r : members) out.push_back({r->params, r->tokens, r->budget_flops, r->loss, 0});
+    for (const auto* r : members) out.push_back({r->params, r->tokens, r->budget_flops, r->loss, r->index});
   }
   return out;
 }
@@ -125,7 +125,7 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   for (const auto& r : runs)
     if (r.finished) all.push_back({r.params, r.tokens, r.budget_flops, r.loss, 0});
   fit::Approach2Options a2;
-  a2.file = "sweep";
+  a2.file = "sweep.json runs";
   a2.flops_column = "budget";
   const std::vector<fit::Run> a2_runs = approach2_runs(runs, report);
   try {

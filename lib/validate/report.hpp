@@ -20,6 +20,7 @@ namespace isoflop::validate {
 // One run of the sweep, as designed and as it came out.
 struct ReportRun {
   std::string id;               // the run's folder name
+  int index = 0;                // its place in the sweep's runs, from 1 (messages)
   int budget = 0;               // index of its budget in the sweep
   double budget_flops = 0;      // the budget C the run belongs to (C = 6·N·D)
   bool finished = false;        // a result document with a validation loss

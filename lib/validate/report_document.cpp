@@ -154,7 +154,10 @@ ValidationDocument validation_document(const ValidationInputs& inputs, const cat
   const SweepOrigin& o = sweep.origin;
   d.plan = {o.law, o.law_exponent_a, o.full_budget_flops, o.n_opt, {}};
   for (const auto& b : sweep.budgets) d.plan.law_params_opt[b.flops] = b.law_n_opt;
-  for (const auto& planned : sweep.runs) d.runs.push_back(read_run(inputs.sweep_dir, sweep, planned));
+  for (const auto& planned : sweep.runs) {
+    d.runs.push_back(read_run(inputs.sweep_dir, sweep, planned));
+    d.runs.back().index = static_cast<int>(d.runs.size());
+  }
   validate::ReportOptions options;
   options.tolerances = inputs.tolerances;
   options.bootstrap_resamples = inputs.bootstrap_resamples;
@@ -166,7 +169,12 @@ ValidationDocument validation_document(const ValidationInputs& inputs, const cat
 }
 
 std::string validation_calibration_yaml(const ValidationDocument& d, const catalog::Catalog& catalog) {
-  const auto devices = validate::speed_accelerators(d.runs, catalog, d.inputs.cpu_memory_bandwidth_bytes_per_s);
+  auto devices = validate::speed_accelerators(d.runs, catalog, d.inputs.cpu_memory_bandwidth_bytes_per_s);
+  // An overlay replaces catalog entries; the catalog has no CPU entry (no datasheet memory or power to give it).
+  devices.erase(validate::kCpuAccelerator);
+  if (devices.empty())
+    throw FieldError("save_calibration", "every run ran on the CPU, which the catalog has no accelerator entry for; "
+                                         "an overlay calibrates a catalog accelerator (run the sweep on a GPU)");
   CalibrationDocument c{d.inputs.sweep_dir, std::nullopt, validate::calibrate_speed(d.runs, devices, catalog)};
   return calibration_overlay_yaml(c);
 }
