@@ -80,6 +80,8 @@ int report(const CommonOptions& common, const po::variables_map& vm, const std::
   in.bootstrap_resamples = get_int(vm, "bootstrap", units::Sign::kNonNegative).value_or(in.bootstrap_resamples);
   CommonOptions in_dir = common;  // the default figure belongs to the folder and is replaced on each report
   in_dir.force = !get_string(vm, "plot");
+  for (const char* option : {"plot", "save-calibration"})
+    if (auto file = get_string(vm, option)) check_output_file(common, *file, std::string("--") + option);
   const auto catalog = load_catalog(common);
   doc::ValidationDocument d = doc::validation_document(in, catalog);
   d.figure_file = get_string(vm, "plot").value_or((std::filesystem::path(dir) / "validation.svg").string());

@@ -13,6 +13,7 @@
 #include "doc/train_document.hpp"
 #include "fit/simulate.hpp"
 #include "support/temp_files.hpp"
+#include "validate/run_state.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -129,6 +130,11 @@ TEST_CASE("a run without results.json is reported as failed, by name, and the fi
   for (const auto& b : d.report.approach2->budgets) used += b.runs;
   CHECK(used == 20);
   CHECK(render_validation(d).find("FAILED: no results.json") != std::string::npos);
+  // A run the runner recorded as failed says why.
+  fs::create_directories(dir / sweep.runs[4].folder);  // the runner made it before the run failed
+  validate::record_failure(dir.string(), sweep.runs[4], "exit 2: train.lr: must be positive");
+  const ValidationDocument again = validation_document(inputs_for(dir), catalog::load_catalog());
+  CHECK(again.report.failures[0] == sweep.runs[4].id + ": failed: exit 2: train.lr: must be positive");
 }
 
 TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of another sweep") {
