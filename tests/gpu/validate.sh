@@ -2,7 +2,8 @@
 # The GPU preset of `isoflop validate` in one call, on a machine with one H100/H200 and binaries built elsewhere:
 # emit the gpu preset sweep of a law's plan (4 budgets x 6 sizes, 2e16 FLOPs in all), run it here as CUDA train
 # jobs (one at a time, so each run's tokens/s is its own), report it, and write everything into one file.
-#   tests/gpu/validate.sh [FOLDER]      results in FOLDER/validate-gpu.json, else $OUT, else ./validate-gpu-results
+#   tests/gpu/validate.sh [FOLDER]      results in FOLDER/validate-gpu.json (and the sweep folder, without its
+#                                      checkpoints, in validate-gpu-sweep.tar.gz), else $OUT, else ./validate-gpu-results
 # Environment: ISOFLOP (default <repo>/build-gpu-check/isoflop, with libisoflop_cuda.so beside it), LAW (default
 # chinchilla), FLOPS (the plan's full budget, default 1e21), RUN_BUDGET_S (seconds for the runs, default 400: the
 # runs still going then are interrupted and resume on the next call), JOBS (runs at a time, default 1), PRESET
@@ -68,5 +69,7 @@ with open(results + ".tmp", "w") as f:
     json.dump(out, f, indent=1)
 os.replace(results + ".tmp", results)
 PY
+# The sweep folder without its checkpoints, to report again elsewhere ('isoflop validate report sweep').
+tar czf "$out/validate-gpu-sweep.tar.gz" -C "$work" --exclude=checkpoint.bin sweep 2>/dev/null
 say "results in $results ($(( $(date +%s) - start )) s)"
 [ "$code" -eq 0 ] && [ "${run_code:-1}" -eq 0 ] && [ "${report_code:-1}" -eq 0 ]
