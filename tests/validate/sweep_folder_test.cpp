@@ -28,7 +28,7 @@ doc::SweepDocument smoke(const std::string& law = "chinchilla") {
   return design_from_options(o, catalog::embedded_catalog());
 }
 
-TEST_CASE("--emit writes a job per run, sweep.json and the scripts; the same sweep again is accepted") {
+TEST_CASE("--emit writes a job per run, sweep.json and the scripts, and the same sweep again is accepted") {
   const auto dir = test::fresh_temp_dir("isoflop-validate-test", "emit") / "sweep";
   const doc::SweepDocument d = smoke();
   const auto files = write_sweep_folder(d, dir.string(), 4);
