@@ -2,7 +2,6 @@
 // scripts), run it here (`validate run DIR`), and report it (`validate report DIR`).
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -34,11 +33,11 @@ const CommandHelp kHelp = {
     "'validate report DIR' (also the last step of run) fits Approach 2 and 3 to the runs, compares a, D/N and N_opt\n"
     "at the plan's budget with the plan's law, E with the source's exact floor and each run's tokens/s with the\n"
     "step-time model, and exits 1 when one is outside its --tolerance (defaults a=0.1,tokens_per_param=1,\n"
-    "params=1,floor=0.05,speed=0.25) or a run failed; the figure goes to DIR/validation.svg unless --plot.",
+    "params=1,floor=0.05,speed=0.25) or a run failed; it writes DIR/report/validation.{json,svg}.",
     {"isoflop validate --from plan.json --emit sweep      # the cpu preset of the plan's law",
      "isoflop validate --flops 1e21 --law chinchilla --preset smoke --emit sweep",
      "isoflop validate run sweep -j 2                    # run it here, two runs at a time",
-     "isoflop validate report sweep --save-calibration cal/cpu.yaml",
+     "isoflop validate report sweep --save-calibration cal/h200.yaml  # a GPU sweep's speed constants",
      "sbatch sweep/slurm.sh                              # or as a SLURM array"}};
 
 const OptionList kDesignOptions = {
@@ -74,27 +73,31 @@ int design(const std::vector<std::string>& args) {
   return 0;
 }
 
-// The report of a sweep folder: the verdict document, the figure, the calibration overlay; 1 when it fails.
+// The report of a sweep folder: the verdict document (also DIR/report/validation.json), the figure (DIR/report/
+// validation.svg unless --plot), the calibration overlay; 1 when the verdict fails.
 int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
   doc::ValidationInputs in{.sweep_dir = dir, .tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""))};
   in.bootstrap_resamples = get_int(vm, "bootstrap", units::Sign::kNonNegative).value_or(in.bootstrap_resamples);
-  CommonOptions in_dir = common;  // the default figure belongs to the folder and is replaced on each report
-  in_dir.force = !get_string(vm, "plot");
   for (const char* option : {"plot", "save-calibration"})
     if (auto file = get_string(vm, option)) check_output_file(common, *file, std::string("--") + option);
   const auto catalog = load_catalog(common);
   doc::ValidationDocument d = doc::validation_document(in, catalog);
-  d.figure_file = get_string(vm, "plot").value_or((std::filesystem::path(dir) / "validation.svg").string());
+  const std::filesystem::path folder = std::filesystem::path(dir) / "report";  // the sweep's own: rewritten each time
+  std::filesystem::create_directories(folder);
+  CommonOptions in_folder = common;
+  in_folder.force = true;
+  d.figure_file = get_string(vm, "plot").value_or((folder / "validation.svg").string());
   d.calibration_file = get_string(vm, "save-calibration");
   if (d.calibration_file) write_output_file(common, *d.calibration_file, doc::validation_calibration_yaml(d, catalog), "--save-calibration");
-  write_output_file(in_dir, *d.figure_file, doc::render_validation_figure(d), "--plot");
+  write_output_file(get_string(vm, "plot") ? common : in_folder, *d.figure_file, doc::render_validation_figure(d), "--plot");
+  write_output_file(in_folder, (folder / "validation.json").string(), doc::Json(d).dump(2) + "\n", "report");
   write_document(common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
   return d.report.passed ? 0 : 1;
 }
 
 const OptionList kReportOptions = {
     "tolerance LIST: NAME=VALUE,... for a, tokens_per_param, params, floor, speed",
-    "plot FILE.svg: the figure (default DIR/validation.svg)", "save-calibration FILE.yaml: the speed calibration overlay",
+    "plot FILE.svg: the figure (default DIR/report/validation.svg)", "save-calibration FILE.yaml: the speed calibration overlay",
     "bootstrap N: Approach 2 resamples (default 200)"};
 
 int report_command(const std::vector<std::string>& args) {
@@ -126,7 +129,8 @@ int run(const std::vector<std::string>& args) {
   if (!quiet) std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
                            s.finished, sweep.runs.size(), s.failed, s.interrupted);
   if (s.interrupted > 0) return 130;
-  return std::max(report(parsed->common, parsed->values, *dir), s.failed > 0 ? 1 : 0);
+  report(parsed->common, parsed->values, *dir);  // its verdict is validate report's exit status
+  return s.failed > 0 ? 1 : 0;
 }
 
 }  // namespace
