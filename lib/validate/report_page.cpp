@@ -74,7 +74,11 @@ std::string render_validation(const ValidationDocument& d) {
     out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + format_significant(a3.E, 4) +
            ", A = " + format_significant(a3.A) + ", B = " + format_significant(a3.B) + ", alpha = " +
            format_significant(a3.alpha) + ", beta = " + format_significant(a3.beta) + "; a = " +
-           format_significant(a3.a, 4) + ", b = " + format_significant(a3.b, 4) + "\n";
+           format_significant(a3.a, 4) + ", b = " + format_significant(a3.b, 4);
+    if (const auto it = f.approach2_intervals.find("a"); it != f.approach2_intervals.end())
+      out += (a3.a >= it->second.p2_5 && a3.a <= it->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
+             std::string(" Approach 2's 95% interval)");
+    out += "\n";
   } else {
     out += "\nApproach 3: not fitted: " + f.approach3_note + "\n";
   }
