@@ -6,15 +6,22 @@ namespace {
 
 using train::Job;
 
-// "markov" is null for a file's text or tokens.
+// "markov" and "quanta" are null for the other sources.
 using Data = train::DataConfig;
 using Markov = train::MarkovOptions;
+using Quanta = train::QuantaOptions;
 constexpr auto kData = std::tuple{
     field("source", &Data::source, names(train::kDataSourceNames)), field("path", &Data::path, null_when_empty()),
     group_if(
         "markov", [](const Data& d) { return d.source == train::DataSource::kMarkov; }, field("tokens", &Data::tokens),
         via(&Data::markov, field("order", &Markov::order), field("branching", &Markov::branching),
             field("zipf", &Markov::zipf), field("smoothing", &Markov::smoothing), field("seed", &Markov::seed))),
+    group_if(
+        "quanta", [](const Data& d) { return d.source == train::DataSource::kQuanta; }, field("tokens", &Data::tokens),
+        field("val_tokens", &Data::val_tokens),
+        via(&Data::quanta, field("skills", &Quanta::skills), field("alpha", &Quanta::alpha),
+            field("branching", &Quanta::branching), field("zipf", &Quanta::zipf), field("segment", &Quanta::segment),
+            field("seed", &Quanta::seed))),
     field("val_fraction", &Data::val_fraction)};
 
 using M = train::ModelConfig;
@@ -52,7 +59,8 @@ constexpr auto kTrainDocument = std::tuple{
     group("inputs", via(&D::inputs, kJob), field("resume", &D::resume)),
     via(&D::result, field("interrupted", &R::interrupted), field("resumed", &R::resumed), JobChanges{},
         field("final_train_loss", &R::final_train_loss), field("eval_loss", &R::eval_loss),
-        field("entropy_floor", &R::entropy_floor), field("val_floor", &R::val_floor),
+        field("entropy_floor", &R::entropy_floor), field("entropy_floor_stderr", &R::entropy_floor_stderr),
+        field("val_floor", &R::val_floor), field("val_floor_stderr", &R::val_floor_stderr),
         field("params", &R::params, count()), field("non_embedding_params", &R::non_embedding_params, count()),
         field("steps", &R::steps), field("steps_total", &R::steps_total), field("tokens", &R::tokens, count()),
         field("flops_per_token", &R::flops_per_token), field("flops", &R::flops), field("flops_6nd", &R::flops_6nd),

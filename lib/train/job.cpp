@@ -76,6 +76,14 @@ void Job::validate() const {
     m.vocab = model.vocab;
     m.validate();
   }
+  if (data.source == DataSource::kQuanta) {
+    QuantaOptions q = data.quanta;
+    q.vocab = model.vocab;
+    q.validate();
+    if (data.val_tokens < tokens_per_step() + 1)
+      throw InputError("data.val_tokens: " + std::to_string(data.val_tokens) + " is less than one batch of " +
+                       std::to_string(tokens_per_step()) + " tokens + 1");
+  }
   if (output.empty()) throw InputError("output: must name a results folder");
   if (is_temporary_name(fs::path(checkpoint.path).filename().string()))
     throw InputError("checkpoint.path: '" + checkpoint.path +
@@ -133,10 +141,21 @@ Job parse_job(const std::string& text, const std::string& file) {
     job.data.markov.zipf = d.non_negative_or("zipf", 1.0);
     job.data.markov.smoothing = d.non_negative_or("smoothing", 0.01);
     job.data.markov.seed = static_cast<uint64_t>(d.non_negative_integer_or("seed", 1));
+  } else if (job.data.source == DataSource::kQuanta) {
+    // Every training token fresh by default: the corpus is as long as training reads (+1 for the last target).
+    job.data.tokens = d.positive_integer_or("tokens", static_cast<long long>(job.train.tokens) + 1);
+    job.data.val_tokens = d.positive_integer_or("val_tokens", job.data.val_tokens);
+    QuantaOptions& q = job.data.quanta;
+    q.skills = d.int_in_or("skills", 1, 1 << 24, q.skills);
+    q.alpha = d.non_negative_or("alpha", q.alpha);
+    q.branching = d.int_in_or("branching", 1, 65535, q.branching);
+    q.zipf = d.non_negative_or("zipf", q.zipf);
+    q.segment = d.positive_or("segment", q.segment);
+    q.seed = static_cast<uint64_t>(d.non_negative_integer_or("seed", 1));
   } else {
     job.data.path = resolve(d.string("path"), file);
   }
-  job.data.val_fraction = d.fraction_or("val_fraction", 0.1);
+  if (job.data.source != DataSource::kQuanta) job.data.val_fraction = d.fraction_or("val_fraction", 0.1);
   d.finish();
 
   job.backend = enum_field(top, "backend", kBackendKindNames, BackendKind::kAuto);
@@ -214,15 +233,22 @@ train:
   beta2: 0.95
   seed: 1            # initialisation seed; same seed, same thread count -> same losses
 data:
-  source: markov     # markov | text (any file as bytes) | tokens (uint16 ids after a 1024-byte header)
+  source: markov     # markov | quanta | text (any file as bytes) | tokens (uint16 ids after a 1024-byte header)
   tokens: 1M         # markov: corpus length drawn from the source
   order: 1           # markov: next token depends on the previous `order` tokens
   branching: 8       # markov: successors per context, Zipf-weighted
   zipf: 1.0          # markov: Zipf exponent of the successor weights
   smoothing: 0.01    # markov: probability spread uniformly over the vocabulary
   seed: 1            # markov: which random chain
+  # source: quanta   # skills with Zipf frequencies; the loss falls as a power law toward a known floor
+  # tokens: 2M       # quanta: training tokens drawn (default: train.tokens + 1, every token fresh)
+  # val_tokens: 65537  # quanta: held-out tokens, a stream of their own
+  # skills: 16384    # quanta: K skills, each `branching` random permutations of tokens 1..vocab-1
+  # alpha: 0.5       # quanta: skill i is used with probability proportional to i^-(1+alpha)
+  # branching: 4     # quanta: successors of a token within a skill, Zipf-weighted by `zipf`
+  # segment: 32      # quanta: mean body tokens per segment (token 0 separates segments)
   # path: corpus.txt # text/tokens: the file, relative to this job file
-  val_fraction: 0.1  # the last 10 % of the corpus is validation; training walks the rest in order
+  val_fraction: 0.1  # markov/text/tokens: the last 10 % of the corpus is validation; training walks the rest
 backend: auto        # auto (CUDA when a device is present) | cpu | cuda
 # precision: bf16    # cuda: bf16 (default) or fp32; the CPU runs fp32
 threads: 0           # cpu: threads (0: OMP_NUM_THREADS or every core); results repeat for a given count

@@ -51,10 +51,19 @@ std::vector<JobField> job_fields(const Job& job, uint64_t data_fingerprint) {
     f.push_back({"data.zipf", exact(d.markov.zipf)});
     f.push_back({"data.smoothing", exact(d.markov.smoothing)});
     f.push_back({"data.seed", std::to_string(d.markov.seed)});
+  } else if (d.source == DataSource::kQuanta) {
+    f.push_back({"data.tokens", std::to_string(d.tokens)});
+    f.push_back({"data.val_tokens", std::to_string(d.val_tokens)});
+    f.push_back({"data.skills", std::to_string(d.quanta.skills)});
+    f.push_back({"data.alpha", exact(d.quanta.alpha)});
+    f.push_back({"data.branching", std::to_string(d.quanta.branching)});
+    f.push_back({"data.zipf", exact(d.quanta.zipf)});
+    f.push_back({"data.segment", exact(d.quanta.segment)});
+    f.push_back({"data.seed", std::to_string(d.quanta.seed)});
   } else {
     f.push_back({"data.path", d.path});
   }
-  f.push_back({"data.val_fraction", exact(d.val_fraction)});
+  if (d.source != DataSource::kQuanta) f.push_back({"data.val_fraction", exact(d.val_fraction)});
   f.push_back({"data.content", hex(data_fingerprint)});
   return f;
 }

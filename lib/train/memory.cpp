@@ -46,7 +46,8 @@ double file_bytes(const std::string& path) {
 }
 
 // The corpus at its peak while it is loaded: the file's bytes, the decoded tokens and the two split copies;
-// for markov the source's successor and weight tables and its power-iteration vectors, and the sample.
+// for markov the source's successor and weight tables and its power-iteration vectors, and the sample; for
+// quanta its tables and streams.
 double data_bytes(const DataConfig& d, int vocab) {
   switch (d.source) {
     case DataSource::kMarkov: {
@@ -54,6 +55,15 @@ double data_bytes(const DataConfig& d, int vocab) {
       const double tables = contexts * d.markov.branching * (sizeof(int32_t) + sizeof(double)) +
                             contexts * 2 * sizeof(double) + vocab * kToken;
       return tables + 2 * kToken * static_cast<double>(d.tokens);
+    }
+    case DataSource::kQuanta: {
+      // The successor table (uint16), the predictor's transition index (skill id and float probability per
+      // entry) and its (V−1)² mixture, the two streams and the floor's sample of 2^18 tokens.
+      const double entries = static_cast<double>(d.quanta.skills) * (vocab - 1) * d.quanta.branching;
+      const double tables = entries * (sizeof(uint16_t) + sizeof(int32_t) + sizeof(float)) +
+                            static_cast<double>(vocab) * vocab * (sizeof(double) + sizeof(int64_t)) +
+                            d.quanta.skills * (2 * sizeof(double) + sizeof(int32_t) + sizeof(double));
+      return tables + kToken * (static_cast<double>(d.tokens) + static_cast<double>(d.val_tokens) + (1 << 18));
     }
     case DataSource::kText: return file_bytes(d.path) * (1 + 2 * kToken);
     case DataSource::kTokens: {
@@ -143,7 +153,7 @@ void require_memory(const Job& job, BackendKind backend, double max_memory_bytes
   if (e.activations_bytes > model && e.activations_bytes > e.data_bytes)
     shrink = "a smaller train.batch or model.seq";
   else if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
-    shrink = "a smaller corpus (" + std::string(job.data.source == DataSource::kMarkov ? "data.tokens" : "data.path") + ")";
+    shrink = "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
   const std::string message = "the job needs about " + e.describe() + " of memory, more than the " + gib(limit) +
                               " " + whose + "; use " + shrink;
   if (max_memory_bytes > 0) throw FieldError("max_memory", message);

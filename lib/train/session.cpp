@@ -67,6 +67,9 @@ TrainingSession::TrainingSession(const Job& job, const RunOptions& options)
   steps_total_ = job_.steps();
   span_ = job_.tokens_per_step();
   check_resume();
+  val_batches_ = std::clamp<long long>(static_cast<long long>(job_.eval.tokens / static_cast<double>(span_)), 1,
+                                       static_cast<long long>(data_.val.size() - 1) / span_);
+  measure_floor(&data_, job_.model.seq, val_batches_ * job_.train.batch);
   if (options_.catalog && !job_.peak_device.empty())
     result_.accelerator = options_.catalog->accelerator(job_.peak_device, "peak_device").name;
   folder_->prepare();
@@ -88,8 +91,6 @@ TrainingSession::TrainingSession(const Job& job, const RunOptions& options)
   inputs_.resize(static_cast<size_t>(span_));
   targets_.resize(static_cast<size_t>(span_));
   state_.curve.reserve(static_cast<size_t>(steps_total_));
-  val_batches_ = std::clamp<long long>(static_cast<long long>(job_.eval.tokens / static_cast<double>(span_)), 1,
-                                       static_cast<long long>(data_.val.size() - 1) / span_);
   schedule_ = LrSchedule{job_.train.lr, job_.warmup_steps(), steps_total_, job_.train.min_lr_fraction};
   result_.memory_bytes = static_cast<double>(backend_->memory_bytes() + 2 * sizeof(int32_t) * inputs_.size() +
                                              sizeof(CurvePoint) * state_.curve.capacity() +
@@ -294,6 +295,8 @@ TrainResult TrainingSession::finish(bool interrupted) {
   r.steps_total = steps_total_;
   r.entropy_floor = data_.entropy_rate;
   r.val_floor = data_.val_floor;
+  r.entropy_floor_stderr = data_.entropy_rate_stderr;
+  r.val_floor_stderr = data_.val_floor_stderr;
   r.data_description = data_.description;
   const model::Architecture arch = architecture_of(job_.model);
   const model::ParamCount count = model::count_params(arch);

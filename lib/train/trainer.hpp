@@ -62,8 +62,10 @@ struct TrainResult {
   double tokens = 0;          // training tokens processed (steps · batch · seq)
   double final_train_loss = 0;
   std::optional<double> eval_loss;     // the last validation loss
-  std::optional<double> entropy_floor;  // markov: the source's exact entropy rate
-  std::optional<double> val_floor;      // markov: the true source's loss on this validation split
+  std::optional<double> entropy_floor;  // markov: the exact entropy rate; quanta: the expected window floor
+  std::optional<double> entropy_floor_stderr;  // quanta: standard error of entropy_floor (a large sample)
+  std::optional<double> val_floor;      // markov, quanta: the true source's loss on the evaluated tokens
+  std::optional<double> val_floor_stderr;  // quanta: standard error of val_floor as an estimate of the floor
   double params = 0;                    // total parameters (model::count_params, tied head counted once)
   double non_embedding_params = 0;
   double flops_per_token = 0;           // Hoffmann et al. 2022 App. F (fwd + 2×fwd), embeddings and logits included
