@@ -179,6 +179,8 @@ void compare_floor(const std::vector<ReportRun>& runs, const Tolerances& tol, Va
     ++n;
   }
   if (n == 0) return;
+  // The runs of one source may evaluate the same validation tokens, so their estimates are not independent: the
+  // mean floor keeps the runs' typical standard error rather than dividing it by √n.
   report->floor = sum / n;
   report->floor_se = se / n;
   if (report->approach3)

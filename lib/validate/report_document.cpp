@@ -122,6 +122,7 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
   r.params = res.params;
   r.tokens = res.tokens;
   r.floor = res.val_floor;
+  r.floor_se = res.val_floor_stderr;
   r.tokens_per_s = res.tokens_per_s;
   r.mfu = res.mfu;
   r.peak_flops = res.peak_flops;

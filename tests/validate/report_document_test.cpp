@@ -64,6 +64,7 @@ SweepDocument write_sweep(const fs::path& dir, int skip = -1) {
     t.result.tokens = r.tokens;
     t.result.eval_loss = r.loss;
     t.result.val_floor = kLaw.E;
+    t.result.val_floor_stderr = 0.004;
     t.result.tokens_per_s = 1000;
     t.result.peak_flops = 1e11;
     t.result.peak_source = train::PeakSource::kMeasuredSgemm;
@@ -95,6 +96,7 @@ TEST_CASE("a sweep folder of real documents: a recovered, each comparison judged
   CHECK(std::fabs(d.report.approach2->a - kTrueA) < 0.05);
   REQUIRE(d.report.floor);
   CHECK(std::fabs(*d.report.floor - kLaw.E) < 1e-12);
+  CHECK(std::fabs(*d.report.floor_se - 0.004) < 1e-12);
   // Every finished CPU run has a speed row; 1,000 tokens/s is far from what the model predicts for these shapes.
   CHECK(d.report.speed.size() == 21);
   CHECK_FALSE(d.report.comparisons.back().within);

@@ -35,7 +35,7 @@ std::vector<ReportRun> sweep_from_law(double noise) {
     x.loss = r.loss;
     x.finished = true;
     x.floor = s.law.E;
-    x.floor_se = 0.001;
+    x.floor_se = 0.002;
     runs.push_back(x);
   }
   return runs;
@@ -148,7 +148,7 @@ TEST_CASE("comparisons: absolute, relative and factor distances against the tole
   CHECK_FALSE(compare("x", "", 10, NAN, Measure::kFactor, 1).within);
 }
 
-TEST_CASE("tolerances parse by name; unknown names and bad values are field errors") {
+TEST_CASE("tolerances parse by name, and unknown names and bad values are field errors") {
   const Tolerances t = parse_tolerances("a=0.05,speed=0.4");
   CHECK(t.exponent_a == 0.05);
   CHECK(t.speed == 0.4);
