@@ -47,7 +47,7 @@ const OptionList kDesignOptions = {
     "total-flops C: the sweep's total compute, 6ND summed over its runs",
     "budgets K: budgets, spaced x3",
     "sizes M: model sizes per budget",
-    "source NAME: the data source of every run (default markov)",
+    "source NAME: the generated data of every run: quanta (default) or markov",
     "peak-device ID: catalog accelerator the runs' MFU is measured against",
     "slurm-parallel K: SLURM array tasks at a time (default 8)",
     "emit DIR: write the jobs, sweep.json and the scripts into DIR"};

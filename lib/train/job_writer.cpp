@@ -39,10 +39,19 @@ void write_data(YAML::Emitter& y, const DataConfig& d, const std::string& job_fi
     key(y, "zipf", d.markov.zipf);
     key(y, "smoothing", d.markov.smoothing);
     key(y, "seed", static_cast<unsigned long long>(d.markov.seed));
+  } else if (d.source == DataSource::kQuanta) {
+    key(y, "tokens", d.tokens);
+    key(y, "val_tokens", d.val_tokens);
+    key(y, "skills", d.quanta.skills);
+    key(y, "alpha", d.quanta.alpha);
+    key(y, "branching", d.quanta.branching);
+    key(y, "zipf", d.quanta.zipf);
+    key(y, "segment", d.quanta.segment);
+    key(y, "seed", static_cast<unsigned long long>(d.quanta.seed));
   } else {
     key(y, "path", relative_to(d.path, job_file));
   }
-  key(y, "val_fraction", d.val_fraction);
+  if (d.source != DataSource::kQuanta) key(y, "val_fraction", d.val_fraction);
   y << YAML::EndMap;
 }
 

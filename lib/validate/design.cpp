@@ -107,7 +107,7 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
   d.backend = p.backend;
   d.peak_device = request.peak_device;
   d.data = request.data;
-  d.source_seed = request.data.markov.seed;
+  d.source_seed = request.data.source == train::DataSource::kQuanta ? request.data.quanta.seed : request.data.markov.seed;
   d.rules = {rule.rule, rule.intercept, rule.log_slope, rule.warmup_fraction, "cosine", rule.min_lr_fraction,
              p.batch, p.seq, p.vocab, p.eval_tokens};
   d.threads = p.threads;
@@ -171,12 +171,16 @@ train::Job run_job(const doc::SweepDocument& sweep, const doc::SweepRun& run, co
     const double val_tokens = sweep.rules.eval_tokens + step_tokens + 1;
     job.data.tokens = std::llround(std::min(run.tokens + 2 * step_tokens, kMaxMarkovTokens) + val_tokens);
     job.data.val_fraction = val_tokens / static_cast<double>(job.data.tokens);
+  } else if (job.data.source == train::DataSource::kQuanta) {
+    // Every training token fresh (+1 for the last target); the held-out stream is the evaluation's.
+    job.data.tokens = std::llround(run.tokens) + 1;
+    job.data.val_tokens = std::llround(sweep.rules.eval_tokens) + 1;
   }
   job.backend = sweep.backend;
   job.threads = sweep.threads;
   job.eval.every = 0;  // one evaluation, after the last step
   job.eval.tokens = sweep.rules.eval_tokens;
-  job.checkpoint.every = std::max<long long>(1, run.steps / 8);
+  job.checkpoint.every = std::max<long long>(1, run.steps / 4);  // each save is synced: a few per run
   job.peak_device = sweep.peak_device;
   job.output = folder;
   job.checkpoint.path = folder + "/checkpoint.bin";

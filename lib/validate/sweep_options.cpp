@@ -43,9 +43,9 @@ doc::SweepDocument design_from_options(const SweepOptions& o, const catalog::Cat
   if (o.budgets) r.preset.budgets = *o.budgets;
   if (o.sizes) r.preset.sizes = *o.sizes;
   if (o.total_flops || o.budgets || o.sizes) r.preset_name = "custom";
-  r.data.source = train::kDataSourceNames.parse(o.source.value_or("markov"), "source");
-  if (r.data.source != train::DataSource::kMarkov)
-    throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: markov");
+  r.data.source = train::kDataSourceNames.parse(o.source.value_or("quanta"), "source");
+  if (r.data.source != train::DataSource::kQuanta && r.data.source != train::DataSource::kMarkov)
+    throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: quanta, markov");
   r.peak_device = o.peak_device;
   return design_sweep(r, settings.lr);
 }

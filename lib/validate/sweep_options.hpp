@@ -21,7 +21,7 @@ struct SweepOptions {
   std::optional<double> total_flops;        // overrides of the preset
   std::optional<int> budgets;
   std::optional<int> sizes;
-  std::optional<std::string> source;        // data source (default markov)
+  std::optional<std::string> source;        // data source (default quanta)
   std::string peak_device;
 };
 

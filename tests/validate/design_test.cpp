@@ -136,7 +136,7 @@ TEST_CASE("bad input: a budget too small for the smallest model, too few sizes, 
   CHECK_THROWS_AS(design_from_options(o, cat()), FieldError);
   o.law.all_laws = false;
   o.source = "text";
-  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: markov"), FieldError);
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: quanta, markov"), FieldError);
   o.source.reset();
   o.preset = "huge";
   CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: smoke, cpu, gpu"), FieldError);
