@@ -2,6 +2,7 @@
 #include "validate/report_speed.hpp"
 
 #include "core/error.hpp"
+#include "fit/bootstrap.hpp"
 #include "parallel/time_model.hpp"
 
 namespace isoflop::validate {
@@ -55,26 +56,26 @@ std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector
                                                                const catalog::Catalog& catalog,
                                                                double cpu_memory_bandwidth_bytes_per_s) {
   std::map<std::string, catalog::Accelerator> out;
-  double cpu_peak = 0;
-  int cpu_runs = 0;
+  std::vector<double> cpu_peaks;
   for (const auto& r : runs) {
     if (!r.finished || !(r.peak_flops > 0)) continue;
-    if (r.accelerator == kCpuAccelerator) {
-      cpu_peak += r.peak_flops;
-      ++cpu_runs;
-    } else if (!out.count(r.accelerator)) {
+    if (r.accelerator == kCpuAccelerator)
+      cpu_peaks.push_back(r.peak_flops);
+    else if (!out.count(r.accelerator))
       out.emplace(r.accelerator, catalog.accelerator(r.accelerator, "accelerator"));
-    }
   }
-  if (cpu_runs > 0) out.emplace(kCpuAccelerator, cpu_accelerator(cpu_peak / cpu_runs, cpu_memory_bandwidth_bytes_per_s));
+  // Each CPU run times sgemm for a moment before it trains; on a shared machine one such timing can catch a
+  // busy moment, so the CPU's peak is the median of the runs' timings.
+  if (!cpu_peaks.empty())
+    out.emplace(kCpuAccelerator, cpu_accelerator(fit::quantile(cpu_peaks, 0.5), cpu_memory_bandwidth_bytes_per_s));
   return out;
 }
 
 SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& accelerator) {
   parallel::ClusterSpec cluster;
   cluster.accelerator = accelerator;
-  // MFU is measured against the run's own peak (its precision's, or the CPU's measured one).
-  if (run.peak_flops > 0) cluster.accelerator.peak_16bit_flops = run.peak_flops;
+  // A GPU run's MFU is measured against its precision's catalog peak; the CPU's peak is the sweep's median.
+  if (run.peak_flops > 0 && accelerator.name != kCpuAccelerator) cluster.accelerator.peak_16bit_flops = run.peak_flops;
   cluster.gpus = 1;
   cluster.gpus_per_node = 1;
   const parallel::StepTime st = parallel::estimate_step_time(job_of(run), cluster, layout_of(run));

@@ -21,8 +21,8 @@ catalog::Accelerator cpu_accelerator(double peak_flops, double memory_bandwidth_
 // The catalog id the CPU runs are filed under in the speed table and the calibration overlay.
 inline constexpr const char* kCpuAccelerator = "cpu";
 
-// The record each run's device is predicted with: the catalog accelerator it reports (its peak replaced by
-// the run's, which follows the run's precision), or for the CPU cpu_accelerator at the run's measured peak.
+// The record each run's device is predicted with: the catalog accelerator it reports (predict_speed takes the
+// run's peak, which follows its precision), or for the CPU cpu_accelerator at the median of the runs' peaks.
 // Throws FieldError("accelerator") for a catalog id the catalog lacks.
 std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector<ReportRun>& runs,
                                                                const catalog::Catalog& catalog,
