@@ -91,8 +91,13 @@ std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, Validat
 // (Resampling all runs together leaves some budgets with one or two sizes, whose parabolas then swing wildly.)
 void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
                          const ReportOptions& options, ValidationReport* report) {
+  // Only the budgets the fit kept, each of which must keep its minimum in every resample.
   std::map<double, std::vector<fit::Run>> budgets;
-  for (const auto& r : runs) budgets[r.flops].push_back(r);
+  for (const auto& r : runs)
+    for (const auto& b : report->approach2->budgets)
+      if (std::fabs(std::log(r.flops / b.flops)) < 1e-9) budgets[r.flops].push_back(r);
+  fit::Approach2Options strict = a2;
+  strict.drop_budgets_without_minimum = false;
   std::vector<double> a, b;
   int failed = 0;
   std::vector<fit::Run> sample;
@@ -104,7 +109,7 @@ void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2
       for (size_t i = 0; i < members.size(); ++i) sample.push_back(members[pick(rng)]);
     }
     try {
-      const fit::Approach2Result r = fit::fit_approach2(sample, a2);
+      const fit::Approach2Result r = fit::fit_approach2(sample, strict);
       a.push_back(r.a);
       b.push_back(r.b);
     } catch (const InputError&) {
@@ -113,7 +118,9 @@ void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2
   }
   report->bootstrap_resamples = options.bootstrap_resamples;
   report->bootstrap_failed = failed;
-  if (a.empty()) return;
+  // With 3 sizes a budget, most resamples repeat a size and cannot carry a parabola: an interval from the few
+  // that can would look far narrower than the fit is. No interval unless most resamples fit.
+  if (2 * a.size() < static_cast<size_t>(options.bootstrap_resamples)) return;
   for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}})
     report->approach2_intervals[name] = {fit::quantile(*values, 0.025), fit::quantile(*values, 0.1),
                                          fit::quantile(*values, 0.5), fit::quantile(*values, 0.9),
@@ -127,6 +134,7 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   fit::Approach2Options a2;
   a2.file = "sweep.json runs";
   a2.flops_column = "budget";
+  a2.drop_budgets_without_minimum = true;  // a flat or concave budget is reported, the others still fit
   const std::vector<fit::Run> a2_runs = approach2_runs(runs, report);
   try {
     report->approach2 = fit::fit_approach2(a2_runs, a2);
@@ -134,6 +142,7 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
     report->approach2_error = e.what();
   }
   if (report->approach2) {
+    for (const auto& why : report->approach2->dropped) report->failures.push_back("left out of Approach 2: " + why);
     for (const auto& b : report->approach2->budgets) {
       if (!b.extrapolated) continue;
       // The budget index is the one whose nominal C this fitted budget carries.

@@ -55,7 +55,10 @@ std::string render_validation(const ValidationDocument& d) {
     out += "\nApproach 2 (IsoFLOP parabolas, " + std::to_string(used) + " runs in " + std::to_string(a2.budgets.size()) +
            " budgets): a = " + format_significant(a2.a, 4) + interval(f.approach2_intervals, "a") +
            ", b = " + format_significant(a2.b, 4) + interval(f.approach2_intervals, "b");
-    if (f.bootstrap_resamples > 0)
+    if (f.bootstrap_resamples > 0 && f.approach2_intervals.empty())
+      out += " (no bootstrap interval: " + std::to_string(f.bootstrap_failed) + " of " +
+             std::to_string(f.bootstrap_resamples) + " resamples lost a budget's 3 sizes or its minimum)";
+    else if (f.bootstrap_resamples > 0)
       out += " (95% bootstrap, " + std::to_string(f.bootstrap_resamples) + " resamples, " +
              std::to_string(f.bootstrap_failed) + " failed)";
     out += "\n";

@@ -138,6 +138,22 @@ TEST_CASE("a budget whose minimum lies beyond the sizes tried is flagged") {
   CHECK(r.budgets_outside == std::vector<int>{3});
 }
 
+TEST_CASE("a budget whose losses do not curve upwards is left out of Approach 2, named, and the rest still fit") {
+  auto runs = sweep_from_law(0.002);
+  for (auto& r : runs)
+    if (r.budget == 0) r.loss = 3.0 - 0.01 * std::pow(std::log(r.params / 1e8), 2);  // concave: no minimum
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  REQUIRE(r.approach2);
+  CHECK(r.approach2->budgets.size() == 3);
+  REQUIRE(r.approach2->dropped.size() == 1);
+  CHECK(r.approach2->dropped[0].find("the budget of 1e18 FLOPs") != std::string::npos);
+  bool named = false;
+  for (const auto& f : r.failures) named = named || f.find("left out of Approach 2: ") == 0;
+  CHECK(named);
+  CHECK(std::fabs(r.approach2->a - kTrueA) < 0.05);
+  CHECK(r.approach2_intervals.count("a") == 1);
+}
+
 TEST_CASE("comparisons: absolute, relative and factor distances against the tolerance") {
   CHECK(compare("x", "", 0.5, 0.58, Measure::kAbsolute, 0.1).within);
   EXPECT_CLOSE(compare("x", "", 0.5, 0.58, Measure::kAbsolute, 0.1).distance, 0.08, 1e-12);
