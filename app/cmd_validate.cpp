@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
@@ -19,7 +18,8 @@ namespace {
 
 const CommandHelp kHelp = {
     "validate",
-    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit DIR]\n"
+    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit "
+    "DIR]\n"
     "       isoflop validate run DIR [-j N]",
     "Designs a scaled-down IsoFLOP sweep that checks a plan on your own hardware: K budgets spaced x3 that add up\n"
     "to the preset's total compute (--total-flops), M model sizes per budget log-spaced around the law's N_opt\n"
@@ -50,10 +50,15 @@ int design(const std::vector<std::string>& args) {
   const auto parsed = parse_command(kHelp, args, lists);
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-  validate::SweepOptions o{.plan = read_from(vm, {"plan"}), .flops = get_count(vm, "flops"), .law = law_choice(vm),
-                           .family = get_string(vm, "family"), .preset = get_string(vm, "preset").value_or("cpu"),
-                           .total_flops = get_count(vm, "total-flops"), .budgets = get_int(vm, "budgets"),
-                           .sizes = get_int(vm, "sizes"), .source = get_string(vm, "source"),
+  validate::SweepOptions o{.plan = read_from(vm, {"plan"}),
+                           .flops = get_count(vm, "flops"),
+                           .law = law_choice(vm),
+                           .family = get_string(vm, "family"),
+                           .preset = get_string(vm, "preset").value_or("cpu"),
+                           .total_flops = get_count(vm, "total-flops"),
+                           .budgets = get_int(vm, "budgets"),
+                           .sizes = get_int(vm, "sizes"),
+                           .source = get_string(vm, "source"),
                            .peak_device = get_string(vm, "peak-device").value_or("")};
   const doc::SweepDocument sweep = validate::design_from_options(o, load_catalog(parsed->common));
   if (auto dir = get_string(vm, "emit")) {
@@ -62,28 +67,37 @@ int design(const std::vector<std::string>& args) {
       std::fprintf(stderr, "isoflop: wrote %zu files into %s; run it with: isoflop validate run %s -j 2\n",
                    files.size(), dir->c_str(), dir->c_str());
   }
-  write_document(parsed->common, doc::Json(sweep), [&] { return doc::render_sweep(sweep); }, "runs");
+  write_document(
+      parsed->common, doc::Json(sweep), [&] { return doc::render_sweep(sweep); }, "runs");
   return 0;
 }
 
 int run(const std::vector<std::string>& args) {
   const CommandHelp help{"validate run", "isoflop validate run DIR [-j N]", kHelp.summary, kHelp.examples};
-  const auto parsed = parse_command(help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}}, {"dir"});
+  const auto parsed = parse_command(
+      help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}}, {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
   if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
-  validate::RunnerOptions o{.binary = std::filesystem::read_symlink("/proc/self/exe").string(),
+  validate::RunnerOptions o{.binary = "/proc/self/exe",
                             .jobs = get_int(parsed->values, "jobs").value_or(1),
-                            .line = [&](const std::string& s) { if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str()); },
-                            .bar = [&](const std::string& s) { if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str()); },
+                            .line =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str());
+                                },
+                            .bar =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str());
+                                },
                             .redraw_bar = terminal};
   train::StopSignals signals;
   o.stop = signals.flag();
   const validate::SweepRunSummary s = validate::run_sweep(sweep, *dir, o);
-  if (!quiet) std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
-                           s.finished, sweep.runs.size(), s.failed, s.interrupted);
+  if (!quiet)
+    std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
+                 s.finished, sweep.runs.size(), s.failed, s.interrupted);
   if (s.interrupted > 0) return 130;
   // TODO(validate report): the report of the finished runs goes here (validate::report), as its last step.
   return s.failed > 0 ? 1 : 0;
