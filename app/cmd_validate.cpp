@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
@@ -20,7 +19,8 @@ namespace {
 
 const CommandHelp kHelp = {
     "validate",
-    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit DIR]\n"
+    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit "
+    "DIR]\n"
     "       isoflop validate run DIR [-j N]\n"
     "       isoflop validate report DIR [--tolerance a=0.1,...] [--plot FILE.svg] [--save-calibration FILE.yaml]",
     "Designs a scaled-down IsoFLOP sweep that checks a plan on your own hardware: K budgets spaced x3 that add up\n"
@@ -57,10 +57,15 @@ int design(const std::vector<std::string>& args) {
   const auto parsed = parse_command(kHelp, args, lists);
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-  validate::SweepOptions o{.plan = read_from(vm, {"plan"}), .flops = get_count(vm, "flops"), .law = law_choice(vm),
-                           .family = get_string(vm, "family"), .preset = get_string(vm, "preset").value_or("cpu"),
-                           .total_flops = get_count(vm, "total-flops"), .budgets = get_int(vm, "budgets"),
-                           .sizes = get_int(vm, "sizes"), .source = get_string(vm, "source"),
+  validate::SweepOptions o{.plan = read_from(vm, {"plan"}),
+                           .flops = get_count(vm, "flops"),
+                           .law = law_choice(vm),
+                           .family = get_string(vm, "family"),
+                           .preset = get_string(vm, "preset").value_or("cpu"),
+                           .total_flops = get_count(vm, "total-flops"),
+                           .budgets = get_int(vm, "budgets"),
+                           .sizes = get_int(vm, "sizes"),
+                           .source = get_string(vm, "source"),
                            .peak_device = get_string(vm, "peak-device").value_or("")};
   const doc::SweepDocument sweep = validate::design_from_options(o, load_catalog(parsed->common));
   if (auto dir = get_string(vm, "emit")) {
@@ -69,14 +74,16 @@ int design(const std::vector<std::string>& args) {
       std::fprintf(stderr, "isoflop: wrote %zu files into %s; run it with: isoflop validate run %s -j 2\n",
                    files.size(), dir->c_str(), dir->c_str());
   }
-  write_document(parsed->common, doc::Json(sweep), [&] { return doc::render_sweep(sweep); }, "runs");
+  write_document(
+      parsed->common, doc::Json(sweep), [&] { return doc::render_sweep(sweep); }, "runs");
   return 0;
 }
 
 // The report of a sweep folder: the verdict document (also DIR/report/validation.json), the figure (DIR/report/
 // validation.svg unless --plot), the calibration overlay; 1 when the verdict fails.
 int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
-  doc::ValidationInputs in{.sweep_dir = dir, .tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""))};
+  doc::ValidationInputs in{.sweep_dir = dir,
+                           .tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""))};
   in.bootstrap_resamples = get_int(vm, "bootstrap", units::Sign::kNonNegative).value_or(in.bootstrap_resamples);
   for (const char* option : {"plot", "save-calibration"})
     if (auto file = get_string(vm, option)) check_output_file(common, *file, std::string("--") + option);
@@ -88,17 +95,20 @@ int report(const CommonOptions& common, const po::variables_map& vm, const std::
   in_folder.force = true;
   d.figure_file = get_string(vm, "plot").value_or((folder / "validation.svg").string());
   d.calibration_file = get_string(vm, "save-calibration");
-  if (d.calibration_file) write_output_file(common, *d.calibration_file, doc::validation_calibration_yaml(d, catalog), "--save-calibration");
-  write_output_file(get_string(vm, "plot") ? common : in_folder, *d.figure_file, doc::render_validation_figure(d), "--plot");
+  if (d.calibration_file)
+    write_output_file(common, *d.calibration_file, doc::validation_calibration_yaml(d, catalog), "--save-calibration");
+  write_output_file(get_string(vm, "plot") ? common : in_folder, *d.figure_file, doc::render_validation_figure(d),
+                    "--plot");
   write_output_file(in_folder, (folder / "validation.json").string(), doc::Json(d).dump(2) + "\n", "report");
-  write_document(common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
+  write_document(
+      common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
   return d.report.passed ? 0 : 1;
 }
 
-const OptionList kReportOptions = {
-    "tolerance LIST: NAME=VALUE,... for a, tokens_per_param, params, floor, speed",
-    "plot FILE.svg: the figure (default DIR/report/validation.svg)", "save-calibration FILE.yaml: the speed calibration overlay",
-    "bootstrap N: Approach 2 resamples (default 200)"};
+const OptionList kReportOptions = {"tolerance LIST: NAME=VALUE,... for a, tokens_per_param, params, floor, speed",
+                                   "plot FILE.svg: the figure (default DIR/report/validation.svg)",
+                                   "save-calibration FILE.yaml: the speed calibration overlay",
+                                   "bootstrap N: Approach 2 resamples (default 200)"};
 
 int report_command(const std::vector<std::string>& args) {
   const CommandHelp help{"validate report", "isoflop validate report DIR [options]", kHelp.summary, kHelp.examples};
@@ -112,22 +122,31 @@ int report_command(const std::vector<std::string>& args) {
 
 int run(const std::vector<std::string>& args) {
   const CommandHelp help{"validate run", "isoflop validate run DIR [-j N]", kHelp.summary, kHelp.examples};
-  const auto parsed = parse_command(help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}, kReportOptions}, {"dir"});
+  const auto parsed = parse_command(
+      help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}, kReportOptions},
+      {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
   if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
-  validate::RunnerOptions o{.binary = std::filesystem::read_symlink("/proc/self/exe").string(),
+  validate::RunnerOptions o{.binary = "/proc/self/exe",
                             .jobs = get_int(parsed->values, "jobs").value_or(1),
-                            .line = [&](const std::string& s) { if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str()); },
-                            .bar = [&](const std::string& s) { if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str()); },
+                            .line =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str());
+                                },
+                            .bar =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str());
+                                },
                             .redraw_bar = terminal};
   train::StopSignals signals;
   o.stop = signals.flag();
   const validate::SweepRunSummary s = validate::run_sweep(sweep, *dir, o);
-  if (!quiet) std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
-                           s.finished, sweep.runs.size(), s.failed, s.interrupted);
+  if (!quiet)
+    std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
+                 s.finished, sweep.runs.size(), s.failed, s.interrupted);
   if (s.interrupted > 0) return 130;
   report(parsed->common, parsed->values, *dir);  // its verdict is validate report's exit status
   return s.failed > 0 ? 1 : 0;

@@ -38,16 +38,16 @@ struct SweepOrigin {
 
 // Learning rate and warm-up, the same rule for every run.
 struct SweepRules {
-  std::string lr_rule;          // how the peak learning rate follows the size (stated in words)
-  double lr_intercept = 0;      // lr = lr_intercept + lr_log_slope · ln(N_non-embedding)
+  std::string lr_rule;      // how the peak learning rate follows the size (stated in words)
+  double lr_intercept = 0;  // lr = lr_intercept + lr_log_slope · ln(N_non-embedding)
   double lr_log_slope = 0;
-  double warmup_fraction = 0;   // warm-up tokens = this fraction of each run's D
-  std::string schedule;         // the decay after warm-up ("cosine")
-  double min_lr_fraction = 0;   // the cosine decays to this fraction of the peak at D
-  int batch = 0;                // sequences per step
-  int seq = 0;                  // context length
-  int vocab = 0;                // vocabulary
-  double eval_tokens = 0;       // validation tokens of each run's one evaluation, after its last step
+  double warmup_fraction = 0;  // warm-up tokens = this fraction of each run's D
+  std::string schedule;        // the decay after warm-up ("cosine")
+  double min_lr_fraction = 0;  // the cosine decays to this fraction of the peak at D
+  int batch = 0;               // sequences per step
+  int seq = 0;                 // context length
+  int vocab = 0;               // vocabulary
+  double eval_tokens = 0;      // validation tokens of each run's one evaluation, after its last step
   bool operator==(const SweepRules&) const = default;
 };
 
@@ -69,11 +69,11 @@ struct SweepRun {
   double non_embedding_params = 0;  // N without the token and position embeddings
   double tokens = 0;                // D = C / (6 N), whole steps
   train::ModelConfig shape;
-  double lr = 0;                    // peak learning rate (rules)
+  double lr = 0;  // peak learning rate (rules)
   double warmup_tokens = 0;
   long long steps = 0;
-  std::string job;                  // the job file, relative to the sweep folder
-  std::string folder;               // the run folder (train's output), relative to the sweep folder
+  std::string job;     // the job file, relative to the sweep folder
+  std::string folder;  // the run folder (train's output), relative to the sweep folder
   bool operator==(const SweepRun&) const = default;
 };
 

@@ -34,8 +34,7 @@ void set_family(SweepTarget& t, const catalog::Catalog& catalog, const std::stri
   if (t.family && t.family->rule == model::ShapeRule::kAspect) return;
   t.family.reset();
   const catalog::ModelEntry* m = catalog.find_model(family);
-  if (!m)
-    throw FieldError("family", "'" + family + "' is neither an aspect-rule shape family nor a catalog model");
+  if (!m) throw FieldError("family", "'" + family + "' is neither an aspect-rule shape family nor a catalog model");
   t.reference_aspect = static_cast<double>(m->architecture.d_model) / m->architecture.layers;
 }
 
@@ -107,9 +106,10 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
   d.backend = p.backend;
   d.peak_device = request.peak_device;
   d.data = request.data;
-  d.source_seed = request.data.source == train::DataSource::kQuanta ? request.data.quanta.seed : request.data.markov.seed;
+  d.source_seed =
+      request.data.source == train::DataSource::kQuanta ? request.data.quanta.seed : request.data.markov.seed;
   d.rules = {rule.rule, rule.intercept, rule.log_slope, rule.warmup_fraction, "cosine", rule.min_lr_fraction,
-             p.batch, p.seq, p.vocab, p.eval_tokens};
+             p.batch,   p.seq,          p.vocab,        p.eval_tokens};
   d.threads = p.threads;
   d.sizes_per_budget = p.sizes;
   // Σ_k M·C_k = total with C_k = C_top / spacing^(K-1-k).

@@ -20,20 +20,20 @@ struct LrRule {
 };
 
 struct Preset {
-  std::string name;          // "smoke", "cpu", "gpu"
-  std::string note;          // what it is sized for
-  double total_flops = 0;    // Σ 6·N·D over the runs
-  int budgets = 0;           // K
-  int sizes = 0;             // M per budget
-  double spacing = 3;        // ratio between neighbouring budgets
-  double size_span = 16;     // largest / smallest size at a budget
-  int batch = 0;             // sequences per step
+  std::string name;        // "smoke", "cpu", "gpu"
+  std::string note;        // what it is sized for
+  double total_flops = 0;  // Σ 6·N·D over the runs
+  int budgets = 0;         // K
+  int sizes = 0;           // M per budget
+  double spacing = 3;      // ratio between neighbouring budgets
+  double size_span = 16;   // largest / smallest size at a budget
+  int batch = 0;           // sequences per step
   int seq = 0;
   int vocab = 0;
   train::BackendKind backend = train::BackendKind::kCpu;
-  int threads = 0;           // CPU threads per run (0: every core)
-  double eval_tokens = 0;    // validation tokens of the final evaluation
-  int min_steps = 0;         // fewest optimizer steps a run may have
+  int threads = 0;         // CPU threads per run (0: every core)
+  double eval_tokens = 0;  // validation tokens of the final evaluation
+  int min_steps = 0;       // fewest optimizer steps a run may have
 };
 
 struct SweepSettings {

@@ -23,9 +23,9 @@ inline constexpr const char* kLogFile = "train.log";      // the train process's
 
 struct RunStatus {
   RunState state = RunState::kPending;
-  std::string message;                         // failed: why ("exit 2: train.lr: must be positive")
-  bool has_checkpoint = false;                 // a checkpoint to resume from
-  std::optional<doc::TrainDocument> results;   // finished: the train document
+  std::string message;                        // failed: why ("exit 2: train.lr: must be positive")
+  bool has_checkpoint = false;                // a checkpoint to resume from
+  std::optional<doc::TrainDocument> results;  // finished: the train document
 };
 
 // The state of `run` in the sweep folder `dir`.

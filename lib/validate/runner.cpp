@@ -41,8 +41,10 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 std::string clock_text(double s) {
   const long long t = std::llround(s);
   char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%lld:%02lld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(b, sizeof b, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(b, sizeof b, "%lld:%02lld", t / 60, t % 60);
   return b;
 }
 
@@ -139,8 +141,8 @@ SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& di
       const bool resume = run_status(dir, run).has_checkpoint;
       clear_failure(dir, run);
       running.push_back({&run, spawn_train(o.binary, dir, run, resume), Clock::now(), resume});
-      o.line(run.id + (resume ? " resuming from its checkpoint: " : " started: ") + train::describe(run.shape) +
-             ", " + units::format_count(run.tokens) + " tokens");
+      o.line(run.id + (resume ? " resuming from its checkpoint: " : " started: ") + train::describe(run.shape) + ", " +
+             units::format_count(run.tokens) + " tokens");
     }
     if (stopping && running.empty()) break;
     std::this_thread::sleep_for(kPoll);
@@ -168,8 +170,9 @@ SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& di
         summary.failures.push_back(r.run->id + ": " + message);
         o.line(r.run->id + " FAILED (" + message + "); its log: " + (fs::path(r.run->folder) / kLogFile).string());
       }
-      if (o.bar) o.bar(progress_bar(summary.finished, total, todo_flops > 0 ? done_flops / todo_flops : 1,
-                                    seconds_since(start)));
+      if (o.bar)
+        o.bar(
+            progress_bar(summary.finished, total, todo_flops > 0 ? done_flops / todo_flops : 1, seconds_since(start)));
     }
     if (o.bar && o.redraw_bar && poll % kBarEveryPolls == 0)
       o.bar(progress_bar(summary.finished, total, todo_flops > 0 ? done_flops / todo_flops : 1, seconds_since(start)));

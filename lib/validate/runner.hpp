@@ -13,11 +13,11 @@
 namespace isoflop::validate {
 
 struct RunnerOptions {
-  std::string binary;  // the isoflop executable to spawn
-  int jobs = 1;        // runs at a time
+  std::string binary;                            // the isoflop executable to spawn
+  int jobs = 1;                                  // runs at a time
   std::function<void(const std::string&)> line;  // one line per run started, skipped, finished or failed
   std::function<void(const std::string&)> bar;   // the overall bar with ETA: after each run, and
-  bool redraw_bar = false;                        // also about every 0.5 s (on a terminal)
+  bool redraw_bar = false;                       // also about every 0.5 s (on a terminal)
   const std::atomic<bool>* stop = nullptr;       // set: interrupt the running runs (they checkpoint), start no more
 };
 
@@ -25,7 +25,7 @@ struct SweepRunSummary {
   int finished = 0;  // finished now or before
   int skipped = 0;   // of those, finished before this call
   int failed = 0;
-  int interrupted = 0;  // stopped by `stop`, resumable
+  int interrupted = 0;                // stopped by `stop`, resumable
   std::vector<std::string> failures;  // "b1-s2: exit 2: …"
 };
 

@@ -9,7 +9,7 @@
 namespace isoflop::validate {
 namespace {
 
-constexpr int kWidthStep = 8;       // d_model multiple
+constexpr int kWidthStep = 8;  // d_model multiple
 constexpr int kMaxWidth = 8192;
 constexpr int kMaxLayers = 96;
 constexpr double kTolerance = 1.25;  // a candidate within ±25 % of the target counts as on target

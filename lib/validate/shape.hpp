@@ -8,7 +8,7 @@ namespace isoflop::validate {
 
 struct SizedModel {
   train::ModelConfig config;
-  double params = 0;                // total, the tied embedding once (model::count_params)
+  double params = 0;  // total, the tied embedding once (model::count_params)
   double non_embedding_params = 0;
 };
 

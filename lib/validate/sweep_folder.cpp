@@ -34,8 +34,8 @@ bool check_folder(const doc::SweepDocument& sweep, const std::string& dir) {
   }
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (!is_sweep_entry(entry.path().filename().string()))
-      throw FieldError("emit", "'" + dir + "' holds files that are not a sweep ('" +
-                                  entry.path().filename().string() + "'); choose an empty or new folder");
+      throw FieldError("emit", "'" + dir + "' holds files that are not a sweep ('" + entry.path().filename().string() +
+                                   "'); choose an empty or new folder");
   return false;
 }
 
@@ -47,8 +47,7 @@ void make_folder(const fs::path& p) {
 
 }  // namespace
 
-std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, const std::string& dir,
-                                            int max_parallel) {
+std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, const std::string& dir, int max_parallel) {
   const bool same = check_folder(sweep, dir);
   const fs::path root(dir);
   make_folder(root / "jobs");
@@ -85,7 +84,9 @@ doc::SweepDocument read_sweep_folder(const std::string& dir) {
 
 std::string local_script(const doc::SweepDocument& sweep) {
   return "#!/usr/bin/env bash\n"
-         "# Runs this IsoFLOP sweep (" + std::to_string(sweep.runs.size()) + " runs) here, resumably, then reports it.\n"
+         "# Runs this IsoFLOP sweep (" +
+         std::to_string(sweep.runs.size()) +
+         " runs) here, resumably, then reports it.\n"
          "# Options go to 'isoflop validate run', e.g. -j 2 for two runs at a time. ISOFLOP names the binary.\n"
          "set -euo pipefail\n"
          "cd \"$(dirname \"$0\")\"\n"
@@ -99,10 +100,12 @@ std::string slurm_script(const doc::SweepDocument& sweep, int max_parallel) {
       "# The IsoFLOP sweep as a SLURM array: one run per task; submit from this folder with 'sbatch slurm.sh',\n"
       "# then 'isoflop validate report .' once every task has finished. A task resumes its run's checkpoint.\n"
       "#SBATCH --job-name=isoflop-sweep\n"
-      "#SBATCH --array=0-" + std::to_string(sweep.runs.size() - 1) + "%" + std::to_string(max_parallel) + "\n"
+      "#SBATCH --array=0-" +
+      std::to_string(sweep.runs.size() - 1) + "%" + std::to_string(max_parallel) +
+      "\n"
       "#SBATCH --ntasks=1\n"
-      "#SBATCH --cpus-per-task=" + std::to_string(sweep.threads > 0 ? sweep.threads : 2) + "\n" +
-      (gpu ? "#SBATCH --gpus=1\n" : "") +
+      "#SBATCH --cpus-per-task=" +
+      std::to_string(sweep.threads > 0 ? sweep.threads : 2) + "\n" + (gpu ? "#SBATCH --gpus=1\n" : "") +
       "#SBATCH --output=runs/slurm-%A_%a.out\n"
       "set -euo pipefail\n"
       "cd \"${SLURM_SUBMIT_DIR:-$(dirname \"$0\")}\"\n"

@@ -14,8 +14,7 @@ inline constexpr const char* kSweepFile = "sweep.json";
 // Writes the folder, each file all-or-nothing (core/output_path.hpp). A folder holding another sweep, or files
 // that are not a sweep, is refused (FieldError "emit"); the same sweep again rewrites its files and keeps the
 // runs. `max_parallel` caps the SLURM array's concurrent tasks. Returns the files written, relative to `dir`.
-std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, const std::string& dir,
-                                            int max_parallel);
+std::vector<std::string> write_sweep_folder(const doc::SweepDocument& sweep, const std::string& dir, int max_parallel);
 
 // DIR/sweep.json read back; a folder without one is a FieldError("sweep folder", …).
 doc::SweepDocument read_sweep_folder(const std::string& dir);

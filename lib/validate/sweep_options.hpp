@@ -18,10 +18,10 @@ struct SweepOptions {
   scaling::LawChoice law;                   // overrides the plan's law when given
   std::optional<std::string> family;        // shape family or catalog model (default: the plan's, else chinchilla)
   std::string preset = "cpu";
-  std::optional<double> total_flops;        // overrides of the preset
+  std::optional<double> total_flops;  // overrides of the preset
   std::optional<int> budgets;
   std::optional<int> sizes;
-  std::optional<std::string> source;        // data source (default quanta)
+  std::optional<std::string> source;  // data source (default quanta)
   std::string peak_device;
 };
 

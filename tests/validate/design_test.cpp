@@ -1,5 +1,7 @@
 // The sweep design: budgets, sizes, tokens, rules, bad input; jobs written through the Job type; the sweep
 // document read back.
+#include "validate/design.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include "scaling/allocate.hpp"
 #include "support/temp_files.hpp"
 #include "train/job_writer.hpp"
-#include "validate/design.hpp"
 #include "validate/shape.hpp"
 #include "validate/sweep_options.hpp"
 
@@ -37,7 +38,8 @@ TEST_CASE("budgets are spaced x3 and the runs add up to the preset's total compu
     const doc::SweepDocument d = design(preset);
     const Preset& p = sweep_settings().preset(preset);
     REQUIRE(d.budgets.size() == static_cast<size_t>(p.budgets));
-    for (size_t k = 1; k < d.budgets.size(); ++k) CHECK(d.budgets[k].flops / d.budgets[k - 1].flops == doctest::Approx(3));
+    for (size_t k = 1; k < d.budgets.size(); ++k)
+      CHECK(d.budgets[k].flops / d.budgets[k - 1].flops == doctest::Approx(3));
     // Whole steps and the shapes' exact counts move each run a little off its budget, not the total.
     CHECK(d.total_flops == doctest::Approx(p.total_flops).epsilon(0.05));
     double sum = 0;
@@ -65,7 +67,8 @@ TEST_CASE("each budget's sizes grow, span the law's optimum, and spend the budge
     // The law's N_opt(C) lies strictly inside the sizes tried.
     CHECK(runs.front()->params < d.budgets[k].law_n_opt);
     CHECK(runs.back()->params > d.budgets[k].law_n_opt);
-    CHECK(d.budgets[k].law_n_opt == doctest::Approx(scaling::allocate(cat().law("chinchilla"), d.budgets[k].flops).params));
+    CHECK(d.budgets[k].law_n_opt ==
+          doctest::Approx(scaling::allocate(cat().law("chinchilla"), d.budgets[k].flops).params));
     for (const auto* r : runs) {
       const double step = static_cast<double>(d.rules.batch) * d.rules.seq;
       CHECK(std::abs(r->tokens - r->flops / (6 * r->params)) <= step / 2 + 1);

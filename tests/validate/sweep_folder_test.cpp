@@ -1,4 +1,6 @@
 // The sweep folder: what --emit writes, what it refuses, the SLURM array script, and the run states.
+#include "validate/sweep_folder.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -12,7 +14,6 @@
 #include "train/job.hpp"
 #include "validate/run_state.hpp"
 #include "validate/runner.hpp"
-#include "validate/sweep_folder.hpp"
 #include "validate/sweep_options.hpp"
 
 namespace isoflop::validate {
@@ -60,8 +61,8 @@ TEST_CASE("the SLURM array script: sbatch's spellings, one task per run, bash -n
   const doc::SweepDocument d = smoke();
   const std::string script = slurm_script(d, 3);
   // Long options of sbatch(1) (Slurm 23.x man page, OPTIONS) that the script may use.
-  const std::set<std::string> sbatch = {"array", "cpus-per-task", "error", "gpus", "job-name", "ntasks", "output",
-                                        "time", "partition", "mem", "nodes"};
+  const std::set<std::string> sbatch = {"array",  "cpus-per-task", "error",     "gpus", "job-name", "ntasks",
+                                        "output", "time",          "partition", "mem",  "nodes"};
   const std::regex line(R"(^#SBATCH --([a-z-]+)=(\S+)$)");
   int lines = 0;
   std::string array;
