@@ -39,6 +39,8 @@ std::string render_train(const TrainDocument& d) {
   rows.emplace_back("eval loss", sig_or_dash(r.eval_loss));
   if (r.entropy_floor) {
     std::string floor = sig(*r.entropy_floor) + " nats (source entropy rate)";
+    if (r.entropy_floor_stderr)  // quanta: the Bayes predictor's expected loss within a window of model.seq
+      floor = sig(*r.entropy_floor) + " ± " + sig(*r.entropy_floor_stderr, 2) + " nats (Bayes window floor)";
     if (r.eval_loss) floor += "; eval is " + sig(*r.eval_loss - *r.entropy_floor, 3) + " above";
     rows.emplace_back("entropy floor", floor);
   }

@@ -126,6 +126,20 @@ void make_fixtures(const fs::path& d) {
                          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
       {"job-unknown.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32, laeyrs: 3}\n"
                            "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-quanta-alpha.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, alpha: -1}\n"},
+      {"job-quanta-segment.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                                  "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, segment: 0.5}\n"},
+      {"job-quanta-vocab.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 2}\n"
+                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta}\n"},
+      {"job-quanta-branching.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                                    "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, branching: 40}\n"},
+      {"job-quanta-skills.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                                 "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, skills: 0}\n"},
+      {"job-quanta-split.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_fraction: 0.2}\n"},
+      {"job-quanta-val.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+                              "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_tokens: 20}\n"},
   };
   for (const auto& [name, text] : jobs) write(d / name, text);
   // Training runs: a job too large for any machine, a folder another trainer holds (this process), a finished
