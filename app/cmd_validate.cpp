@@ -27,7 +27,8 @@ const CommandHelp kHelp = {
     "all (data/validate/sweep.yaml). --emit DIR writes one 'isoflop train' job per run, sweep.json, run.sh and a\n"
     "SLURM array script (slurm.sh). 'validate run DIR' runs the jobs here, -j at a time, each as its own train\n"
     "process: finished runs are skipped, interrupted ones resume from their checkpoint, failed ones are recorded\n"
-    "as failed. Presets: smoke (CI, < 2 min on 2 cores), cpu (sized for 10-20 min on 2 cores), gpu (one H100/H200, <= 8 min).",
+    "as failed. Presets: smoke (CI, < 2 min on 2 cores), cpu (sized for 10-20 min on 2 cores), gpu (one H100/H200, <= "
+    "8 min).",
     {"isoflop validate --from plan.json --emit sweep      # the cpu preset of the plan's law",
      "isoflop validate --flops 1e21 --law chinchilla --preset smoke --emit sweep",
      "isoflop validate run sweep -j 2                    # run it here, two runs at a time",
