@@ -28,12 +28,7 @@ double one_skill_rate(int vocab, double segment, double skill_entropy) {
 }
 
 QuantaOptions small(int skills, int branching) {
-  QuantaOptions o;
-  o.vocab = 32;
-  o.skills = skills;
-  o.branching = branching;
-  o.segment = 16;
-  return o;
+  return QuantaOptions{.vocab = 32, .skills = skills, .branching = branching, .segment = 16};
 }
 
 TEST_CASE("one skill: the window floor is the stream's entropy rate, with the skill's own entropy") {
@@ -68,13 +63,8 @@ TEST_CASE("identical skills: the posterior is irrelevant and the floor is the on
 TEST_CASE("deterministic skills: one transition names the skill, the rest of the segment costs only ln 1/(1−h)") {
   // Body tokens 1..3; skill 0 maps 1→2→3→1, skill 1 maps 1→3→2→1. The window 0 1 2 3 1 0: the first body token
   // is uniform (ln 3), 1→2 happens only in skill 0 (probability p_0), then skill 0 is certain, then the separator.
-  QuantaOptions o;
-  o.vocab = 4;
-  o.skills = 2;
-  o.branching = 1;
-  o.alpha = 0.5;
-  o.segment = 8;
-  const QuantaSource source(o, {2, 3, 1, 3, 1, 2});
+  const QuantaSource source(QuantaOptions{.vocab = 4, .skills = 2, .alpha = 0.5, .branching = 1, .segment = 8},
+                            {2, 3, 1, 3, 1, 2});
   QuantaPredictor predictor(source);
   const double h = 1.0 / 8, p0 = 1 / (1 + std::pow(2.0, -1.5));
   const int32_t window[] = {0, 1, 2, 3, 1, 0};
