@@ -32,5 +32,6 @@ int run_train(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
 int run_emit(const std::vector<std::string>& args);
 int run_check(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
 
 }  // namespace isoflop::app

@@ -34,6 +34,7 @@ const std::vector<Command>& commands() {
       {"calibrate", "fit the step-time model's efficiency constants to your measured runs", run_calibrate},
       {"emit", "launch configs for Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun from a plan", run_emit},
       {"check", "CI gate: training proposals against a policy -> verdicts, exit status, JSON, JUnit", run_check},
+      {"validate", "emit and run a scaled-down IsoFLOP sweep that checks a plan's law on your hardware", run_validate},
   };
   return table;
 }

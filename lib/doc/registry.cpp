@@ -14,6 +14,7 @@
 #include "doc/cost_document.hpp"
 #include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
+#include "doc/sweep_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -42,6 +43,7 @@ const std::vector<Kind>& kinds() {
       {"train", &reencode_as<TrainDocument>},
       {"calibration", &reencode_as<CalibrationDocument>},
       {"check", &reencode_as<check::CheckResult>},
+      {"sweep", &reencode_as<SweepDocument>},
   };
   return table;
 }

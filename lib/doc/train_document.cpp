@@ -87,4 +87,11 @@ constexpr auto kTrainDocument = std::tuple{
 void to_json(Json& j, const TrainDocument& d) { write_fields(j, d, kTrainDocument); }
 void from_json(const Json& j, TrainDocument& d) { read_fields(j, d, kTrainDocument); }
 
+Json data_config_json(const train::DataConfig& data) {
+  Json j;
+  write_fields(j, data, kData);
+  return j;
+}
+void read_data_config(const Json& j, train::DataConfig& data) { read_fields(j, data, kData); }
+
 }  // namespace isoflop::doc

@@ -40,6 +40,9 @@ inline constexpr auto fields<train::CurvePoint> =
 
 void to_json(Json& j, const TrainDocument& d);
 void from_json(const Json& j, TrainDocument& d);
+// A job's data section alone, as the document writes it under "inputs" (the sweep document carries it).
+Json data_config_json(const train::DataConfig& data);
+void read_data_config(const Json& j, train::DataConfig& data);
 
 // The human page.
 std::string render_train(const TrainDocument& d);

@@ -107,8 +107,12 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& o) 
       y.push_back(r.loss);
     }
     double coef[3];
-    if (!fit_parabola(x, y, coef) || !(coef[2] > 0))
-      throw InputError(where + ": the losses do not curve upwards in log N, so the profile has no minimum");
+    if (!fit_parabola(x, y, coef) || !(coef[2] > 0)) {
+      const std::string why = where + ": the losses do not curve upwards in log N, so the profile has no minimum";
+      if (!o.drop_budgets_without_minimum) throw InputError(why);
+      result.dropped.push_back(why);
+      continue;
+    }
     b.c0 = coef[0], b.c1 = coef[1], b.c2 = coef[2];
     const double x_opt = -b.c1 / (2 * b.c2);
     b.params_opt = std::exp(x_opt + b.x_center);

@@ -15,6 +15,9 @@ struct Approach2Options {
   double budget_tolerance = 0.05;   // runs whose FLOPs are within this relative spread form one budget
   std::string file = "runs";        // for messages: the runs file …
   std::string flops_column = "flops";  // … and the column budgets come from
+  // Leave out a budget whose losses do not curve upwards (no minimum), saying so in the result, instead of
+  // failing the fit; the remaining budgets must still be at least 2.
+  bool drop_budgets_without_minimum = false;
 
   void validate() const;
 };
@@ -35,6 +38,7 @@ struct Approach2Result {
   double a = 0, b = 0;              // N_opt ∝ C^a, D_opt ∝ C^b
   double k_params = 0, k_tokens = 0;  // N_opt = k_params·C^a, D_opt = k_tokens·C^b
   std::vector<BudgetFit> budgets;   // in increasing compute
+  std::vector<std::string> dropped;  // budgets left out (drop_budgets_without_minimum), each with why
   bool operator==(const Approach2Result&) const = default;
 };
 

@@ -16,11 +16,6 @@
 #include "units/format.hpp"
 
 namespace isoflop::train {
-namespace {
-
-namespace fs = std::filesystem;
-
-// The trainer's model in the planner's vocabulary, so parameters and FLOPs are counted by lib/model.
 model::Architecture architecture_of(const ModelConfig& c) {
   model::Architecture a;
   a.name = "train";
@@ -36,6 +31,10 @@ model::Architecture architecture_of(const ModelConfig& c) {
   a.bias = true;
   return a;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 void require_batch_fits(const std::vector<int32_t>& split, const char* name, const Job& job, const Dataset& data) {
   const long long span = job.tokens_per_step();

@@ -15,6 +15,9 @@
 
 namespace isoflop::train {
 
+// The trainer's model in the planner's vocabulary, so parameters and FLOPs are counted by lib/model.
+model::Architecture architecture_of(const ModelConfig& config);
+
 // Reported after every step (and after every evaluation, with eval_loss set).
 struct Progress {
   long long step = 0;           // steps completed

@@ -33,6 +33,15 @@ _isoflop() {
     --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm" -- "$cur")); return 0 ;;
     --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0" -- "$cur")); return 0 ;;
   esac
+  case "$command:${COMP_WORDS[COMP_CWORD-1]}" in
+    validate:--preset) COMPREPLY=($(compgen -W "smoke cpu gpu" -- "$cur")); return 0 ;;
+    validate:--source) COMPREPLY=($(compgen -W "quanta markov" -- "$cur")); return 0 ;;
+    validate:--emit) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+  esac
+  if [ "$command" = validate ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "run report" -- "$cur"))
+    return 0
+  fi
   if [ "$command" = emit ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
     COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm all" -- "$cur"))
     return 0

@@ -98,6 +98,9 @@ void make_fixtures(const fs::path& d) {
   write(d / "exists.yaml", "keep me\n");
   write(d / "laws" / "old.yaml", "keep me\n");
   fs::create_directories(d / "folder");
+  // Sweep folders for validate report: a truncated sweep.json, and a document of another kind in its place.
+  write(d / "sweep-corrupt" / "sweep.json", "{\"schema\": \"isoflop/sweep/v2\", \"origin\": ");
+  write(d / "sweep-kind" / "sweep.json", "{\"schema\": \"isoflop/fit/v2\"}\n");
   fs::create_symlink(d / "runs.csv", d / "link-to-runs.svg");
   fs::create_symlink(d / "exists.svg", d / "link-to-exists.svg");
   fs::create_symlink(d / "nowhere.svg", d / "dangling.svg");

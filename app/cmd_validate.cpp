@@ -1,0 +1,164 @@
+// isoflop validate: design a scaled-down IsoFLOP sweep of a plan and emit it (jobs, sweep.json, run and SLURM
+// scripts), run it here (`validate run DIR`), and report it (`validate report DIR`).
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "app/cli.hpp"
+#include "app/command.hpp"
+#include "app/law_options.hpp"
+#include "core/error.hpp"
+#include "train/stop_signals.hpp"
+#include "validate/report_document.hpp"
+#include "validate/runner.hpp"
+#include "validate/sweep_folder.hpp"
+#include "validate/sweep_options.hpp"
+
+namespace isoflop::app {
+namespace {
+
+const CommandHelp kHelp = {
+    "validate",
+    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit "
+    "DIR]\n"
+    "       isoflop validate run DIR [-j N]\n"
+    "       isoflop validate report DIR [--tolerance a=0.1,...] [--plot FILE.svg] [--save-calibration FILE.yaml]",
+    "Designs a scaled-down IsoFLOP sweep that checks a plan on your own hardware: K budgets spaced x3 that add up\n"
+    "to the preset's total compute (--total-flops), M model sizes per budget log-spaced around the law's N_opt\n"
+    "there, each shaped like the plan's family, tokens from C = 6ND, and one learning-rate and warm-up rule for\n"
+    "all (data/validate/sweep.yaml). --emit DIR writes one 'isoflop train' job per run, sweep.json, run.sh and a\n"
+    "SLURM array script (slurm.sh). 'validate run DIR' runs the jobs here, -j at a time, each as its own train\n"
+    "process: finished runs are skipped, interrupted ones resume from their checkpoint, failed ones are recorded\n"
+    "as failed. Presets: smoke (CI, < 2 min on 2 cores), cpu (sized for 10-20 min on 2 cores), gpu (one H100/H200,\n"
+    "<= 8 min).\n"
+    "'validate report DIR' (also the last step of run) fits Approach 2 and 3 to the runs, compares a, D/N and N_opt\n"
+    "at the plan's budget with the plan's law, E with the source's exact floor and each run's tokens/s with the\n"
+    "step-time model, and exits 1 when one is outside its --tolerance (defaults a=0.1,tokens_per_param=1,\n"
+    "params=1,floor=0.05,speed=0.25) or a run failed; it writes DIR/report/validation.{json,svg}.",
+    {"isoflop validate --from plan.json --emit sweep      # the cpu preset of the plan's law",
+     "isoflop validate --flops 1e21 --law chinchilla --preset smoke --emit sweep",
+     "isoflop validate run sweep -j 2                    # run it here, two runs at a time",
+     "isoflop validate report sweep --save-calibration cal/h200.yaml  # a GPU sweep's speed constants",
+     "sbatch sweep/slurm.sh                              # or as a SLURM array"}};
+
+const OptionList kDesignOptions = {
+    "flops C: the full budget the law allocates (without --from)",
+    "family NAME: shape family or catalog model the runs follow (default: the plan's, else chinchilla)",
+    "preset NAME: smoke, cpu or gpu (default cpu)",
+    "total-flops C: the sweep's total compute, 6ND summed over its runs",
+    "budgets K: budgets, spaced x3",
+    "sizes M: model sizes per budget",
+    "source NAME: the generated data of every run: quanta (default) or markov",
+    "peak-device ID: catalog accelerator the runs' MFU is measured against",
+    "slurm-parallel K: SLURM array tasks at a time (default 8)",
+    "emit DIR: write the jobs, sweep.json and the scripts into DIR"};
+
+int design(const std::vector<std::string>& args) {
+  auto lists = std::vector<OptionList>{kDesignOptions, law_options(), from_option("a plan document")};
+  const auto parsed = parse_command(kHelp, args, lists);
+  if (!parsed) return 0;
+  const auto& vm = parsed->values;
+  validate::SweepOptions o{.plan = read_from(vm, {"plan"}),
+                           .flops = get_count(vm, "flops"),
+                           .law = law_choice(vm),
+                           .family = get_string(vm, "family"),
+                           .preset = get_string(vm, "preset").value_or("cpu"),
+                           .total_flops = get_count(vm, "total-flops"),
+                           .budgets = get_int(vm, "budgets"),
+                           .sizes = get_int(vm, "sizes"),
+                           .source = get_string(vm, "source"),
+                           .peak_device = get_string(vm, "peak-device").value_or("")};
+  const doc::SweepDocument sweep = validate::design_from_options(o, load_catalog(parsed->common));
+  if (auto dir = get_string(vm, "emit")) {
+    const auto files = validate::write_sweep_folder(sweep, *dir, get_int(vm, "slurm-parallel").value_or(8));
+    if (!parsed->common.quiet)
+      std::fprintf(stderr, "isoflop: wrote %zu files into %s; run it with: isoflop validate run %s -j 2\n",
+                   files.size(), dir->c_str(), dir->c_str());
+  }
+  write_document(
+      parsed->common, doc::Json(sweep), [&] { return doc::render_sweep(sweep); }, "runs");
+  return 0;
+}
+
+// The report of a sweep folder: the verdict document (also DIR/report/validation.json), the figure (DIR/report/
+// validation.svg unless --plot), the calibration overlay; 1 when the verdict fails.
+int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
+  doc::ValidationInputs in{.sweep_dir = dir,
+                           .tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""))};
+  in.bootstrap_resamples = get_int(vm, "bootstrap", units::Sign::kNonNegative).value_or(in.bootstrap_resamples);
+  for (const char* option : {"plot", "save-calibration"})
+    if (auto file = get_string(vm, option)) check_output_file(common, *file, std::string("--") + option);
+  const auto catalog = load_catalog(common);
+  doc::ValidationDocument d = doc::validation_document(in, catalog);
+  const std::filesystem::path folder = std::filesystem::path(dir) / "report";  // the sweep's own: rewritten each time
+  std::filesystem::create_directories(folder);
+  CommonOptions in_folder = common;
+  in_folder.force = true;
+  d.figure_file = get_string(vm, "plot").value_or((folder / "validation.svg").string());
+  d.calibration_file = get_string(vm, "save-calibration");
+  if (d.calibration_file)
+    write_output_file(common, *d.calibration_file, doc::validation_calibration_yaml(d, catalog), "--save-calibration");
+  write_output_file(get_string(vm, "plot") ? common : in_folder, *d.figure_file, doc::render_validation_figure(d),
+                    "--plot");
+  write_output_file(in_folder, (folder / "validation.json").string(), doc::Json(d).dump(2) + "\n", "report");
+  write_document(
+      common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
+  return d.report.passed ? 0 : 1;
+}
+
+const OptionList kReportOptions = {"tolerance LIST: NAME=VALUE,... for a, tokens_per_param, params, floor, speed",
+                                   "plot FILE.svg: the figure (default DIR/report/validation.svg)",
+                                   "save-calibration FILE.yaml: the speed calibration overlay",
+                                   "bootstrap N: Approach 2 resamples (default 200)"};
+
+int report_command(const std::vector<std::string>& args) {
+  const CommandHelp help{"validate report", "isoflop validate report DIR [options]", kHelp.summary, kHelp.examples};
+  auto lists = std::vector<OptionList>{{"dir DIR: the sweep folder (positional)"}, kReportOptions};
+  const auto parsed = parse_command(help, args, lists, {"dir"});
+  if (!parsed) return 0;
+  const auto dir = get_string(parsed->values, "dir");
+  if (!dir) throw InputError("validate report: missing DIR, a folder written by 'isoflop validate --emit DIR'");
+  return report(parsed->common, parsed->values, *dir);
+}
+
+int run(const std::vector<std::string>& args) {
+  const CommandHelp help{"validate run", "isoflop validate run DIR [-j N]", kHelp.summary, kHelp.examples};
+  const auto parsed = parse_command(
+      help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}, kReportOptions},
+      {"dir"});
+  if (!parsed) return 0;
+  const auto dir = get_string(parsed->values, "dir");
+  if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
+  const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
+  validate::RunnerOptions o{.binary = "/proc/self/exe",
+                            .jobs = get_int(parsed->values, "jobs").value_or(1),
+                            .line =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str());
+                                },
+                            .bar =
+                                [&](const std::string& s) {
+                                  if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str());
+                                },
+                            .redraw_bar = terminal};
+  train::StopSignals signals;
+  o.stop = signals.flag();
+  const validate::SweepRunSummary s = validate::run_sweep(sweep, *dir, o);
+  if (!quiet)
+    std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
+                 s.finished, sweep.runs.size(), s.failed, s.interrupted);
+  if (s.interrupted > 0) return 130;
+  report(parsed->common, parsed->values, *dir);  // its verdict is validate report's exit status
+  return s.failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "run") return run({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "report") return report_command({args.begin() + 1, args.end()});
+  return design(args);
+}
+
+}  // namespace isoflop::app

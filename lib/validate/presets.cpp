@@ -1,0 +1,81 @@
+// data/validate/sweep.yaml read into SweepSettings.
+#include "validate/presets.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include "catalog/field_reader.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "emit/launch_data.hpp"
+
+namespace isoflop::emit {
+const std::vector<EmbeddedText>& embedded_validate_files();
+}
+
+namespace isoflop::validate {
+namespace {
+
+Preset read_preset(catalog::FieldReader& r) {
+  Preset p;
+  p.name = r.string("name");
+  p.note = r.string_or("note", "");
+  p.total_flops = r.positive("total_flops");
+  p.budgets = r.int_in("budgets", 1, 16);
+  p.sizes = r.int_in("sizes", 1, 32);
+  p.spacing = r.positive("spacing");
+  p.size_span = r.positive("size_span");
+  p.batch = r.int_in("batch", 1, 1 << 20);
+  p.seq = r.int_in("seq", 1, 1 << 20);
+  p.vocab = r.int_in("vocab", 2, 1 << 20);
+  p.backend = train::kBackendKindNames.parse(r.string("backend"), r.where("backend"));
+  p.threads = r.int_in_or("threads", 0, train::kMaxThreads, 0);
+  p.eval_tokens = r.positive("eval_tokens");
+  p.min_steps = r.int_in("min_steps", 1, 1 << 30);
+  r.finish();
+  return p;
+}
+
+SweepSettings read_settings() {
+  const auto& files = emit::embedded_validate_files();
+  if (files.empty()) throw CatalogError("data/validate/sweep.yaml is not compiled in");
+  const std::string file = files.front().name;
+  const YAML::Node root = YAML::Load(files.front().text);
+  catalog::reject_duplicate_keys(root, file);
+  catalog::FieldReader top(root, file, "sweep settings");
+  SweepSettings s;
+  catalog::FieldReader lr(top.child("learning_rate"), file, "learning_rate");
+  s.lr.rule = lr.string("rule");
+  s.lr.intercept = lr.number("intercept");
+  s.lr.log_slope = lr.number("log_slope");
+  s.lr.source = lr.string("source");
+  lr.finish();
+  catalog::FieldReader schedule(top.child("schedule"), file, "schedule");
+  s.lr.warmup_fraction = schedule.fraction("warmup_fraction");
+  s.lr.min_lr_fraction = schedule.fraction("min_lr_fraction");
+  (void)schedule.string("source");
+  schedule.finish();
+  for (const YAML::Node& node : top.child("presets")) {
+    catalog::FieldReader r(node, file, "preset");
+    s.presets.push_back(read_preset(r));
+  }
+  top.finish();
+  return s;
+}
+
+}  // namespace
+
+const Preset& SweepSettings::preset(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const auto& p : presets) {
+    if (p.name == name) return p;
+    names.push_back(p.name);
+  }
+  throw FieldError("preset", "unknown preset '" + name + "'; accepted: " + join(names));
+}
+
+const SweepSettings& sweep_settings() {
+  static const SweepSettings settings = read_settings();
+  return settings;
+}
+
+}  // namespace isoflop::validate

@@ -1,0 +1,49 @@
+// What every sweep shares and how big each preset is, from data/validate/sweep.yaml (compiled in): the
+// learning-rate rule, the warm-up and decay, and the smoke, cpu and gpu presets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "train/job.hpp"
+
+namespace isoflop::validate {
+
+// Peak lr = intercept + log_slope · ln(N_non-embedding); warm-up a fraction of D, cosine to min_lr_fraction.
+struct LrRule {
+  std::string rule;  // the rule in words, as the sweep document states it
+  double intercept = 0;
+  double log_slope = 0;
+  double warmup_fraction = 0;
+  double min_lr_fraction = 0;
+  std::string source;
+};
+
+struct Preset {
+  std::string name;        // "smoke", "cpu", "gpu"
+  std::string note;        // what it is sized for
+  double total_flops = 0;  // Σ 6·N·D over the runs
+  int budgets = 0;         // K
+  int sizes = 0;           // M per budget
+  double spacing = 3;      // ratio between neighbouring budgets
+  double size_span = 16;   // largest / smallest size at a budget
+  int batch = 0;           // sequences per step
+  int seq = 0;
+  int vocab = 0;
+  train::BackendKind backend = train::BackendKind::kCpu;
+  int threads = 0;         // CPU threads per run (0: every core)
+  double eval_tokens = 0;  // validation tokens of the final evaluation
+  int min_steps = 0;       // fewest optimizer steps a run may have
+};
+
+struct SweepSettings {
+  LrRule lr;
+  std::vector<Preset> presets;
+  // Throws FieldError("preset", …) naming the accepted presets.
+  const Preset& preset(const std::string& name) const;
+};
+
+// Parsed once from the embedded data/validate/sweep.yaml.
+const SweepSettings& sweep_settings();
+
+}  // namespace isoflop::validate

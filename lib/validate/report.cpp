@@ -1,0 +1,243 @@
+// Fitting a validation sweep with lib/fit and comparing the fits with the plan's law and the source's floor.
+#include "validate/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "units/quantity.hpp"
+#include "validate/report_speed.hpp"
+
+namespace isoflop::validate {
+
+double PlanReference::params_at(double flops) const {
+  const auto it = law_params_opt.find(flops);
+  return it != law_params_opt.end() ? it->second : params_opt * std::pow(flops / budget_flops, a);
+}
+
+double PlanReference::tokens_per_param_at(double flops) const {
+  const double n = params_at(flops);
+  return flops / (6 * n * n);
+}
+
+Tolerances parse_tolerances(const std::string& text, const std::string& field) {
+  Tolerances t;
+  const std::vector<std::pair<std::string, double*>> names = {{"a", &t.exponent_a},
+                                                             {"tokens_per_param", &t.tokens_per_param},
+                                                             {"params", &t.params_at_plan},
+                                                             {"floor", &t.floor},
+                                                             {"speed", &t.speed}};
+  std::vector<std::string> accepted;
+  for (const auto& n : names) accepted.push_back(n.first);
+  size_t start = 0;
+  while (!text.empty() && start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+    if (eq == std::string::npos || it == names.end())
+      throw FieldError(field, "'" + item + "' is not NAME=VALUE with NAME one of " + join(accepted) +
+                                  did_you_mean(name, accepted));
+    try {
+      *it->second = units::parse_number(item.substr(eq + 1), name, units::Sign::kNonNegative);
+    } catch (const InputError& e) {
+      throw FieldError(field, e.what());
+    }
+  }
+  return t;
+}
+
+Comparison compare(std::string name, std::string what, double expected, double measured, Measure measure,
+                   double tolerance) {
+  Comparison c{std::move(name), std::move(what), expected, measured, measure, 0, tolerance, false};
+  switch (measure) {
+    case Measure::kAbsolute: c.distance = std::fabs(measured - expected); break;
+    case Measure::kRelative: c.distance = std::fabs(measured / expected - 1); break;
+    case Measure::kFactor: c.distance = std::max(measured / expected, expected / measured) - 1; break;
+  }
+  c.within = std::isfinite(c.distance) && c.distance <= tolerance;
+  return c;
+}
+
+namespace {
+
+// Runs per budget, finished ones only; budgets with fewer than 3 distinct sizes cannot carry a parabola.
+std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, ValidationReport* report) {
+  std::map<int, std::vector<const ReportRun*>> by_budget;
+  for (const auto& r : runs)
+    if (r.finished) by_budget[r.budget].push_back(&r);
+  std::vector<fit::Run> out;
+  for (const auto& [budget, members] : by_budget) {
+    std::set<double> sizes;
+    for (const auto* r : members) sizes.insert(r->params);
+    if (sizes.size() < 3) {
+      report->failures.push_back("budget " + std::to_string(budget) + ": only " + std::to_string(sizes.size()) +
+                                 " finished size(s), Approach 2 needs 3; its runs are left out of Approach 2");
+      continue;
+    }
+    // The budget's nominal C groups its runs exactly (batch rounding moves 6·N·D by a fraction of a percent).
+    for (const auto* r : members) out.push_back({r->params, r->tokens, r->budget_flops, r->loss, r->index});
+  }
+  return out;
+}
+
+// Bootstrap of Approach 2 that keeps the sweep's design: each resample draws, within every budget, as many runs
+// as it has, with replacement, so no budget vanishes and the spread measures the scatter about each parabola.
+// (Resampling all runs together leaves some budgets with one or two sizes, whose parabolas then swing wildly.)
+void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
+                         const ReportOptions& options, ValidationReport* report) {
+  // Only the budgets the fit kept, each of which must keep its minimum in every resample.
+  std::map<double, std::vector<fit::Run>> budgets;
+  for (const auto& r : runs)
+    for (const auto& b : report->approach2->budgets)
+      if (std::fabs(std::log(r.flops / b.flops)) < 1e-9) budgets[r.flops].push_back(r);
+  fit::Approach2Options strict = a2;
+  strict.drop_budgets_without_minimum = false;
+  std::vector<double> a, b;
+  int failed = 0;
+  std::vector<fit::Run> sample;
+  for (int k = 0; k < options.bootstrap_resamples; ++k) {
+    std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
+    sample.clear();
+    for (const auto& [flops, members] : budgets) {
+      std::uniform_int_distribution<size_t> pick(0, members.size() - 1);
+      for (size_t i = 0; i < members.size(); ++i) sample.push_back(members[pick(rng)]);
+    }
+    try {
+      const fit::Approach2Result r = fit::fit_approach2(sample, strict);
+      a.push_back(r.a);
+      b.push_back(r.b);
+    } catch (const InputError&) {
+      ++failed;  // a budget drew fewer than 3 sizes or lost its minimum
+    }
+  }
+  report->bootstrap_resamples = options.bootstrap_resamples;
+  report->bootstrap_failed = failed;
+  // With 3 sizes a budget, most resamples repeat a size and cannot carry a parabola: an interval from the few
+  // that can would look far narrower than the fit is. No interval unless most resamples fit.
+  if (2 * a.size() < static_cast<size_t>(options.bootstrap_resamples)) return;
+  for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}})
+    report->approach2_intervals[name] = {fit::quantile(*values, 0.025), fit::quantile(*values, 0.1),
+                                         fit::quantile(*values, 0.5), fit::quantile(*values, 0.9),
+                                         fit::quantile(*values, 0.975)};
+}
+
+void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
+  std::vector<fit::Run> all;
+  for (const auto& r : runs)
+    if (r.finished) all.push_back({r.params, r.tokens, r.budget_flops, r.loss, 0});
+  fit::Approach2Options a2;
+  a2.file = "sweep.json runs";
+  a2.flops_column = "budget";
+  a2.drop_budgets_without_minimum = true;  // a flat or concave budget is reported, the others still fit
+  const std::vector<fit::Run> a2_runs = approach2_runs(runs, report);
+  try {
+    report->approach2 = fit::fit_approach2(a2_runs, a2);
+  } catch (const InputError& e) {
+    report->approach2_error = e.what();
+  }
+  if (report->approach2) {
+    for (const auto& why : report->approach2->dropped) report->failures.push_back("left out of Approach 2: " + why);
+    for (const auto& b : report->approach2->budgets) {
+      if (!b.extrapolated) continue;
+      // The budget index is the one whose nominal C this fitted budget carries.
+      for (const auto& r : runs)
+        if (std::fabs(std::log(r.budget_flops / b.flops)) < 1e-9) {
+          report->budgets_outside.push_back(r.budget);
+          break;
+        }
+    }
+  }
+  if (report->approach2 && options.bootstrap_resamples > 0) bootstrap_approach2(a2_runs, a2, options, report);
+  if (static_cast<int>(all.size()) < options.min_runs_approach3) {
+    report->approach3_note = std::to_string(all.size()) + " finished runs; Approach 3 (5 parameters) needs " +
+                             std::to_string(options.min_runs_approach3);
+    return;
+  }
+  fit::Approach3Options a3;
+  a3.grid = options.grid;
+  report->approach3 = fit::fit_approach3(all, a3);
+}
+
+void compare_law(const PlanReference& plan, const Tolerances& tol, ValidationReport* report) {
+  const auto& a2 = *report->approach2;
+  report->comparisons.push_back(compare("exponent_a", "exponent a of N_opt ∝ C^a (Approach 2 vs " + plan.law + ")",
+                                        plan.a, a2.a, Measure::kAbsolute, tol.exponent_a));
+  const double c = a2.budgets.back().flops;
+  const double n = a2.k_params * std::pow(c, a2.a), d = a2.k_tokens * std::pow(c, a2.b);
+  report->comparisons.push_back(compare("tokens_per_param", "tokens per parameter at the optimum of the largest budget",
+                                        plan.tokens_per_param_at(c), d / n, Measure::kFactor, tol.tokens_per_param));
+  report->comparisons.push_back(compare("params_at_plan_budget",
+                                        "N_opt at the plan's budget: the sweep's law extrapolated vs the plan",
+                                        plan.params_opt, a2.k_params * std::pow(plan.budget_flops, a2.a),
+                                        Measure::kFactor, tol.params_at_plan));
+}
+
+void compare_floor(const std::vector<ReportRun>& runs, const Tolerances& tol, ValidationReport* report) {
+  double sum = 0, se = 0;
+  int n = 0;
+  for (const auto& r : runs) {
+    if (!r.finished || !r.floor) continue;
+    sum += *r.floor;
+    se += r.floor_se.value_or(0);
+    ++n;
+  }
+  if (n == 0) return;
+  // The runs of one source may evaluate the same validation tokens, so their estimates are not independent: the
+  // mean floor keeps the runs' typical standard error rather than dividing it by √n.
+  report->floor = sum / n;
+  report->floor_se = se / n;
+  if (report->approach3)
+    report->comparisons.push_back(compare("floor", "fitted E (Approach 3) vs the source's exact floor", *report->floor,
+                                          report->approach3->E, Measure::kRelative, tol.floor));
+}
+
+void compare_speed(const std::vector<ReportRun>& runs, const std::map<std::string, catalog::Accelerator>& accelerators,
+                   const Tolerances& tol, ValidationReport* report) {
+  const SpeedRow* worst = nullptr;
+  for (const auto& r : runs) {
+    if (!r.finished) continue;
+    const auto it = accelerators.find(r.accelerator);
+    if (it == accelerators.end()) continue;
+    report->speed.push_back(predict_speed(r, it->second));
+  }
+  for (const auto& s : report->speed)
+    if (!worst || std::fabs(s.error) > std::fabs(worst->error)) worst = &s;
+  if (worst)
+    report->comparisons.push_back(compare("speed", "predicted vs measured tokens/s, worst of " +
+                                                       std::to_string(report->speed.size()) + " runs (" + worst->id + ")",
+                                          worst->measured_tokens_per_s, worst->predicted_tokens_per_s,
+                                          Measure::kRelative, tol.speed));
+}
+
+}  // namespace
+
+ValidationReport build_report(const std::vector<ReportRun>& runs, const PlanReference& plan,
+                              const std::map<std::string, catalog::Accelerator>& accelerators,
+                              const ReportOptions& options) {
+  ValidationReport report;
+  report.runs = static_cast<int>(runs.size());
+  for (const auto& r : runs) {
+    if (r.finished) {
+      ++report.finished;
+    } else {
+      ++report.failed;
+      report.failures.push_back(r.id + ": " + r.failure);
+    }
+  }
+  fit_and_bootstrap(runs, options, &report);
+  if (report.approach2) compare_law(plan, options.tolerances, &report);
+  compare_floor(runs, options.tolerances, &report);
+  compare_speed(runs, accelerators, options.tolerances, &report);
+  report.passed = report.approach2.has_value() && report.failed == 0 &&
+                  std::all_of(report.comparisons.begin(), report.comparisons.end(),
+                              [](const Comparison& c) { return c.within; });
+  return report;
+}
+
+}  // namespace isoflop::validate

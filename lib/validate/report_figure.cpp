@@ -1,0 +1,119 @@
+// The validation figure, after Hoffmann et al. 2022 Fig. 3: IsoFLOP curves (loss against N at each budget)
+// with their fitted parabolas and minima, and N_opt(C) from the minima, extrapolated to the plan's budget.
+#include <cmath>
+
+#include "validate/report_document.hpp"
+#include "report/svg_plot.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+using report::AxisScale;
+using report::TickFormat;
+
+report::PlotSpec isoflop_panel(const ValidationDocument& d) {
+  report::PlotSpec p;
+  p.title = "IsoFLOP curves";
+  p.x = {"parameters N", AxisScale::kLog, TickFormat::kCount, std::nullopt, std::nullopt};
+  p.y = {"validation loss (nats/token)", AxisScale::kLinear, TickFormat::kAuto, std::nullopt, std::nullopt};
+  p.color_scale = report::ColorScale{"budget C (FLOPs)", AxisScale::kLog, TickFormat::kScientific, std::nullopt,
+                                     std::nullopt};
+  report::Series runs;
+  runs.name = "runs";
+  runs.style = report::SeriesStyle::kPoints;
+  for (const auto& r : d.runs) {
+    if (!r.finished) continue;
+    runs.x.push_back(r.params);
+    runs.y.push_back(r.loss);
+    runs.point_color_values.push_back(r.budget_flops);
+  }
+  p.series.push_back(runs);
+  if (const auto& a2 = d.report.approach2) {
+    bool first = true;
+    for (const auto& b : a2->budgets) {
+      report::Series parabola;
+      if (first) parabola.name = "fitted parabolas";
+      first = false;
+      parabola.color_value = b.flops;
+      const double lo = std::min(b.min_params, b.params_opt) / 1.2, hi = std::max(b.max_params, b.params_opt) * 1.2;
+      for (int k = 0; k <= 60; ++k) {
+        const double n = lo * std::pow(hi / lo, k / 60.0);
+        parabola.x.push_back(n);
+        parabola.y.push_back(b.loss_at(n));
+      }
+      p.series.push_back(parabola);
+      const bool inside = !b.extrapolated;
+      p.marked.push_back({b.params_opt, b.loss_opt, inside ? "minima" : "minimum outside the sizes tried",
+                          inside ? "#000000" : "#d62728", inside ? report::MarkerShape::kDiamond : report::MarkerShape::kCross,
+                          5, false, false});
+    }
+    // One legend entry per kind of minimum.
+    bool inside_listed = false, outside_listed = false;
+    for (auto& m : p.marked) {
+      bool& listed = m.shape == report::MarkerShape::kDiamond ? inside_listed : outside_listed;
+      if (!listed) m.in_legend = listed = true;
+    }
+  }
+  if (d.report.floor) {
+    report::Series floor;
+    floor.name = "exact floor of the source";
+    floor.color = "#7f7f7f";
+    floor.dashed = true;
+    double lo = INFINITY, hi = 0;
+    for (double n : runs.x) lo = std::min(lo, n), hi = std::max(hi, n);
+    if (hi > 0) {
+      floor.x = {lo, hi};
+      floor.y = {*d.report.floor, *d.report.floor};
+      p.series.push_back(floor);
+    }
+  }
+  if (d.report.failed > 0)
+    p.notes.push_back(std::to_string(d.report.failed) + " failed run(s) not drawn: see the report");
+  return p;
+}
+
+report::PlotSpec allocation_panel(const ValidationDocument& d) {
+  report::PlotSpec p;
+  p.title = "Compute-optimal N, extrapolated";
+  p.x = {"compute C (FLOPs)", AxisScale::kLog, TickFormat::kScientific, std::nullopt, std::nullopt};
+  p.y = {"parameters N_opt", AxisScale::kLog, TickFormat::kCount, std::nullopt, std::nullopt};
+  const auto& a2 = *d.report.approach2;
+  const double cmin = a2.budgets.front().flops / 2, cmax = std::max(d.plan.budget_flops, a2.budgets.back().flops) * 2;
+  report::Series sweep_law, plan_law;
+  sweep_law.name = "sweep: N_opt ∝ C^" + units::format_significant(a2.a, 3);
+  sweep_law.color = "#1f77b4";
+  plan_law.name = "plan's law " + d.plan.law + ": a = " + units::format_significant(d.plan.a, 3);
+  plan_law.color = "#7f7f7f";
+  plan_law.dashed = true;
+  for (int k = 0; k <= 80; ++k) {
+    const double c = cmin * std::pow(cmax / cmin, k / 80.0);
+    sweep_law.x.push_back(c);
+    sweep_law.y.push_back(a2.k_params * std::pow(c, a2.a));
+    plan_law.x.push_back(c);
+    plan_law.y.push_back(d.plan.params_opt * std::pow(c / d.plan.budget_flops, d.plan.a));
+  }
+  report::Series minima;
+  minima.name = "budget minima";
+  minima.style = report::SeriesStyle::kPoints;
+  minima.color = "#000000";
+  minima.marker = report::MarkerShape::kDiamond;
+  for (const auto& b : a2.budgets) minima.x.push_back(b.flops), minima.y.push_back(b.params_opt);
+  p.series = {sweep_law, plan_law, minima};
+  const double extrapolated = a2.k_params * std::pow(d.plan.budget_flops, a2.a);
+  p.marked.push_back({d.plan.budget_flops, d.plan.params_opt, "plan's N_opt " + units::format_count(d.plan.params_opt),
+                      "#7f7f7f", report::MarkerShape::kStar, 7, true, false});
+  p.marked.push_back({d.plan.budget_flops, extrapolated, "sweep at the plan's budget " + units::format_count(extrapolated),
+                      "#1f77b4", report::MarkerShape::kStar, 7, true, false});
+  return p;
+}
+
+}  // namespace
+
+std::string render_validation_figure(const ValidationDocument& d) {
+  std::vector<report::PlotSpec> panels = {isoflop_panel(d)};
+  if (d.report.approach2) panels.push_back(allocation_panel(d));
+  return report::render_svg_grid(panels, static_cast<int>(panels.size()));
+}
+
+}  // namespace isoflop::doc

@@ -1,0 +1,112 @@
+// The validation document's human page.
+#include <cmath>
+
+#include "validate/report_document.hpp"
+#include "report/text_table.hpp"
+#include "units/format.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+using units::format_count;
+using units::format_scientific;
+using units::format_significant;
+
+std::string interval(const std::map<std::string, fit::Interval>& intervals, const std::string& key) {
+  const auto it = intervals.find(key);
+  if (it == intervals.end()) return "";
+  return " [" + format_significant(it->second.p2_5) + ", " + format_significant(it->second.p97_5) + "]";
+}
+
+std::string value_text(const validate::Comparison& c, double v) {
+  if (c.name == "params_at_plan_budget") return format_count(v);
+  return format_significant(v, 4);
+}
+
+std::string distance_text(const validate::Comparison& c, double v) {
+  return c.measure == validate::Measure::kAbsolute ? format_significant(v) : format_significant(100 * v) + "%";
+}
+
+std::string runs_table(const ValidationDocument& d) {
+  report::TextTable t({"run", "budget", "N", "D", "loss", "floor", "tokens/s", "MFU", "status"});
+  for (const auto& r : d.runs)
+    t.add_row({r.id, format_scientific(r.budget_flops), format_count(r.params), format_count(r.tokens),
+               r.finished ? format_significant(r.loss, 4) : "-", r.floor ? format_significant(*r.floor, 4) : "-",
+               r.finished ? format_significant(r.tokens_per_s) : "-",
+               r.mfu ? format_significant(100 * *r.mfu) + "%" : "-", r.finished ? "finished" : "FAILED: " + r.failure});
+  return t.render();
+}
+
+}  // namespace
+
+std::string render_validation(const ValidationDocument& d) {
+  const auto& f = d.report;
+  std::string out = "Validation of " + d.inputs.sweep_dir + " (" + d.preset + " sweep, source " + d.source +
+                    ") against law " + d.plan.law + " (a = " + format_significant(d.plan.a) + ", N_opt " +
+                    format_count(d.plan.params_opt) + " at " + format_scientific(d.plan.budget_flops) + " FLOPs)\n\n";
+  out += runs_table(d);
+  out += "\nruns: " + std::to_string(f.runs) + ", finished " + std::to_string(f.finished) + ", failed " +
+         std::to_string(f.failed) + "\n";
+  for (const auto& why : f.failures) out += "  not used: " + why + "\n";
+  if (f.approach2) {
+    const auto& a2 = *f.approach2;
+    size_t used = 0;
+    for (const auto& b : a2.budgets) used += b.runs;
+    out += "\nApproach 2 (IsoFLOP parabolas, " + std::to_string(used) + " runs in " + std::to_string(a2.budgets.size()) +
+           " budgets): a = " + format_significant(a2.a, 4) + interval(f.approach2_intervals, "a") +
+           ", b = " + format_significant(a2.b, 4) + interval(f.approach2_intervals, "b");
+    if (f.bootstrap_resamples > 0 && f.approach2_intervals.empty())
+      out += " (no bootstrap interval: " + std::to_string(f.bootstrap_failed) + " of " +
+             std::to_string(f.bootstrap_resamples) + " resamples lost a budget's 3 sizes or its minimum)";
+    else if (f.bootstrap_resamples > 0)
+      out += " (95% bootstrap, " + std::to_string(f.bootstrap_resamples) + " resamples, " +
+             std::to_string(f.bootstrap_failed) + " failed)";
+    out += "\n";
+    report::TextTable t({"budget", "runs", "N_opt", "D_opt", "loss", "sizes tried", "minimum"});
+    for (const auto& b : a2.budgets)
+      t.add_row({format_scientific(b.flops), std::to_string(b.runs), format_count(b.params_opt),
+                 format_count(b.tokens_opt), format_significant(b.loss_opt, 4),
+                 format_count(b.min_params) + " - " + format_count(b.max_params),
+                 b.extrapolated ? "OUTSIDE the sizes tried" : "inside"});
+    out += t.render();
+  } else {
+    out += "\nApproach 2: not fitted: " + f.approach2_error + "\n";
+  }
+  if (f.approach3) {
+    const auto& a3 = *f.approach3;
+    out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + format_significant(a3.E, 4) +
+           ", A = " + format_significant(a3.A) + ", B = " + format_significant(a3.B) + ", alpha = " +
+           format_significant(a3.alpha) + ", beta = " + format_significant(a3.beta) + "; a = " +
+           format_significant(a3.a, 4) + ", b = " + format_significant(a3.b, 4);
+    if (const auto it = f.approach2_intervals.find("a"); it != f.approach2_intervals.end())
+      out += (a3.a >= it->second.p2_5 && a3.a <= it->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
+             std::string(" Approach 2's 95% interval)");
+    out += "\n";
+  } else {
+    out += "\nApproach 3: not fitted: " + f.approach3_note + "\n";
+  }
+  if (f.floor)
+    out += "exact floor of the source: " + format_significant(*f.floor, 5) + " ± " +
+           format_significant(f.floor_se.value_or(0)) + " nats/token (mean over the runs' validation splits)\n";
+  if (!f.speed.empty()) {
+    out += "\nSpeed: measured against the step-time model for each run's shape on its device\n";
+    report::TextTable t({"run", "N", "tokens/s", "predicted", "error", "MFU", "predicted MFU"});
+    for (const auto& s : f.speed)
+      t.add_row({s.id, format_count(s.params), format_significant(s.measured_tokens_per_s),
+                 format_significant(s.predicted_tokens_per_s), format_significant(100 * s.error) + "%",
+                 s.measured_mfu ? format_significant(100 * *s.measured_mfu) + "%" : "-",
+                 format_significant(100 * s.predicted_mfu) + "%"});
+    out += t.render();
+  }
+  out += "\nComparisons\n";
+  report::TextTable t({"check", "expected", "measured", "off by", "tolerance", "result"});
+  for (const auto& c : f.comparisons)
+    t.add_row({c.what, value_text(c, c.expected), value_text(c, c.measured), distance_text(c, c.distance),
+               distance_text(c, c.tolerance), c.within ? "ok" : "OUTSIDE"});
+  out += t.render();
+  if (d.calibration_file) out += "calibration overlay: " + *d.calibration_file + "\n";
+  out += std::string("\nverdict: ") + (f.passed ? "pass" : "fail") + "\n";
+  return out;
+}
+
+}  // namespace isoflop::doc

@@ -1,0 +1,125 @@
+// Step-time predictions for a sweep's runs and their calibration.
+#include "validate/report_speed.hpp"
+
+#include "core/error.hpp"
+#include "fit/bootstrap.hpp"
+#include "parallel/time_model.hpp"
+
+namespace isoflop::validate {
+namespace {
+
+parallel::JobSpec job_of(const ReportRun& run) {
+  parallel::JobSpec job;
+  job.architecture = run.architecture;
+  job.seq = run.architecture.seq;
+  job.global_batch = run.batch;
+  job.bytes_per_value = 4;  // the trainer keeps fp32 weights, gradients and activations (bf16 only in its GEMMs)
+  return job;
+}
+
+parallel::Layout layout_of(const ReportRun& run) {
+  parallel::Layout layout;
+  layout.micro_batch = static_cast<int>(run.batch);  // the trainer steps the whole batch at once
+  return layout;
+}
+
+// The node a single CPU or GPU run sits in, for the calibration's cluster lookup; one device, no links used.
+catalog::Node single_device_node(const catalog::Accelerator& a) {
+  catalog::Node n;
+  n.name = a.name + "-single";
+  n.display_name = a.display_name;
+  n.accelerator = a.name;
+  n.gpus_per_node = 1;
+  n.intra_node_bandwidth_bytes_per_s = a.memory_bandwidth_bytes_per_s;
+  n.inter_node_bandwidth_bytes_per_s = a.memory_bandwidth_bytes_per_s;
+  n.source = "one device of the validation sweep";
+  return n;
+}
+
+}  // namespace
+
+catalog::Accelerator cpu_accelerator(double peak_flops, double memory_bandwidth_bytes_per_s) {
+  catalog::Accelerator a;
+  a.name = kCpuAccelerator;
+  a.display_name = "CPU (measured fp32 GEMM peak)";
+  a.vendor = "cpu";
+  a.peak_16bit_flops = a.peak_fp32_flops = peak_flops;
+  a.memory_bandwidth_bytes_per_s = memory_bandwidth_bytes_per_s;
+  parallel::set_efficiency_constants(a, parallel::CalibrationOptions{}.neutral_start);
+  a.calibrated = false;
+  a.calibration_source = "uncalibrated: the calibration's neutral start (no CPU entry in the catalog)";
+  a.source = "peak measured by the runs (sgemm)";
+  return a;
+}
+
+std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector<ReportRun>& runs,
+                                                               const catalog::Catalog& catalog,
+                                                               double cpu_memory_bandwidth_bytes_per_s) {
+  std::map<std::string, catalog::Accelerator> out;
+  std::vector<double> cpu_peaks;
+  for (const auto& r : runs) {
+    if (!r.finished || !(r.peak_flops > 0)) continue;
+    if (r.accelerator == kCpuAccelerator)
+      cpu_peaks.push_back(r.peak_flops);
+    else if (!out.count(r.accelerator))
+      out.emplace(r.accelerator, catalog.accelerator(r.accelerator, "accelerator"));
+  }
+  // Each CPU run times sgemm for a moment before it trains; on a shared machine one such timing can catch a
+  // busy moment, so the CPU's peak is the median of the runs' timings.
+  if (!cpu_peaks.empty())
+    out.emplace(kCpuAccelerator, cpu_accelerator(fit::quantile(cpu_peaks, 0.5), cpu_memory_bandwidth_bytes_per_s));
+  return out;
+}
+
+SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& accelerator) {
+  parallel::ClusterSpec cluster;
+  cluster.accelerator = accelerator;
+  // A GPU run's MFU is measured against its precision's catalog peak; the CPU's peak is the sweep's median.
+  if (run.peak_flops > 0 && accelerator.name != kCpuAccelerator) cluster.accelerator.peak_16bit_flops = run.peak_flops;
+  cluster.gpus = 1;
+  cluster.gpus_per_node = 1;
+  const parallel::StepTime st = parallel::estimate_step_time(job_of(run), cluster, layout_of(run));
+  SpeedRow row;
+  row.id = run.id;
+  row.params = run.params;
+  row.measured_tokens_per_s = run.tokens_per_s;
+  row.predicted_tokens_per_s = st.tokens_per_s;
+  row.measured_mfu = run.mfu;
+  row.predicted_mfu = st.mfu;
+  row.error = st.tokens_per_s / run.tokens_per_s - 1;
+  return row;
+}
+
+std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<ReportRun>& runs,
+                                                         const std::map<std::string, catalog::Accelerator>& accelerators,
+                                                         const catalog::Catalog& catalog) {
+  catalog::Catalog with_devices = catalog;
+  std::vector<catalog::MeasuredRun> measured;
+  for (const auto& [name, accelerator] : accelerators) {
+    catalog::Accelerator a = accelerator;
+    a.reference_node.clear();  // the overlay names no node: the catalog's nodes stay as they are
+    if (catalog.find_accelerator(name) == nullptr) with_devices.accelerators.push_back(a);
+    with_devices.nodes.push_back(single_device_node(a));
+  }
+  for (const auto& r : runs) {
+    if (!r.finished || !accelerators.count(r.accelerator)) continue;
+    catalog::MeasuredRun m;
+    m.name = r.id;
+    m.gpu = r.accelerator;
+    m.node = r.accelerator + "-single";
+    m.gpus = 1;
+    m.architecture = r.architecture;
+    m.seq = r.architecture.seq;
+    m.global_batch = r.batch;
+    m.micro_batch = static_cast<int>(r.batch);
+    m.metric = catalog::MeasuredMetric::kTokensPerSPerGpu;
+    m.value = r.tokens_per_s;
+    m.source = "validation sweep run " + r.id;
+    m.file = r.id;
+    measured.push_back(m);
+  }
+  if (measured.empty()) throw FieldError("save_calibration", "no finished run reports its speed and device");
+  return parallel::calibrate_runs(with_devices, measured);
+}
+
+}  // namespace isoflop::validate

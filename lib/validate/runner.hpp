@@ -1,0 +1,37 @@
+// Running a sweep folder here: each run is its own `isoflop train` process (a failure stays that run's), up to
+// `jobs` at a time; finished runs are skipped, interrupted ones resume from their checkpoint, and a run that
+// fails is recorded as failed (run_state.hpp) and the others go on.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "doc/sweep_document.hpp"
+
+namespace isoflop::validate {
+
+struct RunnerOptions {
+  std::string binary;                            // the isoflop executable to spawn
+  int jobs = 1;                                  // runs at a time
+  std::function<void(const std::string&)> line;  // one line per run started, skipped, finished or failed
+  std::function<void(const std::string&)> bar;   // the overall bar with ETA: after each run, and
+  bool redraw_bar = false;                       // also about every 0.5 s (on a terminal)
+  const std::atomic<bool>* stop = nullptr;       // set: interrupt the running runs (they checkpoint), start no more
+};
+
+struct SweepRunSummary {
+  int finished = 0;  // finished now or before
+  int skipped = 0;   // of those, finished before this call
+  int failed = 0;
+  int interrupted = 0;                // stopped by `stop`, resumable
+  std::vector<std::string> failures;  // "b1-s2: exit 2: …"
+};
+
+SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& dir, const RunnerOptions& options);
+
+// "[########............] 4/9 runs  41%  0:42 elapsed  ETA 1:01": the share of the sweep's FLOPs done.
+std::string progress_bar(int runs_done, int runs, double fraction, double elapsed_s);
+
+}  // namespace isoflop::validate

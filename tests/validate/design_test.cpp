@@ -1,0 +1,171 @@
+// The sweep design: budgets, sizes, tokens, rules, bad input; jobs written through the Job type; the sweep
+// document read back.
+#include "validate/design.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+
+#include "catalog/catalog.hpp"
+#include "core/error.hpp"
+#include "doc/sweep_document.hpp"
+#include "scaling/allocate.hpp"
+#include "support/temp_files.hpp"
+#include "train/job_writer.hpp"
+#include "validate/shape.hpp"
+#include "validate/sweep_options.hpp"
+
+namespace isoflop::validate {
+namespace {
+
+const catalog::Catalog& cat() {
+  static const catalog::Catalog c = catalog::embedded_catalog();
+  return c;
+}
+
+doc::SweepDocument design(const std::string& preset, double flops = 1e21, const std::string& law = "chinchilla") {
+  SweepOptions o;
+  o.flops = flops;
+  o.law.law = law;
+  o.preset = preset;
+  return design_from_options(o, cat());
+}
+
+TEST_CASE("budgets are spaced x3 and the runs add up to the preset's total compute") {
+  for (const std::string preset : {"smoke", "cpu", "gpu"}) {
+    CAPTURE(preset);
+    const doc::SweepDocument d = design(preset);
+    const Preset& p = sweep_settings().preset(preset);
+    REQUIRE(d.budgets.size() == static_cast<size_t>(p.budgets));
+    for (size_t k = 1; k < d.budgets.size(); ++k)
+      CHECK(d.budgets[k].flops / d.budgets[k - 1].flops == doctest::Approx(3));
+    // Whole steps and the shapes' exact counts move each run a little off its budget, not the total.
+    CHECK(d.total_flops == doctest::Approx(p.total_flops).epsilon(0.05));
+    double sum = 0;
+    for (const auto& r : d.runs) sum += 6 * r.params * r.tokens;
+    CHECK(sum == doctest::Approx(d.total_flops));
+    CHECK(d.runs.size() == static_cast<size_t>(p.budgets * p.sizes));
+  }
+}
+
+TEST_CASE("the smoke preset: 3 budgets x 3 sizes around 1e10 FLOPs each") {
+  const doc::SweepDocument d = design("smoke");
+  REQUIRE(d.budgets.size() == 3);
+  CHECK(d.sizes_per_budget == 3);
+  CHECK(d.budgets[1].flops == doctest::Approx(1e10).epsilon(0.1));
+}
+
+TEST_CASE("each budget's sizes grow, span the law's optimum, and spend the budget as C = 6ND") {
+  const doc::SweepDocument d = design("cpu");
+  for (size_t k = 0; k < d.budgets.size(); ++k) {
+    CAPTURE(k);
+    std::vector<const doc::SweepRun*> runs;
+    for (const auto& r : d.runs)
+      if (r.budget == static_cast<int>(k)) runs.push_back(&r);
+    for (size_t j = 1; j < runs.size(); ++j) CHECK(runs[j]->params > runs[j - 1]->params);
+    // The law's N_opt(C) lies strictly inside the sizes tried.
+    CHECK(runs.front()->params < d.budgets[k].law_n_opt);
+    CHECK(runs.back()->params > d.budgets[k].law_n_opt);
+    CHECK(d.budgets[k].law_n_opt ==
+          doctest::Approx(scaling::allocate(cat().law("chinchilla"), d.budgets[k].flops).params));
+    for (const auto* r : runs) {
+      const double step = static_cast<double>(d.rules.batch) * d.rules.seq;
+      CHECK(std::abs(r->tokens - r->flops / (6 * r->params)) <= step / 2 + 1);
+      CHECK(std::fmod(r->tokens, step) == 0);
+      // Targets log-spaced over the preset's span, centred on N_opt: the geometric mean of the ends is N_opt.
+      CHECK(std::sqrt(runs.front()->target_params * runs.back()->target_params) ==
+            doctest::Approx(d.budgets[k].law_n_opt));
+      CHECK(r->params == doctest::Approx(r->target_params).epsilon(0.26));
+    }
+  }
+}
+
+TEST_CASE("a run's parameters are the trainer's exact count") {
+  // The trainer's example model (2 layers, d 64, 4 heads, seq 64, vocab 64) reports 108,288 parameters:
+  // 64·64 token + 64·64 position embeddings, 2 × (12·64² + 13·64) per block, 2·64 final norm.
+  CHECK(count_model({2, 64, 4, 64, 64}).params == 108288);
+  CHECK(count_model({2, 64, 4, 64, 64}).non_embedding_params == 108288 - 2 * 64 * 64);
+}
+
+TEST_CASE("the learning rate follows Kaplan et al. 2020 eq. D.1 in the non-embedding parameters") {
+  const doc::SweepDocument d = design("cpu");
+  CHECK(d.rules.lr_intercept == 0.003239);
+  CHECK(d.rules.lr_log_slope == -0.0001395);
+  for (const auto& r : d.runs) {
+    CHECK(r.lr == doctest::Approx(0.003239 - 0.0001395 * std::log(r.non_embedding_params)));
+    CHECK(r.warmup_tokens == std::floor(d.rules.warmup_fraction * r.tokens));
+  }
+  // Smaller models get the larger rate.
+  CHECK(d.runs.front().lr > d.runs[d.sizes_per_budget - 1].lr);
+}
+
+TEST_CASE("shapes follow the family's depth-to-width ratio within the parameter tolerance") {
+  const SizedModel small = shape_model(2e5, 64, 64, 64), wide = shape_model(2e5, 400, 64, 64);
+  CHECK(small.params == doctest::Approx(2e5).epsilon(0.25));
+  CHECK(static_cast<double>(wide.config.d_model) / wide.config.layers >
+        static_cast<double>(small.config.d_model) / small.config.layers);
+  CHECK(small.config.d_model % small.config.heads == 0);
+}
+
+TEST_CASE("the sweep document reads back as written, and its job files as the jobs") {
+  const doc::SweepDocument d = design("smoke");
+  const doc::Json j = d;
+  CHECK(j.at("schema") == "isoflop/sweep/v2");
+  CHECK(j.at("flops_convention").at("name") == "6nd");
+  CHECK(j.get<doc::SweepDocument>() == d);
+  const auto dir = test::fresh_temp_dir("isoflop-validate-test", "jobs");
+  for (const auto& run : d.runs) {
+    const std::string file = (dir / run.job).string();
+    train::Job job = run_job(d, run, (dir / run.folder).string());
+    job.file = file;
+    CHECK(train::parse_job(train::job_yaml(job, file), file) == job);
+    CHECK(job.train.tokens == run.tokens);
+    CHECK(job.steps() == run.steps);
+  }
+}
+
+TEST_CASE("bad input: a budget too small for the smallest model, too few sizes, one law, a source") {
+  SweepOptions o;
+  o.flops = 1e21;
+  o.preset = "smoke";
+  o.total_flops = 1e8;
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("too small for the model"), FieldError);
+  o.total_flops.reset();
+  o.sizes = 1;
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), "sizes: must be at least 2 to find a minimum", FieldError);
+  o.sizes.reset();
+  o.law.all_laws = true;
+  CHECK_THROWS_AS(design_from_options(o, cat()), FieldError);
+  o.law.all_laws = false;
+  o.source = "text";
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: quanta, markov"), FieldError);
+  o.source.reset();
+  o.preset = "huge";
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: smoke, cpu, gpu"), FieldError);
+  o.preset = "smoke";
+  o.flops.reset();
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("flops: missing"), FieldError);
+}
+
+TEST_CASE("bad input: a plan with no law or no allocation") {
+  plan::PlanResult p;
+  p.family = "chinchilla-70b";
+  CHECK_THROWS_WITH_AS(target_from_plan(p, "p.json", cat(), std::nullopt, std::nullopt),
+                       "from: 'p.json' has no scaling law", FieldError);
+  p.allocation.law = "no-such-law";
+  p.allocation.flops = 1e21;
+  p.allocation.params = 1e9;
+  p.allocation.tokens = 1e21 / 6e9;
+  CHECK_THROWS_WITH_AS(target_from_plan(p, "p.json", cat(), std::nullopt, std::nullopt),
+                       doctest::Contains("not in the catalog"), FieldError);
+  p.allocation.law = "chinchilla";
+  const SweepTarget t = target_from_plan(p, "p.json", cat(), std::nullopt, std::nullopt);
+  CHECK(t.origin.n_opt == 1e9);
+  CHECK(t.family.has_value());  // chinchilla-70b is shaped after the chinchilla family
+  // Chinchilla's Approach 3: a = β/(α+β) = 0.28/(0.34+0.28) (Hoffmann et al. 2022 eq. 4, rounded constants).
+  CHECK(t.origin.law_exponent_a == doctest::Approx(0.28 / 0.62).epsilon(1e-3));
+}
+
+}  // namespace
+}  // namespace isoflop::validate

@@ -1,0 +1,160 @@
+// The validation document over a sweep folder of real documents: sweep.json and each run's results.json,
+// written from a sweep drawn from a known law; failed runs, a corrupt or foreign result, the JSON round trip
+// and the figure.
+#include "validate/report_document.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "doc/sweep_document.hpp"
+#include "doc/train_document.hpp"
+#include "fit/simulate.hpp"
+#include "support/temp_files.hpp"
+#include "validate/run_state.hpp"
+
+namespace isoflop::doc {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+const fit::TrueLaw kLaw;  // Hoffmann et al. 2022 eq. 10
+const double kTrueA = kLaw.beta / (kLaw.alpha + kLaw.beta);
+
+// 3 budgets × 7 sizes of the law, each run with a results.json as `train` writes it (0.2 % noise); `skip`
+// leaves that run without one.
+SweepDocument write_sweep(const fs::path& dir, int skip = -1) {
+  fit::SimulationSpec s;
+  s.budgets_flops = {1e18, 3e18, 9e18};
+  s.sizes_per_budget = 7;
+  s.min_tokens_per_param = 4;
+  s.max_tokens_per_param = 200;
+  s.noise = 0.002;
+  SweepDocument sweep;
+  sweep.preset = "custom";
+  const double G = std::pow(kLaw.alpha * kLaw.A / (kLaw.beta * kLaw.B), 1 / (kLaw.alpha + kLaw.beta));
+  sweep.origin = {"", "chinchilla", std::nullopt, {}, kTrueA, 1 - kTrueA, 5.76e23, G * std::pow(5.76e23 / 6, kTrueA),
+                  0, "gpt2", ""};
+  sweep.rules.batch = 8;
+  for (double c : s.budgets_flops) sweep.budgets.push_back({c, G * std::pow(c / 6, kTrueA), 0});
+  int i = 0;
+  for (const auto& r : fit::simulate_runs(s)) {
+    SweepRun run;
+    run.budget = static_cast<int>(std::lround(std::log(r.flops / 1e18) / std::log(3.0)));
+    run.id = "b" + std::to_string(run.budget) + "-s" + std::to_string(i);
+    run.flops = r.flops;
+    run.params = r.params;
+    run.tokens = r.tokens;
+    run.shape = {i + 1, 64, 4, 64, 256};  // any shape: the documents carry N, D and the loss
+    run.folder = "runs/" + run.id;
+    sweep.runs.push_back(run);
+    if (i++ == skip) continue;
+    TrainDocument t;
+    t.inputs.model = run.shape;
+    t.inputs.train.batch = 8;
+    t.result.steps = t.result.steps_total = 10;
+    t.result.params = r.params;
+    t.result.tokens = r.tokens;
+    t.result.eval_loss = r.loss;
+    t.result.val_floor = kLaw.E;
+    t.result.val_floor_stderr = 0.004;
+    t.result.tokens_per_s = 1000;
+    t.result.peak_flops = 1e11;
+    t.result.peak_source = train::PeakSource::kMeasuredSgemm;
+    t.result.device = "cpu (2 threads)";
+    write_text(dir / run.folder / "results.json", Json(t).dump(2));
+  }
+  write_text(dir / "sweep.json", Json(sweep).dump(2));
+  return sweep;
+}
+
+ValidationInputs inputs_for(const fs::path& dir) {
+  ValidationInputs in;
+  in.sweep_dir = dir.string();
+  in.bootstrap_resamples = 50;
+  in.grid = "coarse";
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep folder of real documents: a recovered, each comparison judged, every run listed") {
+  const fs::path dir = test::fresh_temp_dir("validation", "law");
+  write_sweep(dir);
+  const catalog::Catalog catalog = catalog::load_catalog();
+  ValidationInputs in = inputs_for(dir);
+  const ValidationDocument d = validation_document(in, catalog);
+  CHECK(d.runs.size() == 21);
+  REQUIRE(d.report.approach2);
+  CHECK(std::fabs(d.report.approach2->a - kTrueA) < 0.05);
+  REQUIRE(d.report.floor);
+  CHECK(std::fabs(*d.report.floor - kLaw.E) < 1e-12);
+  CHECK(std::fabs(*d.report.floor_se - 0.004) < 1e-12);
+  // Every finished CPU run has a speed row; 1,000 tokens/s is far from what the model predicts for these shapes.
+  CHECK(d.report.speed.size() == 21);
+  CHECK_FALSE(d.report.comparisons.back().within);
+  CHECK(d.report.comparisons.back().name == "speed");
+  CHECK_FALSE(d.report.passed);
+  // With the speed tolerance opened up, the law's own sweep passes.
+  in.tolerances = validate::parse_tolerances("speed=1e9");
+  CHECK(validation_document(in, catalog).report.passed);
+
+  const Json j = Json(d);
+  CHECK(j.at("schema") == "isoflop/validation/v2");
+  CHECK(j.at("verdict") == "fail");
+  CHECK(Json(j.get<ValidationDocument>()) == j);
+  const std::string page = render_validation(d);
+  CHECK(page.find("verdict: fail") != std::string::npos);
+  CHECK(page.find("OUTSIDE") != std::string::npos);
+  const std::string svg = render_validation_figure(d);
+  for (const char* legend : {"fitted parabolas", "minima", "budget minima", "s N_opt", "at the plan", "exact floor"})
+    CHECK_MESSAGE(svg.find(legend) != std::string::npos, std::string(legend));
+}
+
+TEST_CASE("a run without results.json is reported as failed, by name, and the fit says how many runs it used") {
+  const fs::path dir = test::fresh_temp_dir("validation", "missing");
+  const SweepDocument sweep = write_sweep(dir, 4);
+  const ValidationDocument d = validation_document(inputs_for(dir), catalog::load_catalog());
+  CHECK(d.report.failed == 1);
+  CHECK(d.report.finished == 20);
+  REQUIRE(d.report.failures.size() == 1);
+  CHECK(d.report.failures[0].rfind(sweep.runs[4].id + ": no results.json", 0) == 0);
+  CHECK_FALSE(d.runs[4].finished);
+  REQUIRE(d.report.approach2);
+  size_t used = 0;
+  for (const auto& b : d.report.approach2->budgets) used += b.runs;
+  CHECK(used == 20);
+  CHECK(render_validation(d).find("FAILED: no results.json") != std::string::npos);
+  // A run the runner recorded as failed says why.
+  fs::create_directories(dir / sweep.runs[4].folder);  // the runner made it before the run failed
+  validate::record_failure(dir.string(), sweep.runs[4], "exit 2: train.lr: must be positive");
+  const ValidationDocument again = validation_document(inputs_for(dir), catalog::load_catalog());
+  CHECK(again.report.failures[0] == sweep.runs[4].id + ": failed: exit 2: train.lr: must be positive");
+}
+
+TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of another sweep") {
+  const catalog::Catalog catalog = catalog::load_catalog();
+  const fs::path empty = test::fresh_temp_dir("validation", "empty");
+  CHECK_THROWS_WITH_AS(validation_document(inputs_for(empty), catalog), doctest::Contains("sweep.json"),
+                       InputError);
+  const fs::path dir = test::fresh_temp_dir("validation", "corrupt");
+  const SweepDocument sweep = write_sweep(dir);
+  const fs::path results = dir / sweep.runs[2].folder / "results.json";
+  write_text(results, "{\"schema\": \"isoflop/train/v2\", \"inputs\": ");
+  CHECK_THROWS_WITH_AS(validation_document(inputs_for(dir), catalog), doctest::Contains("results.json"), InputError);
+  const fs::path other = test::fresh_temp_dir("validation", "other");
+  const SweepDocument mine = write_sweep(other);
+  fs::copy_file(other / mine.runs[1].folder / "results.json", other / mine.runs[0].folder / "results.json",
+                fs::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH_AS(validation_document(inputs_for(other), catalog), doctest::Contains("holds another sweep"),
+                       InputError);
+}
+
+}  // namespace isoflop::doc

@@ -1,0 +1,227 @@
+// Tests for the validation report: fits of a sweep drawn from a known law, comparisons and their
+// tolerances, failed runs, and the speed predictions with their calibration.
+#include "validate/report.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "catalog/catalog.hpp"
+#include "core/error.hpp"
+#include "fit/simulate.hpp"
+#include "support/expect_close.hpp"
+#include "validate/report_speed.hpp"
+
+namespace isoflop::validate {
+namespace {
+
+// A sweep of 4 budgets spaced ×3 with 7 sizes each, D/N from 4 to 200 (the minimum inside), drawn from
+// Hoffmann et al. 2022's eq. 10 law with 0.5 % log-normal noise.
+std::vector<ReportRun> sweep_from_law(double noise) {
+  fit::SimulationSpec s;
+  s.budgets_flops = {1e18, 3e18, 9e18, 2.7e19};
+  s.sizes_per_budget = 7;
+  s.min_tokens_per_param = 4;
+  s.max_tokens_per_param = 200;
+  s.noise = noise;
+  std::vector<ReportRun> runs;
+  for (const auto& r : fit::simulate_runs(s)) {
+    ReportRun x;
+    x.budget = static_cast<int>(std::lround(std::log(r.flops / 1e18) / std::log(3.0)));
+    x.id = "b" + std::to_string(x.budget) + "-s" + std::to_string(runs.size());
+    x.budget_flops = r.flops;
+    x.params = r.params;
+    x.tokens = r.tokens;
+    x.loss = r.loss;
+    x.finished = true;
+    x.floor = s.law.E;
+    x.floor_se = 0.002;
+    runs.push_back(x);
+  }
+  return runs;
+}
+
+const fit::TrueLaw kLaw;
+const double kTrueA = kLaw.beta / (kLaw.alpha + kLaw.beta);  // Hoffmann et al. 2022 eq. 4: a = β/(α+β)
+
+PlanReference plan_of_law(double budget) {
+  const double G = std::pow(kLaw.alpha * kLaw.A / (kLaw.beta * kLaw.B), 1 / (kLaw.alpha + kLaw.beta));
+  return {"chinchilla", kTrueA, budget, G * std::pow(budget / 6, kTrueA), {}};
+}
+
+ReportOptions quick_options() {
+  ReportOptions o;
+  o.bootstrap_resamples = 60;
+  o.grid = fit::coarse_grid();
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep drawn from Chinchilla's law recovers a, E and the plan's N_opt, and passes") {
+  const auto runs = sweep_from_law(0.002);
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  REQUIRE(r.approach2);
+  CHECK(r.finished == 28);
+  CHECK(r.failed == 0);
+  CHECK(std::fabs(r.approach2->a - kTrueA) < 0.03);
+  CHECK(r.budgets_outside.empty());
+  // The bootstrap interval holds the fitted a and is no wider than ±0.1 (the target).
+  REQUIRE(r.approach2_intervals.count("a"));
+  const auto& ia = r.approach2_intervals.at("a");
+  CHECK(ia.p2_5 <= r.approach2->a);
+  CHECK(ia.p97_5 >= r.approach2->a);
+  CHECK(ia.p97_5 - ia.p2_5 < 0.2);
+  REQUIRE(r.approach3);
+  EXPECT_CLOSE(r.approach3->E, kLaw.E, 0.05);
+  CHECK(std::fabs(r.approach3->a - kTrueA) < 0.05);
+  REQUIRE(r.comparisons.size() == 4);  // a, D/N, N_opt at the plan's budget, floor (no speed without devices)
+  for (const auto& c : r.comparisons) CHECK_MESSAGE(c.within, c.name << " off by " << c.distance);
+  CHECK(r.passed);
+}
+
+TEST_CASE("a plan whose law has another exponent fails the comparison of a and of N_opt at its budget") {
+  PlanReference plan = plan_of_law(5.76e23);
+  plan.a = 0.73;  // Kaplan et al. 2020's N_opt ∝ C^0.73
+  const auto r = build_report(sweep_from_law(0.005), plan, {}, quick_options());
+  REQUIRE(r.comparisons.size() >= 3);
+  CHECK(r.comparisons[0].name == "exponent_a");
+  CHECK_FALSE(r.comparisons[0].within);
+  EXPECT_CLOSE(r.comparisons[0].distance, std::fabs(r.approach2->a - 0.73), 1e-12);
+  CHECK_FALSE(r.passed);
+}
+
+TEST_CASE("failed runs are counted and named, and the fit says how many runs it used") {
+  auto runs = sweep_from_law(0.005);
+  runs[3].finished = false;
+  runs[3].failure = "no results.json";
+  // Budget 1 keeps only two sizes: it cannot carry a parabola and is left out of Approach 2, with a note.
+  for (auto& r : runs)
+    if (r.budget == 1 && r.id != runs[7].id && r.id != runs[8].id) r.finished = false, r.failure = "killed";
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  CHECK(r.failed == 6);
+  CHECK(r.finished == 22);
+  REQUIRE(r.approach2);
+  size_t used = 0;
+  for (const auto& b : r.approach2->budgets) used += b.runs;
+  CHECK(used == 20);
+  CHECK(r.approach2->budgets.size() == 3);
+  bool named = false, budget_noted = false;
+  for (const auto& f : r.failures) {
+    named = named || f == runs[3].id + ": no results.json";
+    budget_noted = budget_noted || f.find("budget 1: only 2 finished size(s)") == 0;
+  }
+  CHECK(named);
+  CHECK(budget_noted);
+  CHECK_FALSE(r.passed);  // a sweep with failed runs does not validate the plan
+}
+
+TEST_CASE("too few runs for Approach 3: it is skipped with the reason, Approach 2 still fits") {
+  auto runs = sweep_from_law(0.005);
+  ReportOptions o = quick_options();
+  o.min_runs_approach3 = 40;
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, o);
+  CHECK(r.approach2);
+  CHECK_FALSE(r.approach3);
+  CHECK(r.approach3_note == "28 finished runs; Approach 3 (5 parameters) needs 40");
+  for (const auto& c : r.comparisons) CHECK(c.name != "floor");
+}
+
+TEST_CASE("a budget whose minimum lies beyond the sizes tried is flagged") {
+  auto runs = sweep_from_law(0);
+  // Keep only the smallest three sizes of the largest budget: its profile still falls at the largest.
+  std::vector<ReportRun> kept;
+  for (const auto& r : runs)
+    if (r.budget != 3 || r.tokens / r.params > 40) kept.push_back(r);
+  const auto r = build_report(kept, plan_of_law(5.76e23), {}, quick_options());
+  REQUIRE(r.approach2);
+  CHECK(r.budgets_outside == std::vector<int>{3});
+}
+
+TEST_CASE("a budget whose losses do not curve upwards is left out of Approach 2, named, and the rest still fit") {
+  auto runs = sweep_from_law(0.002);
+  for (auto& r : runs)
+    if (r.budget == 0) r.loss = 3.0 - 0.01 * std::pow(std::log(r.params / 1e8), 2);  // concave: no minimum
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  REQUIRE(r.approach2);
+  CHECK(r.approach2->budgets.size() == 3);
+  REQUIRE(r.approach2->dropped.size() == 1);
+  CHECK(r.approach2->dropped[0].find("the budget of 1e18 FLOPs") != std::string::npos);
+  bool named = false;
+  for (const auto& f : r.failures) named = named || f.find("left out of Approach 2: ") == 0;
+  CHECK(named);
+  CHECK(std::fabs(r.approach2->a - kTrueA) < 0.05);
+  CHECK(r.approach2_intervals.count("a") == 1);
+}
+
+TEST_CASE("comparisons: absolute, relative and factor distances against the tolerance") {
+  CHECK(compare("x", "", 0.5, 0.58, Measure::kAbsolute, 0.1).within);
+  EXPECT_CLOSE(compare("x", "", 0.5, 0.58, Measure::kAbsolute, 0.1).distance, 0.08, 1e-12);
+  CHECK_FALSE(compare("x", "", 2.0, 2.2, Measure::kRelative, 0.05).within);
+  // A factor is symmetric: half and double are both 100 % off.
+  EXPECT_CLOSE(compare("x", "", 10, 5, Measure::kFactor, 1).distance, 1.0, 1e-12);
+  EXPECT_CLOSE(compare("x", "", 10, 20, Measure::kFactor, 1).distance, 1.0, 1e-12);
+  CHECK_FALSE(compare("x", "", 10, NAN, Measure::kFactor, 1).within);
+}
+
+TEST_CASE("tolerances parse by name, and unknown names and bad values are field errors") {
+  const Tolerances t = parse_tolerances("a=0.05,speed=0.4");
+  CHECK(t.exponent_a == 0.05);
+  CHECK(t.speed == 0.4);
+  CHECK(t.floor == Tolerances{}.floor);
+  CHECK_THROWS_WITH_AS(parse_tolerances("flor=0.1"), doctest::Contains("tolerance: 'flor=0.1' is not NAME=VALUE"),
+                       FieldError);
+  CHECK_THROWS_WITH_AS(parse_tolerances("flor=0.1"), doctest::Contains("did you mean 'floor'"), FieldError);
+  CHECK_THROWS_AS(parse_tolerances("a=-1"), FieldError);
+  CHECK_THROWS_AS(parse_tolerances("a"), FieldError);
+}
+
+TEST_CASE("speed: the step-time model's prediction scales with the peak, and calibration reproduces the runs") {
+  const catalog::Catalog catalog = catalog::load_catalog();
+  std::vector<ReportRun> runs;
+  for (int layers : {2, 4, 6}) {
+    ReportRun r;
+    r.peak_flops = layers == 4 ? 2e10 : 1e11;  // one timing caught a busy moment
+    r.id = "l" + std::to_string(layers);
+    r.finished = true;
+    r.accelerator = kCpuAccelerator;
+    r.batch = 8;
+    r.architecture.layers = layers;
+    r.architecture.d_model = 64 * layers;
+    r.architecture.heads = 4;
+    r.architecture.vocab = 512;
+    r.architecture.seq = 128;
+    runs.push_back(r);
+  }
+  const auto devices = speed_accelerators(runs, catalog, 51.2e9);
+  REQUIRE(devices.count(kCpuAccelerator));
+  const catalog::Accelerator& cpu = devices.at(kCpuAccelerator);
+  CHECK(cpu.peak_16bit_flops == 1e11);  // the median of the runs' peaks
+  // "Measured" speeds: what the model predicts with a GEMM efficiency of 0.3 instead of the neutral 0.5.
+  catalog::Accelerator slow = cpu;
+  slow.gemm_efficiency_max = 0.3;
+  for (auto& r : runs) r.tokens_per_s = predict_speed(r, slow).predicted_tokens_per_s;
+  for (const auto& r : runs) {
+    const SpeedRow row = predict_speed(r, cpu);
+    CHECK(row.error > 0.2);  // the neutral constants overpredict a slower device
+    catalog::Accelerator faster = cpu;
+    faster.peak_16bit_flops = 2e11;
+    CHECK(predict_speed(r, faster).predicted_tokens_per_s > row.predicted_tokens_per_s);
+  }
+  const auto fitted = calibrate_speed(runs, devices, catalog);
+  REQUIRE(fitted.size() == 1);
+  CHECK(fitted[0].accelerator.name == kCpuAccelerator);
+  CHECK(fitted[0].calibration_error.runs == 3);
+  CHECK(fitted[0].calibration_error.max_abs_error < 0.02);
+}
+
+TEST_CASE("speed: runs on an accelerator the catalog lacks are a field error naming it") {
+  ReportRun r;
+  r.finished = true;
+  r.accelerator = "h900";
+  r.peak_flops = 1e15;
+  CHECK_THROWS_WITH_AS(speed_accelerators({r}, catalog::load_catalog(), 51.2e9), doctest::Contains("h900"),
+                       InputError);
+}
+
+}  // namespace isoflop::validate

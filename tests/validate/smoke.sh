@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The CI smoke sweep, end to end through the binary: emit the smoke preset (3 budgets x 3 sizes at ~1e10 FLOPs),
+# run it with -j2, SIGKILL one run after its first checkpoint, run again (it resumes, the others are kept),
+# and check the documents and the exit statuses; then a run that fails is recorded as failed.
+# usage: smoke.sh ISOFLOP WORKDIR
+set -euo pipefail
+ISOFLOP=$1
+WORK=$2
+rm -rf "$WORK"
+mkdir -p "$WORK"
+DIR=$WORK/sweep
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$ISOFLOP" validate --flops 1e21 --law chinchilla --preset smoke --emit "$DIR" -o json > "$WORK/design.json"
+python3 - "$WORK/design.json" "$DIR/sweep.json" <<'PY'
+import json, sys
+printed, written = (json.load(open(p)) for p in sys.argv[1:])
+assert printed == written, "the printed and the written sweep differ"
+assert written["schema"] == "isoflop/sweep/v2" and len(written["runs"]) == 9 and len(written["budgets"]) == 3
+PY
+bash -n "$DIR/slurm.sh" || fail "bash -n slurm.sh"
+bash -n "$DIR/run.sh" || fail "bash -n run.sh"
+
+# Emitting the same sweep again is accepted; another sweep into the folder is refused (exit 2).
+"$ISOFLOP" validate --flops 1e21 --law chinchilla --preset smoke --emit "$DIR" -q > /dev/null
+set +e
+"$ISOFLOP" validate --flops 1e22 --law chinchilla --preset smoke --emit "$DIR" -q > /dev/null 2> "$WORK/other.err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || fail "another sweep into the folder: exit $status, expected 2"
+grep -q "holds another sweep" "$WORK/other.err" || fail "another sweep: $(cat "$WORK/other.err")"
+
+# The largest-token run of the top budget is killed after its first checkpoint.
+VICTIM=b2-s0
+"$ISOFLOP" validate run "$DIR" -j 2 2> "$WORK/run1.err" &
+RUNNER=$!
+killed=0
+for _ in $(seq 1 3000); do
+  if [ -e "$DIR/runs/$VICTIM/checkpoint.bin" ] && [ ! -e "$DIR/runs/$VICTIM/results.json" ]; then
+    pid=$(ps -o pid=,args= --ppid "$RUNNER" | awk -v job="jobs/$VICTIM.yaml" 'index($0, job) { print $1 }')
+    if [ -n "$pid" ]; then kill -KILL "$pid" && killed=1; break; fi
+  fi
+  if ! kill -0 "$RUNNER" 2> /dev/null; then break; fi
+  sleep 0.02
+done
+set +e
+wait "$RUNNER"
+status=$?
+set -e
+[ "$killed" -eq 1 ] || fail "could not kill $VICTIM mid-way; runner said: $(cat "$WORK/run1.err")"
+[ "$status" -eq 1 ] || fail "a sweep with a killed run: exit $status, expected 1"
+grep -q "$VICTIM FAILED (killed by signal 9" "$WORK/run1.err" || fail "no failure line: $(cat "$WORK/run1.err")"
+[ -e "$DIR/runs/$VICTIM/failed.txt" ] || fail "the killed run is not recorded as failed"
+grep -q "9 runs 100%\|8/9 runs" "$WORK/run1.err" || fail "no overall bar: $(cat "$WORK/run1.err")"
+
+# Again: the eight finished runs are kept, the killed one resumes from its checkpoint.
+"$ISOFLOP" validate run "$DIR" -j 2 2> "$WORK/run2.err" || fail "resume: exit $?: $(cat "$WORK/run2.err")"
+[ "$(grep -c 'finished already; kept' "$WORK/run2.err")" -eq 8 ] || fail "finished runs not kept: $(cat "$WORK/run2.err")"
+grep -q "$VICTIM resuming from its checkpoint" "$WORK/run2.err" || fail "no resume: $(cat "$WORK/run2.err")"
+[ ! -e "$DIR/runs/$VICTIM/failed.txt" ] || fail "the resumed run is still recorded as failed"
+python3 - "$DIR" "$VICTIM" <<'PY'
+import json, os, sys
+folder, victim = sys.argv[1:]
+sweep = json.load(open(os.path.join(folder, "sweep.json")))
+for run in sweep["runs"]:
+    r = json.load(open(os.path.join(folder, run["folder"], "results.json")))
+    assert r["schema"] == "isoflop/train/v2"
+    assert r["steps"] == r["steps_total"] == run["steps"], run["id"]
+    assert r["params"] == run["params"], (run["id"], r["params"], run["params"])
+    assert r["tokens"] == run["tokens"], run["id"]
+    assert r["eval_loss"] is not None and r["eval_loss"] > 0
+    assert r["resumed"] == (run["id"] == victim), (run["id"], r["resumed"])
+PY
+
+# A third run has nothing to do.
+"$ISOFLOP" validate run "$DIR" 2> "$WORK/run3.err" || fail "nothing to do: exit $?"
+[ "$(grep -c 'finished already; kept' "$WORK/run3.err")" -eq 9 ] || fail "$(cat "$WORK/run3.err")"
+
+# A job that cannot run is recorded as failed with its reason, and the sweep exits 1.
+sed -i 's/^  lr: .*/  lr: -1/' "$DIR/jobs/b0-s0.yaml"
+rm -rf "$DIR/runs/b0-s0"
+set +e
+"$ISOFLOP" validate run "$DIR" 2> "$WORK/run4.err"
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "a failing job: exit $status, expected 1"
+grep -q "b0-s0 FAILED (exit 2: .*train' field 'lr'" "$WORK/run4.err" || fail "failure reason: $(cat "$WORK/run4.err")"
+grep -q "exit 2" "$DIR/runs/b0-s0/failed.txt" || fail "failed.txt: $(cat "$DIR/runs/b0-s0/failed.txt")"
+echo "validate smoke: ok"
