@@ -20,12 +20,14 @@ inline constexpr EnumNames<Target, 5> kTargetNames{{{{Target::kMegatron, "megatr
 struct EmitOptions {
   std::string megatron_version;     // a release in data/launch/megatron_flags.yaml; empty = the newest listed
   std::string job_name = "isoflop"; // SLURM job name: letters, digits, '.', '_', '-', '+'
+  bool substitute = true;           // false: refuse a positional encoding the trainer cannot spell
 };
 
 struct EmittedFile {
   std::string name;     // "megatron.sh", "ds_config.json", "nemo.yaml", "job.sbatch"
   Target target;
   std::string content;
+  std::string substitution;  // the positional encoding the trainer runs instead of the plan's; empty if none
 };
 
 // The files of `target` (all four for kAll), each checked by its target's check first: throws FieldError

@@ -123,6 +123,7 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   std::snprintf(line, sizeof line, "Layout: TP %d, PP %d, CP %d, DP %d, EP %d on %d GPUs (%d nodes)\n", s.layout.tp,
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);
   out += prefix + line;
+  if (!s.substitution.empty()) out += prefix + s.substitution + "\n";
   return out;
 }
 
