@@ -28,10 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GOLDEN = os.path.join(HERE, 'golden')
 # The plans pin ZeRO-1: the layout search does not yet know that no trainer runs ZeRO-3 with pipeline stages (emit
-# refuses those). The quick-start budget is shaped after GPT-3: Chinchilla's relative position encoding, the default
-# family, has no Megatron-LM spelling.
+# refuses those). The quick-start plan is the README's, as written: its default family, Chinchilla, uses relative
+# positions, which no trainer here spells, so every target runs RoPE instead and says so.
 CASES = {
-    'quickstart': '--gpus 3360 --gpu a100-sxm4-80gb --days 30 --family gpt3-175b --zero 1',
+    'quickstart': '--gpus 3360 --gpu a100-sxm4-80gb --days 30',
     'mt-nlg-530b': '--arch mt-nlg-530b --gpus 2240 --gpu a100-sxm4-80gb --days 30 --zero 1',
     'gpt3-175b': '--arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1',
     'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
@@ -167,6 +167,26 @@ def check_slurm(name, out, plan, binary):
     expect(r.returncode == 0, name + ': emit --check job.sbatch: ' + r.stderr)
 
 
+def check_substitution(name, out, plan_path, binary, stderr):
+    """A plan with relative positions (Chinchilla's) runs RoPE on every target: one stderr line per file, a comment
+    at the top of the file and a manifest entry; --no-substitute refuses it."""
+    manifest = json.load(open(os.path.join(out, 'manifest.json')))
+    notes = {f['file']: f.get('substitution', '') for f in manifest['files']}
+    relative = 'positional encoding \'relative\'' in stderr
+    if name != 'quickstart':
+        expect(not relative and not any(notes.values()), name + ': nothing substituted')
+        return
+    for f in ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch']:
+        expect("'relative'" in notes[f] and "'rotary'" in notes[f], name + ': manifest says ' + f + ' runs rotary')
+        expect(('%s: %s' % (f, notes[f])) in stderr, name + ': stderr says ' + f + ' runs rotary')
+        head = open(os.path.join(out, f)).read()[:1200]
+        expect(notes[f] in head, name + ': ' + f + ' says so at the top')
+    for target in ['megatron', 'deepspeed', 'nemo', 'slurm']:
+        r = run(binary, ['emit', target, '--from', plan_path, '--no-substitute'])
+        expect(r.returncode == 2 and 'relative' in r.stderr and not r.stdout,
+               name + ': --no-substitute refuses ' + target + ': %d %s' % (r.returncode, r.stderr))
+
+
 def normalised(text):
     return re.sub(r'fnv1a64:[0-9a-f]{16}', 'fnv1a64:HASH', text)
 
@@ -192,6 +212,7 @@ def main():
             for f in FILES:
                 same = open(os.path.join(outs[0], f), 'rb').read() == open(os.path.join(outs[1], f), 'rb').read()
                 expect(same, name + ': rerun writes the same ' + f)
+            check_substitution(name, outs[0], plan_path, binary, r.stderr)
             check_megatron(name, outs[0], plan, tmp)
             check_deepspeed(name, outs[0], plan)
             check_nemo(name, outs[0], plan, binary)
