@@ -37,6 +37,11 @@ CASES = {
     'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
     'mixtral-8x7b': '--arch {root}/tests/emit/mixtral-8x7b.yaml --gpus 512 --gpu h100-sxm5-80gb --days 10 --zero 1',
 }
+# Every case is parsed as each trainer parses it; the quick-start plan (a dense model with relative positions
+# substituted and pipeline stages) is also compared byte for byte, and the MoE with GQA and SwiGLU in the files
+# whose shape differs from it (its megatron.sh shares the quick-start's script around other flags).
+GOLDEN_FILES = {'quickstart': ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.json'],
+                'mixtral-8x7b': ['ds_config.json', 'nemo.yaml', 'manifest.json']}
 FILES = ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.json']
 failures = []
 
@@ -218,7 +223,7 @@ def main():
             check_nemo(name, outs[0], plan, binary)
             check_slurm(name, outs[0], plan, binary)
             golden = os.path.join(GOLDEN, name)
-            for f in FILES:
+            for f in GOLDEN_FILES.get(name, []):
                 text = normalised(open(os.path.join(outs[0], f)).read())
                 if update:
                     os.makedirs(golden, exist_ok=True)
