@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,7 @@ CASES = {
     'mt-nlg-530b': '--arch mt-nlg-530b --gpus 2240 --gpu a100-sxm4-80gb --days 30 --zero 1',
     'gpt3-175b': '--arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1',
     'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
-    'mixtral-8x7b': '--arch {root}/tests/emit/mixtral-8x7b.yaml --gpus 512 --gpu h100-sxm5-80gb --days 10 --zero 1',
+    'mixtral-8x7b': '--arch {root}/tests/emit/mixtral-8x7b.yaml --gpus 512 --gpu h100-sxm5-80gb --days 10 --zero 1 --pp 2',
 }
 # Every case is parsed as each trainer parses it; the quick-start plan (a dense model with relative positions
 # substituted and pipeline stages) is also compared byte for byte, and the MoE with GQA and SwiGLU in the files
@@ -56,11 +57,11 @@ def run(binary, args, **kw):
     return subprocess.run([binary] + args, capture_output=True, text=True, **kw)
 
 
-def megatron_parser(version):
-    data = yaml.safe_load(open(os.path.join(ROOT, 'data/launch/megatron_flags.yaml')))
+def megatron_parser(version, file='megatron_flags.yaml', key='megatron_flags'):
+    data = yaml.safe_load(open(os.path.join(ROOT, 'data/launch', file)))
     parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
-    for f in data['megatron_flags']:
-        if version not in f.get('in', data['megatron_versions']):
+    for f in data[key]:
+        if version and version not in f.get('in', data['megatron_versions']):
             continue
         kw = {'dest': f['name']}
         if f['nargs'] == 0:
@@ -131,6 +132,19 @@ def check_deepspeed(name, out, plan):
         stage = '--zero-stage %d' % ds['zero_optimization']['stage']
         expect(launch.startswith('deepspeed ') and 'pretrain_gpt.py' in launch and stage in launch,
                name + ': the Megatron-DeepSpeed launch line when PP > 1')
+        words = shlex.split(launch)
+        parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
+
+        def refuse(message):
+            raise ValueError(message)
+        parser.error = refuse
+        try:
+            a = vars(parser.parse_args(words[words.index('pretrain_gpt.py') + 1:]))
+            expect(int(a['--pipeline-model-parallel-size']) == layout['pp'] and
+                   int(a['--tensor-model-parallel-size']) == layout['tp'] and a['--deepspeed_config'] == 'ds_config.json',
+                   name + ': Megatron-DeepSpeed parses the launch line with the plan\'s layout')
+        except ValueError as e:
+            expect(False, name + ': Megatron-DeepSpeed\'s argparse rejects the launch line: %s' % e)
     else:
         expect(launch == '', name + ': no launch line without pipeline stages')
     steps = ds['scheduler']['params']['total_num_steps']
