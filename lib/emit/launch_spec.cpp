@@ -69,6 +69,9 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
   s.model_name = plan.job.architecture.name.empty() ? plan.family : plan.job.architecture.name;
   s.arch = plan.job.architecture;
   s.job = plan.job;
+  // A plan document names its trainer once, in the search options whose rules its layouts satisfy.
+  if (!plan.search.trainer.name.empty())
+    s.job.trainer = parallel::kTrainerNames.parse(plan.search.trainer.name, "plan search trainer");
   s.seq = plan.job.seq;
   s.layout = best.layout;
   s.gpus = plan.cluster.gpus;

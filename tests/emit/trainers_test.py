@@ -186,6 +186,60 @@ def check_slurm(name, out, plan, binary):
     expect(r.returncode == 0, name + ': emit --check job.sbatch: ' + r.stderr)
 
 
+def slurm_trainers(binary, tmp):
+    """job.sbatch for plans run by DeepSpeed and by NeMo: bash -n, the #SBATCH spellings, and the command torchrun
+    is handed (stubs for scontrol, srun and torchrun) parsed as its trainer parses it."""
+    stub = os.path.join(tmp, 'slurm-bin')
+    os.makedirs(stub, exist_ok=True)
+    for prog, body in [('scontrol', 'echo node001'), ('srun', 'while [ "${1#--}" != "$1" ]; do shift; done; exec "$@"'),
+                       ('torchrun', 'printf "%s\\n" "$@" > "$ARGV_OUT"')]:
+        with open(os.path.join(stub, prog), 'w') as f:
+            f.write('#!/bin/bash\n' + body + '\n')
+        os.chmod(os.path.join(stub, prog), 0o755)
+    for trainer in ['deepspeed', 'nemo']:
+        name = 'slurm-' + trainer
+        r = run(binary, ['plan', '--arch', 'gpt3-175b', '--gpus', '1024', '--gpu', 'a100-sxm4-80gb', '--days', '34',
+                         '--zero', '1', '--trainer', trainer, '-o', 'json'])
+        expect(r.returncode == 0, name + ': plan: ' + r.stderr)
+        plan_path, out = os.path.join(tmp, name + '.json'), os.path.join(tmp, name)
+        open(plan_path, 'w').write(r.stdout)
+        layout = json.loads(r.stdout)['layouts'][0]
+        os.mkdir(out)
+        r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out, '--job-name', name, '-q'])
+        expect(r.returncode == 0, name + ': emit all: ' + r.stderr)
+        path = os.path.join(out, 'job.sbatch')
+        expect(subprocess.run(['bash', '-n', path]).returncode == 0, name + ': bash -n job.sbatch')
+        spelled = set(re.findall(r'^#SBATCH --([a-z-]+)', open(path).read(), re.M))
+        expect(spelled == {'job-name', 'nodes', 'ntasks-per-node', 'gpus-per-node', 'cpus-per-task', 'time',
+                           'exclusive', 'output'}, name + ': #SBATCH options as sbatch spells them: %s' % spelled)
+        argv_file = os.path.join(tmp, name + '.argv')
+        env = dict(os.environ, PATH=stub + ':' + os.environ['PATH'], DATA_PATH='/data/corpus', ARGV_OUT=argv_file,
+                   SLURM_JOB_NODELIST='node[001-128]', SLURM_JOB_NUM_NODES='128', SLURM_JOB_ID='7',
+                   SLURM_SUBMIT_DIR=out)
+        r = subprocess.run(['bash', path], env=env, capture_output=True, text=True)
+        expect(r.returncode == 0, name + ': job.sbatch runs to torchrun: ' + r.stderr)
+        argv = open(argv_file).read().split('\n')[:-1]
+        at = next(i for i, a in enumerate(argv) if a.endswith('.py'))
+        parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+        parser.error = lambda message: expect(False, name + ': the trainer refuses its arguments: ' + message)
+        if trainer == 'deepspeed':
+            parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
+            parser.error = lambda message: expect(False, name + ': Megatron-DeepSpeed refuses: ' + message)
+            a = vars(parser.parse_args(argv[at + 1:]))
+            expect(argv[at].endswith('Megatron-DeepSpeed/pretrain_gpt.py') and
+                   a['--deepspeed_config'] == os.path.join(out, 'ds_config.json') and
+                   int(a['--pipeline-model-parallel-size']) == layout['pp'] and
+                   int(a['--tensor-model-parallel-size']) == layout['tp'], name + ': Megatron-DeepSpeed arguments')
+        else:  # NeMo's Hydra entry point reads the config named on its command line
+            parser.add_argument('--config-path')
+            parser.add_argument('--config-name')
+            a = parser.parse_args(argv[at + 1:])
+            model = yaml.safe_load(open(os.path.join(a.config_path, a.config_name)))['model']
+            expect(argv[at].endswith('megatron_gpt_pretraining.py') and a.config_path == out and
+                   model['pipeline_model_parallel_size'] == layout['pp'] and
+                   model['tensor_model_parallel_size'] == layout['tp'], name + ': NeMo reads the written nemo.yaml')
+
+
 def check_substitution(name, out, plan_path, binary, stderr):
     """A plan with relative positions (Chinchilla's) runs RoPE on every target: one stderr line per file, a comment
     at the top of the file and a manifest entry; --no-substitute refuses it."""
@@ -245,6 +299,7 @@ def main():
                 else:
                     expect(os.path.exists(os.path.join(golden, f)) and
                            open(os.path.join(golden, f)).read() == text, name + ': ' + f + ' matches its golden file')
+        slurm_trainers(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
