@@ -63,6 +63,8 @@ int run_emit(const std::vector<std::string>& args) {
                                          : plan_from_options(vm, load_catalog(parsed->common), nullptr);
   const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
+  const auto catalog = load_catalog(parsed->common);
+  emit::require_runnable(plan, catalog.trainer(plan.search.trainer.name.empty() ? "megatron" : plan.search.trainer.name));
   const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
   const auto files = emit::emit_files(target, spec, eo);
   for (const auto& f : files)

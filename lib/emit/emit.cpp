@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "emit/targets.hpp"
 #include "model/params.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::emit {
 namespace {
@@ -74,6 +75,12 @@ EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& opt
 }
 
 }  // namespace
+
+void require_runnable(const plan::PlanResult& plan, const catalog::TrainerRules& trainer) {
+  if (plan.layouts.layouts.empty()) return;
+  const auto v = parallel::runnability_violation(trainer, plan.layouts.layouts.front().layout, plan.job, plan.cluster);
+  if (v) throw FieldError("plan layout", "rule '" + v->rule + "': " + v->reason);
+}
 
 std::vector<std::string> file_names(Target target) {
   std::vector<std::string> names;

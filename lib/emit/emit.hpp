@@ -35,6 +35,10 @@ struct EmittedFile {
 // the trainer would reject it, so nothing it would reject is ever returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
 
+// Refuses (FieldError "plan layout", the rule id and reason the layout search uses) a plan whose best layout
+// `trainer` (data/trainers.yaml) would not run: a hand-edited document is held to the search's rules.
+void require_runnable(const plan::PlanResult& plan, const catalog::TrainerRules& trainer);
+
 inline constexpr const char* kManifestName = "manifest.json";
 
 // The names of the files `target` writes into a folder, the manifest last, known before anything is rendered.

@@ -333,7 +333,7 @@ def bad_input(binary, tmp):
     refused(['megatron', '--from', os.path.join(tmp, 'optimal.json')], 'optimal', 'a document of another kind')
     refused(['all', '--from', plan_path], '--out', 'all without --out')
     r = run(binary, ['plan', '--arch', 'gpt3-175b', '--gpu', 'a100-sxm4-80gb', '--gpus', '1024', '--days', '34', '--pp',
-                     '16', '--zero', '1', '-o', 'json'])
+                     '16', '--zero', '1', '--trainer', 'deepspeed', '-o', 'json'])
     expect(r.returncode == 0, 'a ZeRO-1 plan with PP 16: ' + r.stderr)
     # No trainer runs ZeRO-2 with pipeline stages, so the planner never writes one: edit the document as a user might.
     zero2 = json.loads(r.stdout)
@@ -341,7 +341,8 @@ def bad_input(binary, tmp):
         layout['zero_stage'] = 2
     json.dump(zero2, open(os.path.join(tmp, 'zero2.json'), 'w'))
     refused(['deepspeed', '--from', os.path.join(tmp, 'zero2.json'), '--out', out],
-            'ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism', 'ZeRO-2 with PP for DeepSpeed')
+            "rule 'zero_with_pipeline': deepspeed runs ZeRO stage at most 1 with pipeline parallelism",
+            'ZeRO-2 with PP for DeepSpeed: the layout search\'s rule (data/trainers.yaml)')
     expect(os.listdir(out) == ['nemo.yaml'], 'ZeRO-2 with PP: nothing written')
 
 
