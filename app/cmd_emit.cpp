@@ -28,7 +28,8 @@ const OptionList kOptions = {
     "target T: megatron|deepspeed|nemo|slurm|all", "out DIR: write the files and manifest.json into DIR",
     "target-version V: Megatron-Core release whose flags are written",
     "job-name NAME: SLURM job name (letters, digits, . _ - +)",
-    "check FILE: check FILE as --target's trainer would"};
+    "check FILE: check FILE as --target's trainer would",
+    "no-substitute: refuse a positional encoding the trainer cannot spell instead of running RoPE"};
 
 }  // namespace
 
@@ -42,6 +43,7 @@ int run_emit(const std::vector<std::string>& args) {
   emit::EmitOptions eo;
   eo.megatron_version = get_string(vm, "target-version").value_or("");
   if (auto name = get_string(vm, "job-name")) eo.job_name = *name;
+  eo.substitute = !has(vm, "no-substitute");
   if (auto file = get_string(vm, "check")) {
     const auto problems = emit::check_config(target, read_input_text(*file), data, eo.megatron_version);
     for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", input_name(*file).c_str(), p.c_str());
@@ -61,8 +63,12 @@ int run_emit(const std::vector<std::string>& args) {
                                          : plan_from_options(vm, load_catalog(parsed->common), nullptr);
   const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
+  const auto catalog = load_catalog(parsed->common);
+  emit::require_runnable(plan, catalog.trainer(plan.search.trainer.name.empty() ? "megatron" : plan.search.trainer.name));
   const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
   const auto files = emit::emit_files(target, spec, eo);
+  for (const auto& f : files)
+    if (!f.substitution.empty()) std::fprintf(stderr, "emit: %s: %s\n", f.name.c_str(), f.substitution.c_str());
   if (!out) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;

@@ -8,6 +8,44 @@
 namespace isoflop::emit {
 namespace {
 
+// Megatron-DeepSpeed forked Megatron-LM before these spellings changed: its megatron/arguments.py
+// (data/launch/megatron_deepspeed_flags.yaml) takes lower-case norms, a rotary switch, key-value heads and
+// DeepSpeed-MoE's names. Each Megatron-LM argument in its Megatron-DeepSpeed words; none when it has none.
+std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
+  const std::string v = a.values.empty() ? "" : a.values.front();
+  if (a.flag == "--normalization") return {{a.flag, {v == "RMSNorm" ? "rmsnorm" : "layernorm"}}};
+  if (a.flag == "--position-embedding-type") {
+    if (v == "rope") return {{"--use-rotary-position-embeddings", {}}};
+    if (v == "none") return {{"--no-position-embedding", {}}};
+    return {};  // learned absolute positions are its default
+  }
+  if (a.flag == "--group-query-attention" || a.flag == "--moe-token-dispatcher-type") return {};
+  if (a.flag == "--num-query-groups") return {{"--num-key-value-heads", a.values}};
+  if (a.flag == "--moe-router-topk") return {{"--topk", a.values}};
+  if (a.flag == "--moe-expert-capacity-factor") return {{"--moe-train-capacity-factor", a.values}};
+  if (a.flag == "--expert-model-parallel-size") return {{"--moe-expert-parallel-size", a.values}};
+  return {a};
+}
+
+}  // namespace
+
+std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
+                                                   const std::string& config_path) {
+  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to --zero-stage and ds_config.
+  LaunchSpec without_zero = spec;
+  without_zero.layout.zero_stage = 0;
+  std::vector<Argument> args;
+  for (const auto& a : megatron_arguments(without_zero, version))
+    for (auto& b : in_megatron_deepspeed_words(a)) args.push_back(std::move(b));
+  args.push_back({"--deepspeed", {}});
+  args.push_back({"--deepspeed_config", {config_path}});
+  args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
+  return args;
+}
+
+namespace {
+
+
 using Json = nlohmann::ordered_json;
 
 // A JSON file cannot carry a comment: the header's lines and the layout DeepSpeed cannot see (its batch identity

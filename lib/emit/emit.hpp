@@ -20,18 +20,24 @@ inline constexpr EnumNames<Target, 5> kTargetNames{{{{Target::kMegatron, "megatr
 struct EmitOptions {
   std::string megatron_version;     // a release in data/launch/megatron_flags.yaml; empty = the newest listed
   std::string job_name = "isoflop"; // SLURM job name: letters, digits, '.', '_', '-', '+'
+  bool substitute = true;           // false: refuse a positional encoding the trainer cannot spell
 };
 
 struct EmittedFile {
   std::string name;     // "megatron.sh", "ds_config.json", "nemo.yaml", "job.sbatch"
   Target target;
   std::string content;
+  std::string substitution;  // the positional encoding the trainer runs instead of the plan's; empty if none
 };
 
 // The files of `target` (all four for kAll), each checked by its target's check first: throws FieldError
 // naming the plan's field or the option's field ("target_version", "job_name") with the trainer's rule when
 // the trainer would reject it, so nothing it would reject is ever returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
+
+// Refuses (FieldError "plan layout", the rule id and reason the layout search uses) a plan whose best layout
+// `trainer` (data/trainers.yaml) would not run: a hand-edited document is held to the search's rules.
+void require_runnable(const plan::PlanResult& plan, const catalog::TrainerRules& trainer);
 
 inline constexpr const char* kManifestName = "manifest.json";
 

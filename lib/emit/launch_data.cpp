@@ -58,31 +58,47 @@ void read_flags(const Sections& s, LaunchData& d) {
   }
 }
 
+// The scalar settings of defaults.yaml: section, key and the member each one fills, read by one loop per type.
+template <class T>
+struct Field {
+  const char* section;
+  const char* key;
+  T LaunchData::*member;
+};
+constexpr Field<double> kDoubles[] = {{"schedule", "min_lr_ratio", &LaunchData::min_lr_ratio},
+                                      {"schedule", "warmup_tokens", &LaunchData::warmup_tokens},
+                                      {"schedule", "warmup_max_fraction", &LaunchData::warmup_max_fraction},
+                                      {"optimizer", "adam_beta1", &LaunchData::adam_beta1},
+                                      {"optimizer", "adam_beta2", &LaunchData::adam_beta2},
+                                      {"optimizer", "adam_eps", &LaunchData::adam_eps},
+                                      {"optimizer", "weight_decay", &LaunchData::weight_decay},
+                                      {"optimizer", "clip_grad", &LaunchData::clip_grad},
+                                      {"deepspeed", "reduce_bucket_size", &LaunchData::reduce_bucket_size},
+                                      {"deepspeed", "allgather_bucket_size", &LaunchData::allgather_bucket_size},
+                                      {"slurm", "time_margin_fraction", &LaunchData::time_margin_fraction}};
+constexpr Field<int> kInts[] = {{"intervals", "log_interval", &LaunchData::log_interval},
+                                {"intervals", "save_interval", &LaunchData::save_interval},
+                                {"intervals", "eval_interval", &LaunchData::eval_interval},
+                                {"intervals", "eval_iters", &LaunchData::eval_iters},
+                                {"slurm", "rendezvous_port", &LaunchData::rendezvous_port},
+                                {"slurm", "cpus_per_gpu", &LaunchData::cpus_per_gpu}};
+constexpr Field<std::string> kStrings[] = {{"intervals", "split", &LaunchData::split},
+                                           {"deepspeed", "version", &LaunchData::deepspeed_version}};
+
+template <class T, std::size_t N>
+void read_fields(const Sections& s, LaunchData& d, const Field<T> (&fields)[N]) {
+  for (const auto& f : fields) d.*f.member = s.get<T>(f.section, f.key);
+}
+
 void read_defaults(const Sections& s, LaunchData& d) {
   for (const auto& a : s.at("schedule")["peak_lr"])
     d.peak_lr.push_back({a["params"].as<double>(), a["lr"].as<double>()});
   std::sort(d.peak_lr.begin(), d.peak_lr.end(), [](auto& x, auto& y) { return x.params < y.params; });
-  d.min_lr_ratio = s.get<double>("schedule", "min_lr_ratio");
-  d.warmup_tokens = s.get<double>("schedule", "warmup_tokens");
-  d.warmup_max_fraction = s.get<double>("schedule", "warmup_max_fraction");
-  d.adam_beta1 = s.get<double>("optimizer", "adam_beta1");
-  d.adam_beta2 = s.get<double>("optimizer", "adam_beta2");
-  d.adam_eps = s.get<double>("optimizer", "adam_eps");
-  d.weight_decay = s.get<double>("optimizer", "weight_decay");
-  d.clip_grad = s.get<double>("optimizer", "clip_grad");
-  d.log_interval = s.get<int>("intervals", "log_interval");
-  d.save_interval = s.get<int>("intervals", "save_interval");
-  d.eval_interval = s.get<int>("intervals", "eval_interval");
-  d.eval_iters = s.get<int>("intervals", "eval_iters");
-  d.split = s.get<std::string>("intervals", "split");
+  read_fields(s, d, kDoubles);
+  read_fields(s, d, kInts);
+  read_fields(s, d, kStrings);
   for (const auto& e : s.at("environment"))
     d.environment.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
-  d.deepspeed_version = s.get<std::string>("deepspeed", "version");
-  d.reduce_bucket_size = s.get<double>("deepspeed", "reduce_bucket_size");
-  d.allgather_bucket_size = s.get<double>("deepspeed", "allgather_bucket_size");
-  d.time_margin_fraction = s.get<double>("slurm", "time_margin_fraction");
-  d.rendezvous_port = s.get<int>("slurm", "rendezvous_port");
-  d.cpus_per_gpu = s.get<int>("slurm", "cpus_per_gpu");
 }
 
 }  // namespace

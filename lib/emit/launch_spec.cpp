@@ -69,6 +69,9 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
   s.model_name = plan.job.architecture.name.empty() ? plan.family : plan.job.architecture.name;
   s.arch = plan.job.architecture;
   s.job = plan.job;
+  // A plan document names its trainer once, in the search options whose rules its layouts satisfy.
+  if (!plan.search.trainer.name.empty())
+    s.job.trainer = parallel::kTrainerNames.parse(plan.search.trainer.name, "plan search trainer");
   s.seq = plan.job.seq;
   s.layout = best.layout;
   s.gpus = plan.cluster.gpus;
@@ -123,6 +126,7 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   std::snprintf(line, sizeof line, "Layout: TP %d, PP %d, CP %d, DP %d, EP %d on %d GPUs (%d nodes)\n", s.layout.tp,
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);
   out += prefix + line;
+  if (!s.substitution.empty()) out += prefix + s.substitution + "\n";
   return out;
 }
 

@@ -45,6 +45,7 @@ struct LaunchSpec {
   Schedule schedule;
   Prediction predicted;
   double time_limit_s = 0;     // predicted run time plus the margin (data/launch/defaults.yaml)
+  std::string substitution;    // one line when the target spells another positional encoding; empty otherwise
   const LaunchData* data = nullptr;
 };
 

@@ -247,18 +247,6 @@ std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::stri
   return a;
 }
 
-std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
-                                                   const std::string& config_path) {
-  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to --zero-stage and ds_config.
-  LaunchSpec without_zero = spec;
-  without_zero.layout.zero_stage = 0;
-  auto args = megatron_arguments(without_zero, version);
-  args.push_back({"--deepspeed", {}});
-  args.push_back({"--deepspeed_config", {config_path}});
-  args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
-  return args;
-}
-
 std::string argument_words(const Argument& argument) {
   std::string out = argument.flag;
   // "$NAME" stays a variable the script sets; everything else is a literal word.

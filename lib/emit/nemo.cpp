@@ -51,7 +51,8 @@ std::string emit_nemo(const LaunchSpec& s) {
     throw FieldError("plan layout", "NeMo " + s.data->nemo_version + "'s config has no uneven "
                                                       "pipeline stages; accepted: 0 (an even split)");
   if (m.positional == model::PositionalEncoding::kRelative || m.positional == model::PositionalEncoding::kNone)
-    throw FieldError("plan architecture", "NeMo accepts learned, rotary or alibi here");
+    throw FieldError("plan architecture", "'" + std::string(model::kPositionalEncodingNames.name(m.positional)) +
+                                              "' has no NeMo spelling; accepted: learned, rotary, alibi");
   if (m.activation == model::Activation::kRelu)
     throw FieldError("plan architecture", "'relu' has no NeMo spelling here; accepted: gelu, swiglu");
   if (m.moe.enabled() && m.moe.every > 1)

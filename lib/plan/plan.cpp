@@ -126,6 +126,8 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
     job.apply(o.job_settings);
+    // The trainer whose rules the search applies is the one that runs the job: one name, one trainer.
+    if (!o.search.trainer.name.empty()) job.trainer = parallel::kTrainerNames.parse(o.search.trainer.name, "trainer");
     BatchSearch found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
     r.job = std::move(found.job);
     r.layouts = std::move(found.layouts);
