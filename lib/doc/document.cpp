@@ -51,7 +51,20 @@ Json parse_json(const std::string& source, std::string_view text) {
 
 // JSON as -o json writes it, or YAML as -o yaml writes it (a mapping; anything else is reported as JSON).
 Json parse_data(const std::string& source, std::string_view text, std::map<std::string, int>* lines) {
-  if (looks_like_json(text)) return parse_json(source, text);
+  if (looks_like_json(text)) {
+    Json json = parse_json(source, text);
+    // JSON is YAML's flow style, so yaml-cpp's marks give a JSON file's lines by the same paths; where yaml-cpp
+    // cannot read the text (it is stricter about a few escapes), the lines stay unknown rather than wrong.
+    if (lines != nullptr) {
+      try {
+        const YAML::Node root = YAML::Load(std::string(text));
+        if (root.IsMap()) yaml_to_json(root, lines);
+      } catch (const std::exception&) {
+        lines->clear();
+      }
+    }
+    return json;
+  }
   const YAML::Node root = load_yaml(source, text);
   if (!root.IsMap()) return parse_json(source, text);
   try {

@@ -67,10 +67,10 @@ LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& 
 
 EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& options, const std::string& version) {
   switch (target) {
-    case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, version)};
-    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec, version)};
-    case Target::kNemo: return {file_name(target), target, emit_nemo(spec)};
-    default: return {file_name(target), target, emit_slurm(spec, options.job_name, version)};
+    case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, version), {}};
+    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec, version), {}};
+    case Target::kNemo: return {file_name(target), target, emit_nemo(spec), {}};
+    default: return {file_name(target), target, emit_slurm(spec, options.job_name, version), {}};
   }
 }
 

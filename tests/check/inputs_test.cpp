@@ -55,6 +55,14 @@ TEST_CASE("a JSON proposal reads the same, and a plan document is a proposal") {
   CHECK(j.tokens == y.tokens);
   CHECK(j.layout == y.layout);
   CHECK(j.architecture == y.architecture);
+  // A JSON proposal's fields have their lines too (multi-line JSON, as a script or `jq` writes it).
+  const auto lined = doc::parse_proposal(
+      cat(), "p.json", "{\n  \"arch\": \"chinchilla-70b\",\n  \"tokens\": 1.4e12,\n  \"cluster\": {\n"
+                       "    \"gpu\": \"a100-sxm4-80gb\",\n    \"gpus\": 1024\n  }\n}\n");
+  CHECK(check::line_of(lined.marks, "tokens") == 3);
+  CHECK(check::line_of(lined.marks, "cluster.gpus") == 6);
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.json", "{\n  \"arch\": \"chinchilla-70b\",\n  \"tokenz\": 1}\n"); })
+            .rfind("p.json:3: tokenz: unknown field", 0) == 0);
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.json", R"({"schema": "isoflop/loss/v2"})"); })
             .find("expected isoflop/plan/v2") != std::string::npos);
 }

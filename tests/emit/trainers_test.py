@@ -10,7 +10,7 @@ usage: trainers_test.py ISOFLOP_BINARY [--update]
 - nemo.yaml: PyYAML, every key path one of megatron_gpt_config.yaml's (data/launch/nemo_keys.yaml), and
   `isoflop emit --check` (yaml-cpp).
 - job.sbatch: `bash -n`, its #SBATCH lines, the time limit against the plan's days.
-- A second run writes the same bytes; the files match tests/emit/golden/NAME/ (the plan's hash aside: it covers
+- A second run writes the same bytes; the files match tests/emit/golden/NAME/FILE.golden (the plan's hash aside: it covers
   the plan's last digits, which follow the machine's libm); bad input exits 2 and writes nothing.
 """
 import argparse
@@ -41,9 +41,10 @@ CASES = {
 # Every case is parsed as each trainer parses it; the quick-start plan (a dense model with relative positions
 # substituted and pipeline stages) is also compared byte for byte, and the MoE with GQA and SwiGLU in the files
 # whose shape differs from it (its megatron.sh shares the quick-start's script around other flags).
-GOLDEN_FILES = {'quickstart': ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.json'],
-                'mixtral-8x7b': ['ds_config.json', 'nemo.yaml', 'manifest.json']}
 FILES = ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.json']
+# Every canonical plan has a golden copy of every file, kept as NAME/FILE.golden: they are expected outputs,
+# reviewed as diffs, not sources (the suffix keeps tools that read sources from taking them for code).
+GOLDEN_FILES = {name: FILES for name in CASES}
 failures = []
 
 
@@ -295,10 +296,11 @@ def main():
                 text = normalised(open(os.path.join(outs[0], f)).read())
                 if update:
                     os.makedirs(golden, exist_ok=True)
-                    open(os.path.join(golden, f), 'w').write(text)
+                    open(os.path.join(golden, f + '.golden'), 'w').write(text)
                 else:
-                    expect(os.path.exists(os.path.join(golden, f)) and
-                           open(os.path.join(golden, f)).read() == text, name + ': ' + f + ' matches its golden file')
+                    expect(os.path.exists(os.path.join(golden, f + '.golden')) and
+                           open(os.path.join(golden, f + '.golden')).read() == text,
+                           name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
         bad_input(binary, tmp)
     finally:
