@@ -17,9 +17,12 @@ Accelerator parse_accelerator(FieldReader& r) {
   a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
   if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
   if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
-  a.memory_bytes = r.positive("memory_gb") * kGiga;
+  // A CPU (vendor "cpu", as a validation sweep's calibration overlay writes it) is described by its measured peak
+  // and memory bandwidth; it has no device memory or board power of its own to state.
+  const bool cpu = a.vendor == "cpu";
+  a.memory_bytes = cpu ? r.optional_positive("memory_gb").value_or(0) * kGiga : r.positive("memory_gb") * kGiga;
   a.memory_bandwidth_bytes_per_s = r.positive("memory_bandwidth_gb_per_s") * kGiga;
-  a.tdp_w = r.power_w("tdp");
+  a.tdp_w = cpu ? r.optional_power_w("tdp").value_or(0) : r.power_w("tdp");
   a.measured_power_w = r.optional_power_w("measured_power");
   a.reference_node = r.string_or("reference_node", "");
   if (auto cal = r.optional_child("calibration")) {

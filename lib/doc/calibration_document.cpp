@@ -122,9 +122,9 @@ std::string calibration_overlay_yaml(const CalibrationDocument& d) {
     y << YAML::Key << "peak_16bit_tflops" << YAML::Value << a.peak_16bit_flops / 1e12;
     if (a.peak_fp32_flops > 0) y << YAML::Key << "peak_fp32_tflops" << YAML::Value << a.peak_fp32_flops / 1e12;
     if (a.peak_fp8_flops) y << YAML::Key << "peak_fp8_tflops" << YAML::Value << *a.peak_fp8_flops / 1e12;
-    y << YAML::Key << "memory_gb" << YAML::Value << a.memory_bytes / 1e9;
+    if (a.memory_bytes > 0) y << YAML::Key << "memory_gb" << YAML::Value << a.memory_bytes / 1e9;  // none on a CPU
     y << YAML::Key << "memory_bandwidth_gb_per_s" << YAML::Value << a.memory_bandwidth_bytes_per_s / 1e9;
-    y << YAML::Key << "tdp" << YAML::Value << fixed(a.tdp_w, "%.10g W");
+    if (a.tdp_w > 0) y << YAML::Key << "tdp" << YAML::Value << fixed(a.tdp_w, "%.10g W");
     if (a.measured_power_w) y << YAML::Key << "measured_power" << YAML::Value << fixed(*a.measured_power_w, "%.10g W");
     if (!a.reference_node.empty()) y << YAML::Key << "reference_node" << YAML::Value << a.reference_node;
     y << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "units/format.hpp"
 #include "units/quantity.hpp"
 #include "validate/report_speed.hpp"
 
@@ -64,7 +65,38 @@ Comparison compare(std::string name, std::string what, double expected, double m
   return c;
 }
 
+std::string outside_side(const fit::BudgetFit& b) {
+  return b.params_opt < b.min_params ? "below the smallest size" : "above the largest size";
+}
+
 namespace {
+
+// Approach 2 over the budgets whose parabola has its minimum inside the sizes they tried. A vertex outside them
+// is the parabola extrapolated (losses that rise across every size put it at a fraction of a parameter), not a
+// measured optimum (Hoffmann et al. 2022 Fig. 3 centre each budget's sizes on its minimum): such a budget keeps
+// its parabola in the result but is left out of N_opt ∝ C^a, and `left_out` says why.
+fit::Approach2Result fit_inside(const std::vector<fit::Run>& runs, const fit::Approach2Options& options,
+                                std::vector<std::string>* left_out) {
+  fit::Approach2Result r = fit::fit_approach2(runs, options);
+  std::vector<const fit::BudgetFit*> inside;
+  for (const auto& b : r.budgets) {
+    if (!b.extrapolated) {
+      inside.push_back(&b);
+    } else if (left_out) {
+      left_out->push_back("the budget of " + units::format_scientific(b.flops) + " FLOPs: its parabola's minimum lies " +
+                          outside_side(b) + " tried (" + units::format_count(b.min_params) + " - " +
+                          units::format_count(b.max_params) + "), an extrapolation, not a measured optimum");
+    }
+  }
+  if (inside.size() < 2)
+    throw InputError(options.file + ": " + std::to_string(inside.size()) + " of " + std::to_string(r.budgets.size()) +
+                     " budgets have their minimum inside the sizes they tried; N_opt ∝ C^a needs 2");
+  if (inside.size() < r.budgets.size())
+    fit::fit_optimal_power_laws(r, inside, [](const fit::BudgetFit* b) {
+      return std::tuple{b->flops, b->params_opt, b->tokens_opt};
+    });
+  return r;
+}
 
 // Runs per budget, finished ones only; budgets with fewer than 3 distinct sizes cannot carry a parabola.
 std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, ValidationReport* report) {
@@ -95,7 +127,7 @@ void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2
   std::map<double, std::vector<fit::Run>> budgets;
   for (const auto& r : runs)
     for (const auto& b : report->approach2->budgets)
-      if (std::fabs(std::log(r.flops / b.flops)) < 1e-9) budgets[r.flops].push_back(r);
+      if (!b.extrapolated && std::fabs(std::log(r.flops / b.flops)) < 1e-9) budgets[r.flops].push_back(r);
   fit::Approach2Options strict = a2;
   strict.drop_budgets_without_minimum = false;
   std::vector<double> a, b;
@@ -109,11 +141,11 @@ void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2
       for (size_t i = 0; i < members.size(); ++i) sample.push_back(members[pick(rng)]);
     }
     try {
-      const fit::Approach2Result r = fit::fit_approach2(sample, strict);
+      const fit::Approach2Result r = fit_inside(sample, strict, nullptr);
       a.push_back(r.a);
       b.push_back(r.b);
     } catch (const InputError&) {
-      ++failed;  // a budget drew fewer than 3 sizes or lost its minimum
+      ++failed;  // a budget drew fewer than 3 sizes or lost its minimum, or fewer than 2 kept it inside
     }
   }
   report->bootstrap_resamples = options.bootstrap_resamples;
@@ -136,13 +168,15 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   a2.flops_column = "budget";
   a2.drop_budgets_without_minimum = true;  // a flat or concave budget is reported, the others still fit
   const std::vector<fit::Run> a2_runs = approach2_runs(runs, report);
+  std::vector<std::string> outside;
   try {
-    report->approach2 = fit::fit_approach2(a2_runs, a2);
+    report->approach2 = fit_inside(a2_runs, a2, &outside);
   } catch (const InputError& e) {
     report->approach2_error = e.what();
   }
   if (report->approach2) {
     for (const auto& why : report->approach2->dropped) report->failures.push_back("left out of Approach 2: " + why);
+    for (const auto& why : outside) report->failures.push_back("left out of Approach 2: " + why);
     for (const auto& b : report->approach2->budgets) {
       if (!b.extrapolated) continue;
       // The budget index is the one whose nominal C this fitted budget carries.
@@ -168,7 +202,9 @@ void compare_law(const PlanReference& plan, const Tolerances& tol, ValidationRep
   const auto& a2 = *report->approach2;
   report->comparisons.push_back(compare("exponent_a", "exponent a of N_opt ∝ C^a (Approach 2 vs " + plan.law + ")",
                                         plan.a, a2.a, Measure::kAbsolute, tol.exponent_a));
-  const double c = a2.budgets.back().flops;
+  double c = 0;  // the largest budget the exponent was fitted to
+  for (const auto& b : a2.budgets)
+    if (!b.extrapolated) c = b.flops;
   const double n = a2.k_params * std::pow(c, a2.a), d = a2.k_tokens * std::pow(c, a2.b);
   report->comparisons.push_back(compare("tokens_per_param", "tokens per parameter at the optimum of the largest budget",
                                         plan.tokens_per_param_at(c), d / n, Measure::kFactor, tol.tokens_per_param));
@@ -208,11 +244,14 @@ void compare_speed(const std::vector<ReportRun>& runs, const std::map<std::strin
   }
   for (const auto& s : report->speed)
     if (!worst || std::fabs(s.error) > std::fabs(worst->error)) worst = &s;
-  if (worst)
-    report->comparisons.push_back(compare("speed", "predicted vs measured tokens/s, worst of " +
-                                                       std::to_string(report->speed.size()) + " runs (" + worst->id + ")",
-                                          worst->measured_tokens_per_s, worst->predicted_tokens_per_s,
-                                          Measure::kRelative, tol.speed));
+  if (!worst) return;
+  // Expected is the model's tokens/s, measured the run's; the error is relative to the measurement.
+  Comparison c = compare("speed", "predicted vs measured tokens/s, worst of " + std::to_string(report->speed.size()) +
+                                      " runs (" + worst->id + ")",
+                         worst->predicted_tokens_per_s, worst->measured_tokens_per_s, Measure::kRelative, tol.speed);
+  c.distance = std::fabs(worst->error);
+  c.within = std::isfinite(c.distance) && c.distance <= tol.speed;
+  report->comparisons.push_back(c);
 }
 
 }  // namespace

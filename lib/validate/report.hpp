@@ -110,6 +110,7 @@ struct ValidationReport {
   std::map<std::string, fit::Interval> approach2_intervals;  // "a", "b" (2.5–97.5 %)
   int bootstrap_resamples = 0, bootstrap_failed = 0;
   std::vector<int> budgets_outside;              // budget indices whose minimum lies outside the sizes tried
+                                                 // (kept in approach2's budgets, left out of its a and b)
   std::optional<fit::Approach3Result> approach3;
   std::string approach3_note;                    // why it is absent
   std::optional<double> floor, floor_se;         // mean of the runs' exact floors
@@ -123,6 +124,10 @@ struct ValidationReport {
 ValidationReport build_report(const std::vector<ReportRun>& runs, const PlanReference& plan,
                               const std::map<std::string, catalog::Accelerator>& accelerators,
                               const ReportOptions& options);
+
+// Where a budget's parabola puts its minimum when it lies outside the sizes tried: "below the smallest size" or
+// "above the largest size".
+std::string outside_side(const fit::BudgetFit& b);
 
 // The distance and verdict of one comparison.
 Comparison compare(std::string name, std::string what, double expected, double measured, Measure measure,

@@ -170,12 +170,9 @@ ValidationDocument validation_document(const ValidationInputs& inputs, const cat
 }
 
 std::string validation_calibration_yaml(const ValidationDocument& d, const catalog::Catalog& catalog) {
-  auto devices = validate::speed_accelerators(d.runs, catalog, d.inputs.cpu_memory_bandwidth_bytes_per_s);
-  // An overlay replaces catalog entries; the catalog has no CPU entry (no datasheet memory or power to give it).
-  devices.erase(validate::kCpuAccelerator);
-  if (devices.empty())
-    throw FieldError("save_calibration", "every run ran on the CPU, which the catalog has no accelerator entry for; "
-                                         "an overlay calibrates a catalog accelerator (run the sweep on a GPU)");
+  // Every device the runs used, the CPU included: its entry (`cpu`, the measured peak, the memory bandwidth and the
+  // fitted constants) is what a later `validate report --catalog DIR` predicts CPU runs with.
+  const auto devices = validate::speed_accelerators(d.runs, catalog, d.inputs.cpu_memory_bandwidth_bytes_per_s);
   CalibrationDocument c{d.inputs.sweep_dir, std::nullopt, validate::calibrate_speed(d.runs, devices, catalog)};
   return calibration_overlay_yaml(c);
 }

@@ -36,23 +36,22 @@ report::PlotSpec isoflop_panel(const ValidationDocument& d) {
       if (first) parabola.name = "fitted parabolas";
       first = false;
       parabola.color_value = b.flops;
-      const double lo = std::min(b.min_params, b.params_opt) / 1.2, hi = std::max(b.max_params, b.params_opt) * 1.2;
+      // A minimum outside the sizes tried is the parabola extrapolated: drawn over the sizes only, and not marked.
+      const bool inside = !b.extrapolated;
+      const double lo = (inside ? std::min(b.min_params, b.params_opt) : b.min_params) / 1.2;
+      const double hi = (inside ? std::max(b.max_params, b.params_opt) : b.max_params) * 1.2;
       for (int k = 0; k <= 60; ++k) {
         const double n = lo * std::pow(hi / lo, k / 60.0);
         parabola.x.push_back(n);
         parabola.y.push_back(b.loss_at(n));
       }
       p.series.push_back(parabola);
-      const bool inside = !b.extrapolated;
-      p.marked.push_back({b.params_opt, b.loss_opt, inside ? "minima" : "minimum outside the sizes tried",
-                          inside ? "#000000" : "#d62728", inside ? report::MarkerShape::kDiamond : report::MarkerShape::kCross,
-                          5, false, false});
-    }
-    // One legend entry per kind of minimum.
-    bool inside_listed = false, outside_listed = false;
-    for (auto& m : p.marked) {
-      bool& listed = m.shape == report::MarkerShape::kDiamond ? inside_listed : outside_listed;
-      if (!listed) m.in_legend = listed = true;
+      if (inside)
+        p.marked.push_back({b.params_opt, b.loss_opt, "minima", "#000000", report::MarkerShape::kDiamond, 5,
+                            p.marked.empty(), false});
+      else
+        p.notes.push_back("budget " + units::format_scientific(b.flops) + ": minimum " + validate::outside_side(b) +
+                          ", left out of a");
     }
   }
   if (d.report.floor) {
@@ -98,7 +97,8 @@ report::PlotSpec allocation_panel(const ValidationDocument& d) {
   minima.style = report::SeriesStyle::kPoints;
   minima.color = "#000000";
   minima.marker = report::MarkerShape::kDiamond;
-  for (const auto& b : a2.budgets) minima.x.push_back(b.flops), minima.y.push_back(b.params_opt);
+  for (const auto& b : a2.budgets)
+    if (!b.extrapolated) minima.x.push_back(b.flops), minima.y.push_back(b.params_opt);
   p.series = {sweep_law, plan_law, minima};
   const double extrapolated = a2.k_params * std::pow(d.plan.budget_flops, a2.a);
   p.marked.push_back({d.plan.budget_flops, d.plan.params_opt, "plan's N_opt " + units::format_count(d.plan.params_opt),

@@ -12,19 +12,27 @@ using units::format_count;
 using units::format_scientific;
 using units::format_significant;
 
+// Plain decimals in the range a reader takes in at a glance; scientific notation outside it (a fitted E of
+// 1.548e-17, not seventeen zeros).
+std::string number(double v, int digits = 3) {
+  const double m = std::fabs(v);
+  return m == 0 || (m >= 1e-3 && m < 1e6) || !std::isfinite(v) ? format_significant(v, digits)
+                                                                 : format_scientific(v, digits);
+}
+
 std::string interval(const std::map<std::string, fit::Interval>& intervals, const std::string& key) {
   const auto it = intervals.find(key);
   if (it == intervals.end()) return "";
-  return " [" + format_significant(it->second.p2_5) + ", " + format_significant(it->second.p97_5) + "]";
+  return " [" + number(it->second.p2_5) + ", " + number(it->second.p97_5) + "]";
 }
 
 std::string value_text(const validate::Comparison& c, double v) {
   if (c.name == "params_at_plan_budget") return format_count(v);
-  return format_significant(v, 4);
+  return number(v, 4);
 }
 
 std::string distance_text(const validate::Comparison& c, double v) {
-  return c.measure == validate::Measure::kAbsolute ? format_significant(v) : format_significant(100 * v) + "%";
+  return c.measure == validate::Measure::kAbsolute ? number(v) : number(100 * v) + "%";
 }
 
 std::string runs_table(const ValidationDocument& d) {
@@ -50,11 +58,12 @@ std::string render_validation(const ValidationDocument& d) {
   for (const auto& why : f.failures) out += "  not used: " + why + "\n";
   if (f.approach2) {
     const auto& a2 = *f.approach2;
-    size_t used = 0;
-    for (const auto& b : a2.budgets) used += b.runs;
-    out += "\nApproach 2 (IsoFLOP parabolas, " + std::to_string(used) + " runs in " + std::to_string(a2.budgets.size()) +
-           " budgets): a = " + format_significant(a2.a, 4) + interval(f.approach2_intervals, "a") +
-           ", b = " + format_significant(a2.b, 4) + interval(f.approach2_intervals, "b");
+    size_t used = 0, budgets = 0;
+    for (const auto& b : a2.budgets)
+      if (!b.extrapolated) used += b.runs, ++budgets;
+    out += "\nApproach 2 (IsoFLOP parabolas, " + std::to_string(used) + " runs in " + std::to_string(budgets) +
+           " budgets): a = " + number(a2.a, 4) + interval(f.approach2_intervals, "a") + ", b = " + number(a2.b, 4) +
+           interval(f.approach2_intervals, "b");
     if (f.bootstrap_resamples > 0 && f.approach2_intervals.empty())
       out += " (no bootstrap interval: " + std::to_string(f.bootstrap_failed) + " of " +
              std::to_string(f.bootstrap_resamples) + " resamples lost a budget's 3 sizes or its minimum)";
@@ -63,21 +72,22 @@ std::string render_validation(const ValidationDocument& d) {
              std::to_string(f.bootstrap_failed) + " failed)";
     out += "\n";
     report::TextTable t({"budget", "runs", "N_opt", "D_opt", "loss", "sizes tried", "minimum"});
+    // A minimum outside the sizes tried is the parabola extrapolated: no number for it, and no part in a.
     for (const auto& b : a2.budgets)
-      t.add_row({format_scientific(b.flops), std::to_string(b.runs), format_count(b.params_opt),
-                 format_count(b.tokens_opt), format_significant(b.loss_opt, 4),
+      t.add_row({format_scientific(b.flops), std::to_string(b.runs),
+                 b.extrapolated ? "outside: " + validate::outside_side(b) : format_count(b.params_opt),
+                 b.extrapolated ? "-" : format_count(b.tokens_opt), b.extrapolated ? "-" : number(b.loss_opt, 4),
                  format_count(b.min_params) + " - " + format_count(b.max_params),
-                 b.extrapolated ? "OUTSIDE the sizes tried" : "inside"});
+                 b.extrapolated ? "OUTSIDE, left out of a" : "inside"});
     out += t.render();
   } else {
     out += "\nApproach 2: not fitted: " + f.approach2_error + "\n";
   }
   if (f.approach3) {
     const auto& a3 = *f.approach3;
-    out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + format_significant(a3.E, 4) +
-           ", A = " + format_significant(a3.A) + ", B = " + format_significant(a3.B) + ", alpha = " +
-           format_significant(a3.alpha) + ", beta = " + format_significant(a3.beta) + "; a = " +
-           format_significant(a3.a, 4) + ", b = " + format_significant(a3.b, 4);
+    out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + number(a3.E, 4) + ", A = " + number(a3.A) +
+           ", B = " + number(a3.B) + ", alpha = " + number(a3.alpha) + ", beta = " + number(a3.beta) +
+           "; a = " + number(a3.a, 4) + ", b = " + number(a3.b, 4);
     if (const auto it = f.approach2_intervals.find("a"); it != f.approach2_intervals.end())
       out += (a3.a >= it->second.p2_5 && a3.a <= it->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
              std::string(" Approach 2's 95% interval)");

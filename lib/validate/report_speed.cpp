@@ -1,6 +1,8 @@
 // Step-time predictions for a sweep's runs and their calibration.
 #include "validate/report_speed.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "fit/bootstrap.hpp"
 #include "parallel/time_model.hpp"
@@ -66,8 +68,16 @@ std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector
   }
   // Each CPU run times sgemm for a moment before it trains; on a shared machine one such timing can catch a
   // busy moment, so the CPU's peak is the median of the runs' timings.
-  if (!cpu_peaks.empty())
-    out.emplace(kCpuAccelerator, cpu_accelerator(fit::quantile(cpu_peaks, 0.5), cpu_memory_bandwidth_bytes_per_s));
+  if (cpu_peaks.empty()) return out;
+  const double peak = fit::quantile(cpu_peaks, 0.5);
+  catalog::Accelerator cpu = cpu_accelerator(peak, cpu_memory_bandwidth_bytes_per_s);
+  // A CPU entry in the catalog (the overlay --save-calibration wrote from an earlier sweep, read with --catalog)
+  // brings its fitted efficiency constants and memory bandwidth; the peak stays this sweep's measurement.
+  if (const catalog::Accelerator* entry = catalog.find_accelerator(kCpuAccelerator)) {
+    cpu = *entry;
+    cpu.peak_16bit_flops = cpu.peak_fp32_flops = peak;
+  }
+  out.emplace(kCpuAccelerator, cpu);
   return out;
 }
 
@@ -98,7 +108,13 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
   for (const auto& [name, accelerator] : accelerators) {
     catalog::Accelerator a = accelerator;
     a.reference_node.clear();  // the overlay names no node: the catalog's nodes stay as they are
-    if (catalog.find_accelerator(name) == nullptr) with_devices.accelerators.push_back(a);
+    // The record the runs were predicted with (the CPU's peak is this sweep's) replaces a catalog entry.
+    auto same = std::find_if(with_devices.accelerators.begin(), with_devices.accelerators.end(),
+                             [&](const catalog::Accelerator& e) { return e.name == name; });
+    if (same == with_devices.accelerators.end() || name == kCpuAccelerator) {
+      if (same != with_devices.accelerators.end()) with_devices.accelerators.erase(same);
+      with_devices.accelerators.push_back(a);
+    }
     with_devices.nodes.push_back(single_device_node(a));
   }
   for (const auto& r : runs) {

@@ -12,17 +12,17 @@
 
 namespace isoflop::validate {
 
-// The CPU as the step-time model sees it: one device whose peak is the one the run measured (fp32 GEMMs
-// through BLAS) and whose efficiency constants are the calibration's neutral start, since the catalog has no
-// CPU entry; main memory at `memory_bandwidth_bytes_per_s` feeds the memory-bound parts (optimizer step,
-// embedding, loss).
+// The CPU as the step-time model sees it without a `cpu` catalog entry: one device whose peak is the one the runs
+// measured (fp32 GEMMs through BLAS) and whose efficiency constants are the calibration's neutral start; main
+// memory at `memory_bandwidth_bytes_per_s` feeds the memory-bound parts (optimizer step, embedding, loss).
 catalog::Accelerator cpu_accelerator(double peak_flops, double memory_bandwidth_bytes_per_s);
 
 // The catalog id the CPU runs are filed under in the speed table and the calibration overlay.
 inline constexpr const char* kCpuAccelerator = "cpu";
 
 // The record each run's device is predicted with: the catalog accelerator it reports (predict_speed takes the
-// run's peak, which follows its precision), or for the CPU cpu_accelerator at the median of the runs' peaks.
+// run's peak, which follows its precision), or for the CPU the catalog's `cpu` entry (a --save-calibration
+// overlay) else cpu_accelerator, either at the median of the runs' peaks.
 // Throws FieldError("accelerator") for a catalog id the catalog lacks.
 std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector<ReportRun>& runs,
                                                                const catalog::Catalog& catalog,

@@ -13,6 +13,7 @@
 #include "doc/train_document.hpp"
 #include "fit/simulate.hpp"
 #include "support/temp_files.hpp"
+#include "validate/report_speed.hpp"
 #include "validate/run_state.hpp"
 
 namespace isoflop::doc {
@@ -116,6 +117,59 @@ TEST_CASE("a sweep folder of real documents: a recovered, each comparison judged
   const std::string svg = render_validation_figure(d);
   for (const char* legend : {"fitted parabolas", "minima", "budget minima", "s N_opt", "at the plan", "exact floor"})
     CHECK_MESSAGE(svg.find(legend) != std::string::npos, std::string(legend));
+}
+
+TEST_CASE("the page prints no number for a minimum outside the sizes tried, and tiny fits in scientific notation") {
+  const fs::path dir = test::fresh_temp_dir("validation", "page");
+  write_sweep(dir);
+  ValidationDocument d = validation_document(inputs_for(dir), catalog::load_catalog());
+  REQUIRE(d.report.approach2);
+  REQUIRE(d.report.approach3);
+  fit::BudgetFit& b = d.report.approach2->budgets[0];
+  b.params_opt = 0.005;  // what a parabola over losses rising across every size put there
+  b.extrapolated = true;
+  d.report.approach3->E = 1.548e-17;
+  const std::string page = render_validation(d);
+  CHECK(page.find("outside: below the smallest size") != std::string::npos);
+  CHECK(page.find("0.005") == std::string::npos);
+  CHECK(page.find("E = 1.548e-17") != std::string::npos);
+  CHECK(page.find("0.0000") == std::string::npos);
+  const std::string svg = render_validation_figure(d);
+  CHECK(svg.find("minimum below the smallest size, left out of a") != std::string::npos);
+}
+
+TEST_CASE("--save-calibration on CPU runs writes a cpu entry that a later report predicts with") {
+  const fs::path dir = test::fresh_temp_dir("validation", "cpu-calibration");
+  const SweepDocument sweep = write_sweep(dir);
+  // Measured speeds that follow the shapes: what the model predicts with a GEMM efficiency of 0.2.
+  const catalog::Catalog embedded = catalog::load_catalog();
+  ValidationDocument first = validation_document(inputs_for(dir), embedded);
+  catalog::Accelerator slow = validate::cpu_accelerator(1e11, 51.2e9);
+  slow.gemm_efficiency_max = 0.2;
+  for (const auto& r : first.runs) {
+    const fs::path results = dir / ("runs/" + r.id) / "results.json";
+    TrainDocument t = Json::parse(std::ifstream(results)).get<TrainDocument>();
+    t.result.tokens_per_s = validate::predict_speed(r, slow).predicted_tokens_per_s;
+    write_text(results, Json(t).dump(2));
+  }
+  const ValidationDocument before = validation_document(inputs_for(dir), embedded);
+  const std::string yaml = validation_calibration_yaml(before, embedded);
+  CHECK(yaml.find("name: cpu") != std::string::npos);
+  CHECK(yaml.find("vendor: cpu") != std::string::npos);
+  const fs::path overlay = test::fresh_temp_dir("validation", "cpu-overlay");
+  write_text(overlay / "cpu.yaml", yaml);
+  const catalog::Catalog calibrated = catalog::load_catalog(overlay.string());
+  const catalog::Accelerator* cpu = calibrated.find_accelerator("cpu");
+  REQUIRE(cpu);
+  CHECK(cpu->calibrated);
+  CHECK(cpu->memory_bandwidth_bytes_per_s == 51.2e9);
+  const ValidationDocument after = validation_document(inputs_for(dir), calibrated);
+  double worst_before = 0, worst_after = 0;
+  for (const auto& s : before.report.speed) worst_before = std::max(worst_before, std::fabs(s.error));
+  for (const auto& s : after.report.speed) worst_after = std::max(worst_after, std::fabs(s.error));
+  CHECK(worst_before > 0.5);  // the neutral constants' efficiency 0.5 against 0.2
+  CHECK(worst_after < 0.05);
+  CHECK(sweep.runs.size() == after.report.speed.size());
 }
 
 TEST_CASE("a run without results.json is reported as failed, by name, and the fit says how many runs it used") {

@@ -140,6 +140,44 @@ TEST_CASE("a budget whose minimum lies beyond the sizes tried is flagged") {
   const auto r = build_report(kept, plan_of_law(5.76e23), {}, quick_options());
   REQUIRE(r.approach2);
   CHECK(r.budgets_outside == std::vector<int>{3});
+  // Its parabola is kept, flagged, but a comes from the other three budgets alone, and the report says why.
+  REQUIRE(r.approach2->budgets.size() == 4);
+  CHECK(r.approach2->budgets[3].extrapolated);
+  CHECK(outside_side(r.approach2->budgets[3]) == "above the largest size");
+  std::vector<ReportRun> others;
+  for (const auto& x : kept)
+    if (x.budget != 3) others.push_back(x);
+  EXPECT_CLOSE(r.approach2->a, build_report(others, plan_of_law(5.76e23), {}, quick_options()).approach2->a, 1e-9);
+  bool named = false;
+  for (const auto& f : r.failures)
+    named = named || (f.find("left out of Approach 2: the budget of 2.7e19 FLOPs") == 0 &&
+                      f.find("above the largest size tried") != std::string::npos);
+  CHECK(named);
+}
+
+TEST_CASE("a budget whose losses rise across every size is left out of a, never fitted with its vertex") {
+  auto runs = sweep_from_law(0);
+  // Budget 0: loss rising with N and slightly convex, so the parabola's vertex falls far below the smallest size
+  // (the cpu preset's 4.5e11 budget put it at 0.005 parameters).
+  double smallest = INFINITY;
+  for (const auto& r : runs)
+    if (r.budget == 0) smallest = std::min(smallest, r.params);
+  for (auto& r : runs)
+    if (r.budget == 0) r.loss = 3 + 0.3 * std::log(r.params / smallest) + 0.01 * std::pow(std::log(r.params / smallest), 2);
+  const auto r = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  REQUIRE(r.approach2);
+  CHECK(r.budgets_outside == std::vector<int>{0});
+  REQUIRE(r.approach2->budgets[0].extrapolated);
+  CHECK(r.approach2->budgets[0].params_opt < smallest / 100);
+  CHECK(outside_side(r.approach2->budgets[0]) == "below the smallest size");
+  CHECK(std::fabs(r.approach2->a - kTrueA) < 0.03);  // the three budgets of the law still give its exponent
+  REQUIRE(r.approach2_intervals.count("a"));
+  // With only one budget's minimum inside, there is no exponent to fit, and the report says why.
+  for (auto& x : runs)
+    if (x.budget >= 2) x.loss = 3 + 0.3 * std::log(x.params / smallest);
+  const auto none = build_report(runs, plan_of_law(5.76e23), {}, quick_options());
+  CHECK_FALSE(none.approach2);
+  CHECK(none.approach2_error.find("budgets have their minimum inside the sizes they tried") != std::string::npos);
 }
 
 TEST_CASE("a budget whose losses do not curve upwards is left out of Approach 2, named, and the rest still fit") {
@@ -217,6 +255,34 @@ TEST_CASE("speed: the step-time model's prediction scales with the peak, and cal
   CHECK(fitted[0].accelerator.name == kCpuAccelerator);
   CHECK(fitted[0].calibration_error.runs == 3);
   CHECK(fitted[0].calibration_error.max_abs_error < 0.02);
+}
+
+TEST_CASE("the speed comparison: expected is the model's tokens/s, measured the run's, off by |pred/meas - 1|") {
+  auto runs = sweep_from_law(0.002);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].accelerator = kCpuAccelerator;
+    runs[i].peak_flops = 1e11;
+    runs[i].batch = 8;
+    runs[i].architecture.layers = 2;
+    runs[i].architecture.d_model = 64;
+    runs[i].architecture.heads = 4;
+    runs[i].architecture.vocab = 256;
+    runs[i].architecture.seq = 64;
+    runs[i].tokens_per_s = 1000.0 * static_cast<double>(i + 1);  // every run its own speed
+  }
+  const std::map<std::string, catalog::Accelerator> devices = {{kCpuAccelerator, cpu_accelerator(1e11, 51.2e9)}};
+  const auto r = build_report(runs, plan_of_law(5.76e23), devices, quick_options());
+  REQUIRE(r.comparisons.back().name == "speed");
+  const Comparison& c = r.comparisons.back();
+  const SpeedRow* worst = nullptr;
+  for (const auto& s : r.speed)
+    if (c.what.find("(" + s.id + ")") != std::string::npos) worst = &s;
+  REQUIRE(worst);
+  CHECK(c.expected == worst->predicted_tokens_per_s);
+  CHECK(c.measured == worst->measured_tokens_per_s);
+  CHECK(c.measured != c.expected);
+  EXPECT_CLOSE(c.distance, std::fabs(worst->predicted_tokens_per_s / worst->measured_tokens_per_s - 1), 1e-12);
+  for (const auto& s : r.speed) CHECK(std::fabs(s.error) <= c.distance);
 }
 
 TEST_CASE("speed: runs on an accelerator the catalog lacks are a field error naming it") {
