@@ -53,7 +53,6 @@ struct Catalog {
   const RunCostConstants& run_cost_constants() const;
   // The "st-moe" moe_recommendations entry; throws CatalogError when a catalog lacks it.
   const MoeRecommendations& moe_recommendation() const;
-  bool operator==(const Catalog&) const = default;
 };
 
 // Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
@@ -72,8 +71,7 @@ inline constexpr unsigned long long kMaxOverlayBytes = 8ULL << 20;
 // Throws CatalogError with file:line on the first problem.
 Catalog load_catalog(const std::optional<std::string>& overlay_dir = std::nullopt);
 
-// The embedded catalog only: data/*.yaml as parsed and checked at build time, read from records
-// (catalog/records.hpp) at each call without a YAML tree.
+// The embedded catalog only (parsed once per call; cheap).
 Catalog embedded_catalog();
 
 }  // namespace isoflop::catalog

@@ -37,7 +37,6 @@ struct RunCostConstants {
   double min_mfu = 0;
   std::string min_mfu_source;
   std::string file;
-  bool operator==(const RunCostConstants&) const = default;
 };
 
 // Embodied carbon of one accelerator's die (LLMCarbon: CO2e_chip = area × carbon per area); the device
@@ -48,7 +47,6 @@ struct EmbodiedCarbon {
   double kg_per_cm2 = 0;  // carbon per area of the process node
   std::string source;
   std::string file;
-  bool operator==(const EmbodiedCarbon&) const = default;
 };
 
 RunCostConstants parse_run_cost_constants(FieldReader& reader);

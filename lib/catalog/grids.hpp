@@ -16,7 +16,6 @@ struct Grid {
   bool map_candidate = false;       // among the regions the 4Ms Map lever chooses from by default
   std::string source;
   std::string file;
-  bool operator==(const Grid&) const = default;
 };
 
 struct PuePreset {
@@ -25,7 +24,6 @@ struct PuePreset {
   double pue = 0;     // ≥ 1
   std::string source;
   std::string file;
-  bool operator==(const PuePreset&) const = default;
 };
 
 Grid parse_grid(FieldReader& reader);

@@ -48,7 +48,6 @@ struct Node {
   std::string network;                    // "8x200 Gb/s HDR InfiniBand"
   std::string source;
   std::string file;
-  bool operator==(const Node&) const = default;
 };
 
 struct Cluster {
@@ -59,7 +58,6 @@ struct Cluster {
   std::string network;   // "HDR InfiniBand fat tree"
   std::string source;
   std::string file;
-  bool operator==(const Cluster&) const = default;
 };
 
 Accelerator parse_accelerator(FieldReader& reader);

@@ -90,7 +90,6 @@ struct LawSpec {
   ParametricLaw* parametric();
   template <class T>
   const T* as() const { return std::get_if<T>(&form); }
-  bool operator==(const LawSpec&) const = default;
 };
 
 LawSpec parse_law(FieldReader& reader);

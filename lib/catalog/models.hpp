@@ -16,7 +16,6 @@ struct ModelEntry {
   double tokens_trained = 0;    // tokens it was trained on, 0 if unknown
   std::string source;
   std::string file;
-  bool operator==(const ModelEntry&) const = default;
 };
 
 // Reads the architecture fields (layers, d_model, heads, …) of `reader`'s mapping; used for catalog

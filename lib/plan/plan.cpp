@@ -132,8 +132,9 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     // search: the layouts stand, and of the choice only the ceiling, which follows the FLOPs, changes.
     BatchSearch found;
     parallel::JobSpec held = job;
-    held.global_batch = batch_pinned ? batch_sequences(batch_tokens, job.seq, o.cluster.gpus) : 0;
-    if (batch_pinned && i > 0 && held == r.job) {
+    held.global_batch = r.job.global_batch;
+    if (batch_pinned && i > 0 && held == r.job &&
+        batch_sequences(batch_tokens, job.seq, o.cluster.gpus) == held.global_batch) {
       found.job = std::move(held);
       found.layouts = std::move(r.layouts);
       found.choice = r.batch;
