@@ -202,7 +202,7 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     StructuralVerdict structural;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
-      // A rejection's reason is put in words only where it is kept: the family's first, or a fitting layout's.
+      // A rejection's reason is put in words only for the family's first rejection.
       if (const auto known = structural.known(l)) {
         if (!*known) return;  // the same violation as the layout before (kept already if it was the first)
       } else if (auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith)) {
@@ -212,17 +212,22 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
       } else {
         structural.remember(l, nullptr);
       }
-      const MemoryBreakdown mem = estimate_memory(job, split, l);
-      const double bytes = mem.total_bytes();
-      const bool fits_memory = bytes <= result.usable_memory_bytes;
       std::optional<RuleViolation> rejected;
       if (trainer.loaded())
         rejected = trainer_violation(trainer, l, job, cluster, context, first_violation ? Words::kWithout : Words::kWith);
+      // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
+      // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
+      // memory matters only while it may become that rule; its words are put together once the family is pruned.
+      const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
+      if (rejected && !may_prune) {
+        if (!first_violation) first_violation = std::move(rejected);
+        return;
+      }
+      const MemoryBreakdown mem = estimate_memory(job, split, l);
+      const double bytes = mem.total_bytes();
+      const bool fits_memory = bytes <= result.usable_memory_bytes;
       if (rejected) {
-        // The rule that prunes the family is the one that rejected a layout memory would have allowed.
-        // A missing ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). Its words
-        // are put together once the family is known to be pruned.
-        if (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages")) {
+        if (fits_memory) {
           family_rejected_fit = RuleViolation{rejected->rule, {}};
           rejected_fit_layout = l;
         }
