@@ -1,16 +1,10 @@
 // Loading and merging catalogs, and look-ups with "did you mean" suggestions.
 #include "catalog/catalog.hpp"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
-#include "catalog/embedded.hpp"
 #include "core/error.hpp"
-#include "core/input_file.hpp"
 #include "core/suggest.hpp"
 
 namespace isoflop::catalog {
@@ -96,23 +90,8 @@ const MoeRecommendations& Catalog::moe_recommendation() const {
 }
 
 namespace {
-// Merges a parsed tree (checked for duplicate keys already): overlay text and the embedded records share it.
-void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog);
-}  // namespace
 
-void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
-  }
-  if (root.IsNull()) return;  // an empty file adds nothing
-  reject_duplicate_keys(root, file);
-  merge_catalog_node(root, file, catalog);
-}
-
-namespace {
+// Merges a parsed tree, checked for duplicate keys already.
 void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog) {
   if (root.IsNull()) return;
   if (!root.IsMap())
@@ -155,6 +134,18 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
 }
 }  // namespace
 
+void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+  }
+  if (root.IsNull()) return;  // an empty file adds nothing
+  reject_duplicate_keys(root, file);
+  merge_catalog_node(root, file, catalog);
+}
+
 void check_references(const Catalog& c) {
   for (const auto& a : c.accelerators)
     if (!a.reference_node.empty() && !c.find_node(a.reference_node))
@@ -172,99 +163,6 @@ void check_references(const Catalog& c) {
   for (const auto& f : c.shape_families)
     if (!c.find_model(f.block))
       throw CatalogError(f.file + ": shape family '" + f.name + "' names unknown block model '" + f.block + "'");
-}
-
-namespace {
-
-struct EmbeddedTree {};
-
-}  // namespace
-}  // namespace isoflop::catalog
-
-// The YAML tree of embedded records (catalog/embedded.hpp), built the way yaml-cpp's own parser builds one: every
-// node in one memory, with its line as its mark (file:line in messages and in the entries' `file`). Building
-// through Node's public interface instead merges each child's memory into its parent's, which made the tree the
-// larger part of every command's start. as_if is the template yaml-cpp's Node befriends for conversions.
-template <>
-struct YAML::as_if<isoflop::catalog::EmbeddedTree, void> {
-  static YAML::Node build(const isoflop::catalog::EmbeddedFile& file) {
-    const auto memory = std::make_shared<YAML::detail::memory_holder>();
-    size_t at = 0;
-    YAML::detail::node& root = add(file, &at, memory);
-    return YAML::Node(root, memory);
-  }
-
- private:
-  // The records from `*at` on, in pre-order; the build checked the data's keys.
-  static YAML::detail::node& add(const isoflop::catalog::EmbeddedFile& file, size_t* at,
-                                 const YAML::detail::shared_memory_holder& memory) {
-    if (*at >= file.count) throw isoflop::CatalogError("catalog: the embedded data is truncated");
-    const isoflop::catalog::EmbeddedNode& n = file.nodes[(*at)++];
-    YAML::detail::node& node = memory->create_node();
-    YAML::Mark mark;
-    mark.line = n.line;
-    node.set_mark(mark);
-    switch (n.kind) {
-      case 'V': node.set_scalar(std::string(file.text + n.offset, n.size)); break;
-      case 'M':
-        node.set_type(YAML::NodeType::Map);
-        for (uint32_t i = 0; i < n.size; ++i) {
-          YAML::detail::node& key = add(file, at, memory);
-          node.insert(key, add(file, at, memory), memory);
-        }
-        break;
-      case 'S':
-        node.set_type(YAML::NodeType::Sequence);
-        for (uint32_t i = 0; i < n.size; ++i) node.push_back(add(file, at, memory), memory);
-        break;
-      default: node.set_null();
-    }
-    return node;
-  }
-};
-
-namespace isoflop::catalog {
-
-Catalog embedded_catalog() {
-  // Built from records rather than parsed from text: the scanner was most of every command's start time.
-  Catalog catalog;
-  for (const auto& f : embedded_files()) {
-    merge_catalog_node(YAML::as_if<EmbeddedTree, void>::build(f), f.name, &catalog);
-  }
-  return catalog;
-}
-
-Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
-  Catalog catalog = embedded_catalog();
-  if (overlay_dir) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(*overlay_dir, ec))
-      throw FieldError("catalog_dir", "'" + *overlay_dir + "' is not a readable directory of *.yaml files");
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(*overlay_dir, ec))
-      if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
-    if (ec) throw FieldError("catalog_dir", "cannot read directory '" + *overlay_dir + "': " + ec.message());
-    std::sort(files.begin(), files.end());
-    std::uintmax_t total = 0;
-    for (const auto& path : files) {
-      // A YAML tree takes ~50x its text in memory: the overlay is bounded before anything is parsed.
-      const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && (total += size) > kMaxOverlayBytes)
-        throw FieldError("catalog_dir", "'" + path.string() + "' makes the overlay " + std::to_string(total >> 20) +
-                                            " MiB; at most " + std::to_string(kMaxOverlayBytes >> 20) +
-                                            " MiB of catalog files are read");
-      std::string text;
-      try {
-        text = read_input_text(path.string());
-      } catch (const InputError& e) {
-        throw FieldError("catalog_dir", e.what());
-      }
-      merge_catalog_text(text, path.string(), &catalog);
-    }
-  }
-  check_references(catalog);
-  return catalog;
 }
 
 }  // namespace isoflop::catalog

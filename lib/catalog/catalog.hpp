@@ -71,7 +71,8 @@ inline constexpr unsigned long long kMaxOverlayBytes = 8ULL << 20;
 // Throws CatalogError with file:line on the first problem.
 Catalog load_catalog(const std::optional<std::string>& overlay_dir = std::nullopt);
 
-// The embedded catalog only (parsed once per call; cheap).
+// The embedded catalog only: data/*.yaml as parsed and checked at build time, read back from its records
+// (catalog/records.hpp) at each call, without a YAML tree.
 Catalog embedded_catalog();
 
 }  // namespace isoflop::catalog

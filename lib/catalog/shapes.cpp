@@ -14,6 +14,21 @@ int small_int(FieldReader& r, const std::string& key) {
   return static_cast<int>(v);
 }
 
+// The items of the non-empty list `key` (`what`: "shapes"), each read by parse(reader) and then finished.
+template <class Item, class Parse>
+std::vector<Item> read_list(FieldReader& r, const std::string& key, const char* what, const std::string& item,
+                            Parse parse) {
+  const YAML::Node list = r.child(key);
+  if (!list.IsSequence() || list.size() == 0) r.fail(key, std::string("must be a non-empty list of ") + what);
+  std::vector<Item> items;
+  for (const auto& node : list) {
+    FieldReader reader(node, r.file(), item);
+    items.push_back(parse(reader, items));
+    reader.finish();
+  }
+  return items;
+}
+
 }  // namespace
 
 ShapeFamily parse_shape_family(FieldReader& r) {
@@ -29,33 +44,27 @@ ShapeFamily parse_shape_family(FieldReader& r) {
   if (f.rule == ShapeRule::kAspect) {
     f.smoothing_ln = r.positive("smoothing_ln");
     (void)r.string_or("smoothing_source", "");
-    const YAML::Node rows = r.child("rows");
-    if (!rows.IsSequence() || rows.size() == 0) r.fail("rows", "must be a non-empty list of shapes");
-    for (const auto& node : rows) {
-      FieldReader row(node, r.file(), "row of shape family '" + f.name + "'");
-      ShapeRow s;
-      s.params = row.positive("params");
-      s.d_model = row.positive_integer("d_model");
-      s.layers = small_int(row, "layers");
-      s.heads = small_int(row, "heads");
-      s.head_size = row.positive_integer("head_size");
-      row.finish();
-      f.rows.push_back(s);
-    }
+    f.rows = read_list<ShapeRow>(r, "rows", "shapes", "row of shape family '" + f.name + "'",
+                                 [](FieldReader& row, const std::vector<ShapeRow>&) {
+                                   ShapeRow s;
+                                   s.params = row.positive("params");
+                                   s.d_model = row.positive_integer("d_model");
+                                   s.layers = small_int(row, "layers");
+                                   s.heads = small_int(row, "heads");
+                                   s.head_size = row.positive_integer("head_size");
+                                   return s;
+                                 });
   } else {
-    const YAML::Node bands = r.child("bands");
-    if (!bands.IsSequence() || bands.size() == 0) r.fail("bands", "must be a non-empty list of size bands");
-    for (const auto& node : bands) {
-      FieldReader band(node, r.file(), "band of shape family '" + f.name + "'");
-      ShapeBand b;
-      b.below_params = band.positive("below");
-      b.d_model = band.positive_integer("d_model");
-      b.heads = small_int(band, "heads");
-      if (!f.bands.empty() && b.below_params <= f.bands.back().below_params)
-        band.fail("below", "bands must be listed in ascending order of size");
-      band.finish();
-      f.bands.push_back(b);
-    }
+    f.bands = read_list<ShapeBand>(r, "bands", "size bands", "band of shape family '" + f.name + "'",
+                                   [](FieldReader& band, const std::vector<ShapeBand>& before) {
+                                     ShapeBand b;
+                                     b.below_params = band.positive("below");
+                                     b.d_model = band.positive_integer("d_model");
+                                     b.heads = small_int(band, "heads");
+                                     if (!before.empty() && b.below_params <= before.back().below_params)
+                                       band.fail("below", "bands must be listed in ascending order of size");
+                                     return b;
+                                   });
   }
   f.vocab_pad_per_tp = r.int_in_or("vocab_pad_per_tp", 0, 1 << 20, 0);
   read_source(r, f);

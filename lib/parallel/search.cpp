@@ -75,6 +75,33 @@ class Walker {
   std::array<std::vector<int>, kDimensionCount> buffers_;
 };
 
+// The structural checks (structural_violation) read the innermost knobs of the walk, the ZeRO stage, recompute
+// and sequence parallelism, only to bound the first and third, checked here: the layouts that differ from the one
+// checked before in those knobs alone share its verdict, and the walk visits them one after another.
+class StructuralVerdict {
+ public:
+  // The verdict for `l` (true: no violation) where the layout checked last decides it; nullopt: check `l`.
+  std::optional<bool> known(const Layout& l) const {
+    if (!valid_ || l.zero_stage < 0 || l.zero_stage > 3 || (l.sequence_parallel && l.tp == 1)) return std::nullopt;
+    const Layout& c = checked_;
+    if (l.tp != c.tp || l.pp != c.pp || l.cp != c.cp || l.dp != c.dp || l.ep != c.ep || l.vpp != c.vpp ||
+        l.micro_batch != c.micro_batch || l.first_stage_layers != c.first_stage_layers ||
+        l.last_stage_layers != c.last_stage_layers)
+      return std::nullopt;
+    return ok_;
+  }
+  // Remembers the verdict of a full check (`violation` null: none), unless the innermost knobs decided it.
+  void remember(const Layout& l, const RuleViolation* violation) {
+    valid_ = !violation || (violation->rule != "zero_stages" && violation->rule != "sequence_parallel");
+    checked_ = l;
+    ok_ = violation == nullptr;
+  }
+
+ private:
+  Layout checked_;
+  bool valid_ = false, ok_ = false;
+};
+
 // What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing),
 // the memory levers the pins held back, an accelerator with more memory.
 std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
@@ -172,26 +199,38 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     PrunedFamily family{family_layout.tp, family_layout.pp, family_layout.cp, "", "", INFINITY};
     bool any_valid = false, any_fit = false;
     std::optional<RuleViolation> first_violation, family_rejected_fit;
+    StructuralVerdict structural;
+    Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
-      // A rejection's reason is put in words only where it is kept: the family's first, or a fitting layout's.
-      if (auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith)) {
+      // A rejection's reason is put in words only for the family's first rejection.
+      if (const auto known = structural.known(l)) {
+        if (!*known) return;  // the same violation as the layout before (kept already if it was the first)
+      } else if (auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith)) {
+        structural.remember(l, &*v);
         if (!first_violation) first_violation = std::move(v);
+        return;
+      } else {
+        structural.remember(l, nullptr);
+      }
+      std::optional<RuleViolation> rejected;
+      if (trainer.loaded())
+        rejected = trainer_violation(trainer, l, job, cluster, context, first_violation ? Words::kWithout : Words::kWith);
+      // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
+      // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
+      // memory matters only while it may become that rule; its words are put together once the family is pruned.
+      const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
+      if (rejected && !may_prune) {
+        if (!first_violation) first_violation = std::move(rejected);
         return;
       }
       const MemoryBreakdown mem = estimate_memory(job, split, l);
       const double bytes = mem.total_bytes();
       const bool fits_memory = bytes <= result.usable_memory_bytes;
-      std::optional<RuleViolation> rejected;
-      if (trainer.loaded()) {
-        const bool kept = !first_violation ||
-                          (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages"));
-        rejected = trainer_violation(trainer, l, job, cluster, context, kept ? Words::kWith : Words::kWithout);
-      }
       if (rejected) {
-        // The rule that prunes the family is the one that rejected a layout memory would have allowed.
-        // A missing ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline).
-        if (fits_memory && (!family_rejected_fit || family_rejected_fit->rule == "zero_stages"))
-          family_rejected_fit = rejected;
+        if (fits_memory) {
+          family_rejected_fit = RuleViolation{rejected->rule, {}};
+          rejected_fit_layout = l;
+        }
         if (!first_violation) first_violation = std::move(rejected);
         return;
       }
@@ -208,6 +247,7 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     });
     if (any_fit) return;
     if (family_rejected_fit) {
+      family_rejected_fit = trainer_violation(trainer, rejected_fit_layout, job, cluster, context, Words::kWith);
       family.rule = family_rejected_fit->rule;
       family.reason = family_rejected_fit->reason;
       family.min_memory_bytes = any_valid ? family.min_memory_bytes : 0;

@@ -29,8 +29,9 @@ long long batch_sequences(double tokens, long long seq, int gpus) {
   double best_distance = INFINITY;
   for (long long b = lo; b <= hi; ++b) {
     const long long g = std::gcd(b, static_cast<long long>(gpus));
+    if (g < best_gcd) continue;  // cannot win: its distance is not needed
     const double distance = std::fabs(std::log(b / target));
-    if (g > best_gcd || (g == best_gcd && distance < best_distance)) {
+    if (g > best_gcd || distance < best_distance) {
       best = b;
       best_gcd = g;
       best_distance = distance;

@@ -128,7 +128,20 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     job.apply(o.job_settings);
     // The trainer whose rules the search applies is the one that runs the job: one name, one trainer.
     if (!o.search.trainer.name.empty()) job.trainer = parallel::kTrainerNames.parse(o.search.trainer.name, "trainer");
-    BatchSearch found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
+    // With the batch held, an iteration whose job is the last one's (the shape has settled) would repeat its
+    // search: the layouts stand, and of the choice only the ceiling, which follows the FLOPs, changes.
+    BatchSearch found;
+    parallel::JobSpec held = job;
+    held.global_batch = r.job.global_batch;
+    if (batch_pinned && i > 0 && held == r.job &&
+        batch_sequences(batch_tokens, job.seq, o.cluster.gpus) == held.global_batch) {
+      found.job = std::move(held);
+      found.layouts = std::move(r.layouts);
+      found.choice = r.batch;
+      found.choice.ceiling_tokens = o.batch_rule.ceiling_tokens(law_flops);
+    } else {
+      found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
+    }
     r.job = std::move(found.job);
     r.layouts = std::move(found.layouts);
     if (batch_pinned && !o.global_batch_pinned) {  // held from an earlier iteration: keep how it was chosen
