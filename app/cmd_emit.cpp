@@ -18,17 +18,21 @@ const CommandHelp kHelp = {
     "Writes what a trainer reads to run the plan's best layout: megatron.sh (pretrain_gpt.py), ds_config.json,\n"
     "nemo.yaml (megatron_gpt_config.yaml overrides) or job.sbatch (srun + torchrun), each checked first as its\n"
     "trainer checks it. Without --out the one file goes to stdout; --out DIR writes them and manifest.json.\n"
-    "--check FILE --target T checks a hand-written file the same way (exit 1 when rejected).",
+    "Each target's trainer holds the layout to its rules (data/trainers.yaml): a layout it refuses but the plan's\n"
+    "trainer runs is re-ranked under its rules, as layout --from would (said on stderr and in the file).\n"
+    "--check FILE [--target T] checks a hand-written file the same way (exit 1 when rejected); without --target\n"
+    "the target is read from the file's form.",
     {"isoflop plan --arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1 -o json > plan.json",
      "isoflop emit all --from plan.json --out launch/ --job-name gpt3",
      "isoflop emit deepspeed --arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1",
-     "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0"}};
+     "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0",
+     "isoflop emit nemo --from plan.json --target-version v1.23.0"}};
 
 const OptionList kOptions = {
     "target T: megatron|deepspeed|nemo|slurm|all", "out DIR: write the files and manifest.json into DIR",
-    "target-version V: Megatron-Core release whose flags are written",
+    "target-version V: Megatron-Core (core_v0.8.0|core_v0.13.0) or NeMo (v1.22.0|v1.23.0|v2.4.0) release written for",
     "job-name NAME: SLURM job name (letters, digits, . _ - +)",
-    "check FILE: check FILE as --target's trainer would",
+    "check FILE: check FILE as --target's trainer would (default: the target its form names)",
     "no-substitute: refuse a positional encoding the trainer cannot spell instead of running RoPE"};
 
 }  // namespace
@@ -38,37 +42,42 @@ int run_emit(const std::vector<std::string>& args) {
   const auto parsed = parse_command(kHelp, args, {kOptions, from_option("a plan document"), plan_list}, {"target"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-  const emit::Target target = emit::kTargetNames.parse(get_string(vm, "target").value_or(""), "emit: TARGET");
-  const emit::LaunchData& data = emit::launch_data();
-  emit::EmitOptions eo;
-  eo.megatron_version = get_string(vm, "target-version").value_or("");
-  if (auto name = get_string(vm, "job-name")) eo.job_name = *name;
-  eo.substitute = !has(vm, "no-substitute");
+  const auto target_name = get_string(vm, "target");
+  const std::string accepted = join(emit::kTargetNames.names(), "|");
+  const auto target = target_name ? std::optional(emit::kTargetNames.parse(*target_name, "--target")) : std::nullopt;
+  const catalog::Catalog catalog = load_catalog(parsed->common);
+  emit::EmitOptions eo{get_string(vm, "target-version").value_or(""), get_string(vm, "job-name").value_or("isoflop"),
+                       !has(vm, "no-substitute"), &catalog};
   if (auto file = get_string(vm, "check")) {
-    const auto problems = emit::check_config(target, read_input_text(*file), data, eo.megatron_version);
-    for (const auto& p : problems) std::fprintf(stderr, "%s: %s\n", input_name(*file).c_str(), p.c_str());
-    if (problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", input_name(*file).c_str());
-    return problems.empty() ? 0 : static_cast<int>(ExitStatus::kFailed);
+    const std::string name = input_name(*file);
+    const auto report = emit::check_file(name, target, read_input_text(*file), eo);
+    if (report.inferred && !parsed->common.quiet)
+      std::fprintf(stderr, "%s: checked as %s (its form; --target names another)\n", name.c_str(),
+                   std::string(emit::kTargetNames.name(report.target)).c_str());
+    for (const auto& p : report.problems) std::fprintf(stderr, "%s: %s\n", name.c_str(), p.c_str());
+    if (report.problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", name.c_str());
+    return report.problems.empty() ? 0 : static_cast<int>(ExitStatus::kFailed);
   }
+  if (!target) throw InputError("--target: missing; name the target first (isoflop emit TARGET) or with --target: " + accepted);
   const auto out = get_string(vm, "out");
-  if (target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
+  if (*target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
   for (const auto& spec : plan_list)  // "name VALUE: help" or "name: help"
     if (const std::string name = spec.substr(0, spec.find_first_of(" :")); has(vm, "from") && has(vm, name))
       throw InputError("--from and --" + name + " conflict; the plan document says it");
   const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
-  for (const auto& name : emit::file_names(target))  // before the work: exit 2 now rather than after planning
+  for (const auto& name : emit::file_names(*target))  // before the work: exit 2 now rather than after planning
     if (out) check_output_file(parsed->common, dir + name, "--out");
   const auto document = read_from(vm, {"plan"});
-  const plan::PlanResult plan = document ? doc::decode<plan::PlanResult>(*document)
-                                         : plan_from_options(vm, load_catalog(parsed->common), nullptr);
+  const plan::PlanResult plan =
+      document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
   const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
-  const auto catalog = load_catalog(parsed->common);
-  emit::require_runnable(plan, catalog.trainer(plan.search.trainer.name.empty() ? "megatron" : plan.search.trainer.name));
-  const emit::LaunchSpec spec = emit::make_launch_spec(plan, data, emit::document_hash(plan_json), ISOFLOP_VERSION);
-  const auto files = emit::emit_files(target, spec, eo);
+  const emit::LaunchSpec spec =
+      emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
+  const auto files = emit::emit_files(*target, spec, eo);
   for (const auto& f : files)
-    if (!f.substitution.empty()) std::fprintf(stderr, "emit: %s: %s\n", f.name.c_str(), f.substitution.c_str());
+    for (const auto& note : {f.substitution, f.relayout})
+      if (!note.empty()) std::fprintf(stderr, "emit: %s: %s\n", f.name.c_str(), note.c_str());
   if (!out) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;

@@ -1,8 +1,12 @@
 // DeepSpeed: a ds_config JSON whose batch identity holds by construction, and the checks DeepSpeed makes on it
-// (deepspeedai/DeepSpeed deepspeed/runtime/config.py _batch_assertion; deepspeed/runtime/pipe/engine.py: ZeRO-2
-// and ZeRO-3 are refused with pipeline stages).
+// (deepspeedai/DeepSpeed deepspeed/runtime/config.py _batch_assertion); the layout it states is held to DeepSpeed's
+// runnability rules (data/trainers.yaml: ZeRO-2/3 refused with pipeline stages, no interleaved schedule, ...).
+#include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
+#include "emit/shell.hpp"
 #include "emit/targets.hpp"
 
 namespace isoflop::emit {
@@ -40,6 +44,10 @@ std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const
   args.push_back({"--deepspeed", {}});
   args.push_back({"--deepspeed_config", {config_path}});
   args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
+  const auto parsed = parse_arguments(argument_list(args), spec.data->megatron_deepspeed_flags, "Megatron-DeepSpeed", "");
+  if (!parsed.problems.empty())  // a spelling isoflop got wrong, not the user's input
+    throw std::logic_error("internal error: " + parsed.problems.front() +
+                           " (data/launch/megatron_deepspeed_flags.yaml); nothing written");
   return args;
 }
 
@@ -73,7 +81,42 @@ bool positive_integer(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_number_integer() && j[key].get<long long>() > 0;
 }
 
-std::vector<std::string> deepspeed_problems(const Json& j) {
+long long integer(const Json& j, const char* key, long long fallback) {
+  return j.contains(key) && j[key].is_number_integer() ? j[key].get<long long>() : fallback;
+}
+
+// The launch line under isoflop.launch ("deepspeed --num_nodes N --num_gpus G pretrain_gpt.py ..."): what it
+// states of the model and the layout, parsed as Megatron-DeepSpeed's argparse parses it.
+void read_launch_line(const std::string& line, const LaunchData& data, LayoutFacts& f, std::vector<std::string>& problems) {
+  const ScriptWords words = read_script_words(line + "\n");
+  if (words.commands.empty()) return;
+  const auto& c = words.commands.front();
+  long long nodes = 0, per_node = 0;
+  for (size_t k = 0; k + 1 < c.size() && c[k].find("pretrain_gpt.py") == std::string::npos; ++k) {
+    if (c[k] == "--num_nodes") nodes = literal_integer(c[k + 1]).value_or(0);
+    if (c[k] == "--num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
+  }
+  f.cluster.gpus = static_cast<int>(nodes * per_node);
+  f.cluster.gpus_per_node = static_cast<int>(per_node);
+  ParsedArguments a = parse_arguments(program_arguments(words, "pretrain_gpt.py"), data.megatron_deepspeed_flags,
+                                      "Megatron-DeepSpeed", "");
+  for (auto& p : a.problems) problems.push_back("isoflop.launch: " + p);
+  auto n = [&](const char* flag, double fallback) { return static_cast<int>(a.number(flag).value_or(fallback)); };
+  f.layout.tp = n("--tensor-model-parallel-size", f.layout.tp);
+  f.layout.pp = n("--pipeline-model-parallel-size", f.layout.pp);
+  f.layout.ep = n("--moe-expert-parallel-size", 1);
+  f.layout.sequence_parallel = a.has("--sequence-parallel");
+  auto& m = f.job.architecture;
+  m.layers = n("--num-layers", 0);
+  m.heads = n("--num-attention-heads", 0);
+  m.kv_heads = n("--num-key-value-heads", 0);
+  if (a.has("--num-experts") && !a.values["--num-experts"].empty()) m.moe.experts = std::atoi(a.values["--num-experts"][0].c_str());
+  f.job.seq = n("--seq-length", 0);
+  if (const int per_virtual = n("--num-layers-per-virtual-pipeline-stage", 0); per_virtual > 0)
+    f.layout.vpp = std::max(2, m.layers / std::max(1, f.layout.pp * per_virtual));  // interleaved either way
+}
+
+std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& data, const catalog::TrainerRules& rules) {
   if (!j.is_object()) return {"a ds_config is a JSON object"};
   std::vector<std::string> problems;
   for (const char* key : {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"})
@@ -82,17 +125,11 @@ std::vector<std::string> deepspeed_problems(const Json& j) {
   const long long batch = j["train_batch_size"], micro = j["train_micro_batch_size_per_gpu"],
                   accum = j["gradient_accumulation_steps"];
   const Json meta = j.value("isoflop", Json::object());
-  if (batch % (micro * accum) != 0)
-    problems.push_back("train_batch_size must equal train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP");
-  else if (meta.contains("data_parallel_size") && batch != micro * accum * meta["data_parallel_size"].get<long long>())
-    problems.push_back("train_batch_size != micro x accumulation x data_parallel_size " +
-                       meta["data_parallel_size"].dump());
-  const long long stage = j.value("zero_optimization", Json::object()).value("stage", 0LL);
-  if (stage < 0 || stage > 3) problems.push_back("zero_optimization.stage must be 0, 1, 2 or 3");
-  long long stages = meta.value("pipeline_stages", 1LL);
-  if (j.contains("pipeline") && j["pipeline"].contains("stages") && j["pipeline"]["stages"].is_number_integer())
-    stages = j["pipeline"]["stages"];
-  if (stages > 1 && stage >= 2) problems.push_back("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism");
+  // DeepSpeed's _batch_assertion: train_batch_size = micro × accumulation × DP; DP is derived when not stated.
+  const long long dp = integer(meta, "data_parallel_size", batch % (micro * accum) == 0 ? batch / (micro * accum) : 0);
+  if (dp <= 0 || batch != micro * accum * dp)
+    problems.push_back("train_batch_size " + std::to_string(batch) + " != train_micro_batch_size_per_gpu x "
+                       "gradient_accumulation_steps x DP" + (meta.contains("data_parallel_size") ? " " + std::to_string(dp) : ""));
   if (j.value("bf16", Json::object()).value("enabled", false) && j.value("fp16", Json::object()).value("enabled", false))
     problems.push_back("bf16 and fp16 cannot both be enabled");
   const Json sched = j.value("scheduler", Json::object());
@@ -101,6 +138,16 @@ std::vector<std::string> deepspeed_problems(const Json& j) {
     if (!positive_integer(p, "warmup_num_steps")) problems.push_back("scheduler.params.warmup_num_steps must be a positive integer");
     if (!positive_integer(p, "total_num_steps")) problems.push_back("scheduler.params.total_num_steps must be a positive integer");
   }
+  // The layout the file states, held to the trainer's runnability rules (the layout search's).
+  LayoutFacts f;
+  f.layout.tp = static_cast<int>(integer(meta, "tensor_parallel_size", 1));
+  f.layout.pp = static_cast<int>(integer(j.value("pipeline", Json::object()), "stages", integer(meta, "pipeline_stages", 1)));
+  if (meta.contains("launch") && meta["launch"].is_string()) read_launch_line(meta["launch"], data, f, problems);
+  f.layout.dp = static_cast<int>(std::max(1LL, dp));
+  f.layout.micro_batch = static_cast<int>(micro);
+  f.layout.zero_stage = static_cast<int>(integer(j.value("zero_optimization", Json::object()), "stage", 0));
+  f.job.global_batch = batch;
+  for (auto& p : rule_problems(rules, f)) problems.push_back(p);
   return problems;
 }
 
@@ -140,9 +187,10 @@ std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
   return j.dump(2) + "\n";
 }
 
-std::vector<std::string> check_deepspeed(const std::string& json_text) {
+std::vector<std::string> check_deepspeed(const std::string& json_text, const LaunchData& data,
+                                         const catalog::TrainerRules& rules) {
   try {
-    return deepspeed_problems(Json::parse(json_text));
+    return deepspeed_problems(Json::parse(json_text), data, rules);
   } catch (const Json::parse_error& e) {
     return {std::string("not JSON: ") + e.what()};
   } catch (const Json::exception& e) {

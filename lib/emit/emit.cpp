@@ -1,9 +1,12 @@
 // Dispatches emit and check over the targets, refusing what a trainer would reject.
 #include "emit/emit.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "emit/targets.hpp"
@@ -13,11 +16,53 @@
 namespace isoflop::emit {
 namespace {
 
-std::string version_or_default(const LaunchData& data, const std::string& version) {
-  if (version.empty()) return data.default_megatron_version();
-  if (std::find(data.megatron_versions.begin(), data.megatron_versions.end(), version) == data.megatron_versions.end())
-    throw FieldError("target_version", "'" + version + "' is not one of " + join(data.megatron_versions, "|"));
-  return version;
+bool listed(const std::vector<std::string>& list, const std::string& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// The releases a target is written for: the asked one where the target's trainer has it, else the newest listed.
+struct Versions {
+  std::string megatron, nemo;
+};
+
+Versions versions_for(Target target, const LaunchData& d, const std::string& asked) {
+  Versions v{d.default_megatron_version(), d.default_nemo_version()};
+  if (asked.empty()) return v;
+  const bool megatron = listed(d.megatron_versions, asked), nemo = listed(d.nemo_versions, asked);
+  const std::string megatron_list = join(d.megatron_versions, "|"), nemo_list = join(d.nemo_versions, "|");
+  if (megatron) v.megatron = asked;
+  if (nemo) v.nemo = asked;
+  switch (target) {
+    case Target::kMegatron:
+      if (!megatron) throw FieldError("target_version", "'" + asked + "' is not one of " + megatron_list + " (Megatron-LM)");
+      break;
+    case Target::kNemo:
+      if (!nemo) throw FieldError("target_version", "'" + asked + "' is not one of " + nemo_list + " (NeMo)");
+      break;
+    case Target::kDeepSpeed:
+      throw FieldError("target_version", "DeepSpeed is written for " + d.deepspeed_version + " only; a release is "
+                                         "named for megatron (" + megatron_list + ") or nemo (" + nemo_list + ")");
+    default:
+      if (!megatron && !nemo)
+        throw FieldError("target_version", "'" + asked + "' is not one of " + megatron_list + " (Megatron-LM) or " +
+                                               nemo_list + " (NeMo)");
+  }
+  return v;
+}
+
+// The trainer whose rules a target's file is held to: its own, or for SLURM the plan's.
+std::string trainer_of(Target target, const LaunchSpec& spec) {
+  switch (target) {
+    case Target::kMegatron: return "megatron";
+    case Target::kDeepSpeed: return "deepspeed";
+    case Target::kNemo: return "nemo";
+    default: return std::string(parallel::kTrainerNames.name(spec.job.trainer));
+  }
+}
+
+const catalog::Catalog& catalog_of(const EmitOptions& options) {
+  if (!options.catalog) throw std::logic_error("emit: EmitOptions.catalog is required (the trainers' rules)");
+  return *options.catalog;
 }
 
 const char* file_name(Target target) {
@@ -65,22 +110,16 @@ LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& 
   return s;
 }
 
-EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& options, const std::string& version) {
+EmittedFile render(Target target, const LaunchSpec& spec, const EmitOptions& options, const Versions& v) {
   switch (target) {
-    case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, version), {}};
-    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec, version), {}};
-    case Target::kNemo: return {file_name(target), target, emit_nemo(spec), {}};
-    default: return {file_name(target), target, emit_slurm(spec, options.job_name, version), {}};
+    case Target::kMegatron: return {file_name(target), target, emit_megatron(spec, v.megatron), {}, {}};
+    case Target::kDeepSpeed: return {file_name(target), target, emit_deepspeed(spec, v.megatron), {}, {}};
+    case Target::kNemo: return {file_name(target), target, emit_nemo(spec, v.nemo), {}, {}};
+    default: return {file_name(target), target, emit_slurm(spec, options.job_name, v.megatron), {}, {}};
   }
 }
 
 }  // namespace
-
-void require_runnable(const plan::PlanResult& plan, const catalog::TrainerRules& trainer) {
-  if (plan.layouts.layouts.empty()) return;
-  const auto v = parallel::runnability_violation(trainer, plan.layouts.layouts.front().layout, plan.job, plan.cluster);
-  if (v) throw FieldError("plan layout", "rule '" + v->rule + "': " + v->reason);
-}
 
 std::vector<std::string> file_names(Target target) {
   std::vector<std::string> names;
@@ -90,31 +129,76 @@ std::vector<std::string> file_names(Target target) {
 }
 
 std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
-                                      const std::string& megatron_version) {
-  const std::string version = version_or_default(data, megatron_version);
+                                      const EmitOptions& options) {
+  const Versions v = versions_for(target == Target::kDeepSpeed ? Target::kAll : target, data, options.target_version);
+  const catalog::Catalog& catalog = catalog_of(options);
   switch (target) {
-    case Target::kMegatron: return check_megatron(text, data, version);
-    case Target::kDeepSpeed: return check_deepspeed(text);
-    case Target::kNemo: return check_nemo(text, data);
+    case Target::kMegatron: return check_megatron(text, data, v.megatron);
+    case Target::kDeepSpeed: return check_deepspeed(text, data, catalog.trainer("deepspeed"));
+    case Target::kNemo: return check_nemo(text, data, v.nemo, catalog.trainer("nemo"));
     case Target::kSlurm: {
       auto problems = check_slurm(text);
       // A script that runs Megatron-LM's pretrain_gpt.py is also checked as Megatron-LM checks its arguments.
       if (text.find("$MEGATRON_LM/pretrain_gpt.py") != std::string::npos)
-        for (auto& p : check_megatron(text, data, version)) problems.push_back(p);
+        for (auto& p : check_megatron(text, data, v.megatron)) problems.push_back(p);
       return problems;
     }
     default: throw FieldError("target", "'all' names no one file; accepted: megatron|deepspeed|nemo|slurm");
   }
 }
 
+std::optional<Target> form_of(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return std::nullopt;
+  if (text[first] == '{') return Target::kDeepSpeed;
+  if (text.find("\n#SBATCH") != std::string::npos) return Target::kSlurm;
+  if (text.compare(first, 2, "#!") == 0 || text.find("pretrain_gpt.py") != std::string::npos) return Target::kMegatron;
+  try {
+    if (YAML::Load(text).IsMap()) return Target::kNemo;
+  } catch (const YAML::Exception&) {
+  }
+  return std::nullopt;
+}
+
+std::string form_name(Target target) {
+  switch (target) {
+    case Target::kMegatron: return "a shell script running pretrain_gpt.py (megatron)";
+    case Target::kDeepSpeed: return "a ds_config JSON object (deepspeed)";
+    case Target::kNemo: return "a NeMo YAML mapping (nemo)";
+    case Target::kSlurm: return "an sbatch script with #SBATCH lines (slurm)";
+    default: return "four files";
+  }
+}
+
+CheckReport check_file(const std::string& name, std::optional<Target> target, const std::string& text,
+                       const EmitOptions& options) {
+  const std::optional<Target> form = form_of(text);
+  CheckReport report{target.value_or(form.value_or(Target::kAll)), !target, {}};
+  if (!form && !target)
+    throw FieldError("target", name + " has no form isoflop reads (" + form_name(Target::kDeepSpeed) + ", " +
+                                   form_name(Target::kNemo) + ", a shell or sbatch script); name the target: "
+                                   "megatron|deepspeed|nemo|slurm");
+  // An sbatch script that runs pretrain_gpt.py is a Megatron-LM launch too.
+  const bool fits = form == report.target || (report.target == Target::kMegatron && form == Target::kSlurm);
+  if (!fits)
+    throw InputError(name + ": target " + std::string(kTargetNames.name(report.target)) + " reads " +
+                     form_name(report.target) + "; found " + (form ? form_name(*form) : "none of the forms isoflop reads"));
+  report.problems = check_config(report.target, text, launch_data(), options);
+  return report;
+}
+
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options) {
-  const std::string version = version_or_default(*spec.data, options.megatron_version);
+  const Versions versions = versions_for(target, *spec.data, options.target_version);
+  const catalog::Catalog& catalog = catalog_of(options);
+  const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
   std::vector<EmittedFile> files;
   for (Target t : targets_of(target)) {
-    const LaunchSpec target_spec = for_target(t, spec, options);
-    EmittedFile f = render(t, target_spec, options, version);
+    const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
+    const LaunchSpec target_spec = for_target(t, runnable, options);
+    EmittedFile f = render(t, target_spec, options, versions);
     f.substitution = target_spec.substitution;
-    const auto problems = check_config(t, f.content, *spec.data, version);
+    f.relayout = target_spec.relayout;
+    const auto problems = check_config(t, f.content, *spec.data, options);
     if (!problems.empty())
       throw FieldError("plan layout", std::string(kTargetNames.name(t)) + " would reject this plan: " +
                                          join(problems, "; "));
@@ -134,6 +218,7 @@ std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& sp
                                     {"bytes", f.content.size()},
                                     {"hash", document_hash(f.content)}};
     if (!f.substitution.empty()) entry["substitution"] = f.substitution;
+    if (!f.relayout.empty()) entry["relayout"] = f.relayout;
     j["files"].push_back(entry);
   }
   return j.dump(2) + "\n";

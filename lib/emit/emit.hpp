@@ -2,9 +2,11 @@
 // checked the way its trainer checks it before it is handed out, and the same checks for a hand-written file.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.hpp"
 #include "core/enum_names.hpp"
 #include "emit/launch_spec.hpp"
 
@@ -18,9 +20,13 @@ inline constexpr EnumNames<Target, 5> kTargetNames{{{{Target::kMegatron, "megatr
                                                      {Target::kAll, "all"}}}};
 
 struct EmitOptions {
-  std::string megatron_version;     // a release in data/launch/megatron_flags.yaml; empty = the newest listed
+  // A Megatron-Core release (data/launch/megatron_flags.yaml) or a NeMo release (data/launch/nemo_keys.yaml),
+  // for the targets that have it; empty = the newest listed of each.
+  std::string target_version;
   std::string job_name = "isoflop"; // SLURM job name: letters, digits, '.', '_', '-', '+'
   bool substitute = true;           // false: refuse a positional encoding the trainer cannot spell
+  // The trainers' runnability rules (data/trainers.yaml), the layout search's own; required.
+  const catalog::Catalog* catalog = nullptr;
 };
 
 struct EmittedFile {
@@ -28,26 +34,43 @@ struct EmittedFile {
   Target target;
   std::string content;
   std::string substitution;  // the positional encoding the trainer runs instead of the plan's; empty if none
+  std::string relayout;      // the layout the trainer runs instead of the plan's, and why; empty if none
 };
 
-// The files of `target` (all four for kAll), each checked by its target's check first: throws FieldError
-// naming the plan's field or the option's field ("target_version", "job_name") with the trainer's rule when
-// the trainer would reject it, so nothing it would reject is ever returned.
+// The files of `target` (all four for kAll). Each target's trainer (megatron, deepspeed, nemo; slurm: the plan's)
+// holds the plan's layout to its runnability rules (data/trainers.yaml, the layout search's): a layout it refuses
+// but the plan's own trainer accepts is re-ranked under the target's rules (under_rules, lib/emit/targets.hpp);
+// one both refuse throws FieldError("plan layout") with the target's rule id and reason. Each file is then
+// checked by its target's check: throws FieldError naming the plan's field or the option's field
+// ("target_version", "job_name") when the trainer would reject it, so nothing it would reject is returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
-
-// Refuses (FieldError "plan layout", the rule id and reason the layout search uses) a plan whose best layout
-// `trainer` (data/trainers.yaml) would not run: a hand-edited document is held to the search's rules.
-void require_runnable(const plan::PlanResult& plan, const catalog::TrainerRules& trainer);
 
 inline constexpr const char* kManifestName = "manifest.json";
 
 // The names of the files `target` writes into a folder, the manifest last, known before anything is rendered.
 std::vector<std::string> file_names(Target target);
 
-// Checks a configuration file's text as `target`'s trainer would (kAll is not a file's target): the problems,
-// empty when it passes. `megatron_version` as in EmitOptions.
+// Checks a configuration file's text as `target`'s trainer would (kAll is not a file's target): the file read into
+// layout and batch facts, the same runnability rules as the search (options.catalog's trainer), and the format's
+// own identities. The problems, empty when it passes.
 std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
-                                      const std::string& megatron_version);
+                                      const EmitOptions& options);
+
+// The target whose form the text has: a JSON object (deepspeed), an sbatch script (slurm), a shell script running
+// pretrain_gpt.py (megatron), a YAML mapping (nemo); nullopt when none.
+std::optional<Target> form_of(const std::string& text);
+// The form in words: "a ds_config JSON object".
+std::string form_name(Target target);
+
+struct CheckReport {
+  Target target;
+  bool inferred = false;  // the target was read from the file's form
+  std::vector<std::string> problems;
+};
+// check_config for the file `name`, its target given or read from its form. Throws InputError naming the file,
+// the form `target` reads and the form found when they differ.
+CheckReport check_file(const std::string& name, std::optional<Target> target, const std::string& text,
+                       const EmitOptions& options);
 
 // The manifest of what was written: JSON listing each file with its target and hash, and the plan's hash.
 std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& spec);

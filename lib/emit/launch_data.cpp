@@ -38,9 +38,10 @@ std::vector<std::string> strings(const YAML::Node& node) {
   return out;
 }
 
-void read_flags(const Sections& s, LaunchData& d) {
-  d.megatron_versions = strings(s.at("megatron_versions"));
-  for (const auto& f : s.at("megatron_flags")) {
+// An argparse option list: data/launch/megatron_flags.yaml or megatron_deepspeed_flags.yaml.
+std::map<std::string, MegatronFlag> read_flag_list(const YAML::Node& list, const std::vector<std::string>& versions) {
+  std::map<std::string, MegatronFlag> flags;
+  for (const auto& f : list) {
     MegatronFlag flag;
     flag.name = f["name"].as<std::string>();
     const std::string nargs = f["nargs"].as<std::string>();
@@ -53,9 +54,25 @@ void read_flags(const Sections& s, LaunchData& d) {
       flag.nargs = std::stoi(nargs);
     }
     if (f["choices"]) flag.choices = strings(f["choices"]);
-    flag.versions = f["in"] ? strings(f["in"]) : d.megatron_versions;
-    d.megatron_flags[flag.name] = flag;
+    flag.versions = f["in"] ? strings(f["in"]) : versions;
+    flags[flag.name] = flag;
   }
+  return flags;
+}
+
+void read_flags(const Sections& s, LaunchData& d) {
+  d.megatron_versions = strings(s.at("megatron_versions"));
+  d.megatron_flags = read_flag_list(s.at("megatron_flags"), d.megatron_versions);
+  d.megatron_deepspeed_flags = read_flag_list(s.at("megatron_deepspeed_flags"), {});
+}
+
+void read_nemo_keys(const Sections& s, LaunchData& d) {
+  d.nemo_versions = strings(s.at("nemo_versions"));
+  for (const char* list : {"nemo_keys", "nemo_added_keys"})
+    for (const auto& k : s.at(list)) {
+      auto& versions = d.nemo_keys[k["path"].as<std::string>()];
+      for (const auto& v : k["in"] ? strings(k["in"]) : d.nemo_versions) versions.push_back(v);
+    }
 }
 
 // The scalar settings of defaults.yaml: section, key and the member each one fills, read by one loop per type.
@@ -122,14 +139,12 @@ LaunchData parse_launch_data(const std::vector<std::pair<std::string, std::strin
   LaunchData d;
   try {
     read_flags(s, d);
-    d.nemo_version = s.at("nemo_version").as<std::string>();
-    d.nemo_keys = strings(s.at("nemo_keys"));
-    d.nemo_added_keys = strings(s.at("nemo_added_keys"));
+    read_nemo_keys(s, d);
     read_defaults(s, d);
   } catch (const YAML::Exception& e) {
     throw CatalogError("data/launch:" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  if (d.megatron_versions.empty() || d.peak_lr.empty()) throw CatalogError("data/launch: empty version or lr table");
+  if (d.megatron_versions.empty() || d.nemo_versions.empty() || d.peak_lr.empty()) throw CatalogError("data/launch: empty version or lr table");
   return d;
 }
 

@@ -31,9 +31,12 @@ struct EnvironmentVariable {
 struct LaunchData {
   std::vector<std::string> megatron_versions;          // oldest first; the last is the default
   std::map<std::string, MegatronFlag> megatron_flags;  // by name
-  std::string nemo_version;
-  std::vector<std::string> nemo_keys;                  // "model.optim.sched.min_lr"
-  std::vector<std::string> nemo_added_keys;            // read with cfg.get although absent from the file
+  // Megatron-DeepSpeed's pretrain_gpt.py options (one fork, no releases: `versions` is empty).
+  std::map<std::string, MegatronFlag> megatron_deepspeed_flags;
+  std::vector<std::string> nemo_versions;              // oldest first; the last is the default
+  // NeMo's key paths ("model.optim.sched.min_lr") → the releases that have them: megatron_gpt_config.yaml's own,
+  // and those the model reads with cfg.get although absent from the file.
+  std::map<std::string, std::vector<std::string>> nemo_keys;
   std::vector<PeakLrAnchor> peak_lr;                   // ascending in params
   double min_lr_ratio = 0.1;
   double warmup_tokens = 0;
@@ -49,6 +52,7 @@ struct LaunchData {
   int cpus_per_gpu = 0;
 
   const std::string& default_megatron_version() const { return megatron_versions.back(); }
+  const std::string& default_nemo_version() const { return nemo_versions.back(); }
   // The flag, or nullptr when no release knows it.
   const MegatronFlag* megatron_flag(const std::string& name) const;
 };

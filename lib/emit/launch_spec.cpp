@@ -74,6 +74,8 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
     s.job.trainer = parallel::kTrainerNames.parse(plan.search.trainer.name, "plan search trainer");
   s.seq = plan.job.seq;
   s.layout = best.layout;
+  s.cluster = plan.cluster;
+  s.search = plan.search;
   s.gpus = plan.cluster.gpus;
   s.gpus_per_node = plan.cluster.gpus_per_node;
   if (s.gpus_per_node <= 0 || s.gpus % s.gpus_per_node != 0)
@@ -127,6 +129,7 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);
   out += prefix + line;
   if (!s.substitution.empty()) out += prefix + s.substitution + "\n";
+  if (!s.relayout.empty()) out += prefix + s.relayout + "\n";
   return out;
 }
 

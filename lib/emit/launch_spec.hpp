@@ -8,6 +8,7 @@
 
 #include "emit/launch_data.hpp"
 #include "parallel/layout.hpp"
+#include "parallel/search.hpp"
 #include "plan/plan.hpp"
 
 namespace isoflop::emit {
@@ -36,6 +37,8 @@ struct LaunchSpec {
   long long seq = 0;
   parallel::Layout layout;
   parallel::JobSpec job;       // trainer, attention kernel, precision, optimizer
+  parallel::ClusterSpec cluster;
+  parallel::SearchOptions search;  // the plan's search (its pins): a target whose trainer refuses the layout re-ranks
   int gpus = 0, gpus_per_node = 0, nodes = 0;
   long long global_batch = 0;  // sequences per iteration
   long long grad_accum = 0;    // micro-batches per data-parallel rank per iteration: B / (b · DP)
@@ -46,6 +49,7 @@ struct LaunchSpec {
   Prediction predicted;
   double time_limit_s = 0;     // predicted run time plus the margin (data/launch/defaults.yaml)
   std::string substitution;    // one line when the target spells another positional encoding; empty otherwise
+  std::string relayout;        // one line when the target's trainer runs another layout than the plan's
   const LaunchData* data = nullptr;
 };
 

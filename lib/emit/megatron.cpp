@@ -270,8 +270,17 @@ std::string environment_lines(const LaunchSpec& spec) {
   return out;
 }
 
-ParsedArguments parse_megatron_arguments(const std::vector<std::string>& words, const LaunchData& data,
-                                         const std::string& version) {
+std::vector<std::string> argument_list(const std::vector<Argument>& arguments) {
+  std::vector<std::string> words;
+  for (const auto& a : arguments) {
+    words.push_back(a.flag);
+    words.insert(words.end(), a.values.begin(), a.values.end());
+  }
+  return words;
+}
+
+ParsedArguments parse_arguments(const std::vector<std::string>& words, const std::map<std::string, MegatronFlag>& flags,
+                                const std::string& program, const std::string& version) {
   ParsedArguments out;
   for (size_t i = 0; i < words.size();) {
     const std::string& w = words[i++];
@@ -279,9 +288,10 @@ ParsedArguments parse_megatron_arguments(const std::vector<std::string>& words, 
       out.problems.push_back("unexpected value '" + w + "' (no option takes it)");
       continue;
     }
-    const MegatronFlag* f = data.megatron_flag(w);
-    if (!f || std::find(f->versions.begin(), f->versions.end(), version) == f->versions.end()) {
-      out.problems.push_back(w + " is not an option of Megatron-LM " + version +
+    const auto it = flags.find(w);
+    const MegatronFlag* f = it == flags.end() ? nullptr : &it->second;
+    if (!f || (!version.empty() && std::find(f->versions.begin(), f->versions.end(), version) == f->versions.end())) {
+      out.problems.push_back(w + " is not an option of " + program + (version.empty() ? "" : " " + version) +
                              (f ? " (" + join(f->versions, ", ") + " has it)" : ""));
       while (i < words.size() && words[i].rfind("--", 0) != 0) ++i;
       continue;
@@ -312,7 +322,7 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
   const ScriptWords words = read_script_words(script);
   const std::vector<std::string> argv = program_arguments(words, "pretrain_gpt.py");
   if (argv.empty()) return {"no command runs pretrain_gpt.py"};
-  ParsedArguments args = parse_megatron_arguments(argv, data, version);
+  ParsedArguments args = parse_arguments(argv, data.megatron_flags, "Megatron-LM", version);
   std::map<std::string, std::string> env;
   long long nodes = 0, per_node = 0;
   for (const auto& c : words.commands) {

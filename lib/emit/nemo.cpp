@@ -13,13 +13,36 @@
 namespace isoflop::emit {
 namespace {
 
-// Indented "key: value" lines.
+// Indented "key: value" lines, and the key path of each ("model.optim.sched.min_lr").
 struct Yaml {
   std::string text;
+  std::vector<std::string> paths, sections;
   void put(int depth, const std::string& key, const std::string& value = "") {
     text += std::string(2 * depth, ' ') + key + ":" + (value.empty() ? "" : " " + value) + "\n";
+    sections.resize(static_cast<size_t>(depth));
+    std::string path;
+    for (const auto& s : sections) path += s + ".";
+    paths.push_back(path + key);
+    if (value.empty()) sections.push_back(key);
   }
 };
+
+// The releases that have the key path, or nullptr when no release listed does.
+const std::vector<std::string>* releases_of(const LaunchData& data, const std::string& path) {
+  const auto it = data.nemo_keys.find(path);
+  return it == data.nemo_keys.end() ? nullptr : &it->second;
+}
+
+bool has_key(const LaunchData& data, const std::string& version, const std::string& path) {
+  const auto* r = releases_of(data, path);
+  return r && std::find(r->begin(), r->end(), version) != r->end();
+}
+
+std::string key_problem(const LaunchData& data, const std::string& version, const std::string& path) {
+  const auto* r = releases_of(data, path);
+  return path + " is not a key of NeMo " + version + "'s megatron_gpt_config.yaml" +
+         (r ? " (" + join(*r, ", ") + " has it)" : "");
+}
 
 std::string str(long long v) { return std::to_string(v); }
 std::string yes(bool b) { return b ? "true" : "false"; }
@@ -38,9 +61,39 @@ long long integer_at(const YAML::Node& root, const char* a, const char* b, long 
   return n.as<long long>();
 }
 
+// What the config states of the layout, the model, the batch and the cluster (megatron_gpt_config.yaml's keys).
+LayoutFacts facts_of(const YAML::Node& root) {
+  const YAML::Node model = root["model"];
+  auto i = [&](const char* key, long long fallback) { return static_cast<int>(integer_at(root, "model", key, fallback)); };
+  LayoutFacts f;
+  auto& l = f.layout;
+  l.tp = i("tensor_model_parallel_size", 1);
+  l.pp = i("pipeline_model_parallel_size", 1);
+  l.vpp = i("virtual_pipeline_model_parallel_size", 1);
+  l.cp = i("context_parallel_size", 1);
+  l.ep = i("expert_model_parallel_size", 1);
+  l.micro_batch = i("micro_batch_size", 1);
+  l.sequence_parallel = model["sequence_parallel"] && model["sequence_parallel"].as<bool>();
+  const YAML::Node optim = model["optim"];
+  l.zero_stage = optim && optim["name"] && optim["name"].as<std::string>() == "distributed_fused_adam" ? 1 : 0;
+  if (model["fsdp"] && model["fsdp"].as<bool>()) l.zero_stage = 3;
+  f.cluster.gpus_per_node = static_cast<int>(integer_at(root, "trainer", "devices", 1));
+  f.cluster.gpus = static_cast<int>(f.cluster.gpus_per_node * integer_at(root, "trainer", "num_nodes", 1));
+  const long long model_parallel = static_cast<long long>(l.tp) * l.pp * l.cp;
+  l.dp = static_cast<int>(std::max(1LL, model_parallel > 0 ? f.cluster.gpus / model_parallel : 1));
+  auto& m = f.job.architecture;
+  m.layers = i("num_layers", 0);
+  m.heads = i("num_attention_heads", 0);
+  m.kv_heads = i("num_query_groups", 0);
+  m.moe.experts = i("num_moe_experts", 0);
+  f.job.seq = i("encoder_seq_length", 0);
+  f.job.global_batch = integer_at(root, "model", "global_batch_size", static_cast<long long>(l.micro_batch) * l.dp);
+  return f;
+}
+
 }  // namespace
 
-std::string emit_nemo(const LaunchSpec& s) {
+std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
   const auto& m = s.arch;
   const auto& l = s.layout;
   if (l.zero_stage >= 2)
@@ -48,7 +101,7 @@ std::string emit_nemo(const LaunchSpec& s) {
                                                   " has no NeMo 1.x spelling here (distributed_fused_adam shards the "
                                                   "optimizer state, ZeRO-1); accepted: 0, 1");
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
-    throw FieldError("plan layout", "NeMo " + s.data->nemo_version + "'s config has no uneven "
+    throw FieldError("plan layout", "NeMo " + version + "'s config has no uneven "
                                                       "pipeline stages; accepted: 0 (an even split)");
   if (m.positional == model::PositionalEncoding::kRelative || m.positional == model::PositionalEncoding::kNone)
     throw FieldError("plan architecture", "'" + std::string(model::kPositionalEncodingNames.name(m.positional)) +
@@ -57,9 +110,9 @@ std::string emit_nemo(const LaunchSpec& s) {
     throw FieldError("plan architecture", "'relu' has no NeMo spelling here; accepted: gelu, swiglu");
   if (m.moe.enabled() && m.moe.every > 1)
     throw FieldError("plan architecture", "MoE every " + std::to_string(m.moe.every) + " layers has no NeMo " +
-                                              s.data->nemo_version + " key; accepted: every layer");
+                                              version + " key; accepted: every layer");
   Yaml y;
-  y.text = header_comment(s, "NeMo " + s.data->nemo_version + " (megatron_gpt_config.yaml)", "# ");
+  y.text = header_comment(s, "NeMo " + version + " (megatron_gpt_config.yaml)", "# ");
   y.text += "# Overrides for megatron_gpt_pretraining.py: --config-path DIR --config-name THIS_FILE.\n";
   y.put(0, "trainer");
   y.put(1, "devices", str(s.gpus_per_node));
@@ -121,10 +174,13 @@ std::string emit_nemo(const LaunchSpec& s) {
   y.put(3, "warmup_steps", str(s.schedule.warmup_iters));
   y.put(3, "constant_steps", "0");
   y.put(3, "min_lr", number(s.schedule.min_lr));
+  for (const auto& path : y.paths)  // a key the release lacks: name the releases that have it
+    if (!has_key(*s.data, version, path)) throw FieldError("target_version", key_problem(*s.data, version, path));
   return y.text;
 }
 
-std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data) {
+std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data, const std::string& version,
+                                    const catalog::TrainerRules& rules) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -134,25 +190,9 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
   if (!root.IsMap()) return {"a NeMo config is a mapping"};
   std::vector<std::string> problems, paths;
   flatten(root, "", paths);
-  std::set<std::string> known(data.nemo_keys.begin(), data.nemo_keys.end());
-  known.insert(data.nemo_added_keys.begin(), data.nemo_added_keys.end());
   for (const auto& p : paths)
-    if (!known.count(p)) problems.push_back(p + " is not a key of NeMo " + data.nemo_version + "'s megatron_gpt_config.yaml");
+    if (!has_key(data, version, p)) problems.push_back(key_problem(data, version, p));
   try {
-    const long long tp = integer_at(root, "model", "tensor_model_parallel_size", 1);
-    const long long pp = integer_at(root, "model", "pipeline_model_parallel_size", 1);
-    const long long cp = integer_at(root, "model", "context_parallel_size", 1);
-    const long long world = integer_at(root, "trainer", "devices", 1) * integer_at(root, "trainer", "num_nodes", 1);
-    const long long micro = integer_at(root, "model", "micro_batch_size", 1);
-    const long long global = integer_at(root, "model", "global_batch_size", micro);
-    if (tp < 1 || pp < 1 || cp < 1 || micro < 1 || world % (tp * pp * cp) != 0)
-      problems.push_back("trainer.devices x trainer.num_nodes must be divisible by TP x PP x CP");
-    else if (global % (micro * (world / (tp * pp * cp))) != 0)
-      problems.push_back("model.global_batch_size must be divisible by micro_batch_size x DP");
-    if (pp > 0 && integer_at(root, "model", "num_layers", 0) % pp != 0)
-      problems.push_back("model.num_layers must be divisible by pipeline_model_parallel_size");
-    if (tp > 0 && integer_at(root, "model", "num_attention_heads", tp) % tp != 0)
-      problems.push_back("model.num_attention_heads must be divisible by tensor_model_parallel_size");
     const std::string precision = root["trainer"]["precision"] ? root["trainer"]["precision"].as<std::string>() : "32";
     const std::set<std::string> precisions = {"16", "bf16", "16-mixed", "bf16-mixed", "32"};
     if (!precisions.count(precision)) problems.push_back("trainer.precision '" + precision + "': accepted: 16, bf16, 16-mixed, bf16-mixed, 32");
@@ -160,6 +200,8 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
     if (sched && sched["min_lr"] && root["model"]["optim"]["lr"] &&
         sched["min_lr"].as<double>() > root["model"]["optim"]["lr"].as<double>())
       problems.push_back("model.optim.sched.min_lr must not exceed model.optim.lr");
+    // The layout the file states, held to the trainer's runnability rules (the layout search's).
+    for (auto& p : rule_problems(rules, facts_of(root))) problems.push_back(p);
   } catch (const YAML::Exception& e) {
     problems.push_back("line " + std::to_string(e.mark.line + 1) + ": a value has the wrong type");
   }

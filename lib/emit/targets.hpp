@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/trainers.hpp"
 #include "emit/launch_spec.hpp"
 
 namespace isoflop::emit {
@@ -30,7 +31,9 @@ struct ParsedArguments {
 // Throws FieldError when the model or layout has no spelling in Megatron-LM.
 std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string& version);
 // Megatron-DeepSpeed's pretrain_gpt.py: Megatron's arguments less its distributed optimizer, plus DeepSpeed's
-// (--deepspeed, the config at `config_path`, the ZeRO stage). Megatron-DeepSpeed's own flag list is not checked.
+// (--deepspeed, the config at `config_path`, the ZeRO stage), each parsed against Megatron-DeepSpeed's own flag
+// list (data/launch/megatron_deepspeed_flags.yaml) first: an option it lacks is an internal error
+// (std::logic_error naming the option), never a script the trainer would refuse.
 std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
                                                    const std::string& config_path);
 // "--flag value …" as shell words: "$NAME" values stay variables, the rest are quoted where needed.
@@ -40,10 +43,12 @@ std::string arguments_array(const std::string& name, const std::vector<Argument>
 // The environment lines ("export NAME=value") the trainer needs.
 std::string environment_lines(const LaunchSpec& spec);
 std::string emit_megatron(const LaunchSpec& spec, const std::string& version);
-// argparse over `version`'s flags: unknown options (naming the release that has them), missing or extra values,
-// values outside the choices.
-ParsedArguments parse_megatron_arguments(const std::vector<std::string>& words, const LaunchData& data,
-                                         const std::string& version);
+// argparse over `flags` as `program` at `version` parses them (empty version: flags without releases): unknown
+// options (naming the release that has them), missing or extra values, values outside the choices.
+ParsedArguments parse_arguments(const std::vector<std::string>& words, const std::map<std::string, MegatronFlag>& flags,
+                                const std::string& program, const std::string& version);
+// The words of arguments, as argparse receives them.
+std::vector<std::string> argument_list(const std::vector<Argument>& arguments);
 // validate_args and the micro-batch calculator's rules; world_gpus 0 when unknown.
 std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
                                                 const std::map<std::string, std::string>& environment);
@@ -52,11 +57,34 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
 // ---- DeepSpeed (deepspeed.cpp) --------------------------------------------------------------------------
 // With pipeline stages, the Megatron-DeepSpeed launch line sits in the JSON under isoflop.launch.
 std::string emit_deepspeed(const LaunchSpec& spec, const std::string& megatron_version);
-std::vector<std::string> check_deepspeed(const std::string& json_text);
+// The ds_config's own identities (train_batch_size = micro × accumulation × DP, ...), its launch line parsed as
+// Megatron-DeepSpeed parses it, then the facts it states run through `rules` (rule_problems).
+std::vector<std::string> check_deepspeed(const std::string& json_text, const LaunchData& data,
+                                         const catalog::TrainerRules& rules);
 
 // ---- NeMo (nemo.cpp) ------------------------------------------------------------------------------------
-std::string emit_nemo(const LaunchSpec& spec);
-std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data);
+// Throws FieldError("target_version") naming the releases that have a key `version` lacks.
+std::string emit_nemo(const LaunchSpec& spec, const std::string& version);
+// The key paths of `version`, precision and learning rates, then the facts through `rules` (rule_problems).
+std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data, const std::string& version,
+                                    const catalog::TrainerRules& rules);
+
+// ---- Trainer rules (rules.cpp) ---------------------------------------------------------------------------
+// What a configuration file states of the layout, the model, the batch and the cluster. A fact it does not state
+// stays 0 and is taken as one every rule accepts (heads = TP, layers = PP × VPP, GPUs = TP·PP·CP·DP).
+struct LayoutFacts {
+  parallel::Layout layout;
+  parallel::JobSpec job;
+  parallel::ClusterSpec cluster;
+};
+// The layout search's runnability rules (lib/parallel/trainer_rules: structural, then `rules`'s own) over the
+// facts: "rule 'ID': reason", empty when they hold.
+std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, LayoutFacts facts);
+// The spec `target`'s trainer runs. The plan's layout when `target` accepts it. Otherwise, for a layout the plan's
+// own trainer (`own`) accepts, the best layout of the plan's model on its cluster under `target`'s rules and the
+// plan's pins (what `layout --from PLAN` with that trainer ranks first), said in `relayout`. Throws FieldError
+// naming `target`'s rule when `own` refuses the layout too (a hand-edited plan) or no layout fits.
+LaunchSpec under_rules(const LaunchSpec& spec, const catalog::TrainerRules& target, const catalog::TrainerRules& own);
 
 // ---- SLURM (slurm.cpp) ----------------------------------------------------------------------------------
 std::string emit_slurm(const LaunchSpec& spec, const std::string& job_name, const std::string& megatron_version);

@@ -31,7 +31,8 @@ _isoflop() {
     --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron" -- "$cur")) && return 0 ;;
     --out) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm" -- "$cur")); return 0 ;;
-    --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0" -- "$cur")); return 0 ;;
+    --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0 v1.22.0 v1.23.0 v2.4.0" -- "$cur")); return 0 ;;
+    --check) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
   case "$command:${COMP_WORDS[COMP_CWORD-1]}" in
     validate:--preset) COMPREPLY=($(compgen -W "smoke cpu gpu" -- "$cur")); return 0 ;;

@@ -45,6 +45,21 @@ plan::PlanResult gpt3_plan() {
 
 LaunchSpec spec_of(const plan::PlanResult& p) { return make_launch_spec(p, launch_data(), "fnv1a64:0", "0.1.0"); }
 
+const catalog::Catalog& test_catalog() {
+  static const catalog::Catalog c = catalog::load_catalog();
+  return c;
+}
+
+// Emit options with the trainers' rules of data/trainers.yaml.
+EmitOptions options(const std::string& version = "") {
+  EmitOptions o;
+  o.target_version = version;
+  o.catalog = &test_catalog();
+  return o;
+}
+
+const catalog::TrainerRules& rules(const char* trainer) { return test_catalog().trainer(trainer); }
+
 }  // namespace
 
 TEST_CASE("the training length and batch match the GPT-3 175B launch script of the Megatron-LM README") {
@@ -74,7 +89,7 @@ TEST_CASE("the peak learning rate falls with model size between the published an
 }
 
 TEST_CASE("every file starts with a comment naming isoflop, the plan and the predictions") {
-  const auto files = emit_files(Target::kAll, spec_of(gpt3_plan()), {});
+  const auto files = emit_files(Target::kAll, spec_of(gpt3_plan()), options());
   REQUIRE(files.size() == 4);
   for (const auto& f : files) {
     CHECK(f.content.find("isoflop 0.1.0") != std::string::npos);
@@ -83,24 +98,24 @@ TEST_CASE("every file starts with a comment naming isoflop, the plan and the pre
     CHECK(f.content.find("step 30.000 s") != std::string::npos);
   }
   CHECK(files[0].content.find("Megatron-LM core_v0.13.0") != std::string::npos);
-  CHECK(emit_files(Target::kAll, spec_of(gpt3_plan()), {})[3].content == files[3].content);  // deterministic
+  CHECK(emit_files(Target::kAll, spec_of(gpt3_plan()), options())[3].content == files[3].content);  // deterministic
 }
 
 TEST_CASE("Megatron: the arguments parse at the target release, and a flag it lacks names the release that has it") {
   plan::PlanResult p = gpt3_plan();
   p.layouts.layouts[0].layout.first_stage_layers = 4;
   p.layouts.layouts[0].layout.last_stage_layers = 4;  // 88 layers left for 14 stages: not divisible
-  CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, spec_of(p), {}), doctest::Contains("num-layers must be divisible"),
+  CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, spec_of(p), options()),
+                       doctest::Contains("rule 'stages': first 4 and last 4 stage layers leave 88 of 96 layers"),
                        FieldError);
   p.layouts.layouts[0].layout.last_stage_layers = 8;  // 84 for 14 stages
-  CHECK(emit_files(Target::kMegatron, spec_of(p), {}).size() == 1);
-  EmitOptions old;
-  old.megatron_version = "core_v0.8.0";
+  CHECK(emit_files(Target::kMegatron, spec_of(p), options()).size() == 1);
+  EmitOptions old = options("core_v0.8.0");
   CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, spec_of(p), old),
                        doctest::Contains("--decoder-first-pipeline-num-layers is not an option of Megatron-LM "
                                          "core_v0.8.0 (core_v0.13.0 has it)"),
                        FieldError);
-  old.megatron_version = "core_v0.5.0";
+  old.target_version = "core_v0.5.0";
   CHECK_THROWS_AS(emit_files(Target::kMegatron, spec_of(p), old), FieldError);
 }
 
@@ -135,7 +150,7 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
 }
 
 TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with pipeline stages is refused") {
-  const auto files = emit_files(Target::kDeepSpeed, spec_of(gpt3_plan()), {});
+  const auto files = emit_files(Target::kDeepSpeed, spec_of(gpt3_plan()), options());
   const auto j = nlohmann::json::parse(files[0].content);
   CHECK(j["train_batch_size"] == 1536);
   CHECK(j["train_batch_size"].get<long long>() == j["train_micro_batch_size_per_gpu"].get<long long>() *
@@ -143,34 +158,126 @@ TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with p
   CHECK(j["scheduler"]["params"]["total_num_steps"].get<long long>() * 1536 >= 146484375);
   plan::PlanResult p = gpt3_plan();
   p.layouts.layouts[0].layout.zero_stage = 2;
-  CHECK_THROWS_WITH_AS(emit_files(Target::kDeepSpeed, spec_of(p), {}),
-                       doctest::Contains("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"), FieldError);
+  // Megatron's plan (it offers no ZeRO-2) edited to ZeRO-2: refused under DeepSpeed's rule, not Megatron's.
+  CHECK_THROWS_WITH_AS(emit_files(Target::kDeepSpeed, spec_of(p), options()),
+                       doctest::Contains("deepspeed refuses the plan's layout (TP 8, PP 16, VPP 1, CP 1, DP 8, EP 1, "
+                                         "ZeRO-2, micro-batch 1): rule 'zero_with_pipeline': deepspeed runs ZeRO "
+                                         "stage at most 1 with pipeline parallelism, got ZeRO-2 with PP 16"),
+                       FieldError);
+  const auto& ds = rules("deepspeed");
   std::string edited = files[0].content;
   edited.replace(edited.find("\"train_batch_size\": 1536"), 24, "\"train_batch_size\": 1535");
-  CHECK(check_deepspeed(edited).size() == 1);
-  CHECK(check_deepspeed("{\"train_batch_size\": 8}").size() == 2);
-  CHECK(check_deepspeed("{").at(0).find("not JSON") == 0);
+  const auto problems = check_deepspeed(edited, launch_data(), ds);  // the identity, then the search's batch rule
+  CHECK(problems == std::vector<std::string>{
+                        "train_batch_size 1535 != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP 8",
+                        "rule 'batch': global batch 1535 is not divisible by micro-batch·DP = 8"});
+  CHECK(check_deepspeed("{\"train_batch_size\": 8}", launch_data(), ds).size() == 2);
+  CHECK(check_deepspeed("{", launch_data(), ds).at(0).find("not JSON") == 0);
 }
 
 TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
-  const auto files = emit_files(Target::kNemo, spec_of(gpt3_plan()), {});
+  const auto files = emit_files(Target::kNemo, spec_of(gpt3_plan()), options());
   const std::string& y = files[0].content;
-  CHECK(check_nemo(y, launch_data()).empty());
+  const LaunchData& d = launch_data();
+  auto check_nemo = [&](const std::string& text) { return emit::check_nemo(text, d, "v2.4.0", rules("nemo")); };
+  CHECK(check_nemo(y).empty());
   CHECK(y.find("    sched:\n      name: CosineAnnealing\n      warmup_steps: 318\n") != std::string::npos);
-  CHECK(check_nemo(y + "model2:\n  x: 1\n", launch_data()).size() == 2);  // model2 and model2.x
+  CHECK(check_nemo(y + "model2:\n  x: 1\n").size() == 2);  // model2 and model2.x
   std::string bad = y;
   bad.replace(bad.find("global_batch_size: 1536"), 23, "global_batch_size: 1537");
-  CHECK(check_nemo(bad, launch_data()).at(0).find("global_batch_size") != std::string::npos);
+  CHECK(check_nemo(bad).at(0) == "rule 'batch': global batch 1537 is not divisible by micro-batch·DP = 8");
+}
+
+TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's rules, the very ones of the search") {
+  plan::PlanResult p = gpt3_plan();
+  const std::string text = emit_files(Target::kDeepSpeed, spec_of(p), options())[0].content;
+  CHECK(check_deepspeed(text, launch_data(), rules("deepspeed")).empty());
+  // An interleaved schedule (what a Megatron plan with VPP 2 would ask for): DeepSpeed has none.
+  std::string interleaved = text;
+  interleaved.replace(interleaved.find("--zero-stage 1"), 14, "--zero-stage 1 --num-layers-per-virtual-pipeline-stage 3");
+  CHECK(check_deepspeed(interleaved, launch_data(), rules("deepspeed")) ==
+        std::vector<std::string>{"rule 'interleaving': deepspeed has no interleaved schedule (VPP must be 1)"});
+  std::string zero2 = text;
+  zero2.replace(zero2.find("\"stage\": 1"), 10, "\"stage\": 2");
+  CHECK(check_deepspeed(zero2, launch_data(), rules("deepspeed")).at(0).find("rule 'zero_with_pipeline'") == 0);
+  std::string unknown = text;
+  unknown.replace(unknown.find("--zero-stage 1"), 14, "--zero-stage 1 --no-such-flag");
+  CHECK(check_deepspeed(unknown, launch_data(), rules("deepspeed")).at(0) ==
+        "isoflop.launch: --no-such-flag is not an option of Megatron-DeepSpeed");
+}
+
+TEST_CASE("Megatron-DeepSpeed: a flag its parser lacks is an internal error naming it, never a written line") {
+  LaunchData without = launch_data();
+  without.megatron_deepspeed_flags.erase("--zero-stage");
+  LaunchSpec s = spec_of(gpt3_plan());
+  s.data = &without;
+  CHECK_THROWS_WITH_AS(megatron_deepspeed_arguments(s, "core_v0.13.0", "ds_config.json"),
+                       doctest::Contains("--zero-stage is not an option of Megatron-DeepSpeed"), std::logic_error);
+}
+
+TEST_CASE("NeMo releases are data: the header names the one written, a key it lacks names the releases with it") {
+  const LaunchData& d = launch_data();
+  REQUIRE(d.nemo_versions.size() >= 3);
+  plan::PlanResult p = gpt3_plan();
+  CHECK(emit_files(Target::kNemo, spec_of(p), options("v1.22.0"))[0].content.find("target NeMo v1.22.0 (") !=
+        std::string::npos);
+  CHECK(emit_files(Target::kNemo, spec_of(p), options())[0].content.find("target NeMo " + d.default_nemo_version()) !=
+        std::string::npos);
+  CHECK_THROWS_WITH_AS(emit_files(Target::kNemo, spec_of(p), options("v9.9")),
+                       doctest::Contains("'v9.9' is not one of v1.22.0|v1.23.0|v2.4.0 (NeMo)"), FieldError);
+  // NeMo v1.22.0's model reads no MoE keys (num_moe_experts appears in megatron_gpt_model.py at v1.23.0).
+  auto& a = p.job.architecture;
+  a.moe.experts = 8;
+  a.moe.top_k = 2;
+  p.layouts.layouts[0].layout.ep = 8;
+  try {
+    emit_files(Target::kNemo, spec_of(p), options("v1.22.0"));
+    FAIL("an MoE model has no NeMo v1.22.0 keys");
+  } catch (const FieldError& e) {
+    CHECK(e.field() == "target_version");
+    CHECK(e.message() == "model.num_moe_experts is not a key of NeMo v1.22.0's megatron_gpt_config.yaml "
+                         "(v1.23.0, v2.4.0 has it)");
+  }
+  const std::string moe = emit_files(Target::kNemo, spec_of(p), options("v1.23.0"))[0].content;
+  CHECK(check_nemo(moe, d, "v1.23.0", rules("nemo")).empty());
+  CHECK(check_nemo(moe, d, "v1.22.0", rules("nemo")).size() == 3);  // experts, top-k, expert parallel size
+}
+
+TEST_CASE("NeMo --check: the layout the file states is held to NeMo's rules") {
+  const std::string y = emit_files(Target::kNemo, spec_of(gpt3_plan()), options())[0].content;
+  std::string wide = y;  // TP 16 on nodes of 8 GPUs
+  wide.replace(wide.find("tensor_model_parallel_size: 8"), 29, "tensor_model_parallel_size: 16");
+  wide.replace(wide.find("pipeline_model_parallel_size: 16"), 32, "pipeline_model_parallel_size: 8");
+  CHECK(check_nemo(wide, launch_data(), "v2.4.0", rules("nemo")).at(0).find("rule 'tp_within_node'") == 0);
+  std::string odd = y;
+  odd.replace(odd.find("num_nodes: 128"), 14, "num_nodes: 127");
+  CHECK(check_nemo(odd, launch_data(), "v2.4.0", rules("nemo")).at(0).find("rule 'gpus'") == 0);
+}
+
+TEST_CASE("--check: the target is read from the file's form, and another form is an input error naming both") {
+  const auto files = emit_files(Target::kAll, spec_of(gpt3_plan()), options());
+  for (const auto& f : files) {
+    const CheckReport r = check_file(f.name, std::nullopt, f.content, options());
+    CHECK(r.target == f.target);
+    CHECK(r.inferred);
+    CHECK(r.problems.empty());
+  }
+  CHECK_THROWS_WITH_AS(check_file("megatron.sh", Target::kDeepSpeed, files[0].content, options()),
+                       "megatron.sh: target deepspeed reads a ds_config JSON object (deepspeed); found a shell script "
+                       "running pretrain_gpt.py (megatron)",
+                       InputError);
+  CHECK_THROWS_AS(check_file("x", std::nullopt, "just words\n", options()), FieldError);
+  CHECK(check_file("job.sbatch", Target::kMegatron, files[3].content, options()).problems.empty());
 }
 
 TEST_CASE("SLURM: the job name is refused unless plain, and the time limit covers the run with its margin") {
   const LaunchSpec s = spec_of(gpt3_plan());
   for (const char* hostile : {"a b", "x$(reboot)", "it's", "a\nb", "a\"b", "", "semi;colon"}) {
-    EmitOptions o;
+    EmitOptions o = options();
     o.job_name = hostile;
     CHECK_THROWS_AS(emit_files(Target::kSlurm, s, o), FieldError);
   }
-  const std::string script = emit_files(Target::kSlurm, s, {})[0].content;
+  const std::string script = emit_files(Target::kSlurm, s, options())[0].content;
   CHECK(check_slurm(script).empty());
   // The plan's run time: 95,368 iterations (146,484,375 / 1536, rounded up) × 30 s = 2,861,040 s; + 10% =
   // 52,452.4 minutes, rounded up: 36 days 10:13.

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Regenerates data/launch/nemo_keys.yaml from NeMo's megatron_gpt_config.yaml.
+"""Regenerates data/launch/nemo_keys.yaml from NeMo's megatron_gpt_config.yaml at several releases.
 
-usage: nemo_keys.py NEMO_GIT_DIR TAG > data/launch/nemo_keys.yaml
+usage: nemo_keys.py NEMO_GIT_DIR TAG... > data/launch/nemo_keys.yaml   (oldest first; the last is the default)
 
-Lists every key path of examples/nlp/language_modeling/conf/megatron_gpt_config.yaml at TAG ("trainer.devices",
-"model.optim.sched.min_lr"): the paths an override file may set without Hydra's '+' prefix.
+Lists every key path of examples/nlp/language_modeling/conf/megatron_gpt_config.yaml ("trainer.devices",
+"model.optim.sched.min_lr"), with the releases that have it (`in`, absent = all): the paths an override file may set
+without Hydra's '+' prefix. Keys the model reads with cfg.get although the file lacks them (MoE, CP) are listed
+for the releases whose model code reads them.
 """
 import subprocess
 import sys
@@ -12,6 +14,9 @@ import sys
 import yaml
 
 CONFIG = 'examples/nlp/language_modeling/conf/megatron_gpt_config.yaml'
+MODEL_CODE = ['nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py',
+              'nemo/collections/nlp/models/language_modeling/megatron_base_model.py']
+READ_WITH_GET = ['num_moe_experts', 'moe_router_topk', 'expert_model_parallel_size', 'context_parallel_size']
 
 
 def paths(node, prefix=''):
@@ -22,26 +27,38 @@ def paths(node, prefix=''):
             yield from paths(value, path + '.')
 
 
+def git(repo, *args):
+    return subprocess.run(['git', '-C', repo] + list(args), capture_output=True, text=True)
+
+
+def entry(path, tags, all_tags):
+    return '  - {path: %s}' % path if tags == all_tags else '  - {path: %s, in: [%s]}' % (path, ', '.join(tags))
+
+
 def main():
-    repo, tag = sys.argv[1], sys.argv[2]
-    text = subprocess.run(['git', '-C', repo, 'show', tag + ':' + CONFIG], check=True, capture_output=True,
-                          text=True).stdout
-    config = yaml.safe_load(text)
-    print('# Key paths of NeMo 1.x megatron_gpt_config.yaml, which an emitted override file may set.')
-    print('# source: NVIDIA/NeMo %s, %s (regenerate with tests/emit/nemo_keys.py).' % (tag, CONFIG))
-    print('nemo_version: ' + tag)
+    repo, tags = sys.argv[1], sys.argv[2:]
+    keys, added = {}, {}
+    for tag in tags:
+        config = yaml.safe_load(git(repo, 'show', tag + ':' + CONFIG).stdout)
+        for p in paths(config):
+            if p != 'defaults':
+                keys.setdefault(p, []).append(tag)
+        for k in READ_WITH_GET:
+            if 'model.' + k not in keys or tag not in keys['model.' + k]:
+                if git(repo, 'grep', '-q', k, tag, '--', *MODEL_CODE).returncode == 0:
+                    added.setdefault('model.' + k, []).append(tag)
+    print('# Key paths of NeMo megatron_gpt_config.yaml per release, which an emitted override file may set.')
+    print('# source: NVIDIA/NeMo %s, %s (regenerate with tests/emit/nemo_keys.py).' % (', '.join(tags), CONFIG))
+    print('# in: the releases that have the key (absent = all). The last release listed is the default.')
+    print('nemo_versions: [%s]' % ', '.join(tags))
     print('nemo_keys:')
-    for p in paths(config):
-        if p != 'defaults':
-            print('  - ' + p)
-    print('# Keys absent from that file that the model reads with cfg.get (MoE), so they are set as new keys.')
-    print('# source: NVIDIA/NeMo %s, nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py' % tag)
-    print('# (build_transformer_config: num_moe_experts, moe_router_topk) and megatron_base_model.py')
-    print('# (expert_model_parallel_size, context_parallel_size).')
+    for p, t in keys.items():
+        print(entry(p, t, tags))
+    print('# Keys absent from that file that the model reads with cfg.get (MoE, CP), so they are set as new keys.')
+    print('# source: NVIDIA/NeMo, %s at each release.' % ' and '.join(MODEL_CODE))
     print('nemo_added_keys:')
-    for p in ('model.num_moe_experts', 'model.moe_router_topk', 'model.expert_model_parallel_size',
-              'model.context_parallel_size'):
-        print('  - ' + p)
+    for p, t in added.items():
+        print(entry(p, t, tags))
 
 
 if __name__ == '__main__':

@@ -123,12 +123,22 @@ def check_megatron(name, out, plan, tmp):
 
 def check_deepspeed(name, out, plan):
     ds = json.load(open(os.path.join(out, 'ds_config.json')))
-    layout = plan['layouts'][0]
+    meta, layout = ds['isoflop'], dict(plan['layouts'][0])
+    relayout = {f['file']: f.get('relayout', '') for f in json.load(open(os.path.join(out, 'manifest.json')))['files']}
+    # DeepSpeed has no interleaved schedule: a plan with VPP > 1 runs DeepSpeed's own best layout, said so.
+    expect((layout.get('vpp', 1) > 1) == bool(relayout['ds_config.json']),
+           name + ': ds_config runs another layout exactly when DeepSpeed refuses the plan\'s')
+    if relayout['ds_config.json']:
+        expect("rule 'interleaving'" in relayout['ds_config.json'] and relayout['ds_config.json'] in meta['comment'],
+               name + ': the ds_config says which rule moved its layout')
+        layout = {'dp': meta['data_parallel_size'], 'pp': meta['pipeline_stages'], 'tp': meta['tensor_parallel_size']}
+    expect(layout['dp'] * layout['pp'] * layout['tp'] == plan['cluster']['gpus'], name + ': DeepSpeed layout fills the GPUs')
     expect(ds['train_batch_size'] == ds['train_micro_batch_size_per_gpu'] * ds['gradient_accumulation_steps'] *
            layout['dp'], name + ': DeepSpeed batch identity')
     expect(ds['train_batch_size'] == plan['job']['global_batch'], name + ': DeepSpeed global batch')
     expect(layout['pp'] == 1 or ds['zero_optimization']['stage'] < 2, name + ': no ZeRO-2/3 with PP > 1')
-    launch = ds['isoflop'].get('launch', '')
+    launch = meta.get('launch', '')
+    expect('--num-layers-per-virtual-pipeline-stage' not in launch, name + ': no interleaved schedule for DeepSpeed')
     if layout['pp'] > 1:
         stage = '--zero-stage %d' % ds['zero_optimization']['stage']
         expect(launch.startswith('deepspeed ') and 'pretrain_gpt.py' in launch and stage in launch,
@@ -154,9 +164,9 @@ def check_deepspeed(name, out, plan):
 
 
 def check_nemo(name, out, plan, binary):
-    config = yaml.safe_load(open(os.path.join(out, 'nemo.yaml')))
-    keys = yaml.safe_load(open(os.path.join(ROOT, 'data/launch/nemo_keys.yaml')))
-    known = set(keys['nemo_keys']) | set(keys['nemo_added_keys'])
+    text = open(os.path.join(out, 'nemo.yaml')).read()
+    config = yaml.safe_load(text)
+    known = nemo_keys(re.search(r'target NeMo (v[0-9.]+) ', text).group(1))
 
     def paths(node, prefix=''):
         for k, v in node.items():
@@ -171,6 +181,13 @@ def check_nemo(name, out, plan, binary):
     expect(abs(steps * per_step - plan['allocation']['tokens']) <= per_step, name + ': NeMo max_steps')
     r = run(binary, ['emit', '--check', os.path.join(out, 'nemo.yaml'), '--target', 'nemo'])
     expect(r.returncode == 0, name + ': emit --check nemo.yaml (yaml-cpp): ' + r.stderr)
+
+
+def nemo_keys(version):
+    """The key paths of NeMo `version`'s megatron_gpt_config.yaml (and those its model reads with cfg.get)."""
+    data = yaml.safe_load(open(os.path.join(ROOT, 'data/launch/nemo_keys.yaml')))
+    assert version in data['nemo_versions'], version
+    return {k['path'] for k in data['nemo_keys'] + data['nemo_added_keys'] if version in k.get('in', data['nemo_versions'])}
 
 
 def check_slurm(name, out, plan, binary):
@@ -250,12 +267,15 @@ def check_substitution(name, out, plan_path, binary, stderr):
     if name != 'quickstart':
         expect(not relative and not any(notes.values()), name + ': nothing substituted')
         return
-    for f in ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch']:
+    launched = ['megatron.sh', 'nemo.yaml', 'job.sbatch']  # a ds_config without pipeline stages names no positions
+    if json.load(open(os.path.join(out, 'ds_config.json')))['isoflop'].get('launch'):
+        launched.append('ds_config.json')
+    for f in launched:
         expect("'relative'" in notes[f] and "'rotary'" in notes[f], name + ': manifest says ' + f + ' runs rotary')
         expect(('%s: %s' % (f, notes[f])) in stderr, name + ': stderr says ' + f + ' runs rotary')
         head = open(os.path.join(out, f)).read()[:1200]
         expect(notes[f] in head, name + ': ' + f + ' says so at the top')
-    for target in ['megatron', 'deepspeed', 'nemo', 'slurm']:
+    for target in [f.split('.')[0].replace('ds_config', 'deepspeed').replace('job', 'slurm') for f in launched]:
         r = run(binary, ['emit', target, '--from', plan_path, '--no-substitute'])
         expect(r.returncode == 2 and 'relative' in r.stderr and not r.stdout,
                name + ': --no-substitute refuses ' + target + ': %d %s' % (r.returncode, r.stderr))
@@ -302,11 +322,65 @@ def main():
                            open(os.path.join(golden, f + '.golden')).read() == text,
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
+        target_rules(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
     print('%d failures' % len(failures))
     return 1 if failures else 0
+
+
+def target_rules(binary, tmp):
+    """Each target's trainer holds the layout to its own rules (data/trainers.yaml), in emit and in --check; NeMo
+    releases are data; --check reads the target from the file's form and refuses another form (exit 2)."""
+    quick = os.path.join(tmp, 'quickstart.json')
+    # The ds_config an interleaved Megatron plan once gave DeepSpeed: DeepSpeed has no interleaved schedule.
+    fixture = os.path.join(HERE, 'interleaved_ds_config.json')
+    for target in (['--target', 'deepspeed'], []):
+        r = run(binary, ['emit', '--check', fixture] + target)
+        expect(r.returncode == 1 and "rule 'interleaving': deepspeed has no interleaved schedule" in r.stderr,
+               '--check %s refuses an interleaved ds_config: %d %s' % (target, r.returncode, r.stderr))
+    # A Megatron plan edited to ZeRO-2 with pipeline stages: refused under DeepSpeed's rule.
+    doc = json.load(open(quick))
+    assert doc['layouts'][0]['pp'] > 1
+    for layout in doc['layouts']:
+        layout['zero_stage'] = 2
+    json.dump(doc, open(os.path.join(tmp, 'megatron-zero2.json'), 'w'))
+    r = run(binary, ['emit', 'deepspeed', '--from', os.path.join(tmp, 'megatron-zero2.json')])
+    expect(r.returncode == 2 and not r.stdout and "rule 'zero_with_pipeline': deepspeed runs ZeRO stage at most 1" in
+           r.stderr and 're-plan for trainer deepspeed' in r.stderr and "'zero_stages'" not in r.stderr,
+           'a Megatron ZeRO-2 plan with PP for DeepSpeed: DeepSpeed\'s rule: %d %s' % (r.returncode, r.stderr))
+    # NeMo releases: the header names the one written, its keys are that release's; an MoE needs v1.23.0 or later.
+    moe = os.path.join(tmp, 'mixtral-8x7b.json')
+    for version in ['v1.23.0', 'v2.4.0']:
+        r = run(binary, ['emit', 'nemo', '--from', moe, '--target-version', version])
+        unknown = set(yaml_paths(yaml.safe_load(r.stdout))) - nemo_keys(version) if r.returncode == 0 else {'?'}
+        expect(('target NeMo %s (' % version) in r.stdout and not unknown,
+               'emit nemo --target-version %s: %d %s %s' % (version, r.returncode, r.stderr, unknown))
+    r = run(binary, ['emit', 'nemo', '--from', moe, '--target-version', 'v1.22.0'])
+    expect(r.returncode == 2 and 'model.num_moe_experts is not a key of NeMo v1.22.0' in r.stderr and 'v1.23.0' in
+           r.stderr and not r.stdout, 'an MoE for NeMo v1.22.0: %d %s' % (r.returncode, r.stderr))
+    r = run(binary, ['emit', 'nemo', '--from', moe, '--target-version', 'v3'])
+    expect(r.returncode == 2 and 'v1.22.0|v1.23.0|v2.4.0' in r.stderr, 'an unknown NeMo release: ' + r.stderr)
+    # --check: another form is exit 2 with one line naming the file, the form expected and the form found.
+    sh = os.path.join(tmp, 'quickstart-0', 'megatron.sh')
+    r = run(binary, ['emit', '--check', sh, '--target', 'deepspeed'])
+    lines = r.stderr.strip().split('\n')
+    expect(r.returncode == 2 and len(lines) == 1 and 'megatron.sh' in lines[0] and 'ds_config JSON object' in lines[0]
+           and 'found a shell script' in lines[0], '--check of a shell script as deepspeed: %d %s' % (r.returncode, r.stderr))
+    r = run(binary, ['emit', '--check', sh])
+    expect(r.returncode == 0 and 'checked as megatron' in r.stderr, '--check reads the target from the form: ' + r.stderr)
+    open(os.path.join(tmp, 'words.txt'), 'w').write('just words\n')
+    r = run(binary, ['emit', '--check', os.path.join(tmp, 'words.txt')])
+    expect(r.returncode == 2 and '--target' in r.stderr and 'megatron|deepspeed|nemo|slurm' in r.stderr,
+           '--check of a file of no known form names --target: ' + r.stderr)
+
+
+def yaml_paths(node, prefix=''):
+    for k, v in node.items():
+        yield prefix + k
+        if isinstance(v, dict):
+            yield from yaml_paths(v, prefix + k + '.')
 
 
 def bad_input(binary, tmp):

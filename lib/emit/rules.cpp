@@ -1,0 +1,69 @@
+// The trainers' runnability rules (data/trainers.yaml, lib/parallel/trainer_rules) applied to what emit writes and
+// to what --check reads: the same rules the layout search applies, one path for both.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "emit/targets.hpp"
+#include "parallel/trainer_rules.hpp"
+
+namespace isoflop::emit {
+namespace {
+
+std::string in_words(const parallel::RuleViolation& v) { return "rule '" + v.rule + "': " + v.reason; }
+
+std::string layout_words(const parallel::Layout& l) {
+  char line[160];
+  std::snprintf(line, sizeof line, "TP %d, PP %d, VPP %d, CP %d, DP %d, EP %d, ZeRO-%d, micro-batch %d", l.tp, l.pp,
+                l.vpp, l.cp, l.dp, l.ep, l.zero_stage, l.micro_batch);
+  return line;
+}
+
+}  // namespace
+
+std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, LayoutFacts f) {
+  // Facts the file does not state take values every rule accepts.
+  auto& a = f.job.architecture;
+  if (a.heads <= 0) a.heads = f.layout.tp;
+  if (a.layers <= 0) a.layers = f.layout.pp * f.layout.vpp;
+  if (f.layout.ep > 1 && a.moe.experts <= 0) a.moe.experts = f.layout.ep;
+  if (f.job.seq <= 0) f.job.seq = 2LL * f.layout.cp * std::max(1, rules.context_sequence_multiple);
+  if (f.cluster.gpus <= 0) f.cluster.gpus = f.layout.gpus();
+  if (f.cluster.gpus_per_node <= 0) f.cluster.gpus_per_node = std::max(1, f.layout.tp);
+  if (const auto v = parallel::runnability_violation(rules, f.layout, f.job, f.cluster)) return {in_words(*v)};
+  return {};
+}
+
+LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target, const catalog::TrainerRules& own) {
+  const auto v = parallel::runnability_violation(target, s.layout, s.job, s.cluster);
+  if (!v) return s;
+  const std::string refused = target.name + " refuses the plan's layout (" + layout_words(s.layout) + "): " +
+                              in_words(*v) + "; re-plan for trainer " + target.name;
+  // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant.
+  if (target.name == own.name || parallel::runnability_violation(own, s.layout, s.job, s.cluster))
+    throw FieldError("plan layout", refused);
+  // What `layout --from PLAN` ranks first under the target's rules: the plan's model, batch and cluster, its pins.
+  parallel::SearchOptions options = s.search;
+  options.trainer = target;
+  parallel::JobSpec job = s.job;
+  job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
+  const parallel::SearchResult found = parallel::search_layouts(job, s.cluster, options);
+  if (!found.feasible() || found.layouts.empty())
+    throw FieldError("plan layout", refused + " (under its rules: " +
+                                        (found.infeasible ? found.infeasible->reason : "no layout") + ")");
+  const parallel::RankedLayout& best = found.layouts.front();
+  LaunchSpec out = s;
+  out.layout = best.layout;
+  out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
+  const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;
+  out.predicted.step_time_s = best.time.step_time_s;
+  out.predicted.memory_gib = best.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0);
+  out.predicted.mfu = best.time.mfu;
+  out.predicted.run_time_s = s.predicted.run_time_s * std::max(1.0, step_ratio);
+  out.time_limit_s = out.predicted.run_time_s * (1.0 + s.data->time_margin_fraction);
+  out.relayout = "layout: " + target.name + " refuses the plan's (" + in_words(*v) + "); runs " + target.name +
+                 "'s best on the same GPUs instead: " + layout_words(best.layout);
+  return out;
+}
+
+}  // namespace isoflop::emit
