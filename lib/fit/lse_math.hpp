@@ -5,10 +5,21 @@
 // the tests compare them with std::exp, std::log and division.
 #pragma once
 
+#include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 namespace isoflop::fit {
+
+// c[0]·x^(N−1) + c[1]·x^(N−2) + … + c[N−1] by Horner's rule; the fixed count unrolls, so loops over it still
+// vectorise.
+template <std::size_t N>
+inline double horner(double x, const std::array<double, N>& c) {
+  double p = c[0];
+  for (std::size_t i = 1; i < N; ++i) p = p * x + c[i];
+  return p;
+}
 
 // e^x for x ≤ 0. Arguments below −708 return e^−708 ≈ 3e−308 instead of underflowing to subnormals: in a
 // sum whose largest term is 1 the difference is far below one ulp.
@@ -23,19 +34,10 @@ inline double exp_nonpositive(double x) {
   const double k = shifted - kShifter;
   const double r = (x - k * kLn2Hi) - k * kLn2Lo;
   // Taylor series to r^12: the remainder r^13/13! < 2e−16 (about one ulp) for |r| ≤ 0.347.
-  double p = 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  constexpr std::array<double, 13> kInverseFactorials = {
+      1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0,
+      1.0 / 120.0,       1.0 / 24.0,       1.0 / 6.0,       0.5,            1.0,           1.0};  // 1/12! … 1/0!
+  const double p = horner(r, kInverseFactorials);
   // 2^k: k (−1022 ≤ k ≤ 0) into the exponent field, read from the shifted value's low bits.
   const uint64_t bits = std::bit_cast<uint64_t>(shifted);
   return p * std::bit_cast<double>((bits << 52) + (uint64_t{1023} << 52));
@@ -58,18 +60,9 @@ inline LogReciprocal log_reciprocal_one_to_three(double s) {
   const double q = 1.0 / (s * denominator);
   const double t = (reduced - 1.0) * s * q;
   const double t2 = t * t;
-  double p = 1.0 / 23;
-  p = p * t2 + 1.0 / 21;
-  p = p * t2 + 1.0 / 19;
-  p = p * t2 + 1.0 / 17;
-  p = p * t2 + 1.0 / 15;
-  p = p * t2 + 1.0 / 13;
-  p = p * t2 + 1.0 / 11;
-  p = p * t2 + 1.0 / 9;
-  p = p * t2 + 1.0 / 7;
-  p = p * t2 + 1.0 / 5;
-  p = p * t2 + 1.0 / 3;
-  p = p * t2 + 1.0;
+  constexpr std::array<double, 12> kInverseOdds = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13,
+                                                   1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
+  const double p = horner(t2, kInverseOdds);  // atanh(t)/t = Σ t^2i/(2i + 1)
   return {2.0 * t * p + (halve ? kLn2 : 0.0), denominator * q};
 }
 

@@ -4,18 +4,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report/text_table.hpp"
+
 namespace isoflop::report::svg {
-namespace {
 
-size_t text_length(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
-}  // namespace
-
-double text_width(const std::string& s, double font) { return static_cast<double>(text_length(s)) * font * kCharWidth; }
+double text_width(const std::string& s, double font) { return static_cast<double>(code_points(s)) * font * kCharWidth; }
 
 // A pixel coordinate: finite by construction, clamped far outside the canvas, two decimals.
 std::string px(double v) {

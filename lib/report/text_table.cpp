@@ -4,17 +4,18 @@
 #include <algorithm>
 
 namespace isoflop::report {
-namespace {
 
-size_t display_width(const std::string& s) {
-  size_t width = 0;
+size_t code_points(const std::string& s) {
+  size_t n = 0;
   for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++width;
-  return width;
+    if ((c & 0xC0) != 0x80) ++n;  // every byte but a continuation byte starts a code point
+  return n;
 }
 
+namespace {
+
 std::string pad(const std::string& s, size_t width, bool right) {
-  const size_t w = display_width(s);
+  const size_t w = code_points(s);
   if (w >= width) return s;
   const std::string fill(width - w, ' ');
   return right ? fill + s : s + fill;
@@ -36,9 +37,9 @@ void TextTable::add_row(std::vector<std::string> cells) {
 
 std::string TextTable::render() const {
   std::vector<size_t> widths(header_.size());
-  for (size_t i = 0; i < header_.size(); ++i) widths[i] = display_width(header_[i]);
+  for (size_t i = 0; i < header_.size(); ++i) widths[i] = code_points(header_[i]);
   for (const auto& row : rows_)
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], code_points(row[i]));
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -61,7 +62,7 @@ std::string TextTable::render() const {
 
 std::string render_key_values(const std::vector<std::pair<std::string, std::string>>& items, int indent) {
   size_t width = 0;
-  for (const auto& [key, _] : items) width = std::max(width, display_width(key));
+  for (const auto& [key, _] : items) width = std::max(width, code_points(key));
   std::string out;
   for (const auto& [key, value] : items)
     out += std::string(static_cast<size_t>(indent), ' ') + pad(key, width, false) + "  " + value + "\n";

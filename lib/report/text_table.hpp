@@ -6,6 +6,10 @@
 
 namespace isoflop::report {
 
+// The UTF-8 code points in s: its width in a monospace table ("±" and "×" count once), and the count the SVG's
+// text width estimate scales.
+size_t code_points(const std::string& s);
+
 // Columns are left-aligned when marked so, right-aligned otherwise (numbers).
 class TextTable {
  public:

@@ -75,6 +75,15 @@ class Reader {
   void need(size_t n) {
     if (end_ - at_ < n) fail("truncated");
   }
+  // A count, then that many records, each read by read_one: every record takes at least min_bytes, which
+  // bounds the count before anything is allocated.
+  template <typename T, typename F>
+  void records(std::vector<T>& out, size_t min_bytes, const char* what, F read_one) {
+    const uint64_t n = get<uint64_t>();
+    if (n > (end_ - at_) / min_bytes) fail(std::string("truncated ") + what);
+    out.resize(n);
+    for (auto& x : out) read_one(x);
+  }
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError("checkpoint '" + path_ + "' is corrupt: " + why);
   }
@@ -148,31 +157,22 @@ CheckpointState decode_checkpoint(const std::string& bytes, const std::string& p
   s.model.seq = r.get<int32_t>();
   s.model.vocab = r.get<int32_t>();
   s.steps_total = r.get<int64_t>();
-  const uint64_t fields = r.get<uint64_t>();
-  if (fields > (body - r.at()) / 16) r.fail("truncated job fields");
-  s.job.resize(fields);
-  for (auto& f : s.job) {
+  r.records(s.job, 16, "job fields", [&](auto& f) {
     f.name = r.text();
     f.value = r.text();
-  }
-  const uint64_t changes = r.get<uint64_t>();
-  if (changes > (body - r.at()) / 32) r.fail("truncated job changes");
-  s.changes.resize(changes);
-  for (auto& c : s.changes) {
+  });
+  r.records(s.changes, 32, "job changes", [&](auto& c) {
     c.at_step = r.get<int64_t>();
     c.field = r.text();
     c.from = r.text();
     c.to = r.text();
-  }
+  });
   s.step = r.get<int64_t>();
   s.train_position = r.get<uint64_t>();
   for (auto& x : s.rng) x = r.get<uint64_t>();
   s.elapsed_s = r.get<double>();
   s.device = r.text();
-  const uint64_t points = r.get<uint64_t>();
-  if (points > (body - r.at()) / 56) r.fail("truncated loss curve");
-  s.curve.resize(points);
-  for (auto& p : s.curve) {
+  r.records(s.curve, 56, "loss curve", [&](auto& p) {
     p.step = r.get<int64_t>();
     p.tokens = r.get<double>();
     p.lr = r.get<double>();
@@ -180,7 +180,7 @@ CheckpointState decode_checkpoint(const std::string& bytes, const std::string& p
     p.eval_loss = r.get<double>();
     p.grad_norm = r.get<double>();
     p.elapsed_s = r.get<double>();
-  }
+  });
   s.params = r.floats();
   s.m = r.floats();
   s.v = r.floats();

@@ -1,6 +1,7 @@
 // Parameter sizes, offsets, names, weight-decay groups and GPT-2 initialisation.
 #include "train/layout.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "train/rng.hpp"
@@ -54,7 +55,7 @@ void init_parameters(const ModelConfig& c, const ParameterLayout& layout, unsign
       case Param::kLn1W:
       case Param::kLn2W:
       case Param::kLnfW:
-        for (size_t k = 0; k < n; ++k) t[k] = 1.0f;
+        std::fill_n(t, n, 1.0f);
         break;
       case Param::kLn1B:
       case Param::kLn2B:
@@ -63,14 +64,13 @@ void init_parameters(const ModelConfig& c, const ParameterLayout& layout, unsign
       case Param::kAttProjB:
       case Param::kFcB:
       case Param::kFcProjB:
-        for (size_t k = 0; k < n; ++k) t[k] = 0.0f;
+        std::fill_n(t, n, 0.0f);
         break;
-      case Param::kAttProjW:
-      case Param::kFcProjW:
-        for (size_t k = 0; k < n; ++k) t[k] = static_cast<float>(residual_std * rng.normal());
-        break;
-      default:
-        for (size_t k = 0; k < n; ++k) t[k] = static_cast<float>(std_dev * rng.normal());
+      default: {
+        const bool residual = p == Param::kAttProjW || p == Param::kFcProjW;
+        const double sd = residual ? residual_std : std_dev;
+        std::generate_n(t, n, [&] { return static_cast<float>(sd * rng.normal()); });
+      }
     }
   }
 }

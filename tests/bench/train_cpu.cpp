@@ -18,6 +18,7 @@
 #include "train/layout.hpp"
 #include "train/optimizer.hpp"
 #include "train/rng.hpp"
+#include "train/trainer.hpp"
 
 namespace {
 
@@ -51,13 +52,8 @@ int main(int argc, char** argv) {
 
   const double peak = sgemm_peak_flops(2048, 5);
 
-  model::Architecture arch;
-  arch.layers = config.layers;
-  arch.d_model = config.d_model;
-  arch.heads = config.heads;
-  arch.vocab = config.vocab;
-  arch.seq = config.seq;
-  const double flops_per_token = model::chinchilla_training_flops_per_sequence(arch, config.seq) / config.seq;
+  const double flops_per_token =
+      model::chinchilla_training_flops_per_sequence(train::architecture_of(config), config.seq) / config.seq;
 
   auto backend = train::make_cpu_backend(config, batch);
   const auto layout = train::parameter_layout(config);

@@ -6,17 +6,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "support/input_error.hpp"
 
 namespace isoflop {
 namespace {
 
 std::string refusal(const std::string& text) {
-  try {
-    parse_json_unique_keys(text, "doc.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_message([&] { parse_json_unique_keys(text, "doc.json"); });
 }
 
 TEST_CASE("a key twice in one object is refused, naming the key and the object's place") {

@@ -14,6 +14,7 @@
 #include "doc/registry.hpp"
 #include "model/params.hpp"
 #include "report/output.hpp"
+#include "support/input_error.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
@@ -28,12 +29,7 @@ fs::path write(const fs::path& dir, const std::string& name, const std::string& 
 }
 
 std::string error_of(const catalog::Catalog& cat, const std::string& path) {
-  try {
-    (void)doc::resolve_architecture(cat, path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::input_error_message([&] { (void)doc::resolve_architecture(cat, path); });
 }
 
 }  // namespace

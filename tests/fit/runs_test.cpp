@@ -26,35 +26,32 @@ TEST_CASE("runs: tokens derived from flops, flops from tokens") {
 }
 
 TEST_CASE("bad run tables name file, line and column") {
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens\n1,2\n", "r.csv"),
-                       doctest::Contains("r.csv:1: missing column 'loss'"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,loss\n1,2\n", "r.csv"), doctest::Contains("'tokens' or 'flops'"),
-                       InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss,tokens\n1,2,3,4\n", "r.csv"),
-                       doctest::Contains("r.csv:1: column 4: duplicate column name 'tokens'"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,3\n1e8,abc,3\n", "r.csv"),
-                       doctest::Contains("r.csv:3: column 2 ('tokens'): 'abc' is not a number"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,-3\n", "r.csv"),
-                       doctest::Contains("r.csv:2: column 3 ('loss'): -3 must be positive"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,0\n", "r.csv"),
-                       doctest::Contains("column 3 ('loss'): 0 must be positive"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,,3\n", "r.csv"),
-                       doctest::Contains("r.csv:2: column 2 ('tokens'): empty value"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10\n", "r.csv"),
-                       doctest::Contains("r.csv:2: 2 cells but the header has 3 columns"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,nan\n", "r.csv"),
-                       doctest::Contains("'nan' is not a number"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n1e8,1e10,\"3\n", "r.csv"),
-                       doctest::Contains("r.csv:2: unterminated"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("", "r.csv"), doctest::Contains("empty file"), InputError);
-  // Found by fuzzing: a derived column out of double's range (6·N·D = inf, C/(6·N) = 0).
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n3e7,9e306,3\n", "r.csv"),
-                       doctest::Contains("r.csv:2: column 2 ('tokens'): 6·params·tokens is out of range"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,flops,loss\n1e300,1e-300,3\n", "r.csv"),
-                       doctest::Contains("r.csv:2: column 2 ('flops'): flops/(6·params) is out of range"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,loss\n", "r.csv"), doctest::Contains("no runs"), InputError);
-  CHECK_THROWS_WITH_AS(parse_runs_csv("parms,tokens,loss\n1,1,1\n", "r.csv"), doctest::Contains("did you mean 'parms'"),
-                       InputError);
+  struct Case {
+    const char* csv;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"params,tokens\n1,2\n", "r.csv:1: missing column 'loss'"},
+      {"params,loss\n1,2\n", "'tokens' or 'flops'"},
+      {"params,tokens,loss,tokens\n1,2,3,4\n", "r.csv:1: column 4: duplicate column name 'tokens'"},
+      {"params,tokens,loss\n1e8,1e10,3\n1e8,abc,3\n", "r.csv:3: column 2 ('tokens'): 'abc' is not a number"},
+      {"params,tokens,loss\n1e8,1e10,-3\n", "r.csv:2: column 3 ('loss'): -3 must be positive"},
+      {"params,tokens,loss\n1e8,1e10,0\n", "column 3 ('loss'): 0 must be positive"},
+      {"params,tokens,loss\n1e8,,3\n", "r.csv:2: column 2 ('tokens'): empty value"},
+      {"params,tokens,loss\n1e8,1e10\n", "r.csv:2: 2 cells but the header has 3 columns"},
+      {"params,tokens,loss\n1e8,1e10,nan\n", "'nan' is not a number"},
+      {"params,tokens,loss\n1e8,1e10,\"3\n", "r.csv:2: unterminated"},
+      {"", "empty file"},
+      // Found by fuzzing: a derived column out of double's range (6·N·D = inf, C/(6·N) = 0).
+      {"params,tokens,loss\n3e7,9e306,3\n", "r.csv:2: column 2 ('tokens'): 6·params·tokens is out of range"},
+      {"params,flops,loss\n1e300,1e-300,3\n", "r.csv:2: column 2 ('flops'): flops/(6·params) is out of range"},
+      {"params,tokens,loss\n", "no runs"},
+      {"parms,tokens,loss\n1,1,1\n", "did you mean 'parms'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.csv);
+    CHECK_THROWS_WITH_AS(parse_runs_csv(c.csv, "r.csv"), doctest::Contains(c.message), InputError);
+  }
 }
 
 TEST_CASE("selection: compute range, highest-loss drop, canonical order") {

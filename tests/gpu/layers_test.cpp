@@ -198,20 +198,10 @@ TEST_CASE_TEMPLATE("a linear layer's forward (bias epilogue or kernel, residual)
       if (with_residual)
         for (size_t i = 0; i < out.size(); ++i) out[i] += residual[i];
       DeviceBuffer<T> d_out(out.size());
-      cu::GemmOp op;  // out (N,OC) = inp (N,C) · wᵀ [+ residual] + bias, as Gpt::linear_forward
-      op.trans_b = true;
-      op.m = N;
-      op.n = OC;
-      op.k = C;
-      op.a = d_inp.get();
-      op.lda = C;
-      op.b = d_w.get();
-      op.ldb = C;
-      op.d = d_out.get();
-      op.ldd = OC;
-      op.c = with_residual ? d_residual.get() : nullptr;
-      op.bias = d_bias.get() + bias_offset;
-      op.ab_type = op.d_type = cuda_type<T>();
+      // The GEMM Gpt::linear_forward runs.
+      const cu::GemmOp op = cu::linear_forward_gemm(N, C, OC, d_out.get(), cuda_type<T>(), d_inp.get(), d_w.get(),
+                                                    d_bias.get() + bias_offset,
+                                                    with_residual ? d_residual.get() : nullptr, cuda_type<T>());
       gemm.run(op, nullptr);
       check_tensor("linear out", d_out.download(), out, output_tol<T>());
     }
@@ -224,33 +214,8 @@ TEST_CASE_TEMPLATE("a linear layer's forward (bias epilogue or kernel, residual)
   DeviceBuffer<T> d_dout(dout), d_dinp(dinp.size());
   DeviceBuffer<float> d_dw(dw), d_dbias(dbias), d_scratch(cu::column_scratch_floats(1, OC));
   cpu::matmul_backward(dinp.data(), dw.data(), dbias.data(), dout.data(), inp.data(), w.data(), N, C, OC);
-  cu::GemmOp dx;  // dinp (N,C) = dout (N,OC) · w (OC,C)
-  dx.m = N;
-  dx.n = C;
-  dx.k = OC;
-  dx.a = d_dout.get();
-  dx.lda = OC;
-  dx.b = d_w.get();
-  dx.ldb = C;
-  dx.d = d_dinp.get();
-  dx.ldd = C;
-  dx.ab_type = dx.d_type = cuda_type<T>();
-  gemm.run(dx, nullptr);
-  cu::GemmOp dW;  // dw (OC,C) += doutᵀ (OC,N) · inp (N,C)
-  dW.trans_a = true;
-  dW.m = OC;
-  dW.n = C;
-  dW.k = N;
-  dW.a = d_dout.get();
-  dW.lda = OC;
-  dW.b = d_inp.get();
-  dW.ldb = C;
-  dW.d = d_dw.get();
-  dW.ldd = C;
-  dW.c = d_dw.get();
-  dW.ab_type = cuda_type<T>();
-  dW.d_type = CUDA_R_32F;
-  gemm.run(dW, nullptr);
+  gemm.run(cu::linear_dinp_gemm(N, C, OC, d_dinp.get(), d_dout.get(), d_w.get(), cuda_type<T>()), nullptr);
+  gemm.run(cu::linear_dweight_gemm(N, C, OC, d_dw.get(), d_dout.get(), d_inp.get(), cuda_type<T>()), nullptr);
   cu::bias_backward(d_dbias.get(), d_scratch.get(), d_dout.get(), N, OC, nullptr);
   check_tensor("linear dinp", d_dinp.download(), dinp, output_tol<T>());
   check_tensor("linear dw", d_dw.download(), dw, accumulate_tol<T>());

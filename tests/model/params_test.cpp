@@ -13,13 +13,7 @@ using namespace isoflop::model;
 
 namespace {
 Architecture gpt(int layers, long long h, int heads, long long vocab, long long seq) {
-  Architecture a;
-  a.layers = layers;
-  a.d_model = h;
-  a.heads = heads;
-  a.vocab = vocab;
-  a.seq = seq;
-  return a;
+  return {.layers = layers, .d_model = h, .heads = heads, .vocab = vocab, .seq = seq};
 }
 }  // namespace
 

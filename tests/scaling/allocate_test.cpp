@@ -14,16 +14,33 @@ using namespace isoflop;
 using namespace isoflop::scaling;
 using isoflop::test::law;
 
+namespace {
+
+// A law's closed-form G and a, and the allocation it gives at one budget, as the paper prints them.
+struct PaperAllocation {
+  const char* law;
+  double G, a;
+  double flops, params, tokens;
+};
+
+Allocation check_paper_allocation(const PaperAllocation& p) {
+  INFO(p.law);
+  const ClosedForm cf = closed_form(law(p.law));
+  EXPECT_CLOSE(cf.G, p.G, 1e-3);
+  EXPECT_CLOSE(cf.a, p.a, 1e-3);
+  const Allocation a = allocate(law(p.law), p.flops);
+  EXPECT_CLOSE(a.params, p.params, 1e-3);
+  EXPECT_CLOSE(a.tokens, p.tokens, 1e-3);
+  return a;
+}
+
+}  // namespace
+
 TEST_CASE("closed form, rounded Chinchilla: G, a and the Gopher budget") {
-  const ClosedForm cf = closed_form(law("chinchilla"));
-  EXPECT_CLOSE(cf.G, 1.34471, 1e-3);
-  EXPECT_CLOSE(cf.a, 0.4516, 1e-3);
-  EXPECT_CLOSE(cf.b, 0.5484, 1e-3);
-  const Allocation a = allocate(law("chinchilla"), 5.76e23);
+  const Allocation a = check_paper_allocation({"chinchilla", 1.34471, 0.4516, 5.76e23, 3.219e10, 2.982e12});
+  EXPECT_CLOSE(closed_form(law("chinchilla")).b, 0.5484, 1e-3);
   CHECK(a.law == "chinchilla");
   CHECK(a.method == "closed-form");
-  EXPECT_CLOSE(a.params, 3.219e10, 1e-3);
-  EXPECT_CLOSE(a.tokens, 2.982e12, 1e-3);
   EXPECT_CLOSE(a.tokens_per_param, 92.65, 1e-3);
   REQUIRE(a.loss);
   EXPECT_CLOSE(*a.loss, 1.9307, 1e-3);
@@ -34,23 +51,13 @@ TEST_CASE("closed form, rounded Chinchilla: G, a and the Gopher budget") {
 }
 
 TEST_CASE("closed form, unrounded TeX constants: the paper's 40B for Gopher's budget") {
-  const ClosedForm cf = closed_form(law("chinchilla-tex"));
-  EXPECT_CLOSE(cf.G, 1.30005, 1e-3);
-  EXPECT_CLOSE(cf.a, 0.4565, 1e-3);
-  const Allocation a = allocate(law("chinchilla-tex"), 5.76e23);
-  EXPECT_CLOSE(a.params, 4.036e10, 1e-3);
-  EXPECT_CLOSE(a.tokens, 2.379e12, 1e-3);
+  const Allocation a = check_paper_allocation({"chinchilla-tex", 1.30005, 0.4565, 5.76e23, 4.036e10, 2.379e12});
   EXPECT_CLOSE(*a.loss, 1.9184, 1e-3);
   EXPECT_CLOSE(allocate(law("chinchilla-tex"), 1e24).params, 5.192e10, 1e-3);
 }
 
 TEST_CASE("Epoch 2024 constants at Chinchilla's budget") {
-  const ClosedForm cf = closed_form(law("epoch-2024"));
-  EXPECT_CLOSE(cf.G, 0.11963, 1e-3);
-  EXPECT_CLOSE(cf.a, 0.5126, 1e-3);
-  const Allocation a = allocate(law("epoch-2024"), 5.88e23);
-  EXPECT_CLOSE(a.params, 7.302e10, 1e-3);
-  EXPECT_CLOSE(a.tokens, 1.342e12, 1e-3);
+  const Allocation a = check_paper_allocation({"epoch-2024", 0.11963, 0.5126, 5.88e23, 7.302e10, 1.342e12});
   EXPECT_CLOSE(a.tokens_per_param, 18.4, 2e-3);
   EXPECT_CLOSE(allocate(law("epoch-2024"), 3.8e25).params, 6.187e11, 1e-3);
   CHECK(std::string(kDefaultLaw) == "epoch-2024");

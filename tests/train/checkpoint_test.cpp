@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "support/input_error.hpp"
 #include "train/checkpoint.hpp"
 
 namespace isoflop::train {
@@ -39,12 +40,7 @@ CheckpointState sample_state() {
 }
 
 std::string message_of(const std::string& bytes) {
-  try {
-    decode_checkpoint(bytes, "run/checkpoint.bin");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_message([&] { decode_checkpoint(bytes, "run/checkpoint.bin"); });
 }
 
 TEST_CASE("a checkpoint decodes to exactly what was encoded") {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "support/input_error.hpp"
 #include "train/cpu/gpt.hpp"
 #include "train/memory.hpp"
 #include "train/run_folder.hpp"
@@ -19,26 +20,16 @@ namespace isoflop::train {
 namespace {
 
 namespace fs = std::filesystem;
+using test::input_error_message;
 using test::read_file;
 using namespace testing;  // kTinyJob, parse, stopped_run, temp_dir, with (tiny_job.hpp)
-
-// The message of the InputError `f` throws ("" when it throws none).
-template <typename F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST_CASE("a second run on a held output folder is refused, naming the holder's pid") {
   const fs::path dir = temp_dir("lock");
   const Job job = parse(kTinyJob, dir);
   RunFolder first(job);
   first.prepare();  // creates and locks run/
-  const std::string message = refusal([&] { run_training(job, RunOptions{}); });
+  const std::string message = input_error_message([&] { run_training(job, RunOptions{}); });
   CHECK(message == "output folder '" + job.output + "' is in use by pid " + std::to_string(::getpid()) +
                        "; wait for it to finish or use another folder");
   CHECK(!fs::exists(job.checkpoint.path));
@@ -62,14 +53,14 @@ TEST_CASE("temporary files a killed save left are removed on start and never rea
   fs::remove(job.checkpoint.path);
   RunOptions resume;
   resume.resume = true;
-  const std::string message = refusal([&] { run_training(job, resume); });
+  const std::string message = input_error_message([&] { run_training(job, resume); });
   CHECK(message.find("cannot read checkpoint '" + job.checkpoint.path + "'") != std::string::npos);
   CHECK(!fs::exists(stale));
   CHECK(fs::exists(live));
   // Naming a temporary file as the checkpoint does not make it one.
   Job named = job;
   named.checkpoint.path = live.string();
-  CHECK(refusal([&] { named.validate(); }).find("is named like a temporary file") != std::string::npos);
+  CHECK(input_error_message([&] { named.validate(); }).find("is named like a temporary file") != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -80,7 +71,7 @@ TEST_CASE("a resume with a changed job names the changes, and when allowed goes 
   const std::string saved = read_file(changed.checkpoint.path);
   RunOptions resume;
   resume.resume = true;
-  CHECK(refusal([&] { run_training(changed, resume); }) ==
+  CHECK(input_error_message([&] { run_training(changed, resume); }) ==
         "allow_changes: not given, and the job changed since checkpoint '" + changed.checkpoint.path +
             "': train.lr 0.01 → 0.005, train.warmup 1024 → 2048; run the job as it was, or allow the changes to "
             "continue with them");
@@ -96,7 +87,7 @@ TEST_CASE("a resume with a changed job names the changes, and when allowed goes 
   // The model's shape cannot change, allowed or not.
   const fs::path other = temp_dir("changes-model");
   stopped_run(kTinyJob, other, 3);
-  CHECK(refusal([&] { run_training(parse(with(kTinyJob, "d_model: 16", "d_model: 32"), other), resume); })
+  CHECK(input_error_message([&] { run_training(parse(with(kTinyJob, "d_model: 16", "d_model: 32"), other), resume); })
             .find("belongs to a different job: model.d_model 16 → 32") != std::string::npos);
   fs::remove_all(dir);
   fs::remove_all(other);
@@ -139,14 +130,14 @@ TEST_CASE("the memory estimate counts what the CPU backend allocates, and a job 
 
   // 100000 layers of d 1024: 1.26e12 parameters, 4.58 TiB of weights alone. Refused with the figures.
   const Job huge = parse(with(with(kTinyJob, "layers: 1", "layers: 100000"), "d_model: 16", "d_model: 1024"), dir);
-  const std::string message = refusal([&] { run_training(huge, RunOptions{}); });
+  const std::string message = input_error_message([&] { run_training(huge, RunOptions{}); });
   CHECK(message.rfind("train: the job needs about ", 0) == 0);
   CHECK(message.find("weights 4.58 TiB") != std::string::npos);
   CHECK(message.find("use a smaller model (model.layers, model.d_model, model.vocab)") != std::string::npos);
   CHECK(!fs::exists(huge.output));
   RunOptions capped;
   capped.max_memory_bytes = 256 << 10;  // the tiny job needs about 0.9 MiB
-  const std::string capped_message = refusal([&] { run_training(job, capped); });
+  const std::string capped_message = input_error_message([&] { run_training(job, capped); });
   CAPTURE(capped_message);
   CHECK(capped_message.rfind("max_memory: the job needs about ", 0) == 0);
   CHECK(capped_message.find("more than the 256 KiB allowed") != std::string::npos);

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "units/quantity.hpp"
@@ -9,13 +10,14 @@
 using namespace isoflop::units;
 
 TEST_CASE("sizes parse in decimal (kB, MB, GB, TB) and binary (KiB, MiB, GiB, TiB) units") {
-  CHECK(parse_bytes("16GiB", "--max-memory") == 16.0 * 1024 * 1024 * 1024);
-  CHECK(parse_bytes("512MB", "--max-memory") == 512e6);
-  CHECK(parse_bytes("1.5 KiB", "--max-memory") == 1536);
-  CHECK(parse_bytes("2TB", "--max-memory") == 2e12);
-  CHECK(parse_bytes("1TiB", "--max-memory") == 1099511627776.0);
-  CHECK(parse_bytes("4096", "--max-memory") == 4096);
-  CHECK(parse_bytes("100B", "--max-memory") == 100);
+  const std::pair<const char*, double> sizes[] = {
+      {"16GiB", 16.0 * 1024 * 1024 * 1024}, {"512MB", 512e6}, {"1.5 KiB", 1536}, {"2TB", 2e12},
+      {"1TiB", 1099511627776.0},           {"4096", 4096},    {"100B", 100},
+  };
+  for (const auto& size : sizes) {
+    CAPTURE(size.first);
+    CHECK(parse_bytes(size.first, "--max-memory") == size.second);
+  }
 }
 
 TEST_CASE("a size without a known unit, non-positive or not finite is refused naming the option") {

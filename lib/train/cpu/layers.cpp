@@ -196,18 +196,34 @@ HeadColumns<T> head_columns(T* qkv, int b, int h, int Tn, int C, int hs) {
   return {q, q + C, q + 2LL * C};
 }
 
+// The sizes both attention passes work in: head size, the scores' 1/√hs scale, the (B,T,3C) row stride.
+template <typename T>
+struct HeadSizes {
+  int hs;
+  T scale;
+  long long C3;
+};
+template <typename T>
+HeadSizes<T> head_sizes(int C, int NH) {
+  const int hs = C / NH;
+  return {hs, static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs))), 3LL * C};
+}
+
+// body(bh, b, h) for head h of sequence b (bh = b·NH + h), one head per iteration in parallel: heads are
+// independent and write disjoint columns.
+template <typename Body>
+void for_each_head(int B, int NH, const Body& body) {
+#pragma omp parallel for schedule(static)
+  for (int bh = 0; bh < B * NH; ++bh) body(bh, bh / NH, bh % NH);
+}
+
 template <typename T>
 void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int NH) {
-  const int hs = C / NH;
-  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const long long C3 = 3LL * C;
-  // Heads are independent and write disjoint columns of out: one (b, h) pair per iteration.
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < B * NH; ++bh) {
-    const int b = bh / NH, h = bh % NH;
-    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hs);
+  const HeadSizes<T> hd = head_sizes<T>(C, NH);
+  for_each_head(B, NH, [&](int bh, int b, int h) {
+    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hd.hs);
     T* p = att + static_cast<long long>(bh) * Tn * Tn;
-    gemm(false, true, Tn, Tn, hs, scale, q, C3, k, C3, T(0), p, Tn);  // scores (T,T) = q kᵀ / √hs
+    gemm(false, true, Tn, Tn, hd.hs, hd.scale, q, hd.C3, k, hd.C3, T(0), p, Tn);  // scores (T,T) = q kᵀ / √hs
     for (int t = 0; t < Tn; ++t) {  // causal softmax: row t sees positions 0..t
       T* row = p + static_cast<long long>(t) * Tn;
       T mx = row[0];
@@ -221,27 +237,24 @@ void attention_forward(T* out, T* att, const T* qkv, int B, int Tn, int C, int N
       for (int j = 0; j <= t; ++j) row[j] *= inv;
       for (int j = t + 1; j < Tn; ++j) row[j] = T(0);
     }
-    gemm(false, false, Tn, hs, Tn, T(1), p, Tn, v, C3, T(0), out + static_cast<long long>(b) * Tn * C + h * hs, C);  // y = p v
-  }
+    T* y = out + static_cast<long long>(b) * Tn * C + h * hd.hs;
+    gemm(false, false, Tn, hd.hs, Tn, T(1), p, Tn, v, hd.C3, T(0), y, C);  // y = p v
+  });
 }
 
+// Each head has its own (T,T) block of scratch.
 template <typename T>
 void attention_backward(T* dqkv, T* scratch, const T* dout, const T* qkv, const T* att, int B, int Tn, int C,
                         int NH) {
-  const int hs = C / NH;
-  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(hs)));
-  const long long C3 = 3LL * C;
-  // One (b, h) pair per iteration, each with its own (T,T) scratch; heads write disjoint columns of dqkv.
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < B * NH; ++bh) {
-    const int b = bh / NH, h = bh % NH;
-    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hs);
-    const auto [dq, dk, dv] = head_columns(dqkv, b, h, Tn, C, hs);
+  const HeadSizes<T> hd = head_sizes<T>(C, NH);
+  for_each_head(B, NH, [&](int bh, int b, int h) {
+    const auto [q, k, v] = head_columns(qkv, b, h, Tn, C, hd.hs);
+    const auto [dq, dk, dv] = head_columns(dqkv, b, h, Tn, C, hd.hs);
     const T* p = att + static_cast<long long>(bh) * Tn * Tn;
-    const T* dy = dout + static_cast<long long>(b) * Tn * C + h * hs;
+    const T* dy = dout + static_cast<long long>(b) * Tn * C + h * hd.hs;
     T* ds = scratch + static_cast<long long>(bh) * Tn * Tn;
-    gemm(false, true, Tn, Tn, hs, T(1), dy, C, v, C3, T(0), ds, Tn);  // dp (T,T) = dy vᵀ
-    gemm(true, false, Tn, hs, Tn, T(1), p, Tn, dy, C, T(1), dv, C3);   // dv += pᵀ dy
+    gemm(false, true, Tn, Tn, hd.hs, T(1), dy, C, v, hd.C3, T(0), ds, Tn);   // dp (T,T) = dy vᵀ
+    gemm(true, false, Tn, hd.hs, Tn, T(1), p, Tn, dy, C, T(1), dv, hd.C3);   // dv += pᵀ dy
     for (int t = 0; t < Tn; ++t) {  // softmax backward: ds = p ⊙ (dp − Σ p·dp), zero above the diagonal
       const T* pr = p + static_cast<long long>(t) * Tn;
       T* dr = ds + static_cast<long long>(t) * Tn;
@@ -250,9 +263,9 @@ void attention_backward(T* dqkv, T* scratch, const T* dout, const T* qkv, const 
       for (int j = 0; j <= t; ++j) dr[j] = pr[j] * (dr[j] - static_cast<T>(dot));
       for (int j = t + 1; j < Tn; ++j) dr[j] = T(0);
     }
-    gemm(false, false, Tn, hs, Tn, scale, ds, Tn, k, C3, T(1), dq, C3);  // dq += ds k / √hs
-    gemm(true, false, Tn, hs, Tn, scale, ds, Tn, q, C3, T(1), dk, C3);   // dk += dsᵀ q / √hs
-  }
+    gemm(false, false, Tn, hd.hs, Tn, hd.scale, ds, Tn, k, hd.C3, T(1), dq, hd.C3);  // dq += ds k / √hs
+    gemm(true, false, Tn, hd.hs, Tn, hd.scale, ds, Tn, q, hd.C3, T(1), dk, hd.C3);   // dk += dsᵀ q / √hs
+  });
 }
 
 // 0.5·(1 + tanh u) = σ(2u) exactly, so GELU is x·σ(2u): one exponential and no cancellation, where libm's tanh

@@ -239,4 +239,46 @@ void Gemm::run(const GemmOp& op, cudaStream_t stream) {
   }
 }
 
+GemmOp packed_gemm(bool trans_a, bool trans_b, int m, int n, int k, const void* a, const void* b, void* d,
+                   cudaDataType_t ab_type, cudaDataType_t d_type, int batch, float alpha) {
+  GemmOp op;
+  op.trans_a = trans_a;
+  op.trans_b = trans_b;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.a = a;
+  op.lda = trans_a ? m : k;
+  op.stride_a = static_cast<long long>(m) * k;
+  op.b = b;
+  op.ldb = trans_b ? k : n;
+  op.stride_b = static_cast<long long>(k) * n;
+  op.d = d;
+  op.ldd = n;
+  op.stride_d = static_cast<long long>(m) * n;
+  op.batch = batch;
+  op.alpha = alpha;
+  op.ab_type = ab_type;
+  op.d_type = d_type;
+  return op;
+}
+
+GemmOp linear_forward_gemm(int N, int C, int OC, void* out, cudaDataType_t out_type, const void* inp, const void* w,
+                           const void* bias, const void* residual, cudaDataType_t ab_type) {
+  GemmOp op = packed_gemm(false, true, N, OC, C, inp, w, out, ab_type, out_type);
+  op.c = residual;
+  op.bias = bias;
+  return op;
+}
+
+GemmOp linear_dinp_gemm(int N, int C, int OC, void* dinp, const void* dout, const void* w, cudaDataType_t t) {
+  return packed_gemm(false, false, N, C, OC, dout, w, dinp, t, t);
+}
+
+GemmOp linear_dweight_gemm(int N, int C, int OC, float* dw, const void* dout, const void* inp, cudaDataType_t ab_type) {
+  GemmOp op = packed_gemm(true, false, OC, C, N, dout, inp, dw, ab_type, CUDA_R_32F);
+  op.c = dw;  // accumulated
+  return op;
+}
+
 }  // namespace isoflop::train::cuda

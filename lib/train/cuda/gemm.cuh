@@ -35,6 +35,20 @@ struct GemmOp {
   cudaDataType_t d_type = CUDA_R_32F;   // C, D and the bias
 };
 
+// Row-major D (m×n) = alpha · op(A) (m×k) · op(B) (k×n) on packed matrices (each leading dimension is its
+// row length), `batch` times over consecutive matrices (each stride is one matrix).
+GemmOp packed_gemm(bool trans_a, bool trans_b, int m, int n, int k, const void* a, const void* b, void* d,
+                   cudaDataType_t ab_type, cudaDataType_t d_type, int batch = 1, float alpha = 1.0f);
+
+// A linear layer's three GEMMs over N rows (every position of a batch), as the CPU reference writes them:
+// out (N,OC) = inp (N,C) · wᵀ [+ residual] + bias, out of type out_type (residual too) and the rest of ab_type;
+GemmOp linear_forward_gemm(int N, int C, int OC, void* out, cudaDataType_t out_type, const void* inp, const void* w,
+                           const void* bias, const void* residual, cudaDataType_t ab_type);
+// dinp (N,C) = dout (N,OC) · w (OC,C), written, all of type t;
+GemmOp linear_dinp_gemm(int N, int C, int OC, void* dinp, const void* dout, const void* w, cudaDataType_t t);
+// dw (OC,C) += doutᵀ (OC,N) · inp (N,C), dout and inp of ab_type, dw accumulated in fp32.
+GemmOp linear_dweight_gemm(int N, int C, int OC, float* dw, const void* dout, const void* inp, cudaDataType_t ab_type);
+
 class Gemm {
  public:
   // Creates the cuBLASLt handle and allocates its workspace in `memory`.

@@ -97,41 +97,58 @@ void Gpt<T>::sync(const char* what) const {
 }
 
 template <typename T>
+void Gpt<T>::copy_all(float* dst, const float* src, cudaMemcpyKind kind, const char* what) const {
+  check_cuda(cudaMemcpyAsync(dst, src, layout_.total * sizeof(float), kind, stream_.get()), what);
+}
+
+template <typename T>
 void Gpt<T>::set_parameters(const float* host) {
-  check_cuda(cudaMemcpyAsync(params_, host, layout_.total * sizeof(float), cudaMemcpyHostToDevice, stream_.get()),
-             "copying parameters to the device");
+  copy_all(params_, host, cudaMemcpyHostToDevice, "copying parameters to the device");
   params_t_stale_ = true;
   sync("copying parameters to the device");
 }
 
 template <typename T>
 void Gpt<T>::get_parameters(float* host) const {
-  check_cuda(cudaMemcpyAsync(host, params_, layout_.total * sizeof(float), cudaMemcpyDeviceToHost, stream_.get()),
-             "copying parameters from the device");
+  copy_all(host, params_, cudaMemcpyDeviceToHost, "copying parameters from the device");
   sync("copying parameters from the device");
 }
 
 template <typename T>
 void Gpt<T>::set_optimizer_state(const float* m, const float* v) {
-  const size_t bytes = layout_.total * sizeof(float);
-  check_cuda(cudaMemcpyAsync(m_, m, bytes, cudaMemcpyHostToDevice, stream_.get()), "copying AdamW m to the device");
-  check_cuda(cudaMemcpyAsync(v_, v, bytes, cudaMemcpyHostToDevice, stream_.get()), "copying AdamW v to the device");
+  copy_all(m_, m, cudaMemcpyHostToDevice, "copying AdamW m to the device");
+  copy_all(v_, v, cudaMemcpyHostToDevice, "copying AdamW v to the device");
   sync("copying the optimizer state to the device");
 }
 
 template <typename T>
 void Gpt<T>::get_optimizer_state(float* m, float* v) const {
-  const size_t bytes = layout_.total * sizeof(float);
-  check_cuda(cudaMemcpyAsync(m, m_, bytes, cudaMemcpyDeviceToHost, stream_.get()), "copying AdamW m from the device");
-  check_cuda(cudaMemcpyAsync(v, v_, bytes, cudaMemcpyDeviceToHost, stream_.get()), "copying AdamW v from the device");
+  copy_all(m, m_, cudaMemcpyDeviceToHost, "copying AdamW m from the device");
+  copy_all(v, v_, cudaMemcpyDeviceToHost, "copying AdamW v from the device");
   sync("copying the optimizer state from the device");
 }
 
 template <typename T>
 void Gpt<T>::get_gradients(float* host) const {
-  check_cuda(cudaMemcpyAsync(host, grads_, layout_.total * sizeof(float), cudaMemcpyDeviceToHost, stream_.get()),
-             "copying gradients from the device");
+  copy_all(host, grads_, cudaMemcpyDeviceToHost, "copying gradients from the device");
   sync("copying gradients from the device");
+}
+
+template <typename T>
+typename Gpt<T>::Sizes Gpt<T>::sizes() const {
+  Sizes z;
+  z.L = config_.layers;
+  z.C = config_.d_model;
+  z.V = config_.vocab;
+  z.Tn = config_.seq;
+  z.B = batch_;
+  z.BT = z.B * z.Tn;
+  z.btc = static_cast<size_t>(z.BT) * z.C;
+  z.bt = z.BT;
+  z.att = static_cast<size_t>(z.B) * config_.heads * z.Tn * z.Tn;
+  z.c = z.C;
+  z.cc = static_cast<size_t>(z.C) * z.C;
+  return z;
 }
 
 template <typename T>
@@ -181,11 +198,7 @@ void Gpt<T>::upload_batch(const int32_t* inputs, const int32_t* targets, bool bu
 
 template <typename T>
 double Gpt<T>::forward(bool with_dlogits) {
-  const int L = config_.layers, C = config_.d_model, V = config_.vocab, Tn = config_.seq, B = batch_;
-  const int BT = B * Tn;
-  const size_t btc = static_cast<size_t>(BT) * C, bt = BT;
-  const size_t att_size = static_cast<size_t>(B) * config_.heads * Tn * Tn;
-  const size_t c = C, cc = static_cast<size_t>(C) * C;
+  const auto [L, C, V, Tn, B, BT, btc, bt, att_size, c, cc] = sizes();
   cudaStream_t s = stream_.get();
   if (params_t_stale_) {
     if constexpr (!std::is_same_v<T, float>) convert_parameters(params_t_, params_, layout_.total, s);
@@ -211,20 +224,8 @@ double Gpt<T>::forward(bool with_dlogits) {
                    C, a.residual2 + l * btc);
   }
   layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, a.residual3 + (L - 1) * btc, p.lnfw, p.lnfb, BT, C, s);
-  GemmOp head;  // logits (BT,V) = lnf (BT,C) · wteᵀ, fp32 (tied LM head)
-  head.trans_b = true;
-  head.m = BT;
-  head.n = V;
-  head.k = C;
-  head.a = a.lnf;
-  head.lda = C;
-  head.b = p.wte;
-  head.ldb = C;
-  head.d = a.logits;
-  head.ldd = V;
-  head.ab_type = DType<T>::kCuda;
-  head.d_type = CUDA_R_32F;
-  gemm_->run(head, s);
+  // logits (BT,V) = lnf (BT,C) · wteᵀ, fp32 (tied LM head)
+  linear_forward(a.logits, CUDA_R_32F, a.lnf, p.wte, nullptr, C, V, nullptr);
   // The mean over B·T positions: each position's loss gradient is scaled by 1/(B·T), as on the CPU.
   crossentropy_forward_backward(a.losses, with_dlogits ? a.dlogits : static_cast<T*>(nullptr), a.logits,
                                 scratch_.targets, BT, V, static_cast<float>(1.0 / BT), s);
@@ -238,11 +239,7 @@ double Gpt<T>::forward(bool with_dlogits) {
 
 template <typename T>
 void Gpt<T>::backward() {
-  const int L = config_.layers, C = config_.d_model, V = config_.vocab, Tn = config_.seq, B = batch_;
-  const int BT = B * Tn;
-  const size_t btc = static_cast<size_t>(BT) * C, bt = BT;
-  const size_t att_size = static_cast<size_t>(B) * config_.heads * Tn * Tn;
-  const size_t c = C, cc = static_cast<size_t>(C) * C;
+  const auto [L, C, V, Tn, B, BT, btc, bt, att_size, c, cc] = sizes();
   cudaStream_t s = stream_.get();
   const auto p = bind_params(static_cast<const T*>(params_t_), layout_);
   const auto g = bind_params(grads_, layout_);
@@ -252,33 +249,7 @@ void Gpt<T>::backward() {
   check_cuda(cudaMemsetAsync(x.dres, 0, btc * sizeof(T), s), "cudaMemsetAsync(residual gradient)");
 
   // LM head (tied): dlnf (BT,C) = dlogits · wte; dwte += dlogitsᵀ · lnf. dlogits came with the forward pass.
-  GemmOp dx;
-  dx.m = BT;
-  dx.n = C;
-  dx.k = V;
-  dx.a = a.dlogits;
-  dx.lda = V;
-  dx.b = p.wte;
-  dx.ldb = C;
-  dx.d = x.dc;
-  dx.ldd = C;
-  dx.ab_type = dx.d_type = DType<T>::kCuda;
-  gemm_->run(dx, s);
-  GemmOp dw;
-  dw.trans_a = true;
-  dw.m = V;
-  dw.n = C;
-  dw.k = BT;
-  dw.a = a.dlogits;
-  dw.lda = V;
-  dw.b = a.lnf;
-  dw.ldb = C;
-  dw.d = g.wte;
-  dw.ldd = C;
-  dw.c = g.wte;
-  dw.ab_type = DType<T>::kCuda;
-  dw.d_type = CUDA_R_32F;
-  gemm_->run(dw, s);
+  linear_backward(x.dc, g.wte, nullptr, a.dlogits, a.lnf, p.wte, C, V);
   layernorm_backward(x.dres, g.lnfw, g.lnfb, x.columns, x.dc, a.residual3 + (L - 1) * btc, p.lnfw, a.lnf_mean,
                      a.lnf_rstd, BT, C, s);
 

@@ -106,14 +106,37 @@ class Gpt {
     int32_t* buckets;  // token buckets for the embedding backward: tokens (BT), offsets (BT+1), positions (BT)
   };
 
+  // The sizes forward and backward index the activations with.
+  struct Sizes {
+    int L, C, V, Tn, B, BT;
+    size_t btc, bt, att, c, cc;  // B·T·C, B·T, one layer's attention probabilities (B·NH·T·T), C, C·C
+  };
+  // The head layout both attention passes use: sizes, the scores' 1/√hs scale, and q, k, v split by head
+  // into scratch_.qkvr.
+  struct HeadLayout {
+    int B, Tn, NH, hs, heads;  // heads = B·NH matrices per batched GEMM
+    size_t plane;              // elements of one of q, k, v: (B,NH,T,hs)
+    float scale;
+    T *q, *k, *v;
+  };
+
+  Sizes sizes() const;
+  HeadLayout head_layout() const;
   void upload_batch(const int32_t* inputs, const int32_t* targets, bool buckets);
   double forward(bool with_dlogits);
   void backward();
-  void linear_forward(T* out, const T* inp, const T* w, const T* bias, int C, int OC, const T* residual);
+  // out (BT,OC) = inp (BT,C) · wᵀ [+ residual] + bias; out and residual of out_type (T, or fp32 for the logits).
+  void linear_forward(void* out, cudaDataType_t out_type, const T* inp, const T* w, const T* bias, int C, int OC,
+                      const void* residual);
+  void linear_forward(T* out, const T* inp, const T* w, const T* bias, int C, int OC, const T* residual) {
+    linear_forward(out, DType<T>::kCuda, inp, w, bias, C, OC, residual);
+  }
   void linear_backward(T* dinp, float* dw, float* dbias, const T* dout, const T* inp, const T* w, int C, int OC);
   void attention_forward(T* atty, T* att, const T* qkv);
   void attention_backward(T* dqkv, const T* datty, const T* qkv, const T* att);
   void sync(const char* what) const;
+  // Enqueues a copy of one parameter-sized fp32 buffer (layout_.total floats) between host and device.
+  void copy_all(float* dst, const float* src, cudaMemcpyKind kind, const char* what) const;
 
   ModelConfig config_;
   ParameterLayout layout_;
