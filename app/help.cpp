@@ -7,9 +7,10 @@ namespace isoflop::app {
 namespace {
 
 std::string_view resource(std::string_view name) {
+  const std::string path = "share/help/" + std::string(name) + ".txt";
   for (const auto& r : help_resources())
-    if (r.name == name) return r.text;
-  throw std::logic_error("no help file share/help/" + std::string(name) + ".txt");
+    if (r.path == path) return r.text;
+  throw std::logic_error("no help file " + path);
 }
 
 // The lines of `file`'s section "[name]" without comments and trailing blank lines. A missing section is a fault

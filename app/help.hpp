@@ -7,7 +7,6 @@
 // one above. Reading one is a line split: every start parses its command's options.
 #pragma once
 
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +31,11 @@ CommandHelp command_help(std::string_view command, std::string_view variant = ""
 // The options of `file`'s "[options]" section, or of "[options LIST]" when `list` is given.
 OptionList declared_options(std::string_view file, std::string_view list = "");
 
-// The embedded files: name (without ".txt") and text. Generated from share/help/*.txt.
+// The embedded files: path ("share/help/plan.txt") and text. Generated from share/help/*.txt.
 struct HelpResource {
-  std::string_view name;
+  std::string_view path;
   std::string_view text;
 };
-std::span<const HelpResource> help_resources();
+const std::vector<HelpResource>& help_resources();
 
 }  // namespace isoflop::app
