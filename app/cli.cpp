@@ -22,17 +22,28 @@
 namespace isoflop::app {
 namespace {
 
+// Adds the options declared in `list` (help.hpp) to `d`.
+void add_declared(po::options_description& d, const OptionList& list) {
+  for (const auto& spec : list) {
+    const size_t colon = spec.find(": ");
+    const std::string head = spec.substr(0, colon), text = spec.substr(colon + 2);
+    const size_t space = head.find(' ');
+    if (space == std::string::npos) {
+      d.add_options()(head.c_str(), po::bool_switch(), text.c_str());
+    } else if (head.ends_with("...")) {  // "proposal FILE...": many
+      d.add_options()(head.substr(0, space).c_str(),
+                      po::value<std::vector<std::string>>()->composing()->value_name(head.substr(space + 1)),
+                      text.c_str());
+    } else {
+      d.add_options()(head.substr(0, space).c_str(), po::value<std::string>()->value_name(head.substr(space + 1)),
+                      text.c_str());
+    }
+  }
+}
+
 po::options_description common_options() {
   po::options_description d("Common options");
-  d.add_options()
-      ("format,o", po::value<std::string>()->value_name("FMT"), "output format: table|json|yaml|csv (default table)")
-      ("quiet,q", po::bool_switch(), "print only results (no log lines on stderr)")
-      ("verbose,v", po::bool_switch(), "more log lines on stderr")
-      ("no-color", po::bool_switch(), "no colour (also when NO_COLOR is set)")
-      ("catalog", po::value<std::string>()->value_name("DIR"),
-       "overlay the *.yaml catalogs in DIR (also ISOFLOP_CATALOG)")
-      ("force", po::bool_switch(), "let output files (--plot, --save-law, --curve) replace existing files")
-      ("help,h", "show this help");
+  add_declared(d, declared_options("options", "common"));
   return d;
 }
 
@@ -86,7 +97,7 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   } catch (const po::error& e) {
     throw InputError(help.name + ": " + e.what() + see);
   }
-  if (parsed.values.count("help")) {
+  if (get_switch(parsed.values, "help")) {
     std::cout << help_text(help, options);
     return std::nullopt;
   }
@@ -118,22 +129,7 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
 std::optional<Parsed> parse_command(const CommandHelp& help, const std::vector<std::string>& args,
                                     const std::vector<OptionList>& lists, const std::vector<std::string>& positional) {
   po::options_description options("Options");
-  for (const auto& list : lists)
-    for (const auto& spec : list) {
-      const size_t colon = spec.find(": ");
-      const std::string head = spec.substr(0, colon), text = spec.substr(colon + 2);
-      const size_t space = head.find(' ');
-      if (space == std::string::npos) {
-        options.add_options()(head.c_str(), po::bool_switch(), text.c_str());
-      } else if (head.size() > 3 && head.compare(head.size() - 3, 3, "...") == 0) {  // "proposal FILE...": many
-        options.add_options()(head.substr(0, space).c_str(),
-                              po::value<std::vector<std::string>>()->composing()->value_name(head.substr(space + 1)),
-                              text.c_str());
-      } else {
-        options.add_options()(head.substr(0, space).c_str(),
-                              po::value<std::string>()->value_name(head.substr(space + 1)), text.c_str());
-      }
-    }
+  for (const auto& list : lists) add_declared(options, list);
   po::positional_options_description by_position;
   for (const auto& name : positional) {  // the last may take any number when declared "name VALUE..."
     const bool many = std::any_of(lists.begin(), lists.end(), [&](const OptionList& list) {

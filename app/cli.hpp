@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/help.hpp"
 #include "catalog/catalog.hpp"
 #include "core/output_path.hpp"
 #include "doc/document.hpp"
@@ -29,22 +30,12 @@ struct CommonOptions {
   bool force = false;                       // --force: output files may replace existing files
 };
 
-// What a command says about itself for --help and the man page.
-struct CommandHelp {
-  std::string name;       // "optimal"
-  std::string usage;      // "isoflop optimal (--flops C | --params N | --target-loss L) [options]"
-  std::string summary;    // one paragraph
-  std::vector<std::string> examples;  // command lines, each optionally followed by "  # comment"
-};
-
 // A command's parsed options and the common ones.
 struct Parsed {
   po::variables_map values;
   CommonOptions common;
 };
 
-// Options written as their help reads: "name VALUE: help" takes a value, "name: help" is a switch.
-using OptionList = std::vector<std::string>;
 // Parses `args` against the options of `lists` (the command's own, then shared ones such as cluster_options())
 // and the common options; `positional` names the options that may also be given by position, in order. Returns
 // std::nullopt after printing help when --help/-h was given. Throws InputError for unknown or malformed options,

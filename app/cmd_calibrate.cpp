@@ -10,28 +10,10 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "calibrate",
-    "isoflop calibrate RUNS.yaml [--gpu NAME] [--save-calibration FILE.yaml [--force]] [options]",
-    "Fits the step-time model's efficiency constants (GEMM efficiency max, half width, half rows; collective\n"
-    "bandwidth efficiency) of each accelerator named in RUNS.yaml so that the model reproduces the runs'\n"
-    "measured step times (least squares in log space, starting from the catalog's constants). Each run gives a\n"
-    "model (a catalog name or its fields), the GPUs, global batch, layout and one measured value: step_time_s,\n"
-    "tokens_per_s_per_gpu, model_tflops_per_gpu, hardware_tflops_per_gpu or mfu. Runs marked held_out: true\n"
-    "are not fitted; their errors judge the fit. --save-calibration writes a catalog overlay; put it in a folder\n"
-    "and pass --catalog DIR to layout and plan. The published runs are in data/calibration/published_runs.yaml.",
-    {"isoflop calibrate my-runs.yaml                                 # constants and per-run errors",
-     "isoflop calibrate my-runs.yaml --save-calibration cal/h100.yaml",
-     "isoflop layout --catalog cal --arch llama2-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512",
-     "isoflop calibrate data/calibration/published_runs.yaml --gpu h100-sxm5-80gb -o json"}};
-
 }  // namespace
 
 int run_calibrate(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(kHelp, args, {{
-      "runs RUNS.yaml: the measured runs (positional; - reads stdin)",
-      "gpu NAME: calibrate only this accelerator",
-      "save-calibration FILE.yaml: write the constants as a catalog overlay"}}, {"runs"});
+  const auto parsed = parse_command(command_help("calibrate"), args, {declared_options("calibrate")}, {"runs"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const std::string file = get_string(vm, "runs").value_or("");

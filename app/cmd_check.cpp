@@ -13,39 +13,10 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "check",
-    "isoflop check PROPOSAL... --policy POLICY [--strict] [-o table|json|junit] [--junit FILE] [--annotations github]\n"
-    "       isoflop check --list-rules",
-    "The CI gate. Each proposal (a YAML or JSON file naming the model, tokens, cluster, layout, schedule, region and\n"
-    "prices; or a plan document from 'plan -o json') is planned as it stands: its exact parameters, the memory and\n"
-    "step time of its layout, the MFU, days, GPU-hours, energy, CO2e and money. Every rule of the policy then gives a\n"
-    "verdict (pass, warn, fail or not applicable) with the measured value, the threshold, a reason and, where one\n"
-    "exists, the fix (the compute-optimal N and D, the smallest change that fits memory). A rule of severity error\n"
-    "that fails makes the exit status 1; warnings pass unless --strict. Bad input (a malformed proposal or policy,\n"
-    "an unknown rule) is exit 2 naming file:line. Quoted patterns ('proposals/*.yaml') are expanded in sorted order.\n"
-    "-o junit writes JUnit XML (one testsuite per proposal, one testcase per rule) for GitLab, Jenkins and GitHub\n"
-    "test reporters; --junit FILE writes it beside the table. --annotations github adds '::error file=F,line=N::'\n"
-    "lines pointing at the proposal's offending line (on stderr when stdout carries a document). Output is\n"
-    "byte-identical for the same inputs.",
-    {"isoflop check share/examples/proposals/*.yaml --policy share/examples/policies/default.yaml",
-     "isoflop check proposal.yaml --policy policy.yaml -o json > verdicts.json",
-     "isoflop check 'proposals/*.yaml' --policy policy.yaml --junit report.xml --annotations github",
-     "isoflop plan --gpus 1024 --gpu h100-sxm5-80gb --days 30 -o json > plan.json; isoflop check plan.json --policy p.yaml",
-     "isoflop check --list-rules"}};
-
-const OptionList kOptions = {
-    "proposal FILE...: proposals (YAML or JSON, or plan documents); quoted patterns are expanded",
-    "policy FILE: the policy: rules with thresholds and severities (share/examples/policies/default.yaml)",
-    "strict: warnings fail the gate too",
-    "junit FILE: also write the JUnit XML report to FILE",
-    "annotations KIND: CI annotations of failed and warned rules: github",
-    "list-rules: print every rule with its meaning, unit, settings and source"};
-
 }  // namespace
 
 int run_check(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(kHelp, args, {kOptions}, {"proposal"});
+  const auto parsed = parse_command(command_help("check"), args, {declared_options("check")}, {"proposal"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto& common = parsed->common;

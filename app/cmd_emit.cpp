@@ -13,33 +13,11 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "emit", "isoflop emit megatron|deepspeed|nemo|slurm|all (--from PLAN.json | plan options) [--out DIR] [options]",
-    "Writes what a trainer reads to run the plan's best layout: megatron.sh (pretrain_gpt.py), ds_config.json,\n"
-    "nemo.yaml (megatron_gpt_config.yaml overrides) or job.sbatch (srun + torchrun), each checked first as its\n"
-    "trainer checks it. Without --out the one file goes to stdout; --out DIR writes them and manifest.json.\n"
-    "Each target's trainer holds the layout to its rules (data/trainers.yaml): a layout it refuses but the plan's\n"
-    "trainer runs is re-ranked under its rules, as layout --from would (said on stderr and in the file).\n"
-    "--check FILE [--target T] checks a hand-written file the same way (exit 1 when rejected); without --target\n"
-    "the target is read from the file's form.",
-    {"isoflop plan --arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1 -o json > plan.json",
-     "isoflop emit all --from plan.json --out launch/ --job-name gpt3",
-     "isoflop emit deepspeed --arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1",
-     "isoflop emit --check megatron.sh --target megatron --target-version core_v0.8.0",
-     "isoflop emit nemo --from plan.json --target-version v1.23.0"}};
-
-const OptionList kOptions = {
-    "target T: megatron|deepspeed|nemo|slurm|all", "out DIR: write the files and manifest.json into DIR",
-    "target-version V: Megatron-Core (core_v0.8.0|core_v0.13.0) or NeMo (v1.22.0|v1.23.0|v2.4.0) release written for",
-    "job-name NAME: SLURM job name (letters, digits, . _ - +)",
-    "check FILE: check FILE as --target's trainer would (default: the target its form names)",
-    "no-substitute: refuse a positional encoding the trainer cannot spell instead of running RoPE"};
-
 }  // namespace
 
 int run_emit(const std::vector<std::string>& args) {
   const OptionList plan_list = plan_options();
-  const auto parsed = parse_command(kHelp, args, {kOptions, from_option("a plan document"), plan_list}, {"target"});
+  const auto parsed = parse_command(command_help("emit"), args, {declared_options("emit"), from_option("a plan document"), plan_list}, {"target"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto target_name = get_string(vm, "target");

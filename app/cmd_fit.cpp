@@ -14,23 +14,6 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "fit",
-    "isoflop fit RUNS.csv [--approach 1,2,3|all] [--curves CURVES.csv] [--bootstrap K --seed S] [options]",
-    "Fits the Chinchilla loss law L(N, D) = E + A/N^alpha + B/D^beta to your runs (Approach 3: Huber loss on\n"
-    "log residuals, L-BFGS from Chinchilla's 4,500-start grid, in parallel), and optionally the IsoFLOP-profile\n"
-    "(Approach 2) and training-curve envelope (Approach 1) power laws N_opt = k*C^a, D_opt = k'*C^b. RUNS.csv has\n"
-    "a header with columns params, tokens (or flops), loss; tokens = flops/(6*params) when absent and flops =\n"
-    "6*params*tokens when absent. --bootstrap resamples the runs for 10/90 and 2.5/97.5 percentile intervals.\n"
-    "--save-law NAME --catalog DIR writes DIR/NAME.yaml so 'isoflop optimal --law NAME --catalog DIR' uses it.",
-    {"isoflop fit share/examples/runs.csv                          # Approach 3 with the 4,500-start grid",
-     "isoflop fit share/examples/runs.csv --approach 2,3 --plot fit.svg",
-     "isoflop fit share/examples/runs.csv --bootstrap 200 --seed 1 -o json",
-     "isoflop fit share/examples/runs.csv --curves share/examples/curves.csv --approach all",
-     "isoflop fit share/examples/runs.csv --reduce mean           # the original mean-reduced fit (stops early)",
-     "isoflop fit share/examples/runs.csv --drop-highest-loss 5 --save-law my-sweep --catalog ./laws",
-     "isoflop optimal --law my-sweep --catalog ./laws --flops 1e22  # plan with your own law"}};
-
 void progress_bar(int done, int total) {
   const int width = 30, filled = done * width / total;
   std::fprintf(stderr, "\rbootstrap [%s%s] %d/%d%s", std::string(filled, '#').c_str(),
@@ -41,30 +24,7 @@ void progress_bar(int done, int total) {
 }  // namespace
 
 int run_fit(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(kHelp, args, {{
-      "runs RUNS.csv: the runs table (positional; - reads stdin)",
-      "approach LIST: 1, 2, 3 or all, comma-separated (default 3; 1,3 with --curves)",
-      "curves FILE: training curves for Approach 1: run, tokens, loss (and params) per row",
-      "params-column NAME: column of parameters N (default params)",
-      "tokens-column NAME: column of tokens D (default tokens)",
-      "flops-column NAME: column of FLOPs C (default flops)",
-      "loss-column NAME: column of final loss (default loss)",
-      "run-column NAME: column of run ids joining --curves to RUNS (default run)",
-      "drop-highest-loss K: drop the K highest-loss runs first (Epoch AI drop 5)",
-      "min-flops C: use only runs with at least C FLOPs",
-      "max-flops C: use only runs with at most C FLOPs",
-      "huber-delta D: Huber delta on log-loss residuals (default 1e-3)",
-      "reduce sum|mean: sum (default) or mean of the Huber terms",
-      "grid SPEC: chinchilla (4,500 starts, default), coarse (243), or a=0:25:6,b=...,e=...,alpha=...,beta=...",
-      "ftol F: stop when an iteration gains <= F*max(|f|,1) (default 2.22e-9, scipy's)",
-      "gtol G: stop when every gradient component is <= G (default 1e-5, scipy's)",
-      "threads N: threads for the starts and the bootstrap (default: all cores)",
-      "budget-tolerance R: relative FLOPs spread within one IsoFLOP budget (default 0.05)",
-      "a1-points K: log-spaced FLOP values along the Approach-1 envelope (default 1500)",
-      "bootstrap K: K bootstrap resamples for percentile intervals",
-      "seed S: seed for the bootstrap (default 0)",
-      "save-law NAME: write the Approach-3 law as DIR/NAME.yaml (needs --catalog DIR)",
-      "plot FILE.svg: write a figure of the runs and the fits"}}, {"runs"});
+  const auto parsed = parse_command(command_help("fit"), args, {declared_options("fit")}, {"runs"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   fit::FitRequest r;

@@ -14,28 +14,6 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "layout",
-    "isoflop layout (--arch NAME|FILE (--gpu NAME | --node NAME) (--gpus N | --nodes K) --global-batch B |\n"
-    "                --from FILE|-) [pins] [options]",
-    "Searches tensor (TP), pipeline (PP), data (DP) and expert (EP) parallel degrees, virtual pipeline stages,\n"
-    "the micro-batch, the ZeRO stage, activation recompute and sequence parallelism for a model on a cluster.\n"
-    "Each layout's per-GPU memory follows ZeRO (Rajbhandari et al. 2020) and Korthikanti et al. 2022; its step\n"
-    "time follows a model calibrated on Narayanan et al. 2021 and Korthikanti et al. 2022, timed the way the\n"
-    "trainer (--trainer, default megatron) runs it; only layouts that trainer accepts are returned. Pins (--tp 8)\n"
-    "fix a knob; families that cannot fit are listed with the rule or the memory that pruned them. --from re-ranks the model, job and cluster of a\n"
-    "layout or plan document (with the pins given). Nothing fitting exits 1 with the closest miss and what\n"
-    "would fit (with -o json: the document, layouts empty and `infeasible` set).",
-    {"isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 3360 --global-batch 1920",
-     "isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920 --tp 8 --pp 35",
-     "isoflop layout --arch gpt3-175b --node dgx-h100 --nodes 64 --global-batch 1536 --top 10 -o json",
-     "isoflop layout --arch mt-nlg-530b --gpu a100-sxm4-80gb --gpus 2240 --global-batch 1920 --trainer deepspeed",
-     "isoflop layout --from plan.json --pp 16  # the plan's model on its cluster, pipeline pinned to 16"}};
-
-const OptionList kOptions = {"arch NAME|FILE: catalog model or architecture file (YAML or JSON)",
-                             "global-batch B: global batch in sequences",
-                             "seq S: sequence length (default: the model's)"};
-
 // Options that describe the model, the job or the cluster: given by the document with --from.
 constexpr const char* kJobOptions[] = {"arch",  "global-batch", "seq",       "gpu",      "node",   "gpus",
                                        "nodes", "gpus-per-node", "attention", "precision", "dropout"};
@@ -62,8 +40,8 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
 }  // namespace
 
 int run_layout(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(
-      kHelp, args, {kOptions, from_option("a layout or plan document"), cluster_options(), layout_options()});
+  const auto parsed = parse_command(command_help("layout"), args, {declared_options("layout"), from_option("a layout or plan document"),
+                                                                   cluster_options(), layout_options()});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
 

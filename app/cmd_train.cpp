@@ -21,28 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const CommandHelp kHelp = {
-    "train",
-    "isoflop train JOB.yaml [--resume [--allow-changes]] [--output DIR] [--max-memory BYTES] [--curve FILE] [--plot FILE.svg] [-o table|json|yaml|csv]\n"
-    "       isoflop train --example",
-    "Runs a tiny GPT training job (GPT-2 architecture, AdamW, warm-up then cosine decay to 10 % of the peak\n"
-    "learning rate at exactly the planned token count) on the CPU reference backend or a CUDA GPU. The job file\n"
-    "names the model, the optimisation, the data (the embedded markov source with a known entropy floor, any\n"
-    "file as bytes, or a uint16 token file), evaluation, checkpoints and the output folder, which receives\n"
-    "results.json (the train document) and loss_curve.csv. Ctrl-C saves a checkpoint after the current step and\n"
-    "exits 130; --resume continues exactly where it stopped (a changed job only with --allow-changes; a finished\n"
-    "run is left as it is). One run at a time holds an output folder; a job needing more memory than the machine\n"
-    "has is refused before it starts. FLOPs are counted as in 'isoflop flops' (chinchilla App. F and 6ND); MFU is\n"
-    "against the device's catalog peak, or on a CPU without one against the fp32 sgemm peak measured with the\n"
-    "run's threads (peak_source says which). 'isoflop train --example' prints a job.",
-    {"isoflop train --example > job.yaml      # a commented job on the markov source",
-     "isoflop train job.yaml                  # progress on stderr, results table on stdout",
-     "isoflop train job.yaml --resume         # continue after Ctrl-C (exit 130) from the checkpoint",
-     "isoflop train job.yaml --resume --allow-changes   # continue with a new lr (recorded in results.json)",
-     "isoflop train job.yaml -q -o json       # the train document only",
-     "isoflop train job.yaml --plot loss.svg  # and the loss curve as a figure",
-     "isoflop train job.yaml --curve curve.csv -o csv   # the loss curve to a file and to stdout"}};
-
 // A resume of a finished run: its results.json stands and is printed as it is.
 int report_finished(const CommonOptions& common, const doc::TrainDocument& d) {
   spdlog::info("the run in {} finished already ({} of {} steps); nothing to do, its results are kept", d.inputs.output,
@@ -57,16 +35,7 @@ int report_finished(const CommonOptions& common, const doc::TrainDocument& d) {
 }  // namespace
 
 int run_train(const std::vector<std::string>& args) {
-  const auto parsed = parse_command(kHelp, args, {{
-      "job JOB.yaml: the job file (positional)",
-      "resume: continue from the job's checkpoint (after Ctrl-C or a crash)",
-      "allow-changes: with --resume: continue although the job changed (recorded in results.json)",
-      "max-memory BYTES: refuse a job needing more host memory (default: what is available)",
-      "output DIR: results folder, overriding the job's 'output'",
-      "curve FILE: write the loss curve CSV here (default <output>/loss_curve.csv)",
-      "plot FILE.svg: write a figure of the loss curve (train and eval)",
-      "threads N: CPU backend threads, overriding the job's 'threads' (0: every core)",
-      "example: print a commented example job and exit"}}, {"job"});
+  const auto parsed = parse_command(command_help("train"), args, {declared_options("train")}, {"job"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto job_file = get_string(vm, "job");

@@ -17,45 +17,9 @@
 namespace isoflop::app {
 namespace {
 
-const CommandHelp kHelp = {
-    "validate",
-    "isoflop validate (--from plan.json | --flops C [--law NAME | --law-params ...]) [--preset smoke|cpu|gpu] [--emit "
-    "DIR]\n"
-    "       isoflop validate run DIR [-j N]\n"
-    "       isoflop validate report DIR [--tolerance a=0.1,...] [--plot FILE.svg] [--save-calibration FILE.yaml]",
-    "Designs a scaled-down IsoFLOP sweep that checks a plan on your own hardware: K budgets spaced x3 that add up\n"
-    "to the preset's total compute (--total-flops), M model sizes per budget log-spaced around the law's N_opt\n"
-    "there, each shaped like the plan's family, tokens from C = 6ND, and one learning-rate and warm-up rule for\n"
-    "all (data/validate/sweep.yaml). --emit DIR writes one 'isoflop train' job per run, sweep.json, run.sh and a\n"
-    "SLURM array script (slurm.sh). 'validate run DIR' runs the jobs here, -j at a time, each as its own train\n"
-    "process: finished runs are skipped, interrupted ones resume from their checkpoint, failed ones are recorded\n"
-    "as failed. Presets: smoke (CI, < 2 min on 2 cores), cpu (sized for 10-20 min on 2 cores), gpu (one H100/H200,\n"
-    "<= 8 min).\n"
-    "'validate report DIR' (also the last step of run) fits Approach 2 and 3 to the runs, compares a, D/N and N_opt\n"
-    "at the plan's budget with the plan's law, E with the source's exact floor and each run's tokens/s with the\n"
-    "step-time model, and exits 1 when one is outside its --tolerance (defaults a=0.1,tokens_per_param=1,\n"
-    "params=1,floor=0.05,speed=0.25) or a run failed; it writes DIR/report/validation.{json,svg}.",
-    {"isoflop validate --from plan.json --emit sweep      # the cpu preset of the plan's law",
-     "isoflop validate --flops 1e21 --law chinchilla --preset smoke --emit sweep",
-     "isoflop validate run sweep -j 2                    # run it here, two runs at a time",
-     "isoflop validate report sweep --save-calibration cal/h200.yaml  # a GPU sweep's speed constants",
-     "sbatch sweep/slurm.sh                              # or as a SLURM array"}};
-
-const OptionList kDesignOptions = {
-    "flops C: the full budget the law allocates (without --from)",
-    "family NAME: shape family or catalog model the runs follow (default: the plan's, else chinchilla)",
-    "preset NAME: smoke, cpu or gpu (default cpu)",
-    "total-flops C: the sweep's total compute, 6ND summed over its runs",
-    "budgets K: budgets, spaced x3",
-    "sizes M: model sizes per budget",
-    "source NAME: the generated data of every run: quanta (default) or markov",
-    "peak-device ID: catalog accelerator the runs' MFU is measured against",
-    "slurm-parallel K: SLURM array tasks at a time (default 8)",
-    "emit DIR: write the jobs, sweep.json and the scripts into DIR"};
-
 int design(const std::vector<std::string>& args) {
-  auto lists = std::vector<OptionList>{kDesignOptions, law_options(), from_option("a plan document")};
-  const auto parsed = parse_command(kHelp, args, lists);
+  auto lists = std::vector<OptionList>{declared_options("validate"), law_options(), from_option("a plan document")};
+  const auto parsed = parse_command(command_help("validate"), args, lists);
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   validate::SweepOptions o{.plan = read_from(vm, {"plan"}),
@@ -106,15 +70,9 @@ int report(const CommonOptions& common, const po::variables_map& vm, const std::
   return d.report.passed ? 0 : 1;
 }
 
-const OptionList kReportOptions = {"tolerance LIST: NAME=VALUE,... for a, tokens_per_param, params, floor, speed",
-                                   "plot FILE.svg: the figure (default DIR/report/validation.svg)",
-                                   "save-calibration FILE.yaml: the speed calibration overlay",
-                                   "bootstrap N: Approach 2 resamples (default 200)"};
-
 int report_command(const std::vector<std::string>& args) {
-  const CommandHelp help{"validate report", "isoflop validate report DIR [options]", kHelp.summary, kHelp.examples};
-  auto lists = std::vector<OptionList>{{"dir DIR: the sweep folder (positional)"}, kReportOptions};
-  const auto parsed = parse_command(help, args, lists, {"dir"});
+  auto lists = std::vector<OptionList>{declared_options("validate", "dir"), declared_options("validate", "report")};
+  const auto parsed = parse_command(command_help("validate", "report"), args, lists, {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
   if (!dir) throw InputError("validate report: missing DIR, a folder written by 'isoflop validate --emit DIR'");
@@ -122,10 +80,9 @@ int report_command(const std::vector<std::string>& args) {
 }
 
 int run(const std::vector<std::string>& args) {
-  const CommandHelp help{"validate run", "isoflop validate run DIR [-j N]", kHelp.summary, kHelp.examples};
-  const auto parsed = parse_command(
-      help, args, {{"dir DIR: the sweep folder (positional)", "jobs,j N: runs at a time (default 1)"}, kReportOptions},
-      {"dir"});
+  auto lists = std::vector<OptionList>{declared_options("validate", "dir"), declared_options("validate", "run"),
+                                       declared_options("validate", "report")};
+  const auto parsed = parse_command(command_help("validate", "run"), args, lists, {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
   if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");

@@ -4,29 +4,14 @@
 namespace isoflop::app {
 
 const OptionList& energy_options() {
-  static const OptionList list = {
-      "energy-method NAME: node|measured|tdp: which power gives the energy (default: measured with --power-w, "
-      "else node)",
-      "power-w W: measured average system power per accelerator, watts",
-      "node-power-kw P: node power, kW (default: the node's maximum)",
-      "tdp-utilisation U: tdp method: average draw as a fraction of TDP (default from cost.yaml)",
-      "host-overhead-w W: tdp method: host and infrastructure watts per accelerator (default from cost.yaml)",
-      "pue NAME|VALUE: PUE preset or value (default typical: 1.56; hyperscaler 1.10)",
-      "grid NAME|VALUE: grid region or intensity (default us)",
-      "cfe F: carbon-free energy fraction for net CO2e",
-      "embodied: add the embodied carbon share (LLMCarbon, 5-year lifetime)",
-      "embodied-kg-per-gpu KG: embodied kg CO2e per accelerator instead of the catalog's (implies --embodied)",
-      "price-per-gpu-hour USD: accelerator price per hour",
-      "price-per-kwh USD: energy price per kWh"};
+  static const OptionList list = declared_options("options", "energy");
   return list;
 }
 
 OptionList whatif_options(bool with_switch) {
-  OptionList list = {
-      "whatif-gpu NAME: Machine lever: this accelerator (default: the catalog's best performance per watt)",
-      "whatif-grid NAME: Map lever: this grid region (default: the cleanest of grids.yaml's map candidates)",
-      "whatif-model-factor F: Model lever: compute saved at equal quality, >= 1 (default from cost.yaml: 3)"};
-  if (with_switch) list.insert(list.begin(), "whatif: show the 4Ms what-if table");
+  OptionList list = with_switch ? declared_options("options", "whatif-switch") : OptionList{};
+  const OptionList levers = declared_options("options", "whatif");
+  list.insert(list.end(), levers.begin(), levers.end());
   return list;
 }
 

@@ -4,10 +4,7 @@
 namespace isoflop::app {
 
 const OptionList& law_options() {
-  static const OptionList list = {
-      "law NAME: scaling law from the catalog (default epoch-2024)",
-      "law-params E,A,B,alpha,beta: a parametric law L = E + A/N^alpha + B/D^beta given by its constants",
-      "all-laws: answer with every applicable catalog law (the band)"};
+  static const OptionList list = declared_options("options", "law");
   return list;
 }
 

@@ -30,10 +30,7 @@ std::optional<bool> get_on_off(const po::variables_map& vm, const std::string& n
 }  // namespace
 
 const OptionList& cluster_options() {
-  static const OptionList list = {"gpu NAME: accelerator id (isoflop catalog hardware)",
-                                  "node NAME: node id, e.g. dgx-a100 (default: the GPU's reference node)",
-                                  "gpus N: number of GPUs", "nodes K: number of nodes (instead of --gpus)",
-                                  "gpus-per-node G: GPUs per node (default: the node's)"};
+  static const OptionList list = declared_options("options", "cluster");
   return list;
 }
 
@@ -43,20 +40,8 @@ OptionList layout_options() {
     list.push_back(option_name(d) + " " + value_name(d) + ": pin the " + std::string(d.meaning));
   list.push_back("trainer " + join(parallel::kTrainerNames.names(), "|") +
                  ": the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)");
-  for (const char* spec :
-       {"overlap-grad-reduce on|off: overlap the gradient reduction with the backward pass (default: the trainer's)",
-        "overlap-param-gather on|off: overlap the weights' all-gather with the forward pass (default: the trainer's)",
-        "tp-comm-overlap on|off: overlap tensor-parallel collectives with GEMMs, with sequence parallelism "
-        "(default: the trainer's)",
-        "grad-reduce fp32|bf16: precision of the gradient reduction (default: the trainer's)",
-        "attention flash|eager: attention kernel; eager keeps the s x s scores for the backward pass (default flash)",
-        "precision bf16|fp8: GEMM precision of the linear layers; fp8 needs a chip with an FP8 peak (default bf16)",
-        "dropout on|off: dropout active, its masks kept for the backward pass (default off)",
-        "max-tp T: largest TP tried (default: GPUs per node)",
-        "max-cp C: largest context-parallel degree tried (default 1: CP when pinned)",
-        "objective OBJ: rank by time|memory (cost and energy rank like time on a fixed cluster)",
-        "top K: layouts to show (default 5)"})
-    list.emplace_back(spec);
+  const OptionList choices = declared_options("options", "layout");
+  list.insert(list.end(), choices.begin(), choices.end());
   return list;
 }
 

@@ -4,8 +4,10 @@ _isoflop_commands() {
   "${1:-isoflop}" --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'
 }
 
+# The option lines of the help ("  --params N  ...", "  -j [ --jobs ] N  ..."), not the flags its prose mentions.
 _isoflop_options() {
-  "$1" "$2" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u
+  "$1" "$2" --help 2>/dev/null | sed -n '/^Options:/,/^Examples:/p' | grep -oE '^  (-[a-z] \[ )?--[a-z][a-z0-9-]*' |
+    grep -o -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
 _isoflop() {
