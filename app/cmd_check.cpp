@@ -1,6 +1,8 @@
 // isoflop check: the CI gate — training proposals held against a policy, a verdict per rule, exit 1 when an
 // error-severity rule fails; table, JSON, JUnit XML and GitHub annotations.
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
@@ -15,7 +17,8 @@ namespace {
 
 const CommandHelp kHelp = {
     "check",
-    "isoflop check PROPOSAL... --policy POLICY [--strict] [-o table|json|junit] [--junit FILE] [--annotations github]\n"
+    "isoflop check PROPOSAL... --policy POLICY [--strict] [-o table|json|yaml|junit|csv] [--junit FILE]\n"
+    "       [--timestamp] [--annotations github]\n"
     "       isoflop check --list-rules",
     "The CI gate. Each proposal (a YAML or JSON file naming the model, tokens, cluster, layout, schedule, region and\n"
     "prices; or a plan document from 'plan -o json') is planned as it stands: its exact parameters, the memory and\n"
@@ -25,9 +28,11 @@ const CommandHelp kHelp = {
     "that fails makes the exit status 1; warnings pass unless --strict. Bad input (a malformed proposal or policy,\n"
     "an unknown rule) is exit 2 naming file:line. Quoted patterns ('proposals/*.yaml') are expanded in sorted order.\n"
     "-o junit writes JUnit XML (one testsuite per proposal, one testcase per rule) for GitLab, Jenkins and GitHub\n"
-    "test reporters; --junit FILE writes it beside the table. --annotations github adds '::error file=F,line=N::'\n"
-    "lines pointing at the proposal's offending line (on stderr when stdout carries a document). Output is\n"
-    "byte-identical for the same inputs.",
+    "test reporters (a warning is a suite property and <system-out> text; a failure under --strict); --junit FILE\n"
+    "writes it beside the table. -o csv writes one row per proposal and rule. --annotations github adds\n"
+    "'::error file=F,line=N::' lines pointing at the proposal's offending line (on stderr when stdout carries a\n"
+    "document). Output is byte-identical for the same inputs: the JUnit timestamp is the epoch unless --timestamp\n"
+    "(now in UTC, or SOURCE_DATE_EPOCH when set).",
     {"isoflop check share/examples/proposals/*.yaml --policy share/examples/policies/default.yaml",
      "isoflop check proposal.yaml --policy policy.yaml -o json > verdicts.json",
      "isoflop check 'proposals/*.yaml' --policy policy.yaml --junit report.xml --annotations github",
@@ -39,6 +44,7 @@ const OptionList kOptions = {
     "policy FILE: the policy: rules with thresholds and severities (share/examples/policies/default.yaml)",
     "strict: warnings fail the gate too",
     "junit FILE: also write the JUnit XML report to FILE",
+    "timestamp: the JUnit timestamp is now (UTC), or SOURCE_DATE_EPOCH when set, instead of the epoch",
     "annotations KIND: CI annotations of failed and warned rules: github",
     "list-rules: print every rule with its meaning, unit, settings and source"};
 
@@ -53,8 +59,6 @@ int run_check(const std::vector<std::string>& args) {
     std::fputs(doc::render_rule_list().c_str(), stdout);
     return 0;
   }
-  if (common.format == report::OutputFormat::kCsv)
-    throw InputError("--format csv: check writes table, json, yaml or junit");
   const auto annotations = get_string(vm, "annotations");
   if (annotations && *annotations != "github")
     throw InputError("--annotations: '" + *annotations + "' is not one of github");
@@ -72,14 +76,18 @@ int run_check(const std::vector<std::string>& args) {
   const check::CheckResult result = check::check_proposals(cat, proposals, policy, get_switch(vm, "strict"));
 
   const bool document_out = common.format != report::OutputFormat::kTable;
-  if (common.format == report::OutputFormat::kJunit) {
-    const std::string xml = check::render_junit(result);
-    std::fwrite(xml.data(), 1, xml.size(), stdout);
+  const std::string timestamp = get_switch(vm, "timestamp")
+                                    ? check::junit_timestamp(std::getenv("SOURCE_DATE_EPOCH"), std::time(nullptr))
+                                    : "1970-01-01T00:00:00";
+  if (common.format == report::OutputFormat::kJunit || common.format == report::OutputFormat::kCsv) {
+    const std::string text = common.format == report::OutputFormat::kCsv ? check::render_csv(result)
+                                                                        : check::render_junit(result, timestamp);
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     write_document(common, doc::Json(result), [&] { return doc::render_check_page(result, common.color); },
                    "proposals");
   }
-  if (junit_path) write_output_file(common, *junit_path, check::render_junit(result), "--junit");
+  if (junit_path) write_output_file(common, *junit_path, check::render_junit(result, timestamp), "--junit");
   if (annotations) std::fputs(check::render_github_annotations(result).c_str(), document_out ? stderr : stdout);
   if (document_out && !common.quiet) std::fprintf(stderr, "%s\n", check::summary_line(result).c_str());
   return result.gate_passed() ? 0 : static_cast<int>(ExitStatus::kFailed);
