@@ -85,11 +85,11 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
 }
 
 TEST_CASE("memory wording: one device figure in pass and fail, this layout or no layout, no fix at all") {
-  const std::string fits = "arch: llama2-7b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: a100-sxm4-40gb, gpus: 512}\n"
-                           "layout: {tp: 2, pp: 1, dp: 256, zero: 1, recompute: selective}\n";
+  const std::string fits = "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+                           "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
   const auto pass = verdict("p.yaml", fits, "memory_headroom_gib: {min: 4}");
   CHECK(pass.outcome == Outcome::kPass);
-  CHECK(pass.reason.find(" of 37.3 GiB per a100-sxm4-40gb used)") != std::string::npos);
+  CHECK(pass.reason.find(" of 74.5 GiB per a100-sxm4-80gb used)") != std::string::npos);  // 80 GB
   // 40 GB = 37.25 GiB: the headroom is that less what the layout uses, in pass and in fail alike.
   const auto fail = verdict("p.yaml", kNoFit, "memory_headroom_gib: {min: 4}");
   const double used_gib = std::stod(fail.reason.substr(std::string("this layout does not fit: it needs ").size()));
