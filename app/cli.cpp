@@ -103,7 +103,7 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   }
   CommonOptions& c = parsed.common;
   if (auto f = get_string(parsed.values, "format"))  // JUnit XML is a report of checks: only `check` writes it
-    c.format = help.name == "check" ? report::kOutputFormatNames.parse(*f, "--format")
+    c.format = help.name == "check" ? report::kOutputFormatNames.parse(*f, "-o/--format")
                                     : report::kDocumentFormatNames.parse(*f, "--format");
   c.quiet = parsed.values["quiet"].as<bool>();
   c.verbose = parsed.values["verbose"].as<bool>();

@@ -1,6 +1,8 @@
 // isoflop check: the CI gate — training proposals held against a policy, a verdict per rule, exit 1 when an
 // error-severity rule fails; table, JSON, JUnit XML and GitHub annotations.
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
@@ -24,8 +26,6 @@ int run_check(const std::vector<std::string>& args) {
     std::fputs(doc::render_rule_list().c_str(), stdout);
     return 0;
   }
-  if (common.format == report::OutputFormat::kCsv)
-    throw InputError("--format csv: check writes table, json, yaml or junit");
   const auto annotations = get_string(vm, "annotations");
   if (annotations && *annotations != "github")
     throw InputError("--annotations: '" + *annotations + "' is not one of github");
@@ -43,14 +43,18 @@ int run_check(const std::vector<std::string>& args) {
   const check::CheckResult result = check::check_proposals(cat, proposals, policy, get_switch(vm, "strict"));
 
   const bool document_out = common.format != report::OutputFormat::kTable;
-  if (common.format == report::OutputFormat::kJunit) {
-    const std::string xml = check::render_junit(result);
-    std::fwrite(xml.data(), 1, xml.size(), stdout);
+  const std::string timestamp = get_switch(vm, "timestamp")
+                                    ? check::junit_timestamp(std::getenv("SOURCE_DATE_EPOCH"), std::time(nullptr))
+                                    : "1970-01-01T00:00:00";
+  if (common.format == report::OutputFormat::kJunit || common.format == report::OutputFormat::kCsv) {
+    const std::string text = common.format == report::OutputFormat::kCsv ? check::render_csv(result)
+                                                                        : check::render_junit(result, timestamp);
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     write_document(common, doc::Json(result), [&] { return doc::render_check_page(result, common.color); },
                    "proposals");
   }
-  if (junit_path) write_output_file(common, *junit_path, check::render_junit(result), "--junit");
+  if (junit_path) write_output_file(common, *junit_path, check::render_junit(result, timestamp), "--junit");
   if (annotations) std::fputs(check::render_github_annotations(result).c_str(), document_out ? stderr : stdout);
   if (document_out && !common.quiet) std::fprintf(stderr, "%s\n", check::summary_line(result).c_str());
   return result.gate_passed() ? 0 : static_cast<int>(ExitStatus::kFailed);

@@ -54,17 +54,9 @@ void print_overview() {
       "Exit status: 0 success, 1 check failed or infeasible, 2 invalid input, 3 internal error.\n");
 }
 
-const Command* find_command(const std::string& name) {
-  for (const auto& c : commands())
-    if (name == c.name) return &c;
-  return nullptr;
-}
+const Command* find_command(const std::string& name) { return find_named(commands(), name); }
 
-std::vector<std::string> command_names() {
-  std::vector<std::string> names;
-  for (const auto& c : commands()) names.emplace_back(c.name);
-  return names;
-}
+std::vector<std::string> command_names() { return names_of(commands()); }
 
 int dispatch(const std::vector<std::string>& argv) {
   if (argv.empty()) {

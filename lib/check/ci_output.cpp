@@ -1,10 +1,14 @@
 // JUnit XML through pugixml, and GitHub annotations.
 #include "check/ci_output.hpp"
 
+#include <charconv>
+#include <ctime>
 #include <pugixml.hpp>
 #include <sstream>
+#include <vector>
 
 #include "check/rules.hpp"
+#include "core/error.hpp"
 
 namespace isoflop::check {
 namespace {
@@ -44,7 +48,7 @@ std::string escape_property(const std::string& s) {
 
 }  // namespace
 
-std::string render_junit(const CheckResult& r) {
+std::string render_junit(const CheckResult& r, const std::string& timestamp) {
   pugi::xml_document doc;
   auto decl = doc.append_child(pugi::node_declaration);
   decl.append_attribute("version") = "1.0";
@@ -53,15 +57,19 @@ std::string render_junit(const CheckResult& r) {
   int id = 0;
   for (const auto& p : r.proposals) {
     int failures = 0, skipped = 0;
-    std::string warnings;
+    std::string warnings;  // the suite's <system-out>: the Ant schema gives a passing testcase no child
+    std::vector<const Verdict*> warned;
     for (const auto& v : p.verdicts) {
       failures += fails(v, r.strict);
       skipped += v.outcome == Outcome::kNotApplicable;
-      if (v.outcome == Outcome::kWarn && !r.strict) warnings += "warning: " + v.rule + ": " + v.reason + "\n";
+      if (v.outcome == Outcome::kWarn && !r.strict) {
+        warnings += "WARN " + v.rule + ": " + details(v, p.source);
+        warned.push_back(&v);
+      }
     }
     auto suite = suites.append_child("testsuite");
     suite.append_attribute("name") = p.name.c_str();
-    suite.append_attribute("timestamp") = "1970-01-01T00:00:00";
+    suite.append_attribute("timestamp") = timestamp.c_str();
     suite.append_attribute("hostname") = "isoflop";
     suite.append_attribute("tests") = static_cast<int>(p.verdicts.size());
     suite.append_attribute("failures") = failures;
@@ -75,6 +83,16 @@ std::string render_junit(const CheckResult& r) {
       auto prop = props.append_child("property");
       prop.append_attribute("name") = name;
       prop.append_attribute("value") = value.c_str();
+    }
+    auto count = props.append_child("property");  // reporters list a suite's properties beside its cases
+    count.append_attribute("name") = "warnings";
+    count.append_attribute("value") = static_cast<int>(warned.size());
+    for (const Verdict* v : warned) {
+      auto prop = props.append_child("property");
+      prop.append_attribute("name") = ("warn." + v->rule).c_str();
+      std::string value = v->reason;
+      if (!v->fix.empty()) value += "; fix: " + v->fix;
+      prop.append_attribute("value") = (p.source + ":" + std::to_string(v->line) + ": " + value).c_str();
     }
     for (const auto& v : p.verdicts) {
       auto c = suite.append_child("testcase");
@@ -96,6 +114,47 @@ std::string render_junit(const CheckResult& r) {
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
   return out.str();
+}
+
+std::string junit_timestamp(const char* source_date_epoch, long long now_s) {
+  long long seconds = now_s;
+  if (source_date_epoch) {
+    const std::string_view text(source_date_epoch);
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() || seconds < 0 ||
+        seconds > 253402300799)  // 9999-12-31T23:59:59, the last time the schema's four-digit year writes
+      throw InputError("SOURCE_DATE_EPOCH: '" + std::string(text) +
+                       "' is not a whole number of seconds since 1970-01-01 (0 to 253402300799)");
+  }
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc);
+  return buffer;
+}
+
+std::string render_csv(const CheckResult& r) {
+  // RFC 4180: a cell with a comma, quote or line break is quoted, its quotes doubled.
+  auto cell = [](const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+  };
+  auto number = [](const std::optional<double>& v) {  // the shortest text that reads back to the same double
+    if (!v) return std::string();
+    char buffer[32];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, *v).ptr;
+    return std::string(buffer, end);
+  };
+  std::string out = "proposal,rule,severity,verdict,value,threshold,unit,reason,fix\n";
+  for (const auto& p : r.proposals)
+    for (const auto& v : p.verdicts)
+      out += cell(p.source) + "," + cell(v.rule) + "," + std::string(kSeverityNames.name(v.severity)) + "," +
+             std::string(kOutcomeNames.name(v.outcome)) + "," + number(v.value) + "," + number(v.threshold) + "," +
+             cell(v.unit) + "," + cell(v.reason) + "," + cell(v.fix) + "\n";
+  return out;
 }
 
 std::string render_github_annotations(const CheckResult& r) {

@@ -33,6 +33,20 @@ std::optional<parallel::Layout> pinned_layout(const parallel::LayoutPins& p) {
   return l;
 }
 
+// A pinned TP·PP·CP·DP that is not the GPU count, in the proposal's words: "tp 8 × pp 4 × dp 30 = 960 ≠ gpus 1024".
+std::optional<std::string> product_mismatch(const Proposal& p, long long gpus) {
+  const auto& pins = p.layout;
+  if (!pins.tp || !pins.pp || !pins.dp) return std::nullopt;
+  const long long product = static_cast<long long>(*pins.tp) * *pins.pp * pins.cp.value_or(1) * *pins.dp;
+  if (product == gpus) return std::nullopt;
+  auto n = [](long long v) { return std::to_string(v); };
+  std::string out = "tp " + n(*pins.tp) + " × pp " + n(*pins.pp);
+  if (pins.cp) out += " × cp " + n(*pins.cp);
+  out += " × dp " + n(*pins.dp) + " = " + n(product) + " ≠ ";
+  if (p.cluster.gpus) return out + "gpus " + n(gpus);
+  return out + "the cluster's " + n(gpus) + " GPUs";
+}
+
 void from_plan(const plan::PlanResult& p, Facts& f) {
   f.architecture = p.job.architecture;
   f.params = model::count_params(p.job.architecture).total();
@@ -89,6 +103,10 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
     job.seq = a.seq;
     job.global_batch = proposal.global_batch.value_or(0);
     f.job = job;
+    if (const auto mismatch = product_mismatch(proposal, f.cluster->gpus)) {
+      f.plan_error = *mismatch;
+      return f;
+    }
     plan::Budget budget;
     budget.flops = f.flops_6nd;
     try {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/suggest.hpp"
 #include "units/format.hpp"
 
 namespace isoflop::check {
@@ -20,17 +21,9 @@ const std::vector<RuleInfo>& rule_table() {
   return table;
 }
 
-const RuleInfo* find_rule(const std::string& name) {
-  for (const auto& r : rule_table())
-    if (name == r.name) return &r;
-  return nullptr;
-}
+const RuleInfo* find_rule(const std::string& name) { return find_named(rule_table(), name); }
 
-std::vector<std::string> rule_names() {
-  std::vector<std::string> names;
-  for (const auto& r : rule_table()) names.emplace_back(r.name);
-  return names;
-}
+std::vector<std::string> rule_names() { return names_of(rule_table()); }
 
 std::string fmt(double value, int digits) {
   const double a = std::fabs(value);

@@ -1,5 +1,6 @@
 // Systems rules: the memory left on the most loaded GPU, the predicted MFU of the proposal's layout, and
 // whether the named trainer runs that layout (lib/parallel's memory model, step-time model and trainer rules).
+#include "check/memory_fixes.hpp"
 #include "check/rules.hpp"
 #include "parallel/search.hpp"
 #include "parallel/trainer_rules.hpp"
@@ -9,68 +10,86 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// The search's changes that would make the layout fit, as "recompute full, or gpus 4480".
-std::string changes_text(const std::vector<parallel::SuggestedChange>& changes) {
-  std::string out;
-  for (const auto& c : changes) {
-    if (!out.empty()) out += ", or ";
-    out += c.field;
-    if (c.number) out += " " + std::to_string(*c.number);
-    if (c.text) out += " " + *c.text;
-    if (!c.note.empty()) out += " (" + c.note + ")";
-  }
-  return out;
-}
+// Whether the proposal pins the whole layout (TP, PP and DP), so "this layout" rather than "no layout".
+bool pinned(const Facts& f) { return f.proposed_layout.has_value(); }
 
-// Device memory less the per-GPU memory the model predicts (Korthikanti et al. 2022; ZeRO) for the layout.
+// Device memory less the per-GPU memory the model predicts (Korthikanti et al. 2022; ZeRO) for the layout. The
+// fixes are changes to the proposal that were planned again and pass this rule.
 Finding memory_headroom(const RuleSetting& s, const Facts& f) {
-  if (!f.plan) return {true, false, std::nullopt, s.number("min"), "no valid layout: " + f.plan_error, ""};
-  const double device = f.cluster->accelerator.memory_bytes;
-  const auto& search = f.plan->layouts;
-  if (search.feasible()) {
-    const double used = search.layouts.front().memory.total_bytes();
-    Finding r = bounded((device - used) / kGiB, s, "memory headroom", "GiB");
-    r.reason += " (" + fmt(used / kGiB) + " of " + fmt(device / kGiB) + " GiB per GPU used)";
-    return r;
+  const auto min_gib = s.number("min");
+  const auto use = memory_use(f);
+  if (!use) return {true, false, std::nullopt, min_gib, "no valid layout: " + f.plan_error, ""};
+  const std::string per_gpu = fmt(use->used_bytes / kGiB) + " of " + fmt(use->device_bytes / kGiB) + " GiB per " +
+                              f.cluster->accelerator.name;
+  Finding r = bounded(use->headroom_gib(), s, "memory headroom", "GiB");
+  if (use->fits) {
+    r.reason += " (" + per_gpu + " used)";
+  } else {
+    r.holds = false;
+    r.threshold = min_gib;
+    const std::string& why = f.plan->layouts.infeasible->reason;
+    const size_t rejected = why.find("; layouts that fit are rejected");
+    r.reason = (pinned(f) ? "this layout does not fit: it needs " : "no layout fits: the smallest needs ") + per_gpu +
+               (rejected == std::string::npos ? "" : why.substr(rejected));
   }
-  const auto& why = *search.infeasible;
-  Finding r = bounded((device - why.needed_memory_bytes) / kGiB, s, "memory headroom", "GiB");
-  r.holds = false;
-  r.threshold = s.number("min");
-  r.reason = why.reason;
-  r.fix = changes_text(why.changes);
+  if (r.holds) return r;
+  const auto fixes = verified_memory_fixes(f, min_gib);
+  if (fixes.empty()) r.reason += "; no single change fits";
+  r.fix = changes_text(fixes);
   return r;
 }
 
 // Model FLOP/s over the 16-bit peak for the proposal's layout (or the best the search finds).
 Finding mfu(const RuleSetting& s, const Facts& f) {
-  if (!f.plan || !f.plan->feasible()) return not_applicable("no layout fits, so no MFU is predicted");
-  Finding r = bounded(f.plan->mfu, s, "predicted MFU", "");
-  if (!r.holds && f.plan->problem) r.fix = changes_text(f.plan->problem->changes);
-  return r;
+  if (!f.plan || !f.plan->feasible())
+    return not_applicable(pinned(f) ? "this layout does not fit, so no MFU is predicted"
+                                    : "no layout fits, so no MFU is predicted");
+  return bounded(f.plan->mfu, s, "predicted MFU", "");
+}
+
+// A layout in the proposal's field names: "tp 8, pp 4, dp 16, vpp 1, micro_batch 1, zero 1".
+std::string layout_text(const parallel::Layout& l) {
+  std::string out = "tp " + std::to_string(l.tp) + ", pp " + std::to_string(l.pp) + ", dp " + std::to_string(l.dp);
+  if (l.cp > 1) out += ", cp " + std::to_string(l.cp);
+  if (l.ep > 1) out += ", ep " + std::to_string(l.ep);
+  return out + ", vpp " + std::to_string(l.vpp) + ", micro_batch " + std::to_string(l.micro_batch) + ", zero " +
+         std::to_string(l.zero_stage) + ", recompute " + std::string(model::kRecomputeNames.name(l.recompute));
 }
 
 // The runnability rules of data/trainers.yaml and the structural checks every trainer shares.
-Finding layout_runnable(const RuleSetting& s, const Facts& f) {
-  // The proposal's own layout, else the best one the search found for it (under the proposal's trainer).
+Finding runnable(const std::string& name, const catalog::TrainerRules& trainer, const Facts& f) {
+  // The proposal's own layout, else the best one the search found for it.
   const bool planned = !f.proposed_layout && f.plan && f.plan->feasible();
   const parallel::Layout* layout = planned ? &f.plan->layouts.layouts.front().layout
                                            : f.proposed_layout ? &*f.proposed_layout : nullptr;
   if (!layout || !f.job || !f.cluster) {
     if (!f.plan_error.empty()) return {true, false, std::nullopt, std::nullopt, f.plan_error, ""};
+    if (f.plan && !f.plan->feasible())
+      return {true, false, std::nullopt, std::nullopt, name + " runs no layout that fits: " + f.plan->layouts.infeasible->reason, ""};
     return not_applicable("the proposal pins no layout and none fits");
   }
-  const std::string name = s.text("trainer").value_or(f.proposal->trainer);
-  const catalog::TrainerRules& trainer = f.catalog->trainer(name, "trainer");
   parallel::JobSpec job = *f.job;
   if (job.global_batch <= 0) job.global_batch = static_cast<long long>(layout->micro_batch) * layout->dp;
   const auto violation = parallel::runnability_violation(trainer, *layout, job, *f.cluster);
-  const std::string which = planned ? "the planned layout" : "this layout";
+  const std::string which = planned ? "the best layout the search finds under its rules" : "this layout";
   Finding r;
   r.holds = !violation;
   r.reason = violation ? name + " does not run " + which + ": " + violation->reason + " (" + violation->rule + ")"
-                       : name + " runs " + which;
+                       : name + " runs " + which + " (" + layout_text(*layout) + ")";
   return r;
+}
+
+Finding layout_runnable(const RuleSetting& s, const Facts& f) {
+  const std::string name = s.text("trainer").value_or(f.proposal->trainer);
+  const catalog::TrainerRules& trainer = f.catalog->trainer(name, "trainer");
+  // An unpinned layout is the search's to choose: under another trainer than the proposal's, search again
+  // under that trainer's rules (DeepSpeed's pipeline has no virtual stages, so it gets a VPP-1 layout).
+  if (!f.proposed_layout && !f.proposal->plan && name != f.proposal->trainer) {
+    Proposal under = *f.proposal;
+    under.trainer = name;
+    return runnable(name, trainer, assess(*f.catalog, under));
+  }
+  return runnable(name, trainer, f);
 }
 
 }  // namespace

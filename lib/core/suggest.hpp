@@ -17,6 +17,23 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // " (did you mean 'x'?)" or "" — for appending to an error message.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// The entry of a table of named entries (a `name` member) called `name`, or null.
+template <class Entry>
+const Entry* find_named(const std::vector<Entry>& table, std::string_view name) {
+  for (const auto& e : table)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+// Every entry's name, in the table's order — the candidates of did_you_mean.
+template <class Entry>
+std::vector<std::string> names_of(const std::vector<Entry>& table) {
+  std::vector<std::string> names;
+  names.reserve(table.size());
+  for (const auto& e : table) names.emplace_back(e.name);
+  return names;
+}
+
 // "a, b, c" — for listing what is accepted.
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 

@@ -10,6 +10,7 @@
 #include "doc/architecture_input.hpp"
 #include "doc/architecture_json.hpp"
 #include "doc/plan_document.hpp"
+#include "doc/yaml_json.hpp"
 #include "units/quantity.hpp"
 
 namespace isoflop::doc {
@@ -116,13 +117,41 @@ void read_arch(const catalog::Catalog& catalog, const Fields& in, const Json& j,
   }
 }
 
+// Whether the text holds nothing but blank lines and comments.
+bool blank(std::string_view text) {
+  bool comment = false;
+  for (const char c : text) {
+    if (c == '\n') comment = false;
+    else if (c == '#') comment = true;
+    else if (!comment && c != ' ' && c != '\t' && c != '\r') return false;
+  }
+  return true;
+}
+
+// The input's data with its fields' lines. An empty file says so; a duplicate key in JSON names both lines,
+// as in YAML (the JSON reader knows only the object's path, yaml-cpp the marks of both keys).
+Json read_data(const std::string& source, std::string_view text, check::LineMarks& marks, const std::string& what) {
+  if (blank(text)) throw InputError(source + ": the file is empty; " + what);
+  try {
+    return parse_data(source, text, &marks);
+  } catch (const InputError& e) {
+    if (!looks_like_json(text) || std::string_view(e.what()).find("duplicate key") == std::string_view::npos) throw;
+    try {
+      load_yaml(source, text);
+    } catch (const CatalogError& y) {
+      if (std::string_view(y.what()).find("duplicate key") != std::string_view::npos) throw InputError(y.what());
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::string& source, std::string_view text) {
   check::Proposal p;
   p.source = source;
   p.name = std::filesystem::path(source).filename().string();
-  const Json j = parse_data(source, text, &p.marks);
+  const Json j = read_data(source, text, p.marks, "a proposal is a mapping naming arch or params, tokens and cluster");
   if (!j.is_object()) throw InputError(source + ": a proposal must be a mapping");
   if (j.contains("schema")) {  // a plan document, as `plan -o json` writes it
     SourceDocument d = parse_document(source, text);
@@ -165,7 +194,7 @@ check::Policy parse_policy(const std::string& source, std::string_view text) {
   check::Policy policy;
   policy.source = source;
   check::LineMarks marks;
-  const Json j = parse_data(source, text, &marks);
+  const Json j = read_data(source, text, marks, "a policy is a mapping with rules");
   const Fields in(source, marks);
   in.only(j, "", {"name", "description", "rules"});
   if (!j.contains("rules")) in.fail("rules", "missing (a mapping of rule names to their settings)");

@@ -6,7 +6,9 @@ the verdicts its "# expect" comment states; reruns are byte-identical; exit stat
 
 Usage: ci_reports_test.py BINARY
 """
+import csv
 import glob
+import io
 import json
 import os
 import re
@@ -63,7 +65,8 @@ def check_examples(binary):
         for rule, verdict in rules.items():
             expect(got[rule]["verdict"] == verdict, f"{path}: {rule} is {got[rule]['verdict']}, comment says {verdict}")
         if "no-fit" in path:
-            expect("zero_stage 3" in (got["memory_headroom_gib"]["fix"] or ""), f"{path}: memory fix names ZeRO-3")
+            expect((got["memory_headroom_gib"]["fix"] or "").startswith("layout.zero: 3"),
+                   f"{path}: memory fix names the proposal's layout.zero: 3")
 
 
 def check_junit(binary):
@@ -91,6 +94,75 @@ def check_junit(binary):
         expect(int(suite.get("skipped")) == proposal["summary"]["not_applicable"], "junit: skipped count")
     again = run(binary, *proposals, "--policy", POLICY, "-o", "junit")
     expect(again.stdout == r.stdout, "junit: byte-identical rerun")
+
+
+def check_junit_warnings(binary):
+    """A warning is visible to reporters within the schema: a suite property and <system-out> text; under
+    --strict a failure of type warn."""
+    path = os.path.join(EXAMPLES, "gopher-280b.yaml")
+    doc = json.loads(run(binary, path, "--policy", POLICY, "-o", "json").stdout)
+    warned = [v for v in doc["proposals"][0]["verdicts"] if v["verdict"] == "warn"]
+    expect(warned, "junit warnings: the Gopher example warns")
+    schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+    for strict in (False, True):
+        r = run(binary, path, "--policy", POLICY, "-o", "junit", *(["--strict"] if strict else []))
+        xml = etree.fromstring(r.stdout.encode())
+        if not schema.validate(xml):
+            failures.append(f"junit warnings (strict {strict}): invalid: {schema.error_log}")
+        suite = xml.find("testsuite")
+        props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+        cases = {c.get("name"): c for c in suite.findall("testcase")}
+        out = suite.find("system-out").text or ""
+        expect(props["warnings"] == ("0" if strict else str(len(warned))), f"junit warnings: count, strict {strict}")
+        for v in warned:
+            failure = cases[v["rule"]].find("failure")
+            if strict:
+                expect(failure is not None and failure.get("type") == "warn", f"junit strict: {v['rule']} fails")
+                expect(failure is not None and failure.get("message") == v["reason"], "junit strict: the reason")
+            else:
+                expect(failure is None, f"junit: warned {v['rule']} is no failure")
+                expect(props.get("warn." + v["rule"]) == f"{path}:{v['line']}: {v['reason']}" +
+                       (f"; fix: {v['fix']}" if v["fix"] else ""), f"junit: property warn.{v['rule']}")
+                expect(f"WARN {v['rule']}: {path}:{v['line']}: {v['field']}\n{v['reason']}\n" in out,
+                       f"junit: system-out names the warning {v['rule']}")
+
+
+def check_timestamp_csv_and_formats(binary):
+    path = os.path.join(EXAMPLES, "gopher-280b.yaml")
+    stamps = lambda out: {s.get("timestamp") for s in etree.fromstring(out.encode()).findall("testsuite")}
+    expect(stamps(run(binary, path, "--policy", POLICY, "-o", "junit").stdout) == {"1970-01-01T00:00:00"},
+           "junit: the epoch by default")
+    env = dict(os.environ, NO_COLOR="1", SOURCE_DATE_EPOCH="1700000000")
+    env.pop("ISOFLOP_CATALOG", None)
+    r = subprocess.run([binary, "check", path, "--policy", POLICY, "-o", "junit", "--timestamp"], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    expect(stamps(r.stdout) == {"2023-11-14T22:13:20"}, "junit --timestamp: SOURCE_DATE_EPOCH 1700000000")
+    env["SOURCE_DATE_EPOCH"] = "soon"
+    r = subprocess.run([binary, "check", path, "--policy", POLICY, "-o", "junit", "--timestamp"], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    expect(r.returncode == 2 and "SOURCE_DATE_EPOCH: 'soon'" in r.stderr, "junit --timestamp: a bad SOURCE_DATE_EPOCH")
+    env.pop("SOURCE_DATE_EPOCH")
+    r = subprocess.run([binary, "check", path, "--policy", POLICY, "-o", "junit", "--timestamp"], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    now = list(stamps(r.stdout))[0]
+    expect(re.fullmatch(r"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}", now) and now > "2024",
+           "junit --timestamp: now " + now)
+    r = run(binary, path, "--policy", POLICY, "-o", "xml")
+    expect(r.returncode == 2 and "-o/--format: 'xml' is not one of table|json|yaml|csv|junit" in r.stderr,
+           "-o xml: names -o/--format and the accepted values: " + r.stderr)
+    # -o csv: one row per proposal and rule, the JSON document's values.
+    proposals = sorted(glob.glob(os.path.join(EXAMPLES, "*.yaml")))
+    doc = json.loads(run(binary, *proposals, "--policy", POLICY, "-o", "json").stdout)
+    rows = list(csv.DictReader(io.StringIO(run(binary, *proposals, "--policy", POLICY, "-o", "csv").stdout)))
+    want = [(p["source"], v) for p in doc["proposals"] for v in p["verdicts"]]
+    expect(len(rows) == len(want), f"csv: {len(rows)} rows for {len(want)} verdicts")
+    for row, (source, v) in zip(rows, want):
+        expect(row["proposal"] == source and row["rule"] == v["rule"] and row["verdict"] == v["verdict"] and
+               row["severity"] == v["severity"] and row["reason"] == v["reason"] and row["unit"] == (v["unit"] or ""),
+               f"csv: {source} {v['rule']}")
+        for key in ("value", "threshold"):
+            expect((row[key] == "") == (v[key] is None) and (v[key] is None or float(row[key]) == v[key]),
+                   f"csv: {source} {v['rule']} {key} {row[key]} != {v[key]}")
 
 
 def key_line(path, key):
@@ -142,6 +214,8 @@ def main():
     binary = sys.argv[1]
     check_examples(binary)
     check_junit(binary)
+    check_junit_warnings(binary)
+    check_timestamp_csv_and_formats(binary)
     check_annotations(binary)
     check_plan_document(binary)
     for f in failures:

@@ -83,6 +83,16 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
         "q.yaml:2: rules.gpu_hours.max: '-1' must not be negative");
   CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  regions: {allow: us}\n"); }) ==
         "q.yaml:2: rules.regions.allow: must be a list of names");
+  // A duplicate key in JSON names both lines, as in YAML; an empty file says it is empty.
+  CHECK(error_of([] {
+          doc::parse_proposal(cat(), "p.json", "{\n  \"arch\": \"chinchilla-70b\",\n  \"tokens\": 1,\n  \"tokens\": 2\n}\n");
+        }) == "p.json:4: duplicate key 'tokens' (first at line 3)");
+  CHECK(error_of([] { doc::parse_policy("q.json", "{\"rules\": {\"days\": {\"max\": 9},\n  \"days\": {}}}\n"); }) ==
+        "q.json:2: duplicate key 'days' (first at line 1)");
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", ""); }) ==
+        "p.yaml: the file is empty; a proposal is a mapping naming arch or params, tokens and cluster");
+  CHECK(error_of([] { doc::parse_policy("q.json", "  \n# nothing yet\n"); }) ==
+        "q.json: the file is empty; a policy is a mapping with rules");
   // A memory floor may be negative (a policy that tolerates a known overshoot); caps may not.
   CHECK(doc::parse_policy("q.yaml", "rules:\n  memory_headroom_gib: {min: -2}\n").rules[0].numbers.at("min") == -2);
 }

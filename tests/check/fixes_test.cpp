@@ -1,0 +1,123 @@
+// The memory rule's fixes are changes to the proposal in its own field names, and each one, applied to the
+// proposal, makes the rule pass; the wording says which layout does not fit and by how much; the runnability
+// rule searches again under the trainer the policy names.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "check/evaluate.hpp"
+#include "doc/document.hpp"
+#include "doc/proposal_input.hpp"
+
+namespace {
+
+using isoflop::check::Outcome;
+namespace check = isoflop::check;
+namespace doc = isoflop::doc;
+
+const isoflop::catalog::Catalog& cat() {
+  static const auto c = isoflop::catalog::load_catalog();
+  return c;
+}
+
+check::Verdict verdict(const std::string& source, const std::string& proposal, const std::string& rule_yaml) {
+  const check::Policy policy = doc::parse_policy("policy.yaml", "rules:\n  " + rule_yaml + "\n");
+  const auto v = check::check_proposal(cat(), doc::parse_proposal(cat(), source, proposal), policy);
+  REQUIRE(v.verdicts.size() == 1);
+  INFO(v.verdicts[0].reason);
+  return v.verdicts[0];
+}
+
+std::vector<std::string> split(const std::string& text, const std::string& separator) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t at; (at = text.find(separator, start)) != std::string::npos; start = at + separator.size())
+    out.push_back(text.substr(start, at - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
+// The proposal with one fix ("layout.pp: 8 and layout.dp: 8") written into its fields, as a JSON proposal.
+std::string applied(const std::string& yaml, const std::string& fix) {
+  doc::Json j = doc::parse_data("p.yaml", yaml);
+  for (const std::string& change : split(fix, " and ")) {
+    const size_t colon = change.find(": ");
+    REQUIRE(colon != std::string::npos);
+    const std::string path = change.substr(0, colon), value = change.substr(colon + 2);
+    const size_t dot = path.find('.');
+    doc::Json& field = dot == std::string::npos ? j[path] : j[path.substr(0, dot)][path.substr(dot + 1)];
+    if (value.find_first_not_of("0123456789") == std::string::npos) field = std::stoll(value);
+    else if (value == "true" || value == "false") field = value == "true";
+    else field = value;
+  }
+  return j.dump(2);
+}
+
+// share/examples/proposals/llama2-70b-no-fit.yaml: Llama 2 70B on 512 40 GB A100s, TP 8, no pipeline, no ZeRO.
+const std::string kNoFit =
+    "name: no-fit\narch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster:\n  gpu: a100-sxm4-40gb\n  gpus: 512\n"
+    "layout:\n  tp: 8\n  pp: 1\n  dp: 64\n  micro_batch: 1\n  zero: 0\n  recompute: none\nregion: us\n";
+
+}  // namespace
+
+TEST_CASE("every memory fix is spelled as the proposal spells it and makes the rule pass once applied") {
+  const auto v = verdict("p.yaml", kNoFit, "memory_headroom_gib: {min: 4}");
+  REQUIRE(v.outcome == Outcome::kFail);
+  // 70B × 18 bytes of model state over TP 8 alone is ~147 GiB per GPU: far over a 40 GB A100.
+  CHECK(*v.value < -100);
+  CHECK(v.reason.rfind("this layout does not fit: it needs ", 0) == 0);
+  CHECK(v.reason.find(" of 37.3 GiB per a100-sxm4-40gb") != std::string::npos);
+  const auto fixes = split(v.fix, ", or ");
+  CHECK(fixes.front() == "layout.zero: 3");  // the one field that fits: ZeRO-3 shards weights over DP 64 too
+  CHECK(v.fix.find("zero_stage") == std::string::npos);
+  // With TP and PP pinned and ZeRO 0 memory per GPU does not depend on DP: more GPUs alone is no fix, and
+  // full recompute still leaves the model states over the device.
+  CHECK(v.fix.find("cluster.gpus: ") == std::string::npos);
+  CHECK(v.fix.find("layout.recompute") == std::string::npos);
+  for (const std::string& fix : fixes) {
+    INFO(fix);
+    const auto again = verdict("fixed.json", applied(kNoFit, fix), "memory_headroom_gib: {min: 4}");
+    CHECK(again.outcome == Outcome::kPass);
+    CHECK(*again.value >= 4);
+    CHECK(again.fix.empty());
+  }
+}
+
+TEST_CASE("memory wording: one device figure in pass and fail, this layout or no layout, no fix at all") {
+  const std::string fits = "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+                           "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
+  const auto pass = verdict("p.yaml", fits, "memory_headroom_gib: {min: 4}");
+  CHECK(pass.outcome == Outcome::kPass);
+  CHECK(pass.reason.find(" of 74.5 GiB per a100-sxm4-80gb used)") != std::string::npos);  // 80 GB
+  // 40 GB = 37.25 GiB: the headroom is that less what the layout uses, in pass and in fail alike.
+  const auto fail = verdict("p.yaml", kNoFit, "memory_headroom_gib: {min: 4}");
+  const double used_gib = std::stod(fail.reason.substr(std::string("this layout does not fit: it needs ").size()));
+  CHECK(*fail.value == doctest::Approx(40e9 / (1024.0 * 1024 * 1024) - used_gib).epsilon(0.01));
+  // Unpinned: the search's smallest layout, "no layout fits"; a 70B model on 8 40 GB GPUs: no single change.
+  const std::string tiny = "arch: llama2-70b\ntokens: 2T\ncluster: {gpu: a100-sxm4-40gb, gpus: 8, node: dgx-a100-40gb}\n";
+  const auto none = verdict("p.yaml", tiny, "memory_headroom_gib: {min: 4}");
+  CHECK(none.reason.rfind("no layout fits: the smallest needs ", 0) == 0);
+  if (none.fix.empty()) CHECK(none.reason.find("; no single change fits") != std::string::npos);
+}
+
+TEST_CASE("a pinned TP·PP·DP that is not the GPUs is reported as that") {
+  const std::string odd = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 960\ncluster: {gpu: h100-sxm5-80gb, gpus: 1024}\n"
+                          "layout: {tp: 8, pp: 4, dp: 30}\n";
+  const auto mem = verdict("p.yaml", odd, "memory_headroom_gib: {min: 4}");
+  CHECK(mem.outcome == Outcome::kFail);
+  CHECK(mem.reason == "no valid layout: tp 8 × pp 4 × dp 30 = 960 ≠ gpus 1024");
+}
+
+TEST_CASE("layout_runnable under another trainer searches that trainer's layouts for an unpinned proposal") {
+  const std::string open = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: h100-sxm5-80gb, gpus: 512}\n";
+  const auto megatron = verdict("p.yaml", open, "layout_runnable: {trainer: megatron}");
+  CHECK(megatron.outcome == Outcome::kPass);
+  const auto deepspeed = verdict("p.yaml", open, "layout_runnable: {trainer: deepspeed}");
+  CHECK(deepspeed.outcome == Outcome::kPass);
+  CHECK(deepspeed.reason.find("vpp 1,") != std::string::npos);  // DeepSpeed's pipeline has no virtual stages
+  // FSDP runs no pipeline: with PP pinned to 4 no layout exists for it, and the verdict says why.
+  const auto fsdp = verdict("p.yaml", open + "layout: {pp: 4}\n", "layout_runnable: {trainer: fsdp}");
+  CHECK(fsdp.outcome == Outcome::kFail);
+  CHECK(fsdp.reason.find("pipeline") != std::string::npos);
+}
