@@ -22,7 +22,7 @@ _isoflop() {
   command="${COMP_WORDS[1]}"
   case "${COMP_WORDS[COMP_CWORD-1]}" in
     -o|--format)
-      if [ "$command" = check ]; then COMPREPLY=($(compgen -W "table json junit" -- "$cur"))
+      if [ "$command" = check ]; then COMPREPLY=($(compgen -W "table json yaml csv junit" -- "$cur"))
       else COMPREPLY=($(compgen -W "table json yaml csv" -- "$cur")); fi
       return 0 ;;
     --policy) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;

@@ -100,14 +100,16 @@ namespace {
 // FLOPs are set so the run lasts exactly `days` at utilisation 1 of a 1 TFLOP/s peak: the row is about
 // energy and carbon from a measured time, not about throughput.
 RunCostInputs table4_row(int chips, double days, double watts, double pue, double kg_per_kwh, double cfe = 0) {
-  return {.flops = days * 86400.0 * chips * 1e12,
-          .gpus = chips,
-          .peak_flops_per_gpu = 1e12,
-          .utilisation = 1.0,
-          .power_per_gpu_w = watts,
-          .pue = pue,
-          .intensity_kg_per_kwh = kg_per_kwh,
-          .cfe_fraction = cfe};
+  RunCostInputs in;
+  in.flops = days * 86400.0 * chips * 1e12;
+  in.gpus = chips;
+  in.peak_flops_per_gpu = 1e12;
+  in.utilisation = 1.0;
+  in.power_per_gpu_w = watts;
+  in.pue = pue;
+  in.intensity_kg_per_kwh = kg_per_kwh;
+  in.cfe_fraction = cfe;
+  return in;
 }
 }  // namespace
 
