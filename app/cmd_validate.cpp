@@ -88,7 +88,12 @@ int run(const std::vector<std::string>& args) {
   if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
-  validate::RunnerOptions o{.binary = "/proc/self/exe",
+  validate::RunnerOptions o{.train_command =
+                                [](const std::string& job, bool resume) {
+                                  std::vector<std::string> argv = {"/proc/self/exe", "train", job, "-o", "json"};
+                                  if (resume) argv.push_back("--resume");
+                                  return argv;
+                                },
                             .jobs = get_int(parsed->values, "jobs").value_or(1),
                             .line =
                                 [&](const std::string& s) {

@@ -49,14 +49,15 @@ std::string clock_text(double s) {
 }
 
 // The train process: stdout (the document, also in results.json) discarded, stderr appended to train.log.
-pid_t spawn_train(const std::string& binary, const std::string& dir, const doc::SweepRun& run, bool resume) {
+pid_t spawn_train(const RunnerOptions& o, const std::string& dir, const doc::SweepRun& run, bool resume) {
   const fs::path folder = fs::path(dir) / run.folder;
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw InputError("dir: cannot create '" + folder.string() + "': " + ec.message());
   const std::string log = (folder / kLogFile).string(), job = (fs::path(dir) / run.job).string();
-  std::vector<std::string> args = {binary, "train", job, "-o", "json"};
-  if (resume) args.push_back("--resume");
+  std::vector<std::string> args = o.train_command(job, resume);
+  if (args.empty()) throw InputError("validate run: no train command to start");
+  const std::string& binary = args.front();
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -140,7 +141,7 @@ SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& di
       const doc::SweepRun& run = *queue[next++];
       const bool resume = run_status(dir, run).has_checkpoint;
       clear_failure(dir, run);
-      running.push_back({&run, spawn_train(o.binary, dir, run, resume), Clock::now(), resume});
+      running.push_back({&run, spawn_train(o, dir, run, resume), Clock::now(), resume});
       o.line(run.id + (resume ? " resuming from its checkpoint: " : " started: ") + train::describe(run.shape) + ", " +
              units::format_count(run.tokens) + " tokens");
     }

@@ -13,7 +13,9 @@
 namespace isoflop::validate {
 
 struct RunnerOptions {
-  std::string binary;                            // the isoflop executable to spawn
+  // The command line that trains one run (argv[0] is the executable): the job file's path and whether to
+  // resume go in; the caller spells its own train command, so this library names none of its flags.
+  std::function<std::vector<std::string>(const std::string& job_path, bool resume)> train_command;
   int jobs = 1;                                  // runs at a time
   std::function<void(const std::string&)> line;  // one line per run started, skipped, finished or failed
   std::function<void(const std::string&)> bar;   // the overall bar with ETA: after each run, and
