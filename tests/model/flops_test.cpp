@@ -24,14 +24,16 @@ TEST_CASE("Hoffmann et al. 2022 Table A4: App. F count over 6ND, without embeddi
   for (const Row& r :
        {Row{10, 640, 2560, 10, 64, 1.03}, Row{20, 1024, 4096, 16, 64, 1.10}, Row{24, 1280, 5120, 10, 128, 1.08},
         Row{26, 1792, 7168, 14, 128, 1.04}, Row{28, 2048, 8192, 16, 128, 1.03}, Row{40, 3584, 14336, 28, 128, 0.99}}) {
-    const Architecture a{.layers = r.layers,
+    const Architecture a{.name = "",
+                         .layers = r.layers,
                          .d_model = r.d,
                          .heads = r.heads,
                          .head_size = r.kq,
                          .ffn = r.ffw,
                          .vocab = 32000,
                          .seq = 2048,
-                         .positional = PositionalEncoding::kRelative};
+                         .positional = PositionalEncoding::kRelative,
+                         .moe = {}};
     // N counts one vocabulary matrix and the relative-position projections (13·L·d² + V·d).
     const double n = count_params(a).total();
     const double ratio = chinchilla_training_flops_per_sequence(a, 2048, false) / (6 * n * 2048);
@@ -86,7 +88,7 @@ TEST_CASE("ST-MoE-32B: FLOPs per token of a ~32B dense model, though it holds ~2
 }
 
 TEST_CASE("MoE FLOPs: top-k x capacity factor experts per token, plus the router (2·d·E per MoE layer, x3)") {
-  const Architecture dense{.layers = 8, .d_model = 1024, .heads = 16, .vocab = 32000, .seq = 1024};
+  const Architecture dense{.name = "", .layers = 8, .d_model = 1024, .heads = 16, .vocab = 32000, .seq = 1024, .moe = {}};
   const long long s = dense.seq;
   Architecture moe = dense;
   moe.moe.experts = 16;

@@ -13,7 +13,7 @@ using namespace isoflop::model;
 
 namespace {
 Architecture gpt(int layers, long long h, int heads, long long vocab, long long seq) {
-  return {.layers = layers, .d_model = h, .heads = heads, .vocab = vocab, .seq = seq};
+  return {.name = "", .layers = layers, .d_model = h, .heads = heads, .vocab = vocab, .seq = seq, .moe = {}};
 }
 }  // namespace
 
