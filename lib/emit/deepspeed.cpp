@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "emit/argv.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
 
@@ -17,17 +18,17 @@ namespace {
 // DeepSpeed-MoE's names. Each Megatron-LM argument in its Megatron-DeepSpeed words; none when it has none.
 std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
   const std::string v = a.values.empty() ? "" : a.values.front();
-  if (a.flag == "--normalization") return {{a.flag, {v == "RMSNorm" ? "rmsnorm" : "layernorm"}}};
-  if (a.flag == "--position-embedding-type") {
-    if (v == "rope") return {{"--use-rotary-position-embeddings", {}}};
-    if (v == "none") return {{"--no-position-embedding", {}}};
+  if (a.name == "normalization") return {{a.name, {v == "RMSNorm" ? "rmsnorm" : "layernorm"}}};
+  if (a.name == "position-embedding-type") {
+    if (v == "rope") return {{"use-rotary-position-embeddings", {}}};
+    if (v == "none") return {{"no-position-embedding", {}}};
     return {};  // learned absolute positions are its default
   }
-  if (a.flag == "--group-query-attention" || a.flag == "--moe-token-dispatcher-type") return {};
-  if (a.flag == "--num-query-groups") return {{"--num-key-value-heads", a.values}};
-  if (a.flag == "--moe-router-topk") return {{"--topk", a.values}};
-  if (a.flag == "--moe-expert-capacity-factor") return {{"--moe-train-capacity-factor", a.values}};
-  if (a.flag == "--expert-model-parallel-size") return {{"--moe-expert-parallel-size", a.values}};
+  if (a.name == "group-query-attention" || a.name == "moe-token-dispatcher-type") return {};
+  if (a.name == "num-query-groups") return {{"num-key-value-heads", a.values}};
+  if (a.name == "moe-router-topk") return {{"topk", a.values}};
+  if (a.name == "moe-expert-capacity-factor") return {{"moe-train-capacity-factor", a.values}};
+  if (a.name == "expert-model-parallel-size") return {{"moe-expert-parallel-size", a.values}};
   return {a};
 }
 
@@ -35,15 +36,15 @@ std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
 
 std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
                                                    const std::string& config_path) {
-  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to --zero-stage and ds_config.
+  // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to zero-stage and ds_config.
   LaunchSpec without_zero = spec;
   without_zero.layout.zero_stage = 0;
   std::vector<Argument> args;
   for (const auto& a : megatron_arguments(without_zero, version))
     for (auto& b : in_megatron_deepspeed_words(a)) args.push_back(std::move(b));
-  args.push_back({"--deepspeed", {}});
-  args.push_back({"--deepspeed_config", {config_path}});
-  args.push_back({"--zero-stage", {std::to_string(spec.layout.zero_stage)}});
+  args.push_back({"deepspeed", {}});
+  args.push_back({"deepspeed_config", {config_path}});
+  args.push_back({"zero-stage", {std::to_string(spec.layout.zero_stage)}});
   const auto parsed = parse_arguments(argument_list(args), spec.data->megatron_deepspeed_flags, "Megatron-DeepSpeed", "");
   if (!parsed.problems.empty())  // a spelling isoflop got wrong, not the user's input
     throw std::logic_error("internal error: " + parsed.problems.front() +
@@ -69,8 +70,8 @@ Json isoflop_section(const LaunchSpec& s, const std::string& version) {
                {"tensor_parallel_size", s.layout.tp},
                {"train_samples", s.train_samples}};
   if (s.layout.pp > 1) {  // DeepSpeed's pipeline engine runs under Megatron-DeepSpeed: its launch line
-    std::string line = "deepspeed --num_nodes " + std::to_string(s.nodes) + " --num_gpus " +
-                       std::to_string(s.gpus_per_node) + " pretrain_gpt.py";
+    std::string line = "deepspeed " + long_option("num_nodes") + " " + std::to_string(s.nodes) + " " +
+                       long_option("num_gpus") + " " + std::to_string(s.gpus_per_node) + " pretrain_gpt.py";
     for (const auto& a : megatron_deepspeed_arguments(s, version, "ds_config.json")) line += " " + argument_words(a);
     section["launch"] = line;
   }
@@ -93,26 +94,27 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
   const auto& c = words.commands.front();
   long long nodes = 0, per_node = 0;
   for (size_t k = 0; k + 1 < c.size() && c[k].find("pretrain_gpt.py") == std::string::npos; ++k) {
-    if (c[k] == "--num_nodes") nodes = literal_integer(c[k + 1]).value_or(0);
-    if (c[k] == "--num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
+    const std::string option = option_name(c[k]).value_or("");
+    if (option == "num_nodes") nodes = literal_integer(c[k + 1]).value_or(0);
+    if (option == "num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
   }
   f.cluster.gpus = static_cast<int>(nodes * per_node);
   f.cluster.gpus_per_node = static_cast<int>(per_node);
   ParsedArguments a = parse_arguments(program_arguments(words, "pretrain_gpt.py"), data.megatron_deepspeed_flags,
                                       "Megatron-DeepSpeed", "");
   for (auto& p : a.problems) problems.push_back("isoflop.launch: " + p);
-  auto n = [&](const char* flag, double fallback) { return static_cast<int>(a.number(flag).value_or(fallback)); };
-  f.layout.tp = n("--tensor-model-parallel-size", f.layout.tp);
-  f.layout.pp = n("--pipeline-model-parallel-size", f.layout.pp);
-  f.layout.ep = n("--moe-expert-parallel-size", 1);
-  f.layout.sequence_parallel = a.has("--sequence-parallel");
+  auto n = [&](const char* name, double fallback) { return static_cast<int>(a.number(name).value_or(fallback)); };
+  f.layout.tp = n("tensor-model-parallel-size", f.layout.tp);
+  f.layout.pp = n("pipeline-model-parallel-size", f.layout.pp);
+  f.layout.ep = n("moe-expert-parallel-size", 1);
+  f.layout.sequence_parallel = a.has("sequence-parallel");
   auto& m = f.job.architecture;
-  m.layers = n("--num-layers", 0);
-  m.heads = n("--num-attention-heads", 0);
-  m.kv_heads = n("--num-key-value-heads", 0);
-  if (a.has("--num-experts") && !a.values["--num-experts"].empty()) m.moe.experts = std::atoi(a.values["--num-experts"][0].c_str());
-  f.job.seq = n("--seq-length", 0);
-  if (const int per_virtual = n("--num-layers-per-virtual-pipeline-stage", 0); per_virtual > 0)
+  m.layers = n("num-layers", 0);
+  m.heads = n("num-attention-heads", 0);
+  m.kv_heads = n("num-key-value-heads", 0);
+  if (a.has("num-experts") && !a.values["num-experts"].empty()) m.moe.experts = std::atoi(a.values["num-experts"][0].c_str());
+  f.job.seq = n("seq-length", 0);
+  if (const int per_virtual = n("num-layers-per-virtual-pipeline-stage", 0); per_virtual > 0)
     f.layout.vpp = std::max(2, m.layers / std::max(1, f.layout.pp * per_virtual));  // interleaved either way
 }
 

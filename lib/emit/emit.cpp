@@ -79,7 +79,7 @@ std::vector<Target> targets_of(Target target) {
   return {target};
 }
 
-// The positional encodings each trainer spells: Megatron-LM's --position-embedding-type (learned_absolute, rope,
+// The positional encodings each trainer spells: Megatron-LM's position-embedding-type (learned_absolute, rope,
 // none; Megatron-DeepSpeed and the SLURM script run pretrain_gpt.py too) and NeMo's position_embedding_type
 // (learned_absolute, rope, alibi). A ds_config.json says nothing of positions; its Megatron-DeepSpeed launch
 // line (PP > 1) does.

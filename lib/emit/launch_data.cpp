@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "emit/argv.hpp"
 
 namespace isoflop::emit {
 
@@ -38,12 +39,16 @@ std::vector<std::string> strings(const YAML::Node& node) {
   return out;
 }
 
-// An argparse option list: data/launch/megatron_flags.yaml or megatron_deepspeed_flags.yaml.
+// An argparse option list: data/launch/megatron_flags.yaml or megatron_deepspeed_flags.yaml. The files list each
+// option as add_argument spells it (the long-option word); LaunchData keeps its name.
 std::map<std::string, MegatronFlag> read_flag_list(const YAML::Node& list, const std::vector<std::string>& versions) {
   std::map<std::string, MegatronFlag> flags;
   for (const auto& f : list) {
     MegatronFlag flag;
-    flag.name = f["name"].as<std::string>();
+    const std::string word = f["name"].as<std::string>();
+    const std::optional<std::string> name = option_name(word);
+    if (!name) throw CatalogError("data/launch: '" + word + "' is not a long option");
+    flag.name = *name;
     const std::string nargs = f["nargs"].as<std::string>();
     if (nargs == "*" || nargs == "+") {
       flag.nargs = MegatronFlag::kAnyValues;

@@ -11,7 +11,7 @@ namespace isoflop::emit {
 
 // One option of pretrain_gpt.py's argparse parser.
 struct MegatronFlag {
-  std::string name;                  // "--num-layers"
+  std::string name;                  // "num-layers" (emit/argv.hpp)
   int nargs = 1;                     // values taken; kAnyValues for '*' and '+'
   bool at_least_one = false;         // '+'
   std::vector<std::string> choices;  // empty when any value is accepted

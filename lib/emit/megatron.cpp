@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/error.hpp"
+#include "emit/argv.hpp"
 #include "core/suggest.hpp"
 #include "emit/shell.hpp"
 #include "model/params.hpp"
@@ -21,110 +22,110 @@ using model::PositionalEncoding;
 
 std::string str(long long v) { return std::to_string(v); }
 
-void add(std::vector<Argument>& out, std::string flag, std::vector<std::string> values = {}) {
-  out.push_back({std::move(flag), std::move(values)});
+void add(std::vector<Argument>& out, std::string name, std::vector<std::string> values = {}) {
+  out.push_back({std::move(name), std::move(values)});
 }
 
 void add_model(const LaunchSpec& s, std::vector<Argument>& a) {
   const auto& m = s.arch;
-  add(a, "--num-layers", {str(m.layers)});
-  add(a, "--hidden-size", {str(m.d_model)});
-  add(a, "--ffn-hidden-size", {str(model::mlp_hidden_size(m))});
-  add(a, "--num-attention-heads", {str(m.heads)});
+  add(a, "num-layers", {str(m.layers)});
+  add(a, "hidden-size", {str(m.d_model)});
+  add(a, "ffn-hidden-size", {str(model::mlp_hidden_size(m))});
+  add(a, "num-attention-heads", {str(m.heads)});
   if (m.effective_kv_heads() != m.heads) {
-    add(a, "--group-query-attention");
-    add(a, "--num-query-groups", {str(m.effective_kv_heads())});
+    add(a, "group-query-attention");
+    add(a, "num-query-groups", {str(m.effective_kv_heads())});
   }
-  add(a, "--kv-channels", {str(m.effective_head_size())});
-  add(a, "--seq-length", {str(s.seq)});
-  add(a, "--max-position-embeddings", {str(s.seq)});
+  add(a, "kv-channels", {str(m.effective_head_size())});
+  add(a, "seq-length", {str(s.seq)});
+  add(a, "max-position-embeddings", {str(s.seq)});
   switch (m.positional) {
-    case PositionalEncoding::kLearned: add(a, "--position-embedding-type", {"learned_absolute"}); break;
-    case PositionalEncoding::kRotary: add(a, "--position-embedding-type", {"rope"}); break;
-    case PositionalEncoding::kNone: add(a, "--position-embedding-type", {"none"}); break;
+    case PositionalEncoding::kLearned: add(a, "position-embedding-type", {"learned_absolute"}); break;
+    case PositionalEncoding::kRotary: add(a, "position-embedding-type", {"rope"}); break;
+    case PositionalEncoding::kNone: add(a, "position-embedding-type", {"none"}); break;
     default:
       throw FieldError("plan architecture", "'" + std::string(model::kPositionalEncodingNames.name(m.positional)) +
                                                       "' has no Megatron-LM spelling; accepted: learned, rotary, none");
   }
-  add(a, "--normalization", {m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm"});
-  if (m.activation == Activation::kSwiglu) add(a, "--swiglu");
+  add(a, "normalization", {m.norm == NormKind::kRmsNorm ? "RMSNorm" : "LayerNorm"});
+  if (m.activation == Activation::kSwiglu) add(a, "swiglu");
   if (m.activation == Activation::kRelu)
     throw FieldError("plan architecture", "'relu' has no Megatron-LM spelling; accepted: gelu, swiglu");
-  if (!m.tied_embeddings) add(a, "--untie-embeddings-and-output-weights");
-  if (!m.bias) add(a, "--disable-bias-linear");
+  if (!m.tied_embeddings) add(a, "untie-embeddings-and-output-weights");
+  if (!m.bias) add(a, "disable-bias-linear");
   // The plan counted this vocabulary; a real run names its tokenizer instead (the comment says so).
-  add(a, "--tokenizer-type", {"NullTokenizer"});
-  add(a, "--vocab-size", {str(m.vocab)});
-  add(a, "--make-vocab-size-divisible-by", {str(std::max(1, m.vocab_pad_multiple / std::max(1, s.layout.tp)))});
-  if (s.job.attention == parallel::AttentionKernel::kFlash) add(a, "--use-flash-attn");
+  add(a, "tokenizer-type", {"NullTokenizer"});
+  add(a, "vocab-size", {str(m.vocab)});
+  add(a, "make-vocab-size-divisible-by", {str(std::max(1, m.vocab_pad_multiple / std::max(1, s.layout.tp)))});
+  if (s.job.attention == parallel::AttentionKernel::kFlash) add(a, "use-flash-attn");
   if (m.moe.enabled()) {
-    add(a, "--num-experts", {str(m.moe.experts)});
-    add(a, "--moe-router-topk", {str(m.moe.top_k)});
-    add(a, "--moe-expert-capacity-factor", {number(m.moe.capacity_factor)});
-    add(a, "--moe-token-dispatcher-type", {"alltoall"});  // the capacity factor needs it
-    if (m.moe.every > 1) add(a, "--moe-layer-freq", {str(m.moe.every)});
+    add(a, "num-experts", {str(m.moe.experts)});
+    add(a, "moe-router-topk", {str(m.moe.top_k)});
+    add(a, "moe-expert-capacity-factor", {number(m.moe.capacity_factor)});
+    add(a, "moe-token-dispatcher-type", {"alltoall"});  // the capacity factor needs it
+    if (m.moe.every > 1) add(a, "moe-layer-freq", {str(m.moe.every)});
   }
 }
 
 void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
   const auto& l = s.layout;
-  add(a, "--tensor-model-parallel-size", {str(l.tp)});
-  add(a, "--pipeline-model-parallel-size", {str(l.pp)});
-  if (l.first_stage_layers > 0) add(a, "--decoder-first-pipeline-num-layers", {str(l.first_stage_layers)});
-  if (l.last_stage_layers > 0) add(a, "--decoder-last-pipeline-num-layers", {str(l.last_stage_layers)});
-  if (l.vpp > 1) add(a, "--num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (l.pp * l.vpp))});
-  if (l.sequence_parallel && l.tp > 1) add(a, "--sequence-parallel");
-  if (l.cp > 1) add(a, "--context-parallel-size", {str(l.cp)});
-  if (l.ep > 1) add(a, "--expert-model-parallel-size", {str(l.ep)});
+  add(a, "tensor-model-parallel-size", {str(l.tp)});
+  add(a, "pipeline-model-parallel-size", {str(l.pp)});
+  if (l.first_stage_layers > 0) add(a, "decoder-first-pipeline-num-layers", {str(l.first_stage_layers)});
+  if (l.last_stage_layers > 0) add(a, "decoder-last-pipeline-num-layers", {str(l.last_stage_layers)});
+  if (l.vpp > 1) add(a, "num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (l.pp * l.vpp))});
+  if (l.sequence_parallel && l.tp > 1) add(a, "sequence-parallel");
+  if (l.cp > 1) add(a, "context-parallel-size", {str(l.cp)});
+  if (l.ep > 1) add(a, "expert-model-parallel-size", {str(l.ep)});
   if (l.zero_stage == 1) {
-    add(a, "--use-distributed-optimizer");
-    add(a, "--overlap-grad-reduce");
-    add(a, "--overlap-param-gather");
+    add(a, "use-distributed-optimizer");
+    add(a, "overlap-grad-reduce");
+    add(a, "overlap-param-gather");
   } else if (l.zero_stage == 3) {
-    add(a, "--use-torch-fsdp2");  // core_v0.10 on; validate_args then wants the checkpoint format below
-    add(a, "--ckpt-format", {"torch_dist"});
+    add(a, "use-torch-fsdp2");  // core_v0.10 on; validate_args then wants the checkpoint format below
+    add(a, "ckpt-format", {"torch_dist"});
   } else if (l.zero_stage == 2) {
-    throw FieldError("plan layout", "2 has no Megatron-LM spelling (it shards the optimizer with "
-                                              "--use-distributed-optimizer, ZeRO-1, or everything with "
-                                              "--use-torch-fsdp2, ZeRO-3); accepted: 0, 1, 3");
+    throw FieldError("plan layout", "2 has no Megatron-LM spelling (it shards the optimizer with " +
+                                        long_option("use-distributed-optimizer") + ", ZeRO-1, or everything with " +
+                                        long_option("use-torch-fsdp2") + ", ZeRO-3); accepted: 0, 1, 3");
   }
   if (l.recompute == model::Recompute::kFull) {
-    add(a, "--recompute-granularity", {"full"});
-    add(a, "--recompute-method", {"uniform"});
-    add(a, "--recompute-num-layers", {"1"});
+    add(a, "recompute-granularity", {"full"});
+    add(a, "recompute-method", {"uniform"});
+    add(a, "recompute-num-layers", {"1"});
   } else if (l.recompute == model::Recompute::kSelective) {
-    add(a, "--recompute-granularity", {"selective"});
+    add(a, "recompute-granularity", {"selective"});
   }
 }
 
 void add_training(const LaunchSpec& s, std::vector<Argument>& a) {
   const LaunchData& d = *s.data;
-  add(a, "--micro-batch-size", {str(s.layout.micro_batch)});
-  add(a, "--global-batch-size", {str(s.global_batch)});
-  add(a, "--train-samples", {str(s.train_samples)});
-  add(a, "--lr", {number(s.schedule.peak_lr)});
-  add(a, "--min-lr", {number(s.schedule.min_lr)});
-  add(a, "--lr-decay-style", {"cosine"});
-  add(a, "--lr-warmup-samples", {str(s.schedule.warmup_samples)});
-  add(a, "--lr-decay-samples", {str(s.schedule.decay_samples)});
-  add(a, "--weight-decay", {number(d.weight_decay)});
-  add(a, "--clip-grad", {number(d.clip_grad)});
-  add(a, "--adam-beta1", {number(d.adam_beta1)});
-  add(a, "--adam-beta2", {number(d.adam_beta2)});
-  add(a, "--adam-eps", {number(d.adam_eps)});
-  add(a, "--bf16");
+  add(a, "micro-batch-size", {str(s.layout.micro_batch)});
+  add(a, "global-batch-size", {str(s.global_batch)});
+  add(a, "train-samples", {str(s.train_samples)});
+  add(a, "lr", {number(s.schedule.peak_lr)});
+  add(a, "min-lr", {number(s.schedule.min_lr)});
+  add(a, "lr-decay-style", {"cosine"});
+  add(a, "lr-warmup-samples", {str(s.schedule.warmup_samples)});
+  add(a, "lr-decay-samples", {str(s.schedule.decay_samples)});
+  add(a, "weight-decay", {number(d.weight_decay)});
+  add(a, "clip-grad", {number(d.clip_grad)});
+  add(a, "adam-beta1", {number(d.adam_beta1)});
+  add(a, "adam-beta2", {number(d.adam_beta2)});
+  add(a, "adam-eps", {number(d.adam_eps)});
+  add(a, "bf16");
   if (s.job.precision == parallel::MatmulPrecision::kFp8) {
-    add(a, "--fp8-format", {"hybrid"});
-    add(a, "--transformer-impl", {"transformer_engine"});
+    add(a, "fp8-format", {"hybrid"});
+    add(a, "transformer-impl", {"transformer_engine"});
   }
-  add(a, "--log-interval", {str(d.log_interval)});
-  add(a, "--save-interval", {str(d.save_interval)});
-  add(a, "--eval-interval", {str(d.eval_interval)});
-  add(a, "--eval-iters", {str(d.eval_iters)});
-  add(a, "--split", {d.split});
-  add(a, "--data-path", {"$DATA_PATH"});
-  add(a, "--save", {"$CHECKPOINT_DIR"});
-  add(a, "--load", {"$CHECKPOINT_DIR"});
+  add(a, "log-interval", {str(d.log_interval)});
+  add(a, "save-interval", {str(d.save_interval)});
+  add(a, "eval-interval", {str(d.eval_interval)});
+  add(a, "eval-iters", {str(d.eval_iters)});
+  add(a, "split", {d.split});
+  add(a, "data-path", {"$DATA_PATH"});
+  add(a, "save", {"$CHECKPOINT_DIR"});
+  add(a, "load", {"$CHECKPOINT_DIR"});
 }
 
 // Megatron's validate_args and micro-batch calculator, one rule a row (core_v0.8.0 unless noted).
@@ -133,94 +134,94 @@ struct Rule {
   std::function<bool(const ParsedArguments&, int world, const std::map<std::string, std::string>& env)> broken;
 };
 
-double num(const ParsedArguments& a, const char* flag, double fallback) { return a.number(flag).value_or(fallback); }
+double num(const ParsedArguments& a, const char* name, double fallback) { return a.number(name).value_or(fallback); }
 
 bool divides(double whole, double part) { return part > 0 && std::fmod(whole, part) == 0; }
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
       {"world size must be divisible by TP x PP x CP", [](auto& a, int w, auto&) {
-         return w > 0 && !divides(w, num(a, "--tensor-model-parallel-size", 1) * num(a, "--pipeline-model-parallel-size", 1) *
-                                         num(a, "--context-parallel-size", 1));
+         return w > 0 && !divides(w, num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
+                                         num(a, "context-parallel-size", 1));
        }},
       {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)", [](auto& a, int w, auto&) {
-         const double mp = num(a, "--tensor-model-parallel-size", 1) * num(a, "--pipeline-model-parallel-size", 1) *
-                           num(a, "--context-parallel-size", 1);
+         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
+                           num(a, "context-parallel-size", 1);
          return w > 0 && divides(w, mp) &&
-                !divides(num(a, "--global-batch-size", 0), num(a, "--micro-batch-size", 1) * (w / mp));
+                !divides(num(a, "global-batch-size", 0), num(a, "micro-batch-size", 1) * (w / mp));
        }},
       {"num-layers must be divisible by the pipeline size (uneven first/last stages leave the rest divisible)",
        [](auto& a, int, auto&) {
-         const double pp = num(a, "--pipeline-model-parallel-size", 1);
-         const double first = num(a, "--decoder-first-pipeline-num-layers", 0);
-         const double last = num(a, "--decoder-last-pipeline-num-layers", 0);
-         const double rest = num(a, "--num-layers", 0) - first - last;
+         const double pp = num(a, "pipeline-model-parallel-size", 1);
+         const double first = num(a, "decoder-first-pipeline-num-layers", 0);
+         const double last = num(a, "decoder-last-pipeline-num-layers", 0);
+         const double rest = num(a, "num-layers", 0) - first - last;
          const double stages = pp - (first > 0) - (last > 0);
          return stages > 0 ? !divides(rest, stages) : rest != 0;
        }},
       {"layers per pipeline stage must be divisible by num-layers-per-virtual-pipeline-stage, with PP > 1 "
        "(PP > 2 with no-overlap-p2p-communication)",
        [](auto& a, int, auto&) {
-         if (!a.has("--num-layers-per-virtual-pipeline-stage")) return false;
-         const double pp = num(a, "--pipeline-model-parallel-size", 1);
-         return pp <= (a.has("--no-overlap-p2p-communication") ? 2 : 1) ||
-                !divides(num(a, "--num-layers", 0) / pp, num(a, "--num-layers-per-virtual-pipeline-stage", 1));
+         if (!a.has("num-layers-per-virtual-pipeline-stage")) return false;
+         const double pp = num(a, "pipeline-model-parallel-size", 1);
+         return pp <= (a.has("no-overlap-p2p-communication") ? 2 : 1) ||
+                !divides(num(a, "num-layers", 0) / pp, num(a, "num-layers-per-virtual-pipeline-stage", 1));
        }},
       {"hidden-size must be divisible by num-attention-heads", [](auto& a, int, auto&) {
-         return !divides(num(a, "--hidden-size", 0), num(a, "--num-attention-heads", 1));
+         return !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1));
        }},
       {"num-attention-heads and num-query-groups must be divisible by TP", [](auto& a, int, auto&) {
-         const double tp = num(a, "--tensor-model-parallel-size", 1);
-         return !divides(num(a, "--num-attention-heads", tp), tp) || !divides(num(a, "--num-query-groups", tp), tp);
+         const double tp = num(a, "tensor-model-parallel-size", 1);
+         return !divides(num(a, "num-attention-heads", tp), tp) || !divides(num(a, "num-query-groups", tp), tp);
        }},
       {"seq-length must be divisible by 2 x CP", [](auto& a, int, auto&) {
-         const double cp = num(a, "--context-parallel-size", 1);
-         return cp > 1 && !divides(num(a, "--seq-length", 0), 2 * cp);
+         const double cp = num(a, "context-parallel-size", 1);
+         return cp > 1 && !divides(num(a, "seq-length", 0), 2 * cp);
        }},
       {"max-position-embeddings must be at least seq-length", [](auto& a, int, auto&) {
-         return num(a, "--max-position-embeddings", 1e300) < num(a, "--seq-length", 0);
+         return num(a, "max-position-embeddings", 1e300) < num(a, "seq-length", 0);
        }},
-      {"min-lr must not exceed lr", [](auto& a, int, auto&) { return num(a, "--min-lr", 0) > num(a, "--lr", 1e300); }},
+      {"min-lr must not exceed lr", [](auto& a, int, auto&) { return num(a, "min-lr", 0) > num(a, "lr", 1e300); }},
       {"exactly one of train-samples and train-iters", [](auto& a, int, auto&) {
-         return a.has("--train-samples") == a.has("--train-iters");
+         return a.has("train-samples") == a.has("train-iters");
        }},
       {"train-samples goes with lr-warmup-samples and lr-decay-samples, not their -iters forms", [](auto& a, int, auto&) {
-         return a.has("--train-samples") && (a.has("--lr-warmup-iters") || a.has("--lr-decay-iters"));
+         return a.has("train-samples") && (a.has("lr-warmup-iters") || a.has("lr-decay-iters"));
        }},
       {"tp-comm-overlap needs sequence-parallel", [](auto& a, int, auto&) {
-         return a.has("--tp-comm-overlap") && !a.has("--sequence-parallel");
+         return a.has("tp-comm-overlap") && !a.has("sequence-parallel");
        }},
       {"overlap-param-gather needs use-distributed-optimizer and overlap-grad-reduce", [](auto& a, int, auto&) {
-         return a.has("--overlap-param-gather") && !(a.has("--use-distributed-optimizer") && a.has("--overlap-grad-reduce"));
+         return a.has("overlap-param-gather") && !(a.has("use-distributed-optimizer") && a.has("overlap-grad-reduce"));
        }},
       {"selective recompute takes no recompute-method", [](auto& a, int, auto&) {
-         auto g = a.values.find("--recompute-granularity");
-         return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("--recompute-method");
+         auto g = a.values.find("recompute-granularity");
+         return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("recompute-method");
        }},
-      {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("--bf16") && a.has("--fp16"); }},
+      {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("bf16") && a.has("fp16"); }},
       {"num-experts must be divisible by expert-model-parallel-size", [](auto& a, int, auto&) {
-         const double ep = num(a, "--expert-model-parallel-size", 1);
-         return ep > 1 && !divides(num(a, "--num-experts", 0), ep);
+         const double ep = num(a, "expert-model-parallel-size", 1);
+         return ep > 1 && !divides(num(a, "num-experts", 0), ep);
        }},
       {"moe-expert-capacity-factor needs moe-token-dispatcher-type alltoall (TransformerConfig, core_v0.8.0)",
        [](auto& a, int, auto&) {
-         auto d = a.values.find("--moe-token-dispatcher-type");
-         return a.has("--moe-expert-capacity-factor") &&
+         auto d = a.values.find("moe-token-dispatcher-type");
+         return a.has("moe-expert-capacity-factor") &&
                 (d == a.values.end() || d->second.empty() || d->second[0] != "alltoall");
        }},
       {"use-torch-fsdp2 needs PP 1, EP 1, no distributed optimizer and untied embeddings (core_v0.13.0)",
        [](auto& a, int, auto&) {
-         return a.has("--use-torch-fsdp2") &&
-                (num(a, "--pipeline-model-parallel-size", 1) != 1 || num(a, "--expert-model-parallel-size", 1) != 1 ||
-                 a.has("--use-distributed-optimizer") || !a.has("--untie-embeddings-and-output-weights"));
+         return a.has("use-torch-fsdp2") &&
+                (num(a, "pipeline-model-parallel-size", 1) != 1 || num(a, "expert-model-parallel-size", 1) != 1 ||
+                 a.has("use-distributed-optimizer") || !a.has("untie-embeddings-and-output-weights"));
        }},
       {"CUDA_DEVICE_MAX_CONNECTIONS=1 must be set with TP or CP > 1 (and must not be with use-torch-fsdp2)",
        [](auto& a, int, auto& env) {
          auto it = env.find("CUDA_DEVICE_MAX_CONNECTIONS");
          const bool one = it != env.end() && it->second == "1";
-         if (a.has("--use-torch-fsdp2")) return one;
-         const bool needs = num(a, "--tensor-model-parallel-size", 1) > 1 || num(a, "--context-parallel-size", 1) > 1 ||
-                            a.has("--sequence-parallel");
+         if (a.has("use-torch-fsdp2")) return one;
+         const bool needs = num(a, "tensor-model-parallel-size", 1) > 1 || num(a, "context-parallel-size", 1) > 1 ||
+                            a.has("sequence-parallel");
          return needs && !one;
        }},
   };
@@ -229,8 +230,8 @@ const std::vector<Rule>& rules() {
 
 }  // namespace
 
-std::optional<double> ParsedArguments::number(const std::string& flag) const {
-  auto it = values.find(flag);
+std::optional<double> ParsedArguments::number(const std::string& name) const {
+  auto it = values.find(name);
   if (it == values.end() || it->second.size() != 1) return std::nullopt;
   const std::string& v = it->second[0];
   char* end = nullptr;
@@ -248,7 +249,7 @@ std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::stri
 }
 
 std::string argument_words(const Argument& argument) {
-  std::string out = argument.flag;
+  std::string out = long_option(argument.name);
   // "$NAME" stays a variable the script sets; everything else is a literal word.
   for (const auto& v : argument.values) out += " " + (v.rfind('$', 0) == 0 ? "\"" + v + "\"" : shell_quote(v));
   return out;
@@ -273,7 +274,7 @@ std::string environment_lines(const LaunchSpec& spec) {
 std::vector<std::string> argument_list(const std::vector<Argument>& arguments) {
   std::vector<std::string> words;
   for (const auto& a : arguments) {
-    words.push_back(a.flag);
+    words.push_back(long_option(a.name));
     words.insert(words.end(), a.values.begin(), a.values.end());
   }
   return words;
@@ -284,22 +285,23 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
   ParsedArguments out;
   for (size_t i = 0; i < words.size();) {
     const std::string& w = words[i++];
-    if (w.rfind("--", 0) != 0) {
+    const std::optional<std::string> name = option_name(w);
+    if (!name) {
       out.problems.push_back("unexpected value '" + w + "' (no option takes it)");
       continue;
     }
-    const auto it = flags.find(w);
+    const auto it = flags.find(*name);
     const MegatronFlag* f = it == flags.end() ? nullptr : &it->second;
     if (!f || (!version.empty() && std::find(f->versions.begin(), f->versions.end(), version) == f->versions.end())) {
       out.problems.push_back(w + " is not an option of " + program + (version.empty() ? "" : " " + version) +
                              (f ? " (" + join(f->versions, ", ") + " has it)" : ""));
-      while (i < words.size() && words[i].rfind("--", 0) != 0) ++i;
+      while (i < words.size() && !option_name(words[i])) ++i;
       continue;
     }
-    std::vector<std::string>& values = out.values[w];
+    std::vector<std::string>& values = out.values[*name];
     values.clear();
     const size_t want = f->nargs == MegatronFlag::kAnyValues ? words.size() : static_cast<size_t>(f->nargs);
-    while (values.size() < want && i < words.size() && words[i].rfind("--", 0) != 0) values.push_back(words[i++]);
+    while (values.size() < want && i < words.size() && !option_name(words[i])) values.push_back(words[i++]);
     if (f->nargs != MegatronFlag::kAnyValues && values.size() != want)
       out.problems.push_back(w + " expects " + std::to_string(f->nargs) + " value(s)");
     if (f->at_least_one && values.empty()) out.problems.push_back(w + " expects at least one value");
@@ -308,6 +310,13 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
         out.problems.push_back(w + " " + v + ": accepted: " + join(f->choices, ", "));
   }
   return out;
+}
+
+std::string torchrun_command(const std::string& nodes, int gpus_per_node, const std::string& endpoint,
+                             const std::string& run_id) {
+  return "torchrun " + long_option("nnodes") + " " + nodes + " " + long_option("nproc-per-node") + " " +
+         str(gpus_per_node) + " \\\n  " + long_option("rdzv-backend") + " c10d " + long_option("rdzv-endpoint") + " " +
+         endpoint + " " + long_option("rdzv-id") + " " + run_id + " \\\n  ";
 }
 
 std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
@@ -330,14 +339,15 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
       const std::string& w = c[k];
       const size_t eq = w.find('=');
       if ((k == 0 || c[0] == "export") && eq != std::string::npos && eq > 0) env[w.substr(0, eq)] = w.substr(eq + 1);
-      if (k + 1 < c.size() && (w == "--nnodes")) nodes = literal_integer(c[k + 1]).value_or(0);
-      if (k + 1 < c.size() && (w == "--nproc-per-node" || w == "--nproc_per_node"))
+      const std::string option = option_name(w).value_or("");
+      if (k + 1 < c.size() && option == "nnodes") nodes = literal_integer(c[k + 1]).value_or(0);
+      if (k + 1 < c.size() && (option == "nproc-per-node" || option == "nproc_per_node"))
         per_node = literal_integer(c[k + 1]).value_or(0);
     }
   }
-  const size_t sbatch = script.find("\n#SBATCH --nodes=");  // under SLURM, the job's node count
-  if (nodes == 0 && sbatch != std::string::npos)
-    nodes = literal_integer(script.substr(sbatch + 17, script.find('\n', sbatch + 1) - sbatch - 17)).value_or(0);
+  const auto directives = sbatch_directives(script);  // under SLURM, the job's node count
+  if (const auto it = directives.find("nodes"); nodes == 0 && it != directives.end())
+    nodes = literal_integer(it->second).value_or(0);
   auto problems = std::move(args.problems);
   for (auto& p : megatron_rule_problems(args, static_cast<int>(nodes * per_node), env)) problems.push_back(p);
   return problems;
@@ -361,10 +371,10 @@ std::string emit_megatron(const LaunchSpec& s, const std::string& version) {
          "DATA_PATH=\"${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}\"\n"
          "CHECKPOINT_DIR=\"${CHECKPOINT_DIR:-checkpoints}\"\n\n";
   out += arguments_array("MEGATRON_ARGS", megatron_arguments(s, version));
-  out += "\ntorchrun --nnodes \"${NNODES:-" + str(s.nodes) + "}\" --nproc-per-node " + str(s.gpus_per_node) +
-         " \\\n  --rdzv-backend c10d --rdzv-endpoint \"${MASTER_ADDR:-localhost}:${MASTER_PORT:-" +
-         str(s.data->rendezvous_port) + "}\" --rdzv-id \"${RDZV_ID:-isoflop}\" \\\n"
-         "  \"$MEGATRON_LM/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\"\n";
+  out += "\n" + torchrun_command("\"${NNODES:-" + str(s.nodes) + "}\"", s.gpus_per_node,
+                                 "\"${MASTER_ADDR:-localhost}:${MASTER_PORT:-" + str(s.data->rendezvous_port) + "}\"",
+                                 "\"${RDZV_ID:-isoflop}\"") +
+         "\"$MEGATRON_LM/pretrain_gpt.py\" \"${MEGATRON_ARGS[@]}\"\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "emit/argv.hpp"
 #include "emit/targets.hpp"
 #include "model/params.hpp"
 
@@ -113,7 +114,8 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
                                               version + " key; accepted: every layer");
   Yaml y;
   y.text = header_comment(s, "NeMo " + version + " (megatron_gpt_config.yaml)", "# ");
-  y.text += "# Overrides for megatron_gpt_pretraining.py: --config-path DIR --config-name THIS_FILE.\n";
+  y.text += "# Overrides for megatron_gpt_pretraining.py: " + long_option("config-path") + " DIR " +
+            long_option("config-name") + " THIS_FILE.\n";
   y.put(0, "trainer");
   y.put(1, "devices", str(s.gpus_per_node));
   y.put(1, "num_nodes", str(s.nodes));

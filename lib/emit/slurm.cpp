@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "emit/argv.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
 
@@ -13,6 +14,12 @@ namespace isoflop::emit {
 namespace {
 
 std::string str(long long v) { return std::to_string(v); }
+
+// "#SBATCH --name=value" ("#SBATCH --name" for a switch): sbatch's directive syntax.
+constexpr std::string_view kDirective = "#SBATCH ";
+std::string directive(const std::string& name, const std::string& value = "") {
+  return std::string(kDirective) + long_option(name) + (value.empty() ? "" : "=" + value) + "\n";
+}
 
 // D-HH:MM:SS, rounded up to the minute. The seconds are rounded to whole seconds first, so a limit that is a
 // whole number of minutes (30 days + 10 %) does not gain a minute from the last bits of a product.
@@ -33,7 +40,7 @@ TrainerCommand trainer_command(const LaunchSpec& s, const std::string& version) 
   if (s.job.trainer == Trainer::kNemo)
     return {"NEMO=\"${NEMO:-/opt/NeMo}\"\n",
             "\"$NEMO/examples/nlp/language_modeling/megatron_gpt_pretraining.py\" \\\n"
-            "  --config-path \"$SLURM_SUBMIT_DIR\" --config-name nemo.yaml"};
+                "  " + long_option("config-path") + " \"$SLURM_SUBMIT_DIR\" " + long_option("config-name") + " nemo.yaml"};
   std::string setup = "DATA_PATH=\"${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}\"\n"
                       "CHECKPOINT_DIR=\"${CHECKPOINT_DIR:-checkpoints}\"\n";
   if (s.job.trainer == Trainer::kDeepSpeed)
@@ -57,29 +64,27 @@ std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const s
   std::snprintf(margin, sizeof margin, "# Time limit: the plan's %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",
                 s.predicted.run_time_s / 86400.0, 100.0 * s.data->time_margin_fraction);
   out += margin;
-  out += "#SBATCH --job-name=" + job_name + "\n";
-  out += "#SBATCH --nodes=" + str(s.nodes) + "\n";
-  out += "#SBATCH --ntasks-per-node=1\n";
-  out += "#SBATCH --gpus-per-node=" + str(s.gpus_per_node) + "\n";
-  out += "#SBATCH --cpus-per-task=" + str(static_cast<long long>(s.gpus_per_node) * s.data->cpus_per_gpu) + "\n";
-  out += "#SBATCH --time=" + slurm_time(s.time_limit_s) + "\n";
-  out += "#SBATCH --exclusive\n";
-  out += "#SBATCH --output=" + job_name + "-%j.out\n\n";
+  out += directive("job-name", job_name);
+  out += directive("nodes", str(s.nodes));
+  out += directive("ntasks-per-node", "1");
+  out += directive("gpus-per-node", str(s.gpus_per_node));
+  out += directive("cpus-per-task", str(static_cast<long long>(s.gpus_per_node) * s.data->cpus_per_gpu));
+  out += directive("time", slurm_time(s.time_limit_s));
+  out += directive("exclusive");
+  out += directive("output", job_name + "-%j.out") + "\n";
   out += "set -euo pipefail\n";
   out += environment_lines(s);
   out += "HEAD_NODE=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"\n";
   const TrainerCommand t = trainer_command(s, version);
   out += t.setup + "\n";
-  out += "srun --kill-on-bad-exit=1 torchrun --nnodes \"$SLURM_JOB_NUM_NODES\" --nproc-per-node " +
-         str(s.gpus_per_node) + " \\\n  --rdzv-backend c10d --rdzv-endpoint \"$HEAD_NODE:" +
-         str(s.data->rendezvous_port) + "\" --rdzv-id \"$SLURM_JOB_ID\" \\\n  " + t.program + "\n";
+  out += "srun " + long_option("kill-on-bad-exit") + "=1 " +
+         torchrun_command("\"$SLURM_JOB_NUM_NODES\"", s.gpus_per_node,
+                          "\"$HEAD_NODE:" + str(s.data->rendezvous_port) + "\"", "\"$SLURM_JOB_ID\"") +
+         t.program + "\n";
   return out;
 }
 
-std::vector<std::string> check_slurm(const std::string& script) {
-  std::vector<std::string> problems;
-  if (script.rfind("#!/bin/bash\n", 0) != 0 && script.rfind("#!/bin/sh\n", 0) != 0)
-    problems.push_back("the first line must be #!/bin/bash");
+std::map<std::string, std::string> sbatch_directives(const std::string& script) {
   std::map<std::string, std::string> options;
   size_t pos = 0;
   while (pos < script.size()) {
@@ -87,34 +92,46 @@ std::vector<std::string> check_slurm(const std::string& script) {
     const std::string line = script.substr(pos, end - pos);
     pos = end + 1;
     if (line.empty() || line[0] != '#') break;  // sbatch stops reading directives at the first command
-    if (line.rfind("#SBATCH --", 0) != 0) continue;
-    const std::string option = line.substr(10);
-    const size_t eq = option.find('=');
-    options[option.substr(0, eq)] = eq == std::string::npos ? "" : option.substr(eq + 1);
+    if (line.rfind(kDirective, 0) != 0) continue;
+    const std::optional<std::string> option = option_name(std::string_view(line).substr(kDirective.size()));
+    if (!option) continue;
+    const size_t eq = option->find('=');
+    options[option->substr(0, eq)] = eq == std::string::npos ? "" : option->substr(eq + 1);
   }
+  return options;
+}
+
+std::vector<std::string> check_slurm(const std::string& script) {
+  std::vector<std::string> problems;
+  if (script.rfind("#!/bin/bash\n", 0) != 0 && script.rfind("#!/bin/sh\n", 0) != 0)
+    problems.push_back("the first line must be #!/bin/bash");
+  std::map<std::string, std::string> options = sbatch_directives(script);
+  auto said = [](const std::string& name) { return std::string(kDirective) + long_option(name); };
   for (const char* key : {"job-name", "nodes", "ntasks-per-node", "gpus-per-node", "cpus-per-task", "time", "exclusive", "output"})
-    if (!options.count(key)) problems.push_back(std::string("#SBATCH --") + key + " is missing");
+    if (!options.count(key)) problems.push_back(said(key) + " is missing");
   static const std::regex plain("[A-Za-z0-9._+-]{1,128}"), time("[0-9]+-[0-9]{2}:[0-9]{2}:[0-9]{2}"),
       count("[1-9][0-9]{0,6}"), output("[A-Za-z0-9._+%-]{1,160}");
   if (options.count("job-name") && !std::regex_match(options["job-name"], plain))
-    problems.push_back("#SBATCH --job-name must be letters, digits, '.', '_', '-', '+'");
+    problems.push_back(said("job-name") + " must be letters, digits, '.', '_', '-', '+'");
   if (options.count("output") && !std::regex_match(options["output"], output))
-    problems.push_back("#SBATCH --output must be a plain file name");
+    problems.push_back(said("output") + " must be a plain file name");
   if (options.count("time") && !std::regex_match(options["time"], time))
-    problems.push_back("#SBATCH --time must be D-HH:MM:SS");
+    problems.push_back(said("time") + " must be D-HH:MM:SS");
   for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "cpus-per-task"})
     if (options.count(key) && !std::regex_match(options[key], count))
-      problems.push_back(std::string("#SBATCH --") + key + " must be a positive integer");
+      problems.push_back(said(key) + " must be a positive integer");
   const ScriptWords words = read_script_words(script);
   bool launches = false;
   for (const auto& c : words.commands)
     if (!c.empty() && c[0] == "srun") {
       const bool torchrun = std::find(c.begin(), c.end(), "torchrun") != c.end();
-      const auto backend = std::find(c.begin(), c.end(), "--rdzv-backend");
+      const auto backend = std::find(c.begin(), c.end(), long_option("rdzv-backend"));
       launches = torchrun && backend != c.end() && backend + 1 != c.end() && backend[1] == "c10d" &&
-                 std::find(c.begin(), c.end(), "--rdzv-endpoint") != c.end();
+                 std::find(c.begin(), c.end(), long_option("rdzv-endpoint")) != c.end();
     }
-  if (!launches) problems.push_back("no 'srun torchrun --rdzv-backend c10d --rdzv-endpoint …' line");
+  if (!launches)
+    problems.push_back("no 'srun torchrun " + long_option("rdzv-backend") + " c10d " + long_option("rdzv-endpoint") +
+                       " …' line");
   return problems;
 }
 

@@ -12,18 +12,18 @@
 
 namespace isoflop::emit {
 
-// One command-line option and its values, as a launch script passes it.
+// One command-line option by its name ("num-layers", emit/argv.hpp) and its values, as a launch script passes it.
 struct Argument {
-  std::string flag;
+  std::string name;
   std::vector<std::string> values;
 };
 
-// A command line parsed the way argparse does against a flag list: values by option, and what was wrong.
+// A command line parsed the way argparse does against a flag list: values by option name, and what was wrong.
 struct ParsedArguments {
   std::map<std::string, std::vector<std::string>> values;
   std::vector<std::string> problems;
-  bool has(const std::string& flag) const { return values.count(flag) > 0; }
-  std::optional<double> number(const std::string& flag) const;  // nullopt when absent or not a literal number
+  bool has(const std::string& name) const { return values.count(name) > 0; }
+  std::optional<double> number(const std::string& name) const;  // nullopt when absent or not a literal number
 };
 
 // ---- Megatron-LM (megatron.cpp) -------------------------------------------------------------------------
@@ -31,18 +31,22 @@ struct ParsedArguments {
 // Throws FieldError when the model or layout has no spelling in Megatron-LM.
 std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string& version);
 // Megatron-DeepSpeed's pretrain_gpt.py: Megatron's arguments less its distributed optimizer, plus DeepSpeed's
-// (--deepspeed, the config at `config_path`, the ZeRO stage), each parsed against Megatron-DeepSpeed's own flag
+// (the deepspeed switch, the config at `config_path`, the ZeRO stage), each parsed against Megatron-DeepSpeed's own flag
 // list (data/launch/megatron_deepspeed_flags.yaml) first: an option it lacks is an internal error
 // (std::logic_error naming the option), never a script the trainer would refuse.
 std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
                                                    const std::string& config_path);
-// "--flag value …" as shell words: "$NAME" values stay variables, the rest are quoted where needed.
+// The option and its values as shell words: "$NAME" values stay variables, the rest are quoted where needed.
 std::string argument_words(const Argument& argument);
-// "NAME=(\n  --flag value\n  …\n)\n", values shell-quoted.
+// A bash array NAME of the arguments' words, one option a line, values shell-quoted.
 std::string arguments_array(const std::string& name, const std::vector<Argument>& arguments);
 // The environment lines ("export NAME=value") the trainer needs.
 std::string environment_lines(const LaunchSpec& spec);
 std::string emit_megatron(const LaunchSpec& spec, const std::string& version);
+// torchrun over `nodes` (a shell word) × gpus_per_node with a c10d rendezvous at `endpoint` under `run_id`, up to
+// the program it starts (the line ends in a continuation and the next line's indent).
+std::string torchrun_command(const std::string& nodes, int gpus_per_node, const std::string& endpoint,
+                             const std::string& run_id);
 // argparse over `flags` as `program` at `version` parses them (empty version: flags without releases): unknown
 // options (naming the release that has them), missing or extra values, values outside the choices.
 ParsedArguments parse_arguments(const std::vector<std::string>& words, const std::map<std::string, MegatronFlag>& flags,
@@ -89,6 +93,8 @@ LaunchSpec under_rules(const LaunchSpec& spec, const catalog::TrainerRules& targ
 // ---- SLURM (slurm.cpp) ----------------------------------------------------------------------------------
 std::string emit_slurm(const LaunchSpec& spec, const std::string& job_name, const std::string& megatron_version);
 std::vector<std::string> check_slurm(const std::string& script);
+// The #SBATCH directives sbatch reads (those before the first command), value by option name ("" for a switch).
+std::map<std::string, std::string> sbatch_directives(const std::string& script);
 
 // The value of a word such as "${NNODES:-420}" or "420": its literal default; nullopt when it has none.
 std::optional<long long> literal_integer(const std::string& word);

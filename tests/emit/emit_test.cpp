@@ -208,7 +208,7 @@ TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's ru
 
 TEST_CASE("Megatron-DeepSpeed: a flag its parser lacks is an internal error naming it, never a written line") {
   LaunchData without = launch_data();
-  without.megatron_deepspeed_flags.erase("--zero-stage");
+  without.megatron_deepspeed_flags.erase("zero-stage");
   LaunchSpec s = spec_of(gpt3_plan());
   s.data = &without;
   CHECK_THROWS_WITH_AS(megatron_deepspeed_arguments(s, "core_v0.13.0", "ds_config.json"),

@@ -1,0 +1,16 @@
+// A trainer's command-line option by its name ("num-layers", "num_nodes", "nproc-per-node": argparse's option
+// string less its prefix) and the long-option word a command line spells it with. The syntax lives here only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace isoflop::emit {
+
+// The word that names option `name` on a command line (argparse, torchrun, sbatch, Hydra).
+std::string long_option(std::string_view name);
+// The option a command-line word names; nullopt for a value (a word that is not a long option).
+std::optional<std::string> option_name(std::string_view word);
+
+}  // namespace isoflop::emit
