@@ -204,7 +204,7 @@ check::Policy parse_policy(const std::string& source, std::string_view text) {
     const std::string path = "rules." + name;
     const check::RuleInfo* info = check::find_rule(name);
     if (!info)
-      in.fail(path, "unknown rule" + did_you_mean(name, check::rule_names()) + "; `isoflop check --list-rules` lists them");
+      in.fail(path, "unknown rule" + did_you_mean(name, check::rule_names()) + "; accepted: " + join(check::rule_names()));
     check::RuleSetting s;
     s.rule = name;
     s.line = check::line_of(marks, path);

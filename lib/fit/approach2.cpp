@@ -123,7 +123,7 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& o) 
   }
   if (result.budgets.size() < 2)
     throw InputError(o.file + ": Approach 2 needs at least 2 compute budgets to fit N_opt ∝ C^a; found " +
-                     std::to_string(result.budgets.size()) + " (budgets group runs with FLOPs within --budget-tolerance)");
+                     std::to_string(result.budgets.size()) + " (budgets group runs with FLOPs within budget_tolerance)");
   fit_optimal_power_laws(result, result.budgets,
                          [](const BudgetFit& b) { return std::tuple{b.flops, b.params_opt, b.tokens_opt}; });
   return result;

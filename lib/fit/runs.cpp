@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "fit/csv_table.hpp"
 
 namespace isoflop::fit {
@@ -18,8 +19,8 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
   const auto tokens = t.find(columns.tokens);
   const auto flops = t.find(columns.flops);
   if (!tokens && !flops)
-    throw InputError(file + ":1: missing column '" + columns.tokens + "' or '" + columns.flops +
-                     "' (set with --tokens-column or --flops-column); one of them is needed");
+    throw FieldError("tokens_column", file + ":1: missing column '" + columns.tokens + "' or '" + columns.flops +
+                                          "'; one of them is needed; columns are " + join(t.header));
   std::vector<Run> runs;
   runs.reserve(t.rows.size());
   for (const auto& row : t.rows) {

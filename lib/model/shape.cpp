@@ -272,9 +272,9 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   if (found.empty())
     throw InfeasibleError("no " + o.family.name + " shape with d_model a multiple of " +
                           std::to_string(result.d_model_step) + " (heads of " + join(sizes, " or ") +
-                          " divisible by --tp " +
-                          std::to_string(o.tp) + ") lands within " + fmt(o.tolerance * 100) +
-                          "% of the target; lower --tp or change --params");
+                          " divisible by tensor parallelism " + std::to_string(o.tp) + ") lands within " +
+                          fmt(o.tolerance * 100) + "% of the target; lower the tensor parallelism or change the "
+                          "parameter count");
   std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
     if (x.score != y.score) return x.score < y.score;
     return std::fabs(x.ratio - 1) < std::fabs(y.ratio - 1);

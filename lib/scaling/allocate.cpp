@@ -72,9 +72,9 @@ Allocation numeric_optimum(const LawSpec& law, double flops, const std::optional
 
 void require_no_unique_tokens(const LawSpec& law, const AllocationConstraints& constraints) {
   if (constraints.unique_tokens && !handles_unique_tokens(law))
-    throw InputError("law '" + law.name + "' (" + std::string(catalog::kLawKindNames.name(law.kind())) +
-                     ") has no model of repeated data, so --unique-tokens cannot be used with it; use a parametric or "
-                     "data-constrained law such as muennighoff-2023");
+    throw FieldError("unique_tokens", "law '" + law.name + "' (" + std::string(catalog::kLawKindNames.name(law.kind())) +
+                                          ") has no model of repeated data; use a parametric or data-constrained law "
+                                          "such as muennighoff-2023");
 }
 
 }  // namespace

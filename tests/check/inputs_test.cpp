@@ -6,8 +6,10 @@
 #include <string>
 
 #include "check/ci_output.hpp"
+#include "check/rules.hpp"
 #include "check/evaluate.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "doc/proposal_input.hpp"
 
 namespace {
@@ -76,7 +78,7 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
         "p.yaml:1: cluster: missing (gpu and gpus or nodes)");
   CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  day: {max: 9}\n"); }) ==
-        "q.yaml:2: rules.day: unknown rule (did you mean 'days'?); `isoflop check --list-rules` lists them");
+        "q.yaml:2: rules.day: unknown rule (did you mean 'days'?); accepted: " + isoflop::join(check::rule_names()));
   CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  days: 9\n"); }) ==
         "q.yaml:2: rules.days: must be a mapping of severity, max");
   CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  gpu_hours: {max: -1}\n"); }) ==
