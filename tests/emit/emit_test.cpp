@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "emit/argv.hpp"
 #include "emit/emit.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
@@ -298,6 +299,25 @@ TEST_CASE("shell words: quoting reads back as the same word") {
   CHECK(program_arguments(a, "p.py") == std::vector<std::string>{"--x", "1", "--y", "two words", "--z"});
   CHECK(literal_integer("${NNODES:-420}") == 420);
   CHECK(!literal_integer("$SLURM_JOB_NUM_NODES"));
+}
+
+TEST_CASE("options by name: the table's option strings become names, and a name round-trips to its word") {
+  for (const std::string name : {"num-layers", "num_nodes", "nproc-per-node"}) {
+    CHECK(option_name(long_option(name)) == name);
+    CHECK(long_option(name) == "--" + name);  // argparse's long form, as the trainers spell it
+  }
+  CHECK(!option_name("-x"));
+  CHECK(!option_name("value"));
+  CHECK(!option_name("-"));
+  const LaunchData& d = launch_data();
+  REQUIRE(d.megatron_flag("num-layers") != nullptr);
+  CHECK(d.megatron_flag("num-layers")->nargs == 1);
+  CHECK(d.megatron_flag(long_option("num-layers")) == nullptr);  // keyed by name, never by word
+  CHECK(d.megatron_deepspeed_flags.count("zero-stage") == 1);
+  // An unknown option is reported as the script spells it.
+  const auto parsed = parse_arguments({long_option("num-layer"), "3"}, d.megatron_flags, "Megatron-LM", "");
+  REQUIRE(parsed.problems.size() == 1);
+  CHECK(parsed.problems[0].rfind(long_option("num-layer") + " is not an option of Megatron-LM", 0) == 0);
 }
 
 }  // namespace isoflop::emit
