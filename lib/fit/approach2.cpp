@@ -40,10 +40,15 @@ bool fit_parabola(const std::vector<double>& x, const std::vector<double>& y, do
   return true;
 }
 
-std::string lines_of(const std::vector<Run>& group) {
-  std::string out;
-  for (const auto& r : group) out += (out.empty() ? "" : ", ") + std::to_string(r.line);
-  return out;
+// A budget in messages, in its input's words: by its runs' names (a sweep), else by file, FLOPs column and lines
+// (a CSV table).
+std::string describe_budget(const std::vector<Run>& group, double flops, const Approach2Options& o) {
+  std::string names;
+  for (const auto& r : group) names += (names.empty() ? "" : ", ") + (o.run_name ? o.run_name(r) : std::to_string(r.line));
+  const std::string budget = "the budget of " + units::format_scientific(flops) + " FLOPs";
+  if (o.run_name) return budget + " (runs " + names + ")";
+  return o.file + ":" + std::to_string(group.front().line) + ": column '" + o.flops_column + "': " + budget + " (lines " +
+         names + ")";
 }
 
 }  // namespace
@@ -87,8 +92,7 @@ Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& o) 
     double log_c = 0;
     for (const auto& r : group) log_c += std::log(r.flops);
     const double c = std::exp(log_c / static_cast<double>(group.size()));
-    const std::string where = o.file + ":" + std::to_string(group.front().line) + ": column '" + o.flops_column +
-                              "': the budget of " + units::format_scientific(c) + " FLOPs (lines " + lines_of(group) + ")";
+    const std::string where = describe_budget(group, c, o);
     std::set<double> sizes;
     for (const auto& r : group) sizes.insert(r.params);
     if (group.size() < 3 || sizes.size() < 3)

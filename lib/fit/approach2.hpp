@@ -3,6 +3,7 @@
 // space (Hoffmann et al. 2022, §3.2).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,6 +16,8 @@ struct Approach2Options {
   double budget_tolerance = 0.05;   // runs whose FLOPs are within this relative spread form one budget
   std::string file = "runs";        // for messages: the runs file …
   std::string flops_column = "flops";  // … and the column budgets come from
+  // Names a run in messages (a sweep's run id), where runs come from no file; empty: file, column and line.
+  std::function<std::string(const Run&)> run_name;
   // Leave out a budget whose losses do not curve upwards (no minimum), saying so in the result, instead of
   // failing the fit; the remaining budgets must still be at least 2.
   bool drop_budgets_without_minimum = false;
@@ -46,9 +49,8 @@ struct Approach2Result {
 // (1 + tolerance) of the budget's first run.
 std::vector<std::vector<Run>> group_budgets(std::vector<Run> runs, double tolerance);
 
-// Throws InputError naming file:line and the FLOPs column for a budget with fewer than 3 runs (or 3
-// distinct sizes) or a profile without a minimum (losses not curving upwards), and when fewer than 2
-// budgets remain.
+// Throws InputError naming the budget (by file:line and the FLOPs column, or by its runs' run_name) for a budget with fewer than 3 runs (or 3 distinct sizes) or a profile without a minimum (losses not
+// curving upwards), and when fewer than 2 budgets remain.
 Approach2Result fit_approach2(std::vector<Run> runs, const Approach2Options& options);
 
 // Least-squares fit of ln y = ln k + p·ln x; returns {k, p}.

@@ -113,50 +113,68 @@ std::vector<fit::Run> approach2_runs(const std::vector<ReportRun>& runs, Validat
       continue;
     }
     // The budget's nominal C groups its runs exactly (batch rounding moves 6·N·D by a fraction of a percent).
-    for (const auto* r : members) out.push_back({r->params, r->tokens, r->budget_flops, r->loss, r->index});
+    // A run's "line" is its place in `runs`, from 1, by which Approach2Options::run_name finds its id.
+    for (const auto* r : members)
+      out.push_back({r->params, r->tokens, r->budget_flops, r->loss, static_cast<int>(r - runs.data()) + 1});
   }
   return out;
 }
 
+// The q-quantile of all resamples when `failed` of them have no value and count as lying outside the interval, half
+// below it and half above: the successes' quantile at the level that leaves failed/2 of each tail to the failed
+// ones, so a 2.5–97.5 % interval holds 95 % of all resamples. NaN when a tail is smaller than failed/2.
+double quantile_counting_failed(const std::vector<double>& values, int failed, double q) {
+  const double s = static_cast<double>(values.size()), level = (q * (s + failed) - 0.5 * failed) / s;
+  return level >= 0 && level <= 1 ? fit::quantile(values, level) : NAN;
+}
+
 // Bootstrap of Approach 2 that keeps the sweep's design: each resample draws, within every budget, as many runs
-// as it has, with replacement, so no budget vanishes and the spread measures the scatter about each parabola.
-// (Resampling all runs together leaves some budgets with one or two sizes, whose parabolas then swing wildly.)
+// as it has, with replacement (resampling all runs together leaves budgets with one or two sizes), and refits by
+// the point estimate's own rules. A bootstrap replicates the whole estimator (Efron & Tibshirani 1993, §6.2: the
+// statistic s(x*) computed as s(x)): a budget that in a resample draws fewer than 3 sizes, curves downwards or
+// puts its minimum outside its sizes is left out of that resample's a, as the fit leaves such budgets out.
+// Counting such resamples as failed and taking percentiles of the rest would keep only resamples in which every
+// budget curved well: an interval narrower than the fit's uncertainty. A resample fails only where the estimator
+// has no a (fewer than 2 budgets with a minimum inside); those count as outside the interval.
 void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
                          const ReportOptions& options, ValidationReport* report) {
-  // Only the budgets the fit kept, each of which must keep its minimum in every resample.
-  std::map<double, std::vector<fit::Run>> budgets;
-  for (const auto& r : runs)
-    for (const auto& b : report->approach2->budgets)
-      if (!b.extrapolated && std::fabs(std::log(r.flops / b.flops)) < 1e-9) budgets[r.flops].push_back(r);
-  fit::Approach2Options strict = a2;
-  strict.drop_budgets_without_minimum = false;
+  std::map<double, std::vector<fit::Run>> budgets;  // every budget the fit was given, kept or left out
+  for (const auto& r : runs) budgets[r.flops].push_back(r);
   std::vector<double> a, b;
   int failed = 0;
-  std::vector<fit::Run> sample;
+  std::vector<fit::Run> sample, drawn;
+  std::set<double> sizes;
   for (int k = 0; k < options.bootstrap_resamples; ++k) {
     std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
     sample.clear();
     for (const auto& [flops, members] : budgets) {
       std::uniform_int_distribution<size_t> pick(0, members.size() - 1);
-      for (size_t i = 0; i < members.size(); ++i) sample.push_back(members[pick(rng)]);
+      drawn.clear();
+      sizes.clear();
+      for (size_t i = 0; i < members.size(); ++i) {
+        drawn.push_back(members[pick(rng)]);
+        sizes.insert(drawn.back().params);
+      }
+      if (sizes.size() >= 3) sample.insert(sample.end(), drawn.begin(), drawn.end());  // as approach2_runs
     }
     try {
-      const fit::Approach2Result r = fit_inside(sample, strict, nullptr);
+      const fit::Approach2Result r = fit_inside(sample, a2, nullptr);
       a.push_back(r.a);
       b.push_back(r.b);
     } catch (const InputError&) {
-      ++failed;  // a budget drew fewer than 3 sizes or lost its minimum, or fewer than 2 kept it inside
+      ++failed;  // fewer than 2 budgets kept a minimum inside the sizes they drew
     }
   }
   report->bootstrap_resamples = options.bootstrap_resamples;
   report->bootstrap_failed = failed;
-  // With 3 sizes a budget, most resamples repeat a size and cannot carry a parabola: an interval from the few
-  // that can would look far narrower than the fit is. No interval unless most resamples fit.
-  if (2 * a.size() < static_cast<size_t>(options.bootstrap_resamples)) return;
-  for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}})
-    report->approach2_intervals[name] = {fit::quantile(*values, 0.025), fit::quantile(*values, 0.1),
-                                         fit::quantile(*values, 0.5), fit::quantile(*values, 0.9),
-                                         fit::quantile(*values, 0.975)};
+  // More than 5 % failed: no interval holds 95 % of the resamples, and none is given.
+  if (a.empty() || std::isnan(quantile_counting_failed(a, failed, 0.025))) return;
+  for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
+    fit::Interval& i = report->approach2_intervals[name];
+    double* ends[] = {&i.p2_5, &i.p10, &i.p50, &i.p90, &i.p97_5};
+    const double levels[] = {0.025, 0.1, 0.5, 0.9, 0.975};
+    for (int e = 0; e < 5; ++e) *ends[e] = quantile_counting_failed(*values, failed, levels[e]);
+  }
 }
 
 void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
@@ -165,7 +183,7 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
     if (r.finished) all.push_back({r.params, r.tokens, r.budget_flops, r.loss, 0});
   fit::Approach2Options a2;
   a2.file = "sweep.json runs";
-  a2.flops_column = "budget";
+  a2.run_name = [&runs](const fit::Run& r) { return runs[static_cast<size_t>(r.line) - 1].id; };  // b0-s0 …
   a2.drop_budgets_without_minimum = true;  // a flat or concave budget is reported, the others still fit
   const std::vector<fit::Run> a2_runs = approach2_runs(runs, report);
   std::vector<std::string> outside;

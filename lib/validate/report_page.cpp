@@ -65,11 +65,11 @@ std::string render_validation(const ValidationDocument& d) {
            " budgets): a = " + number(a2.a, 4) + interval(f.approach2_intervals, "a") + ", b = " + number(a2.b, 4) +
            interval(f.approach2_intervals, "b");
     if (f.bootstrap_resamples > 0 && f.approach2_intervals.empty())
-      out += " (no bootstrap interval: " + std::to_string(f.bootstrap_failed) + " of " +
-             std::to_string(f.bootstrap_resamples) + " resamples lost a budget's 3 sizes or its minimum)";
+      out += " (no bootstrap interval: in " + std::to_string(f.bootstrap_failed) + " of " +
+             std::to_string(f.bootstrap_resamples) + " resamples fewer than 2 budgets kept a minimum inside, over 5 %)";
     else if (f.bootstrap_resamples > 0)
       out += " (95% bootstrap, " + std::to_string(f.bootstrap_resamples) + " resamples, " +
-             std::to_string(f.bootstrap_failed) + " failed)";
+             std::to_string(f.bootstrap_failed) + " without a, counted outside)";
     out += "\n";
     report::TextTable t({"budget", "runs", "N_opt", "D_opt", "loss", "sizes tried", "minimum"});
     // A minimum outside the sizes tried is the parabola extrapolated: no number for it, and no part in a.

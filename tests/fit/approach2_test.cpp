@@ -54,11 +54,28 @@ TEST_CASE("a budget with fewer than 3 runs is an error naming file, line and col
                        InputError);
 }
 
-TEST_CASE("a profile that curves downwards has no minimum") {
+TEST_CASE("a profile that curves downwards has no minimum, named in its input's words") {
+  // Rows of a CSV file: the budget is named by file, FLOPs column and lines.
   std::vector<Run> runs;
+  int line = 2;
   for (double c : {1e20, 1e21})
-    for (double n : {1e8, 2e8, 4e8}) runs.push_back({n, c / (6 * n), c, 3.0 - std::pow(std::log(n / 2e8), 2), 1});
-  CHECK_THROWS_WITH_AS(fit_approach2(runs, {}), doctest::Contains("do not curve upwards"), InputError);
+    for (double n : {1e8, 2e8, 4e8}) runs.push_back({n, c / (6 * n), c, 3.0 - std::pow(std::log(n / 2e8), 2), line++});
+  Approach2Options o;
+  o.file = "runs.csv";
+  CHECK_THROWS_WITH_AS(fit_approach2(runs, o),
+                       doctest::Contains("runs.csv:2: column 'flops': the budget of 1e20 FLOPs (lines 2, 3, 4): the "
+                                         "losses do not curve upwards in log N, so the profile has no minimum"),
+                       InputError);
+  // Runs of a sweep have names: the budget is named by its runs, with no file, column or line.
+  o.run_name = [](const Run& r) { return "b" + std::to_string(r.flops > 5e20) + "-s" + std::to_string((r.line - 2) % 3); };
+  try {
+    fit_approach2(runs, o);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "the budget of 1e20 FLOPs (runs b0-s0, b0-s1, b0-s2): the losses do not curve upwards in log N, so the "
+          "profile has no minimum");
+  }
 }
 
 TEST_CASE("budget grouping uses the relative tolerance") {
