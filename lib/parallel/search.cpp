@@ -3,6 +3,7 @@
 #include "parallel/search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -102,6 +103,55 @@ class StructuralVerdict {
   bool valid_ = false, ok_ = false;
 };
 
+// The trainer's verdict on a layout reads neither the micro-batch nor recompute: within one (EP, VPP, first,
+// last) it depends on the ZeRO stage and sequence parallelism alone, so each of those 8 is checked once.
+class TrainerVerdicts {
+ public:
+  // The verdict for `l`; `check(words)` runs the rules. A verdict already known is reused without words, so a
+  // caller that needs the words (the family's first rejection) asks with `fresh`.
+  template <class Check>
+  const std::optional<RuleViolation>& of(const Layout& l, bool fresh, Check&& check, Words words) {
+    if (l.ep != ep_ || l.vpp != vpp_ || l.first_stage_layers != first_ || l.last_stage_layers != last_) {
+      known_.fill(false);
+      ep_ = l.ep, vpp_ = l.vpp, first_ = l.first_stage_layers, last_ = l.last_stage_layers;
+    }
+    const size_t i = static_cast<size_t>(l.zero_stage) * 2 + (l.sequence_parallel ? 1 : 0);
+    if (!known_[i] || fresh) verdicts_[i] = check(words);
+    known_[i] = true;
+    return verdicts_[i];
+  }
+
+ private:
+  int ep_ = 0, vpp_ = 0, first_ = 0, last_ = 0;
+  std::array<bool, 8> known_{};
+  std::array<std::optional<RuleViolation>, 8> verdicts_;
+};
+
+// Memory never falls as the micro-batch grows with the other knobs fixed: model states do not depend on it, and
+// each stage keeps min(PP, m)·b = min(PP·b, B/DP) sequences of activations in flight (m = B/(b·DP)), the last
+// stage's logits b. So a (ZeRO, recompute, SP) combination that did not fit at one micro-batch does not fit at
+// a larger one, nor can it lower the smallest memory seen: its estimate is skipped. The bounds are kept per
+// (EP, VPP, first, last), where the walk enumerates the micro-batches in ascending order.
+class MicroBatchBounds {
+ public:
+  void enter(const Layout& l) {
+    if (l.ep == ep_ && l.vpp == vpp_ && l.first_stage_layers == first_ && l.last_stage_layers == last_) return;
+    bytes_.fill(0);
+    ep_ = l.ep, vpp_ = l.vpp, first_ = l.first_stage_layers, last_ = l.last_stage_layers;
+  }
+  // Whether `l` needs more than `above` (usable memory, smallest seen), with a margin for rounding: the bytes
+  // at a smaller micro-batch are equal in exact arithmetic when min(PP·b, B/DP) is.
+  bool exceeds(const Layout& l, double above) const { return bytes_[index(l)] > above * (1 + 1e-9); }
+  void remember(const Layout& l, double bytes) { bytes_[index(l)] = bytes; }
+
+ private:
+  static size_t index(const Layout& l) {
+    return (static_cast<size_t>(l.zero_stage) * 3 + static_cast<size_t>(l.recompute)) * 2 + (l.sequence_parallel ? 1 : 0);
+  }
+  int ep_ = 0, vpp_ = 0, first_ = 0, last_ = 0;
+  std::array<double, 24> bytes_{};
+};
+
 // What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing),
 // the memory levers the pins held back, an accelerator with more memory.
 std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
@@ -169,7 +219,10 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
     throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
 }
 
-SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
+namespace {
+
+// The search; `prune` false estimates every valid layout's memory (the reference the pruning is tested against).
+SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options, bool prune) {
   cluster.validate();
   job.validate();
   options.validate(job, cluster);
@@ -200,6 +253,9 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
     bool any_valid = false, any_fit = false;
     std::optional<RuleViolation> first_violation, family_rejected_fit;
     StructuralVerdict structural;
+    TrainerVerdicts verdicts;
+    MicroBatchBounds bounds;
+    const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
       // A rejection's reason is put in words only for the family's first rejection.
@@ -212,26 +268,42 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
       } else {
         structural.remember(l, nullptr);
       }
-      std::optional<RuleViolation> rejected;
-      if (trainer.loaded())
-        rejected = trainer_violation(trainer, l, job, cluster, context, first_violation ? Words::kWithout : Words::kWith);
+      const Words words = first_violation ? Words::kWithout : Words::kWith;
+      auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
+      const std::optional<RuleViolation>& rejected =
+          trainer.loaded() ? verdicts.of(l, words == Words::kWith || !prune, check, words) : none;
       // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
       // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
       // memory matters only while it may become that rule; its words are put together once the family is pruned.
       const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
       if (rejected && !may_prune) {
-        if (!first_violation) first_violation = std::move(rejected);
+        if (!first_violation) first_violation = rejected;
         return;
+      }
+      if (prune) {
+        bounds.enter(l);
+        const double smallest = std::min(result.min_memory_bytes, family.min_memory_bytes);
+        if (bounds.exceeds(l, std::max(result.usable_memory_bytes, std::isfinite(smallest) ? smallest : 0.0))) {
+          // Too big at a smaller micro-batch: neither fits nor is the smallest; only the count changes.
+          if (rejected) {
+            if (!first_violation) first_violation = rejected;
+            return;
+          }
+          any_valid = true;
+          ++result.evaluated;
+          return;
+        }
       }
       const MemoryBreakdown mem = estimate_memory(job, split, l);
       const double bytes = mem.total_bytes();
       const bool fits_memory = bytes <= result.usable_memory_bytes;
+      if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
       if (rejected) {
         if (fits_memory) {
           family_rejected_fit = RuleViolation{rejected->rule, {}};
           rejected_fit_layout = l;
         }
-        if (!first_violation) first_violation = std::move(rejected);
+        if (!first_violation) first_violation = rejected;
         return;
       }
       any_valid = true;
@@ -290,6 +362,16 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
   fits.resize(k);
   result.layouts = std::move(fits);
   return result;
+}
+
+}  // namespace
+
+SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
+  return search(job, cluster, options, true);
+}
+
+SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
+  return search(job, cluster, options, false);
 }
 
 std::string describe(const Infeasibility& why) {

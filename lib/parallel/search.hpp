@@ -90,6 +90,10 @@ struct SearchResult {
 // set (no layouts), naming the smallest memory needed and what would make it fit.
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options);
 
+// The same search estimating the memory of every valid layout, where search_layouts skips the estimates that
+// cannot change its result: the reference the pruned search is tested against.
+SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options);
+
 // The infeasibility in words, the changes named by their fields: "…; to fit: gpus 4480 (about …), …".
 std::string describe(const Infeasibility& infeasible);
 

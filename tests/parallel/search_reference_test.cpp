@@ -1,0 +1,65 @@
+// The pruned search (trainer verdicts reused, memory estimates skipped where a smaller micro-batch already did not
+// fit) against the exhaustive reference: the same ranked layouts, pruned families, counts and closest miss for
+// dense and MoE models, every trainer, each ZeRO stage pinned and other pins.
+#include <doctest/doctest.h>
+
+#include "core/error.hpp"
+#include "parallel/fixtures.hpp"
+#include "parallel/search.hpp"
+
+using namespace isoflop;
+using namespace isoflop::parallel;
+
+namespace {
+
+// Both searches on one job; returns how many layouts the reference ranked.
+size_t compare(test::CatalogJob& s) {
+  SearchResult pruned, reference;
+  try {
+    reference = search_layouts_exhaustive(s.job, s.cluster, s.options);
+  } catch (const InputError&) {
+    CHECK_THROWS_AS(search_layouts(s.job, s.cluster, s.options), InputError);
+    return 0;
+  }
+  pruned = search_layouts(s.job, s.cluster, s.options);
+  CHECK(pruned == reference);
+  return reference.layouts.size();
+}
+
+}  // namespace
+
+TEST_CASE("the pruned search returns what the exhaustive one does") {
+  struct Job {
+    const char* model;
+    int gpus;
+    long long batch;
+  };
+  const Job jobs[] = {{"mt-nlg-530b", 3360, 1920}, {"gpt3-175b", 384, 1536}, {"llama2-70b", 64, 512},
+                      {"gpt-oss-120b", 256, 1024}, {"gpt-oss-20b", 64, 512},  {"mt-nlg-530b", 8, 8}};
+  size_t ranked = 0;
+  for (const Job& j : jobs)
+    for (const char* trainer : {"megatron", "deepspeed", "fsdp"})
+      for (int zero = -1; zero <= 3; ++zero) {
+        test::CatalogJob s(j.model, j.gpus, j.batch, trainer);
+        s.options.top_k = 20;
+        if (zero >= 0) s.options.pins.zero_stage = zero;
+        INFO(j.model << " on " << j.gpus << " GPUs, " << trainer << ", ZeRO pin " << zero);
+        ranked += compare(s);
+      }
+  CHECK(ranked > 100);
+}
+
+TEST_CASE("the pruned search with pins and without a trainer") {
+  test::CatalogJob s("mt-nlg-530b", 2240, 1920);
+  s.options.pins.tp = 8;
+  s.options.pins.recompute = Recompute::kSelective;
+  CHECK(compare(s) > 0);
+  test::CatalogJob moe("gpt-oss-120b", 128, 512);
+  moe.options.pins.ep = 8;
+  moe.options.pins.micro_batch = 2;
+  compare(moe);
+  test::CatalogJob bare("llama2-70b", 128, 1024);
+  bare.options.trainer = {};
+  bare.options.top_k = 50;
+  CHECK(compare(bare) > 0);
+}
