@@ -18,6 +18,7 @@
 #include "core/output_path.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "units/integer_limits.hpp"
 
 namespace isoflop::app {
 namespace {
@@ -163,31 +164,13 @@ std::optional<double> get_number(const po::variables_map& vm, const std::string&
   return units::parse_number(*text, "--" + name, sign);
 }
 
-namespace {
-
-// Integer options with a range of their own, checked before any arithmetic (a sequence of 1e11 tokens or
-// 1e10 GPUs in a node overflows what is computed from it). Bounds are sanity limits, far beyond real runs.
-struct IntegerRange {
-  std::string_view option;
-  long long high;
-};
-constexpr IntegerRange kIntegerRanges[] = {
-    {"seq", 1LL << 24},           // tokens per sequence
-    {"vocab", 1LL << 24},         // vocabulary entries
-    {"global-batch", 1LL << 30},  // sequences per step
-    {"gpus-per-node", 1LL << 16}, // accelerators in one node
-};
-
-}  // namespace
-
 std::optional<long long> get_integer(const po::variables_map& vm, const std::string& name, units::Sign sign) {
   auto text = get_string(vm, name);
   if (!text) return std::nullopt;
   const long long value = units::parse_integer(*text, "--" + name, sign);
-  for (const auto& r : kIntegerRanges)
-    if (r.option == name && value > r.high)
-      throw InputError("--" + name + ": " + std::to_string(value) + " is out of range; accepted: a whole number from " +
-                       (sign == units::Sign::kPositive ? "1" : "0") + " to " + std::to_string(r.high));
+  std::string field = name;  // the options with a limit are spelled by the rule (flags.cpp)
+  std::replace(field.begin(), field.end(), '-', '_');
+  units::check_integer_limit(field, value, sign);
   return value;
 }
 

@@ -8,9 +8,6 @@
 #include "doc/calibration_document.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_calibrate(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("calibrate"), args, {declared_options("calibrate")}, {"runs"});

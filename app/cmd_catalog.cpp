@@ -6,9 +6,6 @@
 #include "doc/catalog_document.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_catalog(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("catalog"), args, {declared_options("catalog")}, {"kind", "name"});

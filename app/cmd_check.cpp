@@ -13,9 +13,6 @@
 #include "doc/proposal_input.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_check(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("check"), args, {declared_options("check")}, {"proposal"});

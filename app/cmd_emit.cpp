@@ -11,9 +11,6 @@
 #include "emit/emit.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_emit(const std::vector<std::string>& args) {
   const OptionList plan_list = plan_options();
@@ -43,8 +40,9 @@ int run_emit(const std::vector<std::string>& args) {
     if (const std::string name = spec.substr(0, spec.find_first_of(" :")); has(vm, "from") && has(vm, name))
       throw InputError("--from and --" + name + " conflict; the plan document says it");
   const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
+  const bool folder_exists = out && check_output_folder(*out, "--out");  // a new one is made before writing
   for (const auto& name : emit::file_names(*target))  // before the work: exit 2 now rather than after planning
-    if (out) check_output_file(parsed->common, dir + name, "--out");
+    if (folder_exists) check_output_file(parsed->common, dir + name, "--out");
   const auto document = read_from(vm, {"plan"});
   const plan::PlanResult plan =
       document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
@@ -60,6 +58,7 @@ int run_emit(const std::vector<std::string>& args) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;
   }
+  make_output_folder(*out, "--out");
   for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
   write_output_file(parsed->common, dir + emit::kManifestName, emit::manifest(files, spec), "--out");
   return 0;

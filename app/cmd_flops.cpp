@@ -4,9 +4,6 @@
 #include "doc/flops_document.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_flops(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("flops"), args, {declared_options("flops"), from_option("an arch, layout or plan document")});

@@ -8,7 +8,6 @@
 #include "app/command.hpp"
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
-#include "doc/architecture_input.hpp"
 #include "doc/layout_document.hpp"
 
 namespace isoflop::app {
@@ -24,17 +23,12 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
                              .global_batch = get_integer(vm, "global-batch"), .seq = get_integer(vm, "seq")};
   if (!in.arch) throw InputError("layout: missing --arch NAME|FILE (or --from FILE)");
   if (!in.global_batch) throw InputError("layout: missing --global-batch B (sequences per iteration)");
-  const catalog::Catalog cat = load_catalog(parsed.common);
-  parallel::JobSpec job;
-  job.architecture = doc::resolve_architecture(cat, *in.arch);
-  job.seq = in.seq.value_or(job.architecture.seq);
-  job.global_batch = *in.global_batch;
-  job.apply(job_settings(vm));
-  const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, in.cluster);
-  spdlog::debug("{}", cluster.note);
-  parallel::SearchOptions options = search_options(vm);
-  resolve_trainer(cat, options);
-  return doc::make_layout_document(in, job, cluster.spec, options);
+  const parallel::JobSettings settings = job_settings(vm);
+  const parallel::SearchOptions options = parallel::search_options(layout_request(vm));
+  std::string cluster_note;
+  auto d = doc::layout_document(load_catalog(parsed.common), in, settings, options, &cluster_note);
+  spdlog::debug("{}", cluster_note);
+  return d;
 }
 
 }  // namespace
@@ -50,11 +44,7 @@ int run_layout(const std::vector<std::string>& args) {
     for (const char* name : kJobOptions)
       if (has(vm, name))
         throw InputError(std::string("--") + name + ": not with --from (the document gives the model, job and cluster)");
-    const catalog::Catalog cat = load_catalog(parsed->common);
-    d = doc::relayout(*from, [&](parallel::SearchOptions& o) {
-      apply_search_options(vm, o);
-      resolve_trainer(cat, o);
-    });
+    d = doc::relayout(*from, layout_request(vm), load_catalog(parsed->common));
   } else {
     d = from_options(*parsed);
   }

@@ -8,9 +8,6 @@
 #include "doc/loss_document.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_loss(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("loss"), args, {declared_options("loss"), law_options()});

@@ -7,9 +7,6 @@
 #include "doc/optimal_document.hpp"
 
 namespace isoflop::app {
-namespace {
-
-}  // namespace
 
 int run_optimal(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("optimal"), args, {declared_options("optimal"), law_options()});

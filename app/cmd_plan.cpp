@@ -16,21 +16,6 @@
 #include "units/quantity.hpp"
 
 namespace isoflop::app {
-namespace {
-
-plan::Budget budget_from(const po::variables_map& vm) {
-  require_one_of(vm, {"flops", "days", "time", "budget-usd", "energy", "co2e"});
-  plan::Budget b;
-  b.flops = get_count(vm, "flops");
-  if (auto d = get_number(vm, "days")) b.time_s = *d * 86400.0;
-  if (auto t = get_duration_s(vm, "time")) b.time_s = *t;
-  b.usd = get_money_usd(vm, "budget-usd");
-  if (auto e = get_string(vm, "energy")) b.energy_kwh = units::parse_energy_j(*e, "--energy") / 3.6e6;
-  if (auto m = get_string(vm, "co2e")) b.co2e_kg = units::parse_mass_kg(*m, "--co2e");
-  return b;
-}
-
-}  // namespace
 
 OptionList plan_options() {
   OptionList list = declared_options("plan");
@@ -40,7 +25,13 @@ OptionList plan_options() {
 }
 
 plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::Catalog& cat, std::string* cluster_note) {
-  const plan::Budget budget = budget_from(vm);
+  require_one_of(vm, {"flops", "days", "time", "budget-usd", "energy", "co2e"});
+  const auto energy = get_string(vm, "energy"), co2e = get_string(vm, "co2e");
+  const plan::Budget budget = plan::make_budget(
+      {.flops = get_count(vm, "flops"), .days = get_number(vm, "days"), .time_s = get_duration_s(vm, "time"),
+       .usd = get_money_usd(vm, "budget-usd"),
+       .energy_j = energy ? std::optional(units::parse_energy_j(*energy, "--energy")) : std::nullopt,
+       .co2e_kg = co2e ? std::optional(units::parse_mass_kg(*co2e, "--co2e")) : std::nullopt});
   require_one_of(vm, {"law", "law-params"}, false);
   plan::PlanRequest request;
   request.law = {get_string(vm, "law"), get_string(vm, "law-params"), false};
@@ -48,16 +39,14 @@ plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::C
   request.global_batch_tokens = get_count(vm, "global-batch-tokens");
   request.min_mfu = get_number(vm, "min-mfu", units::Sign::kNonNegative);
   request.cluster = cluster_request(vm);
-  request.search = search_options(vm);
+  request.search = parallel::search_options(layout_request(vm));
   request.job_settings = job_settings(vm);
   request.energy = energy_request(vm);
-  resolve_trainer(cat, request.search);
   if (auto a = get_string(vm, "arch")) request.architecture = doc::resolve_architecture(cat, *a);
-  const plan::ResolvedPlan resolved = plan::resolve_plan(cat, request);
-  plan::PlanResult r = plan::make_plan(budget, resolved.options);
-  if (!r.converged) spdlog::warn("utilisation did not settle within {} iterations", resolved.options.max_iterations);
-  if (cluster_note) *cluster_note = resolved.cluster_note;
-  return r;
+  const plan::PlannedRun run = plan::plan_budget(cat, budget, request);
+  if (run.warning) spdlog::warn("{}", *run.warning);
+  if (cluster_note) *cluster_note = run.cluster_note;
+  return run.result;
 }
 
 int run_plan(const std::vector<std::string>& args) {

@@ -19,14 +19,6 @@ std::string value_name(const parallel::Dimension& d) {
   return d.max < 1'000'000 ? std::to_string(d.min) + ".." + std::to_string(d.max) : "N";
 }
 
-std::optional<bool> get_on_off(const po::variables_map& vm, const std::string& name) {
-  const auto text = get_string(vm, name);
-  if (!text) return std::nullopt;
-  if (*text == "on") return true;
-  if (*text == "off") return false;
-  throw InputError("--" + name + ": '" + *text + "' is not one of on|off");
-}
-
 }  // namespace
 
 const OptionList& cluster_options() {
@@ -46,11 +38,7 @@ OptionList layout_options() {
 }
 
 parallel::JobSettings job_settings(const po::variables_map& vm) {
-  parallel::JobSettings j;
-  if (const auto a = get_string(vm, "attention")) j.attention = parallel::kAttentionKernelNames.parse(*a, "--attention");
-  if (const auto p = get_string(vm, "precision")) j.precision = parallel::kMatmulPrecisionNames.parse(*p, "--precision");
-  if (const auto d = get_on_off(vm, "dropout")) j.dropout = *d;
-  return j;
+  return parallel::job_settings({get_string(vm, "attention"), get_string(vm, "precision"), get_string(vm, "dropout")});
 }
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
@@ -58,55 +46,24 @@ parallel::ClusterRequest cluster_request(const po::variables_map& vm) {
           get_integer(vm, "gpus-per-node")};
 }
 
-void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& o) {
+parallel::LayoutRequest layout_request(const po::variables_map& vm) {
+  parallel::LayoutRequest r;
   for (const auto& d : parallel::dimensions())
-    if (const auto text = get_string(vm, option_name(d))) d.pin(o.pins, parallel::parse_value(d, *text));
-  if (const auto t = get_string(vm, "trainer")) {
-    parallel::kTrainerNames.parse(*t, "--trainer");
-    o.trainer = {};
-    o.trainer.name = *t;
-  }
-  if (const auto v = get_on_off(vm, "overlap-grad-reduce")) o.time.overlap_grad_reduce = v;
-  if (const auto v = get_on_off(vm, "overlap-param-gather")) o.time.overlap_param_gather = v;
-  if (const auto v = get_on_off(vm, "tp-comm-overlap")) o.time.tp_comm_overlap = v;
-  if (const auto g = get_string(vm, "grad-reduce")) o.time.grad_reduce = parallel::kGradReduceNames.parse(*g, "--grad-reduce");
-  if (const auto t = get_int(vm, "max-tp")) o.max_tp = *t;
-  if (const auto c = get_int(vm, "max-cp")) o.max_cp = *c;
-  if (const auto obj = get_string(vm, "objective")) {
-    const std::string key = (*obj == "cost" || *obj == "energy") ? std::string("time") : *obj;
-    if (key != "time" && key != "memory")
-      throw InputError("--objective: '" + *obj + "' is not one of time|memory|cost|energy");
-    o.objective = parallel::kObjectiveNames.parse(key, "--objective");
-  }
-  if (const auto k = get_int(vm, "top")) o.top_k = *k;
-}
-
-void resolve_trainer(const catalog::Catalog& catalog, parallel::SearchOptions& o) {
-  const std::string name = o.trainer.name.empty() ? std::string(parallel::kTrainerNames.name(parallel::Trainer::kMegatron))
-                                                  : o.trainer.name;
-  o.trainer = catalog.trainer(name);
-}
-
-parallel::SearchOptions search_options(const po::variables_map& vm) {
-  parallel::SearchOptions o;
-  apply_search_options(vm, o);
-  return o;
+    if (const auto text = get_string(vm, option_name(d))) r.pins.emplace_back(d.name, *text);
+  r.trainer = get_string(vm, "trainer");
+  r.overlap_grad_reduce = get_string(vm, "overlap-grad-reduce");
+  r.overlap_param_gather = get_string(vm, "overlap-param-gather");
+  r.tp_comm_overlap = get_string(vm, "tp-comm-overlap");
+  r.grad_reduce = get_string(vm, "grad-reduce");
+  r.max_tp = get_int(vm, "max-tp");
+  r.max_cp = get_int(vm, "max-cp");
+  r.objective = get_string(vm, "objective");
+  r.top_k = get_int(vm, "top");
+  return r;
 }
 
 std::string infeasible_message(const parallel::Infeasibility& why) {
-  std::string out = why.reason;
-  const char* separator = "; to fit: ";
-  for (const auto& c : why.changes) {
-    out += separator;
-    separator = ", or ";
-    if (!c.number && !c.text) {
-      out += c.note + " (" + flag_for_field(c.field) + ")";
-      continue;
-    }
-    out += flag_for_field(c.field) + " " + (c.number ? std::to_string(*c.number) : *c.text);
-    if (!c.note.empty()) out += " (" + c.note + ")";
-  }
-  return out;
+  return parallel::describe_spelled(why, flag_for_field);
 }
 
 }  // namespace isoflop::app

@@ -5,7 +5,7 @@
 
 #include "app/cli.hpp"
 #include "parallel/cluster.hpp"
-#include "parallel/search.hpp"
+#include "parallel/layout_request.hpp"
 
 namespace isoflop::app {
 
@@ -16,12 +16,8 @@ OptionList layout_options();
 
 parallel::ClusterRequest cluster_request(const po::variables_map& vm);
 parallel::JobSettings job_settings(const po::variables_map& vm);  // --attention --precision --dropout
-// The search options given on the command line, over the defaults.
-parallel::SearchOptions search_options(const po::variables_map& vm);
-// Changes `options` by the search options given on the command line (pins, --trainer by name, --max-tp, …).
-void apply_search_options(const po::variables_map& vm, parallel::SearchOptions& options);
-// Loads the named trainer's rules (default megatron) from the catalog into `options`.
-void resolve_trainer(const catalog::Catalog& catalog, parallel::SearchOptions& options);
+// The pins, --trainer, overlaps, --max-tp, --max-cp, --objective and --top as given (parallel/layout_request.hpp).
+parallel::LayoutRequest layout_request(const po::variables_map& vm);
 
 // "no layout fits …; to fit: --gpus 4480 (about …), or an accelerator with at least 1357 GB of memory (--gpu)".
 std::string infeasible_message(const parallel::Infeasibility& infeasible);

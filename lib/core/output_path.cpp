@@ -135,4 +135,27 @@ OutputTarget write_output(const std::string& path, const std::string& content, c
   return t;
 }
 
+bool check_output_folder(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError(what + ": empty folder name");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) return true;
+  if (fs::exists(st)) throw InputError(what + ": " + in_quotes(path) + " is not a folder; name a folder");
+  const fs::path trimmed = fs::path(path).lexically_normal();  // "out/" → "out/", whose parent is "out"
+  const fs::path own = trimmed.has_filename() ? trimmed : trimmed.parent_path();
+  const fs::path parent = own.has_parent_path() ? own.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    throw InputError(what + ": cannot create " + in_quotes(path) + ": folder " + in_quotes(parent.string()) +
+                     " does not exist");
+  return false;
+}
+
+void make_output_folder(const std::string& path, const std::string& what) {
+  if (check_output_folder(path, what)) return;
+  std::error_code ec;
+  if (!std::filesystem::create_directory(path, ec) && ec)
+    throw InputError(what + ": cannot create " + in_quotes(path) + ": " + ec.message());
+}
+
 }  // namespace isoflop

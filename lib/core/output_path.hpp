@@ -41,4 +41,11 @@ OutputTarget check_output_path(const std::string& path, const std::string& what,
 OutputTarget write_output(const std::string& path, const std::string& content, const std::string& what,
                           const OutputRules& rules);
 
+// Checks a folder a command writes its files into: it is a folder, or it can be made (its parent folder exists).
+// Returns whether it exists already. Throws InputError "<what>: …" for a path that is not a folder (a file) and
+// for a missing parent.
+bool check_output_folder(const std::string& path, const std::string& what);
+// Creates that folder when it does not exist yet (the folder only, never missing parents).
+void make_output_folder(const std::string& path, const std::string& what);
+
 }  // namespace isoflop

@@ -1,6 +1,9 @@
 // The layout document and the layout sections it shares with the plan document.
 #include "doc/layout_document.hpp"
 
+#include "core/error.hpp"
+#include "doc/architecture_input.hpp"
+
 namespace isoflop::doc {
 
 LayoutSections layout_sections_from(const SourceDocument& document) {
@@ -19,6 +22,22 @@ LayoutDocument make_layout_document(const LayoutInputs& inputs, const parallel::
   return d;
 }
 
+LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInputs& inputs,
+                               const parallel::JobSettings& settings, parallel::SearchOptions options,
+                               std::string* cluster_note) {
+  if (!inputs.arch) throw FieldError("arch", "missing; name a catalog model or an architecture file");
+  if (!inputs.global_batch) throw FieldError("global_batch", "missing; give the sequences per iteration");
+  parallel::JobSpec job;
+  job.architecture = resolve_architecture(catalog, *inputs.arch);
+  job.seq = inputs.seq.value_or(job.architecture.seq);
+  job.global_batch = *inputs.global_batch;
+  job.apply(settings);
+  const parallel::ResolvedCluster cluster = parallel::resolve_cluster(catalog, inputs.cluster);
+  if (cluster_note) *cluster_note = cluster.note;
+  parallel::resolve_trainer(catalog, options);
+  return make_layout_document(inputs, job, cluster.spec, options);
+}
+
 LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change) {
   const LayoutSections s = layout_sections_from(from);
   parallel::SearchOptions options = s.options;
@@ -26,6 +45,14 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
   LayoutInputs inputs;
   inputs.from = from.source;
   return make_layout_document(inputs, s.job, s.cluster, options);
+}
+
+LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request,
+                        const catalog::Catalog& catalog) {
+  return relayout(from, [&](parallel::SearchOptions& o) {
+    parallel::apply_layout_request(request, o);
+    parallel::resolve_trainer(catalog, o);
+  });
 }
 
 }  // namespace isoflop::doc

@@ -12,7 +12,9 @@
 #include "doc/architecture_json.hpp"
 #include "doc/hardware_json.hpp"
 #include "doc/layout_json.hpp"
+#include "catalog/catalog.hpp"
 #include "parallel/cluster.hpp"
+#include "parallel/layout_request.hpp"
 #include "parallel/search.hpp"
 
 namespace isoflop::doc {
@@ -89,9 +91,20 @@ inline constexpr auto fields<LayoutDocument> =
 LayoutDocument make_layout_document(const LayoutInputs& inputs, const parallel::JobSpec& job,
                                     const parallel::ClusterSpec& cluster, const parallel::SearchOptions& options);
 
+// The document of a layout asked for by name: resolves inputs.arch (a catalog model or an architecture file),
+// inputs.cluster and the trainer of `options` (default megatron) against the catalog, then runs the search.
+// The sequence length is inputs.seq, else the architecture's. `cluster_note` (if given) gets where the node,
+// GPUs per node and bandwidths came from.
+LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInputs& inputs,
+                               const parallel::JobSettings& settings, parallel::SearchOptions options,
+                               std::string* cluster_note = nullptr);
+
 // Re-runs the search of a layout or plan document on its own job and cluster, with its search options changed
 // by `change` (the pins given, a new top_k …). With no change the layouts are the document's.
 LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change);
+// The same with the document's search options changed by `request` and the trainer reloaded from the catalog.
+LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request,
+                        const catalog::Catalog& catalog);
 
 // The human page: a heading (model, cluster, batch), then render_layouts_table.
 std::string render_layout_page(const LayoutDocument& document);

@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include "doc/layout_document.hpp"
+#include "model/params.hpp"
+#include "plan/plan.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
 
@@ -95,9 +97,19 @@ std::string render_layouts_table(const parallel::SearchResult& r, bool calibrate
   return out;
 }
 
+namespace {
+
+// A catalog model by its name; the model a plan shaped, which has none, by its size ("a 69.9B model").
+std::string model_title(const model::Architecture& a) {
+  if (!a.name.empty() && a.name != plan::kPlannedModelName) return a.name;
+  return "a " + units::format_count(model::count_params(a).total()) + " model";
+}
+
+}  // namespace
+
 std::string render_layout_page(const LayoutDocument& d) {
   const auto& s = d.sections;
-  std::string out = "Layouts for " + s.job.architecture.name + " on " + std::to_string(s.cluster.gpus) + " x " +
+  std::string out = "Layouts for " + model_title(s.job.architecture) + " on " + std::to_string(s.cluster.gpus) + " x " +
                     s.cluster.accelerator.name + " (node " + s.cluster.node_name + ", " +
                     std::to_string(s.cluster.gpus_per_node) + " GPUs per node), global batch " +
                     std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";

@@ -69,7 +69,7 @@ model::Architecture shape_for(double params, const PlanOptions& o) {
   shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
   while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
   model::Architecture a = model::shape_architecture(params, shape).best.architecture;
-  a.name = "planned";
+  a.name = kPlannedModelName;
   return a;
 }
 

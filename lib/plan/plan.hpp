@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/catalog.hpp"
@@ -26,6 +27,9 @@
 namespace isoflop::plan {
 
 // Exactly one budget kind is given.
+// The name of the architecture a plan shapes (it has no catalog name); pages title it by its size instead.
+inline constexpr std::string_view kPlannedModelName = "planned";
+
 struct Budget {
   std::optional<double> flops;       // training compute, FLOPs
   std::optional<double> time_s;      // wall-clock on the whole cluster (--days, --time)

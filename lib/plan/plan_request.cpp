@@ -2,8 +2,17 @@
 #include "plan/plan_request.hpp"
 
 #include "core/error.hpp"
+#include "parallel/layout_request.hpp"
 
 namespace isoflop::plan {
+
+Budget make_budget(const BudgetRequest& r) {
+  constexpr double kSecondsPerDay = 86400.0, kJoulesPerKwh = 3.6e6;
+  Budget b{.flops = r.flops, .time_s = r.time_s, .usd = r.usd, .energy_kwh = std::nullopt, .co2e_kg = r.co2e_kg};
+  if (r.days) b.time_s = *r.days * kSecondsPerDay;
+  if (r.energy_j) b.energy_kwh = *r.energy_j / kJoulesPerKwh;
+  return b;
+}
 
 ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& request) {
   ResolvedPlan resolved;
@@ -38,6 +47,15 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);
   o.whatif = cost::whatif_options(cost::resolve_levers(request.energy, cat), cat, o.cluster.accelerator, o.run_cost);
   return resolved;
+}
+
+PlannedRun plan_budget(const catalog::Catalog& catalog, const Budget& budget, PlanRequest request) {
+  parallel::resolve_trainer(catalog, request.search);
+  const ResolvedPlan resolved = resolve_plan(catalog, request);
+  PlannedRun run{make_plan(budget, resolved.options), resolved.cluster_note, std::nullopt};
+  if (!run.result.converged)
+    run.warning = "utilisation did not settle within " + std::to_string(resolved.options.max_iterations) + " iterations";
+  return run;
 }
 
 }  // namespace isoflop::plan

@@ -15,6 +15,19 @@
 
 namespace isoflop::plan {
 
+// The budget as the user states it: one of these (Budget::validate refuses none or several).
+struct BudgetRequest {
+  std::optional<double> flops;     // training compute, FLOPs
+  std::optional<double> days;      // wall-clock on the whole cluster, days
+  std::optional<double> time_s;    // the same in seconds
+  std::optional<double> usd;       // money
+  std::optional<double> energy_j;  // facility energy, joules
+  std::optional<double> co2e_kg;   // gross emissions
+};
+
+// The budget in the plan's units (seconds, kWh).
+Budget make_budget(const BudgetRequest& request);
+
 struct PlanRequest {
   scaling::LawChoice law;                 // the allocation's law (one: all_laws is refused)
   std::optional<std::string> family;      // catalog model whose shape the architecture follows (chinchilla-70b)
@@ -36,5 +49,15 @@ struct ResolvedPlan {
 // Throws FieldError naming the request's field ("law", "family", "gpu", …) for a name the catalog lacks, and
 // FieldError("family") when a family is named beside a given architecture.
 ResolvedPlan resolve_plan(const catalog::Catalog& catalog, const PlanRequest& request);
+
+// A plan and what the caller may want to say about it.
+struct PlannedRun {
+  PlanResult result;
+  std::string cluster_note;            // where the node, GPUs per node and bandwidths came from
+  std::optional<std::string> warning;  // the utilisation did not settle
+};
+
+// Resolves the request (the search's trainer by name, default megatron; see resolve_plan) and plans `budget`.
+PlannedRun plan_budget(const catalog::Catalog& catalog, const Budget& budget, PlanRequest request);
 
 }  // namespace isoflop::plan

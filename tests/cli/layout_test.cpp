@@ -11,6 +11,7 @@
 #include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
+#include "units/format.hpp"
 
 using isoflop::test::check_bad_input;
 using isoflop::test::run_cli;
@@ -240,4 +241,32 @@ TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by 
   const auto a100 = run_cli("layout --arch llama3-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --precision fp8");
   CHECK(a100.status == 2);
   CHECK(a100.err.find("no FP8 peak") != std::string::npos);
+}
+
+TEST_CASE("layout --from a plan titles the planned model by its parameter count") {
+  const auto plan = run_cli("plan --flops 1e21 --gpu h100-sxm5-80gb --gpus 64 -o json");
+  REQUIRE(plan.status == 0);
+  const double params = json::parse(plan.out)["architecture"]["params"].get<double>();
+  const auto page = run_cli("layout --from " + save("planned", plan.out));
+  REQUIRE(page.status == 0);
+  const std::string title = "Layouts for a " + isoflop::units::format_count(params) + " model on 64 x h100-sxm5-80gb";
+  CHECK(page.out.substr(0, title.size()) == title);
+  CHECK(page.out.find("Layouts for planned") == std::string::npos);
+}
+
+TEST_CASE("emit --out makes a missing folder whose parent exists, and refuses a file") {
+  const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-out");
+  const std::string base = "emit megatron --flops 1e21 --gpu h100-sxm5-80gb --gpus 64 --out ";
+  const auto made = run_cli(base + (dir / "new").string());
+  REQUIRE(made.status == 0);
+  CHECK(std::filesystem::is_directory(dir / "new"));
+  CHECK(!std::filesystem::is_empty(dir / "new"));
+  const auto deep = run_cli(base + (dir / "missing" / "sub").string());
+  CHECK(deep.status == 2);
+  CHECK(deep.err.find("folder '" + (dir / "missing").string() + "' does not exist") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "missing"));
+  std::ofstream(dir / "file") << "x";
+  const auto file = run_cli(base + (dir / "file").string());
+  CHECK(file.status == 2);
+  CHECK(file.err == "isoflop: error: --out: '" + (dir / "file").string() + "' is not a folder; name a folder\n");
 }

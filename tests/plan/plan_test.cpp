@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "model/params.hpp"
 #include "parallel/cluster.hpp"
+#include "plan/plan_request.hpp"
 #include "scaling/allocate.hpp"
 #include "scaling/loss_law.hpp"
 
@@ -300,4 +301,19 @@ TEST_CASE("the job's settings reach the planned job: FP8 on 512 H100 trains more
   CHECK(fp8.tokens > bf16.tokens);
   // MFU stays counted against the bf16 peak (Megatron's convention), so FP8 shows above bf16's.
   CHECK(fp8.mfu > bf16.mfu);
+}
+
+TEST_CASE("a budget in days and joules becomes seconds and kWh, the rest as given") {
+  const plan::Budget days = plan::make_budget({.flops = std::nullopt, .days = 30.0, .time_s = std::nullopt,
+                                               .usd = std::nullopt, .energy_j = 7.2e9, .co2e_kg = 5.0});
+  CHECK(days.time_s == doctest::Approx(30 * 86400.0));
+  CHECK(days.energy_kwh == doctest::Approx(2000.0));
+  CHECK(days.co2e_kg == 5.0);
+  CHECK_FALSE(days.flops.has_value());
+  const plan::Budget seconds = plan::make_budget({.flops = 1e21, .days = std::nullopt, .time_s = 3600.0,
+                                                  .usd = 1e6, .energy_j = std::nullopt, .co2e_kg = std::nullopt});
+  CHECK(seconds.flops == 1e21);
+  CHECK(seconds.time_s == 3600.0);
+  CHECK(seconds.usd == 1e6);
+  CHECK_FALSE(seconds.energy_kwh.has_value());
 }
