@@ -103,6 +103,17 @@ class StructuralVerdict {
   bool valid_ = false, ok_ = false;
 };
 
+// One (EP, VPP, first, last) step of the walk, inside which it enumerates ZeRO, recompute, SP and micro-batch:
+// the two memos below are kept per step. enter(l) says whether `l` begins another step.
+struct WalkStep {
+  int ep = 0, vpp = 0, first = 0, last = 0;
+  bool enter(const Layout& l) {
+    if (l.ep == ep && l.vpp == vpp && l.first_stage_layers == first && l.last_stage_layers == last) return false;
+    ep = l.ep, vpp = l.vpp, first = l.first_stage_layers, last = l.last_stage_layers;
+    return true;
+  }
+};
+
 // The trainer's verdict on a layout reads neither the micro-batch nor recompute: within one (EP, VPP, first,
 // last) it depends on the ZeRO stage and sequence parallelism alone, so each of those 8 is checked once.
 class TrainerVerdicts {
@@ -111,10 +122,7 @@ class TrainerVerdicts {
   // caller that needs the words (the family's first rejection) asks with `fresh`.
   template <class Check>
   const std::optional<RuleViolation>& of(const Layout& l, bool fresh, Check&& check, Words words) {
-    if (l.ep != ep_ || l.vpp != vpp_ || l.first_stage_layers != first_ || l.last_stage_layers != last_) {
-      known_.fill(false);
-      ep_ = l.ep, vpp_ = l.vpp, first_ = l.first_stage_layers, last_ = l.last_stage_layers;
-    }
+    if (step_.enter(l)) known_.fill(false);
     const size_t i = static_cast<size_t>(l.zero_stage) * 2 + (l.sequence_parallel ? 1 : 0);
     if (!known_[i] || fresh) verdicts_[i] = check(words);
     known_[i] = true;
@@ -122,7 +130,7 @@ class TrainerVerdicts {
   }
 
  private:
-  int ep_ = 0, vpp_ = 0, first_ = 0, last_ = 0;
+  WalkStep step_;
   std::array<bool, 8> known_{};
   std::array<std::optional<RuleViolation>, 8> verdicts_;
 };
@@ -134,11 +142,7 @@ class TrainerVerdicts {
 // (EP, VPP, first, last), where the walk enumerates the micro-batches in ascending order.
 class MicroBatchBounds {
  public:
-  void enter(const Layout& l) {
-    if (l.ep == ep_ && l.vpp == vpp_ && l.first_stage_layers == first_ && l.last_stage_layers == last_) return;
-    bytes_.fill(0);
-    ep_ = l.ep, vpp_ = l.vpp, first_ = l.first_stage_layers, last_ = l.last_stage_layers;
-  }
+  void enter(const Layout& l) { if (step_.enter(l)) bytes_.fill(0); }
   // Whether `l` needs more than `above` (usable memory, smallest seen), with a margin for rounding: the bytes
   // at a smaller micro-batch are equal in exact arithmetic when min(PP·b, B/DP) is.
   bool exceeds(const Layout& l, double above) const { return bytes_[index(l)] > above * (1 + 1e-9); }
@@ -148,7 +152,7 @@ class MicroBatchBounds {
   static size_t index(const Layout& l) {
     return (static_cast<size_t>(l.zero_stage) * 3 + static_cast<size_t>(l.recompute)) * 2 + (l.sequence_parallel ? 1 : 0);
   }
-  int ep_ = 0, vpp_ = 0, first_ = 0, last_ = 0;
+  WalkStep step_;
   std::array<double, 24> bytes_{};
 };
 
