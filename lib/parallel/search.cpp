@@ -45,6 +45,19 @@ class Walker {
     }
   }
 
+  // The admissible values of dimension `depth` for `layout` (whose own value it changes), into its buffer.
+  const std::vector<int>& admissible(size_t depth, Layout& layout) {
+    const Dimension& d = dimensions()[depth];
+    std::vector<int>& values = buffers_[depth];
+    candidates(d, layout, values);
+    if (d.admits)
+      std::erase_if(values, [&](int v) {
+        d.set(layout, v);
+        return !d.admits(space_, layout);
+      });
+    return values;
+  }
+
  private:
   void candidates(const Dimension& d, const Layout& layout, std::vector<int>& out) const {
     out.clear();
@@ -76,53 +89,60 @@ class Walker {
   std::array<std::vector<int>, kDimensionCount> buffers_;
 };
 
-// The structural checks (structural_violation) read the innermost knobs of the walk, the ZeRO stage, recompute
-// and sequence parallelism, only to bound the first and third, checked here: the layouts that differ from the one
-// checked before in those knobs alone share its verdict, and the walk visits them one after another.
-class StructuralVerdict {
+// The innermost dimensions, from the micro-batch on (micro-batch, ZeRO stage, recompute, sequence parallelism),
+// are walked as one step: their candidates read only the outer knobs, so each list is made once per step. The
+// structural checks read them only to bound the ZeRO stage and to need TP for sequence parallelism, which their
+// candidates already satisfy: every layout of one micro-batch shares its first layout's structural verdict.
+class InnerStep {
  public:
-  // The verdict for `l` (true: no violation) where the layout checked last decides it; nullopt: check `l`.
-  std::optional<bool> known(const Layout& l) const {
-    if (!valid_ || l.zero_stage < 0 || l.zero_stage > 3 || (l.sequence_parallel && l.tp == 1)) return std::nullopt;
-    const Layout& c = checked_;
-    if (l.tp != c.tp || l.pp != c.pp || l.cp != c.cp || l.dp != c.dp || l.ep != c.ep || l.vpp != c.vpp ||
-        l.micro_batch != c.micro_batch || l.first_stage_layers != c.first_stage_layers ||
-        l.last_stage_layers != c.last_stage_layers)
-      return std::nullopt;
-    return ok_;
-  }
-  // Remembers the verdict of a full check (`violation` null: none), unless the innermost knobs decided it.
-  void remember(const Layout& l, const RuleViolation* violation) {
-    valid_ = !violation || (violation->rule != "zero_stages" && violation->rule != "sequence_parallel");
-    checked_ = l;
-    ok_ = violation == nullptr;
+  InnerStep() : begin_(static_cast<size_t>(find_dimension("micro_batch") - dimensions().data())) {}
+  size_t begin() const { return begin_; }
+
+  // Calls check(layout) on the first layout of each micro-batch (false: skip the micro-batch) and visit(layout)
+  // on each layout of a micro-batch that passed, in the order of the table (the last dimension fastest).
+  template <class Check, class Visit>
+  void walk(Walker& walker, Layout& layout, Check&& check, Visit&& visit) {
+    const size_t n = kDimensionCount - begin_;
+    for (size_t i = 0; i < n; ++i) {
+      values_[i] = &walker.admissible(begin_ + i, layout);
+      if (values_[i]->empty()) return;
+    }
+    std::array<size_t, kDimensionCount> at{};
+    for (const int micro_batch : *values_[0]) {
+      dimensions()[begin_].set(layout, micro_batch);
+      for (size_t i = 1; i < n; ++i) {
+        at[i] = 0;
+        dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
+      }
+      if (!check(layout)) continue;
+      while (true) {
+        visit(layout);
+        size_t i = n - 1;  // the odometer over the dimensions after the micro-batch
+        while (i > 0 && ++at[i] == values_[i]->size()) {
+          at[i] = 0;
+          dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
+          --i;
+        }
+        if (i == 0) break;
+        dimensions()[begin_ + i].set(layout, (*values_[i])[at[i]]);
+      }
+    }
   }
 
  private:
-  Layout checked_;
-  bool valid_ = false, ok_ = false;
+  size_t begin_;
+  std::array<const std::vector<int>*, kDimensionCount> values_{};
 };
 
-// One (EP, VPP, first, last) step of the walk, inside which it enumerates ZeRO, recompute, SP and micro-batch:
-// the two memos below are kept per step. enter(l) says whether `l` begins another step.
-struct WalkStep {
-  int ep = 0, vpp = 0, first = 0, last = 0;
-  bool enter(const Layout& l) {
-    if (l.ep == ep && l.vpp == vpp && l.first_stage_layers == first && l.last_stage_layers == last) return false;
-    ep = l.ep, vpp = l.vpp, first = l.first_stage_layers, last = l.last_stage_layers;
-    return true;
-  }
-};
-
-// The trainer's verdict on a layout reads neither the micro-batch nor recompute: within one (EP, VPP, first,
-// last) it depends on the ZeRO stage and sequence parallelism alone, so each of those 8 is checked once.
+// The trainer's verdict on a layout reads neither the micro-batch nor recompute: within one step of the walk
+// it depends on the ZeRO stage and sequence parallelism alone, so each of those 8 is checked once.
 class TrainerVerdicts {
  public:
+  void reset() { known_.fill(false); }
   // The verdict for `l`; `check(words)` runs the rules. A verdict already known is reused without words, so a
   // caller that needs the words (the family's first rejection) asks with `fresh`.
   template <class Check>
   const std::optional<RuleViolation>& of(const Layout& l, bool fresh, Check&& check, Words words) {
-    if (step_.enter(l)) known_.fill(false);
     const size_t i = static_cast<size_t>(l.zero_stage) * 2 + (l.sequence_parallel ? 1 : 0);
     if (!known_[i] || fresh) verdicts_[i] = check(words);
     known_[i] = true;
@@ -130,7 +150,6 @@ class TrainerVerdicts {
   }
 
  private:
-  WalkStep step_;
   std::array<bool, 8> known_{};
   std::array<std::optional<RuleViolation>, 8> verdicts_;
 };
@@ -139,10 +158,10 @@ class TrainerVerdicts {
 // each stage keeps min(PP, m)·b = min(PP·b, B/DP) sequences of activations in flight (m = B/(b·DP)), the last
 // stage's logits b. So a (ZeRO, recompute, SP) combination that did not fit at one micro-batch does not fit at
 // a larger one, nor can it lower the smallest memory seen: its estimate is skipped. The bounds are kept per
-// (EP, VPP, first, last), where the walk enumerates the micro-batches in ascending order.
+// step of the walk, which enumerates the micro-batches in ascending order.
 class MicroBatchBounds {
  public:
-  void enter(const Layout& l) { if (step_.enter(l)) bytes_.fill(0); }
+  void reset() { bytes_.fill(0); }
   // Whether `l` needs more than `above` (usable memory, smallest seen), with a margin for rounding: the bytes
   // at a smaller micro-batch are equal in exact arithmetic when min(PP·b, B/DP) is.
   bool exceeds(const Layout& l, double above) const { return bytes_[index(l)] > above * (1 + 1e-9); }
@@ -152,8 +171,28 @@ class MicroBatchBounds {
   static size_t index(const Layout& l) {
     return (static_cast<size_t>(l.zero_stage) * 3 + static_cast<size_t>(l.recompute)) * 2 + (l.sequence_parallel ? 1 : 0);
   }
-  WalkStep step_;
   std::array<double, 24> bytes_{};
+};
+
+// The step-time FLOPs per (micro-batch, recompute), computed once per search.
+class FlopsMemo {
+ public:
+  explicit FlopsMemo(const JobSpec& job) : job_(job) {}
+  const StepFlops& of(const Layout& l) {
+    const size_t i = static_cast<size_t>(l.micro_batch) * kRecomputeNames.entries.size() + static_cast<size_t>(l.recompute);
+    if (i >= known_.size()) {
+      known_.resize(i + 1, false);
+      flops_.resize(i + 1);
+    }
+    if (!known_[i]) flops_[i] = step_flops(job_, l);
+    known_[i] = true;
+    return flops_[i];
+  }
+
+ private:
+  const JobSpec& job_;
+  std::vector<bool> known_;
+  std::vector<StepFlops> flops_;
 };
 
 // What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing),
@@ -183,46 +222,6 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
 
 }  // namespace
 
-void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) const {
-  const auto& a = job.architecture;
-  auto s = [](long long v) { return std::to_string(v); };
-  for (const auto& d : dimensions())
-    if (const auto v = d.pinned(pins)) check_range(d, *v);
-  if (pins.tp && a.heads % *pins.tp != 0)
-    throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
-  if (pins.tp && cluster.gpus % *pins.tp != 0)
-    throw FieldError("tp", s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
-  const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;
-  if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
-      !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
-    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
-                               (trainer.loaded() && !trainer.uneven_stages
-                                    ? " (" + trainer.name + " splits layers evenly over the stages)"
-                                    : " (pin the first and last stage layers)"));
-  if (pins.cp && job.seq % *pins.cp != 0)
-    throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
-  const long long product =
-      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
-  if (cluster.gpus % product != 0)
-    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
-  if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)
-    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
-  if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
-    throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
-                                         s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
-  if (pins.micro_batch && job.global_batch % *pins.micro_batch != 0)
-    throw FieldError("global_batch",
-                     s(job.global_batch) + " is not divisible by the micro-batch " + s(*pins.micro_batch));
-  if (pins.ep && !a.moe.enabled() && *pins.ep != 1) throw FieldError("ep", "expert parallelism needs an MoE model");
-  if (pins.sequence_parallel && *pins.sequence_parallel && pins.tp && *pins.tp == 1)
-    throw FieldError("sequence_parallel", "needs TP > 1");
-  if (top_k < 1) throw FieldError("top_k", "must be at least 1");
-  if (max_tp && *max_tp < 1) throw FieldError("max_tp", "must be at least 1");
-  if (max_cp < 1) throw FieldError("max_cp", "must be at least 1");
-  if (!trainer.name.empty() && !trainer.loaded())
-    throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
-}
-
 namespace {
 
 // The search; `prune` false estimates every valid layout's memory (the reference the pruning is tested against).
@@ -250,76 +249,77 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   const ParameterSplit split = split_parameters(job.architecture);  // the same for every layout
 
   Walker walker(space, options.pins);
+  InnerStep inner;
+  FlopsMemo flops(job);
   const size_t family_end = family_dimensions();
   Layout layout;
   walker.walk(0, family_end, layout, [&](Layout& family_layout) {
     PrunedFamily family{family_layout.tp, family_layout.pp, family_layout.cp, "", "", INFINITY};
     bool any_valid = false, any_fit = false;
     std::optional<RuleViolation> first_violation, family_rejected_fit;
-    StructuralVerdict structural;
     TrainerVerdicts verdicts;
     MicroBatchBounds bounds;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
-    walker.walk(family_end, kDimensionCount, family_layout, [&](const Layout& l) {
-      // A rejection's reason is put in words only for the family's first rejection.
-      if (const auto known = structural.known(l)) {
-        if (!*known) return;  // the same violation as the layout before (kept already if it was the first)
-      } else if (auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith)) {
-        structural.remember(l, &*v);
-        if (!first_violation) first_violation = std::move(v);
-        return;
-      } else {
-        structural.remember(l, nullptr);
-      }
-      const Words words = first_violation ? Words::kWithout : Words::kWith;
-      auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
-      const std::optional<RuleViolation>& rejected =
-          trainer.loaded() ? verdicts.of(l, words == Words::kWith || !prune, check, words) : none;
-      // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
-      // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
-      // memory matters only while it may become that rule; its words are put together once the family is pruned.
-      const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
-      if (rejected && !may_prune) {
-        if (!first_violation) first_violation = rejected;
-        return;
-      }
-      if (prune) {
-        bounds.enter(l);
-        const double smallest = std::min(result.min_memory_bytes, family.min_memory_bytes);
-        if (bounds.exceeds(l, std::max(result.usable_memory_bytes, std::isfinite(smallest) ? smallest : 0.0))) {
-          // Too big at a smaller micro-batch: neither fits nor is the smallest; only the count changes.
-          if (rejected) {
-            if (!first_violation) first_violation = rejected;
-            return;
-          }
-          any_valid = true;
-          ++result.evaluated;
+    // A rejection's reason is put in words only for the family's first rejection.
+    auto structurally_valid = [&](const Layout& l) {
+      auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith);
+      if (v && !first_violation) first_violation = std::move(v);
+      return !v;
+    };
+    walker.walk(family_end, inner.begin(), family_layout, [&](Layout& step_layout) {
+      verdicts.reset();
+      bounds.reset();
+      inner.walk(walker, step_layout, structurally_valid, [&](const Layout& l) {
+        const Words words = first_violation ? Words::kWithout : Words::kWith;
+        auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
+        const std::optional<RuleViolation>& rejected =
+            trainer.loaded() ? verdicts.of(l, words == Words::kWith || !prune, check, words) : none;
+        // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
+        // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
+        // memory matters only while it may become that rule, and not once a layout of the family fits (the family
+        // is not pruned then); its words are put together once the family is pruned.
+        const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
+        if (rejected && (!may_prune || (prune && any_fit))) {
+          if (!first_violation) first_violation = rejected;
           return;
         }
-      }
-      const MemoryBreakdown mem = estimate_memory(job, split, l);
-      const double bytes = mem.total_bytes();
-      const bool fits_memory = bytes <= result.usable_memory_bytes;
-      if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
-      if (rejected) {
-        if (fits_memory) {
-          family_rejected_fit = RuleViolation{rejected->rule, {}};
-          rejected_fit_layout = l;
+        if (prune) {
+          const double smallest = std::min(result.min_memory_bytes, family.min_memory_bytes);
+          if (bounds.exceeds(l, std::max(result.usable_memory_bytes, std::isfinite(smallest) ? smallest : 0.0))) {
+            // Too big at a smaller micro-batch: neither fits nor is the smallest; only the count changes.
+            if (rejected) {
+              if (!first_violation) first_violation = rejected;
+              return;
+            }
+            any_valid = true;
+            ++result.evaluated;
+            return;
+          }
         }
-        if (!first_violation) first_violation = rejected;
-        return;
-      }
-      any_valid = true;
-      ++result.evaluated;
-      family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
-      if (bytes < result.min_memory_bytes) {
-        result.min_memory_bytes = bytes;
-        closest = l;
-      }
-      if (!fits_memory) return;
-      any_fit = true;
-      fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, time)});
+        const MemoryBreakdown mem = estimate_memory(job, split, l);
+        const double bytes = mem.total_bytes();
+        const bool fits_memory = bytes <= result.usable_memory_bytes;
+        if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
+        if (rejected) {
+          if (fits_memory) {
+            family_rejected_fit = RuleViolation{rejected->rule, {}};
+            rejected_fit_layout = l;
+          }
+          if (!first_violation) first_violation = rejected;
+          return;
+        }
+        any_valid = true;
+        ++result.evaluated;
+        family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
+        if (bytes < result.min_memory_bytes) {
+          result.min_memory_bytes = bytes;
+          closest = l;
+        }
+        if (!fits_memory) return;
+        any_fit = true;
+        fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, flops.of(l), time)});
+      });
     });
     if (any_fit) return;
     if (family_rejected_fit) {
@@ -376,24 +376,6 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
 
 SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
   return search(job, cluster, options, false);
-}
-
-std::string describe(const Infeasibility& why) {
-  std::string out = why.reason;
-  const char* separator = "; to fit: ";
-  for (const auto& c : why.changes) {
-    out += separator;
-    separator = ", or ";
-    out += c.field;
-    if (c.number) out += " " + std::to_string(*c.number);
-    if (c.text) out += " " + *c.text;
-    if (!c.note.empty()) out += " (" + c.note + ")";
-  }
-  return out;
-}
-
-void require_feasible(const SearchResult& result) {
-  if (result.infeasible) throw InfeasibleError(describe(*result.infeasible));
 }
 
 }  // namespace isoflop::parallel

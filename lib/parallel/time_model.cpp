@@ -42,8 +42,18 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   return estimate_step_time(job, cluster, l, split_parameters(job.architecture), estimate_memory(job, l), options);
 }
 
+StepFlops step_flops(const JobSpec& job, const Layout& l) {
+  return {model::megatron_flops(job.architecture, l.micro_batch, job.seq, l.recompute),
+          model::megatron_flops(job.architecture, static_cast<double>(job.global_batch), job.seq, l.recompute)};
+}
+
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const ParameterSplit& split,
                             const MemoryBreakdown& mem, const TimeOptions& options) {
+  return estimate_step_time(job, cluster, l, split, mem, step_flops(job, l), options);
+}
+
+StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const ParameterSplit& split,
+                            const MemoryBreakdown& mem, const StepFlops& flops, const TimeOptions& options) {
   const auto& acc = cluster.accelerator;
   if (!(acc.gemm_efficiency_max > 0))
     throw FieldError("gpu", "accelerator '" + acc.name +
@@ -69,7 +79,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
   // for padded slots, plus the router. Per layer, dense and MoE layers averaged. Each GPU of a stage does
   // 1/(t·cp) of it: TP splits the matrices, CP the tokens.
-  const model::MegatronFlops micro = model::megatron_flops(arch, b, job.seq, l.recompute);
+  const model::MegatronFlops& micro = flops.micro;
   // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
   const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
   const double rate = peak * eff * t * cp;
@@ -206,7 +216,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   out.step_time_s = bd.total_s();
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.
-  const model::MegatronFlops step = model::megatron_flops(arch, static_cast<double>(job.global_batch), job.seq, l.recompute);
+  const model::MegatronFlops& step = flops.step;
   out.model_flops_per_step = step.model();
   out.hardware_flops_per_step = step.hardware();
   const double B = static_cast<double>(job.global_batch);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "catalog/trainers.hpp"
+#include "model/flops.hpp"
 #include "parallel/layout.hpp"
 #include "parallel/memory_model.hpp"
 
@@ -83,5 +84,17 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
 // as the layout search has them already.
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
                             const ParameterSplit& split, const MemoryBreakdown& memory, const TimeOptions& options);
+
+// The FLOPs the step time counts (lib/model's Megatron count): one micro-batch's and the whole step's. They
+// depend on the micro-batch and recompute alone, so the layout search computes each pair once.
+struct StepFlops {
+  model::MegatronFlops micro;
+  model::MegatronFlops step;
+};
+StepFlops step_flops(const JobSpec& job, const Layout& layout);
+// The same again with those FLOPs given.
+StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
+                            const ParameterSplit& split, const MemoryBreakdown& memory, const StepFlops& flops,
+                            const TimeOptions& options);
 
 }  // namespace isoflop::parallel

@@ -1,0 +1,68 @@
+// The search's options checked against the job and the cluster, and an infeasible search put in words.
+#include <string>
+
+#include "core/error.hpp"
+#include "parallel/search.hpp"
+#include "parallel/stages.hpp"
+
+namespace isoflop::parallel {
+
+void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) const {
+  const auto& a = job.architecture;
+  auto s = [](long long v) { return std::to_string(v); };
+  for (const auto& d : dimensions())
+    if (const auto v = d.pinned(pins)) check_range(d, *v);
+  if (pins.tp && a.heads % *pins.tp != 0)
+    throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
+  if (pins.tp && cluster.gpus % *pins.tp != 0)
+    throw FieldError("tp", s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
+  const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;
+  if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
+      !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
+    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
+                               (trainer.loaded() && !trainer.uneven_stages
+                                    ? " (" + trainer.name + " splits layers evenly over the stages)"
+                                    : " (pin the first and last stage layers)"));
+  if (pins.cp && job.seq % *pins.cp != 0)
+    throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
+  const long long product =
+      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
+  if (cluster.gpus % product != 0)
+    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
+  if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)
+    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
+  if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
+    throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
+                                         s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
+  if (pins.micro_batch && job.global_batch % *pins.micro_batch != 0)
+    throw FieldError("global_batch",
+                     s(job.global_batch) + " is not divisible by the micro-batch " + s(*pins.micro_batch));
+  if (pins.ep && !a.moe.enabled() && *pins.ep != 1) throw FieldError("ep", "expert parallelism needs an MoE model");
+  if (pins.sequence_parallel && *pins.sequence_parallel && pins.tp && *pins.tp == 1)
+    throw FieldError("sequence_parallel", "needs TP > 1");
+  if (top_k < 1) throw FieldError("top_k", "must be at least 1");
+  if (max_tp && *max_tp < 1) throw FieldError("max_tp", "must be at least 1");
+  if (max_cp < 1) throw FieldError("max_cp", "must be at least 1");
+  if (!trainer.name.empty() && !trainer.loaded())
+    throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
+}
+
+std::string describe(const Infeasibility& why) {
+  std::string out = why.reason;
+  const char* separator = "; to fit: ";
+  for (const auto& c : why.changes) {
+    out += separator;
+    separator = ", or ";
+    out += c.field;
+    if (c.number) out += " " + std::to_string(*c.number);
+    if (c.text) out += " " + *c.text;
+    if (!c.note.empty()) out += " (" + c.note + ")";
+  }
+  return out;
+}
+
+void require_feasible(const SearchResult& result) {
+  if (result.infeasible) throw InfeasibleError(describe(*result.infeasible));
+}
+
+}  // namespace isoflop::parallel
