@@ -113,9 +113,13 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const Memor
 
 MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split, const Layout& l,
                                 const MemoryOptions& options) {
+  return estimate_memory(job, l, stage_states(job, split, l, options));
+}
+
+StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const Layout& l, const MemoryOptions& options) {
   const auto& arch = job.architecture;
   const StageLayers layers = pipeline_stage_layers(arch.layers, l);
-  const double t = l.tp, cp = std::max(1, l.cp);
+  const double t = l.tp;
   const double moe_share = split.layers > 0 ? static_cast<double>(split.moe_layers) / split.layers : 0.0;
   const double gradient_bytes = gradient_bytes_per_param(job);
   // Megatron-Core shards dense states over the data-parallel group with context parallelism (DP·CP ranks),
@@ -124,21 +128,9 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split,
   // parameters num_bytes_per_parameter(expert_data_parallel_size)).
   const int dense_shards = l.dp * std::max(1, l.cp);
   const int expert_shards = std::max(1, dense_shards / std::max(1, l.ep));
-  const long long m = std::max(1LL, l.micro_batches(job.global_batch));
-  // Interleaving keeps (1 + (p − 1)/(p·v)) times the stage's micro-batches (Korthikanti §4.2.3).
-  double interleave = 1.0;
-  if (l.vpp > 1) interleave += static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.vpp);
-  const ActivationShape shape{job.seq,       l.micro_batch, l.tp,          l.cp,        l.sequence_parallel,
-                              l.recompute,   job.attention, job.precision, job.dropout};
-  const double per_layer = layer_activation_bytes(arch, shape);
-  const double sbh = static_cast<double>(job.seq) / cp * l.micro_batch * arch.d_model;
-  // Embedding dropout mask on the first stage (s·b·h/t per micro-batch in flight); on the last the final norm,
-  // output layer input and fp32 logits, 4sbh/t·(1 + V/h) (Korthikanti §4.2.3).
-  const double embedding_out = job.dropout ? sbh / t : 0.0;
-  const double logits = 4 * sbh / t * (1 + static_cast<double>(model::padded_vocab(arch)) / arch.d_model);
   const bool fp8 = job.precision == MatmulPrecision::kFp8;
 
-  auto stage = [&](int stage_layers, long long in_flight, bool first, bool last) {
+  auto stage = [&](int stage_layers, bool first, bool last) {
     const double moe_layers = stage_layers * moe_share;
     const double norms = split.per_layer_norms * stage_layers;  // replicated on every TP rank
     const double layer_sharded = (split.per_layer_dense - split.per_layer_norms) * stage_layers +
@@ -164,19 +156,50 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split,
       const double gemms = kFp8GemmsPerBlock * stage_layers + 2 * local_experts;
       b.weights_bytes += gemms * kFp8TensorsPerGemm * (options.fp8_amax_history + 2) * 4;
     }
-    b.activations_bytes = per_layer * stage_layers * static_cast<double>(in_flight) * interleave;
+    return b;
+  };
+  StageStates out;
+  out.layers[0] = layers.first;
+  out.layers[1] = layers.middle;
+  out.layers[2] = layers.last;
+  const bool one_stage = l.pp == 1;
+  out.states[0] = stage(layers.first, true, one_stage);
+  if (l.pp > 2) out.states[1] = stage(layers.middle, false, false);
+  if (!one_stage) out.states[2] = stage(layers.last, false, true);
+  return out;
+}
+
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const StageStates& states) {
+  const auto& arch = job.architecture;
+  const double t = l.tp, cp = std::max(1, l.cp);
+  const long long m = std::max(1LL, l.micro_batches(job.global_batch));
+  // Interleaving keeps (1 + (p − 1)/(p·v)) times the stage's micro-batches (Korthikanti §4.2.3).
+  double interleave = 1.0;
+  if (l.vpp > 1) interleave += static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.vpp);
+  const ActivationShape shape{job.seq,       l.micro_batch, l.tp,          l.cp,        l.sequence_parallel,
+                              l.recompute,   job.attention, job.precision, job.dropout};
+  const double per_layer = layer_activation_bytes(arch, shape);
+  const double sbh = static_cast<double>(job.seq) / cp * l.micro_batch * arch.d_model;
+  // Embedding dropout mask on the first stage (s·b·h/t per micro-batch in flight); on the last the final norm,
+  // output layer input and fp32 logits, 4sbh/t·(1 + V/h) (Korthikanti §4.2.3).
+  const double embedding_out = job.dropout ? sbh / t : 0.0;
+  const double logits = 4 * sbh / t * (1 + static_cast<double>(model::padded_vocab(arch)) / arch.d_model);
+
+  auto stage = [&](size_t i, long long in_flight, bool first, bool last) {
+    MemoryBreakdown b = states.states[i];
+    b.activations_bytes = per_layer * states.layers[i] * static_cast<double>(in_flight) * interleave;
     b.embeddings_logits_bytes = (first ? embedding_out * static_cast<double>(in_flight) : 0.0) + (last ? logits : 0.0);
     return b;
   };
   // 1F1B: stage i keeps min(p − i, m) micro-batches in flight; the first stage the most, the last one.
   const long long p = l.pp;
-  if (p == 1) return stage(layers.first, 1, true, true);
-  MemoryBreakdown most = stage(layers.first, std::min(p, m), true, false);
+  if (p == 1) return stage(0, 1, true, true);
+  MemoryBreakdown most = stage(0, std::min(p, m), true, false);
   auto keep = [&](const MemoryBreakdown& b) {
     if (b.total_bytes() > most.total_bytes()) most = b;
   };
-  if (p > 2) keep(stage(layers.middle, std::min(p - 1, m), false, false));
-  keep(stage(layers.last, 1, false, true));
+  if (p > 2) keep(stage(1, std::min(p - 1, m), false, false));
+  keep(stage(2, 1, false, true));
   return most;
 }
 

@@ -104,6 +104,18 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& layout, const 
 MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split, const Layout& layout,
                                 const MemoryOptions& options = {});
 
+// The model states (weights, gradients, optimizer states) of a layout's first, middle and last pipeline stage,
+// with the stages' layers. They do not depend on the micro-batch, recompute or sequence parallelism, so a search
+// computes them once for the layouts that differ only in those.
+struct StageStates {
+  int layers[3] = {0, 0, 0};           // first, middle, last
+  MemoryBreakdown states[3];           // activations and logits 0
+};
+StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const Layout& layout,
+                         const MemoryOptions& options = {});
+// estimate_memory with the layout's stage states given.
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& layout, const StageStates& states);
+
 // Bytes a GPU may use: device memory less the headroom.
 double usable_memory_bytes(const catalog::Accelerator& accelerator, const MemoryOptions& options);
 

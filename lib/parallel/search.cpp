@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <queue>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "parallel/stages.hpp"
@@ -174,6 +176,22 @@ class MicroBatchBounds {
   std::array<double, 24> bytes_{};
 };
 
+// The stages' model states of a step of the walk, by ZeRO stage (the one inner knob they read).
+class StatesMemo {
+ public:
+  void reset() { known_.fill(false); }
+  const StageStates& of(const JobSpec& job, const ParameterSplit& split, const Layout& l, const MemoryOptions& options) {
+    const size_t i = static_cast<size_t>(l.zero_stage);
+    if (!known_[i]) states_[i] = stage_states(job, split, l, options);
+    known_[i] = true;
+    return states_[i];
+  }
+
+ private:
+  std::array<bool, 4> known_{};
+  std::array<StageStates, 4> states_;
+};
+
 // The step-time FLOPs per (micro-batch, recompute), computed once per search.
 class FlopsMemo {
  public:
@@ -195,30 +213,25 @@ class FlopsMemo {
   std::vector<StepFlops> flops_;
 };
 
-// What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing),
-// the memory levers the pins held back, an accelerator with more memory.
-std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
-                                             const SearchOptions& options) {
-  std::vector<SuggestedChange> out;
-  const long long per_node = cluster.gpus_per_node;
-  long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
-  if (gpus > per_node) gpus = (gpus + per_node - 1) / per_node * per_node;
-  out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
-  // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP).
-  const auto& t = options.trainer;
-  const bool zero3 = !t.loaded() || (std::find(t.zero_stages.begin(), t.zero_stages.end(), 3) != t.zero_stages.end() &&
-                                     (options.pins.pp.value_or(1) == 1 || t.max_zero_stage_with_pipeline >= 3));
-  if (options.pins.zero_stage && *options.pins.zero_stage < 3 && zero3)
-    out.push_back({"zero_stage", 3, std::nullopt, "ZeRO-3 shards weights, gradients and optimizer states"});
-  if (options.pins.recompute && *options.pins.recompute != Recompute::kFull)
-    out.push_back({"recompute", std::nullopt, std::string(kRecomputeNames.name(Recompute::kFull)),
-                   "full recompute keeps one activation per layer"});
-  const double device = cluster.accelerator.memory_bytes * needed / usable;
-  char words[96];
-  std::snprintf(words, sizeof words, "an accelerator with at least %.0f GB of memory", std::ceil(device / 1e9));
-  out.push_back({"gpu", std::nullopt, std::nullopt, words});
-  return out;
-}
+// The k smallest step times so far: a layout whose step time cannot be below the largest of them is not ranked.
+class TopTimes {
+ public:
+  explicit TopTimes(size_t k) : k_(k) {}
+  void add(double step_time_s) {
+    times_.push(step_time_s);
+    if (times_.size() > k_) times_.pop();
+  }
+  // Whether a layout whose step time is at least `lower_bound_s` cannot enter the k best (with a margin for
+  // the bound's rounding): k layouts are strictly faster, whatever the order of ties.
+  bool excludes(double lower_bound_s) const {
+    return times_.size() == k_ && lower_bound_s * (1 - 1e-9) > times_.top();
+  }
+  bool full() const { return times_.size() == k_; }
+
+ private:
+  size_t k_;
+  std::priority_queue<double> times_;
+};
 
 }  // namespace
 
@@ -251,6 +264,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   Walker walker(space, options.pins);
   InnerStep inner;
   FlopsMemo flops(job);
+  const bool rank_by_time = options.objective == Objective::kTime;
+  TopTimes top(static_cast<size_t>(options.top_k));
   const size_t family_end = family_dimensions();
   Layout layout;
   walker.walk(0, family_end, layout, [&](Layout& family_layout) {
@@ -259,6 +274,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     std::optional<RuleViolation> first_violation, family_rejected_fit;
     TrainerVerdicts verdicts;
     MicroBatchBounds bounds;
+    StatesMemo states;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     // A rejection's reason is put in words only for the family's first rejection.
@@ -270,6 +286,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     walker.walk(family_end, inner.begin(), family_layout, [&](Layout& step_layout) {
       verdicts.reset();
       bounds.reset();
+      states.reset();
       inner.walk(walker, step_layout, structurally_valid, [&](const Layout& l) {
         const Words words = first_violation ? Words::kWithout : Words::kWith;
         auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
@@ -297,7 +314,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
             return;
           }
         }
-        const MemoryBreakdown mem = estimate_memory(job, split, l);
+        const MemoryBreakdown mem = estimate_memory(job, l, states.of(job, split, l, options.memory));
         const double bytes = mem.total_bytes();
         const bool fits_memory = bytes <= result.usable_memory_bytes;
         if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
@@ -318,7 +335,12 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         }
         if (!fits_memory) return;
         any_fit = true;
-        fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, flops.of(l), time)});
+        const StepFlops& step_flops = flops.of(l);
+        if (rank_by_time && prune && top.full() &&
+            top.excludes(step_time_lower_bound_s(job, cluster, l, mem, step_flops)))
+          return;
+        fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, step_flops, time)});
+        top.add(fits.back().time.step_time_s);
       });
     });
     if (any_fit) return;
@@ -357,14 +379,20 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, cluster, options);
     return result;
   }
-  auto better = [&](const RankedLayout& a, const RankedLayout& b) {
-    if (options.objective == Objective::kMemory) return a.memory.total_bytes() < b.memory.total_bytes();
-    return a.time.step_time_s < b.time.step_time_s;
-  };
+  // Ranked by the objective, then by the other one (as fast and less memory: sequence parallelism where TP's
+  // collectives are not overlapped), then in the order of the walk: the k best are the same whether or not the
+  // layouts that could not enter them were skipped.
+  std::vector<std::tuple<double, double, size_t>> keys(fits.size());
+  for (size_t i = 0; i < fits.size(); ++i) {
+    const double time_s = fits[i].time.step_time_s, bytes = fits[i].memory.total_bytes();
+    keys[i] = rank_by_time ? std::tuple{time_s, bytes, i} : std::tuple{bytes, time_s, i};
+  }
   const size_t k = std::min<size_t>(static_cast<size_t>(options.top_k), fits.size());
-  std::partial_sort(fits.begin(), fits.begin() + static_cast<long>(k), fits.end(), better);
-  fits.resize(k);
-  result.layouts = std::move(fits);
+  std::partial_sort(keys.begin(), keys.begin() + static_cast<long>(k), keys.end());
+  std::vector<RankedLayout> best;
+  best.reserve(k);
+  for (size_t i = 0; i < k; ++i) best.push_back(std::move(fits[std::get<2>(keys[i])]));
+  result.layouts = std::move(best);
   return result;
 }
 

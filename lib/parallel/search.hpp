@@ -94,6 +94,11 @@ SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, cons
 // cannot change its result: the reference the pruned search is tested against.
 SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options);
 
+// What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing, `needed`
+// of `usable` bytes), the memory levers the pins held back, an accelerator with more memory.
+std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
+                                             const SearchOptions& options);
+
 // The infeasibility in words, the changes named by their fields: "…; to fit: gpus 4480 (about …), …".
 std::string describe(const Infeasibility& infeasible);
 

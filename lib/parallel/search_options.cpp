@@ -1,4 +1,7 @@
 // The search's options checked against the job and the cluster, and an infeasible search put in words.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/error.hpp"
@@ -46,6 +49,30 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   if (!trainer.name.empty() && !trainer.loaded())
     throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
 }
+
+std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
+                                             const SearchOptions& options) {
+  std::vector<SuggestedChange> out;
+  const long long per_node = cluster.gpus_per_node;
+  long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
+  if (gpus > per_node) gpus = (gpus + per_node - 1) / per_node * per_node;
+  out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
+  // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP).
+  const auto& t = options.trainer;
+  const bool zero3 = !t.loaded() || (std::find(t.zero_stages.begin(), t.zero_stages.end(), 3) != t.zero_stages.end() &&
+                                     (options.pins.pp.value_or(1) == 1 || t.max_zero_stage_with_pipeline >= 3));
+  if (options.pins.zero_stage && *options.pins.zero_stage < 3 && zero3)
+    out.push_back({"zero_stage", 3, std::nullopt, "ZeRO-3 shards weights, gradients and optimizer states"});
+  if (options.pins.recompute && *options.pins.recompute != Recompute::kFull)
+    out.push_back({"recompute", std::nullopt, std::string(kRecomputeNames.name(Recompute::kFull)),
+                   "full recompute keeps one activation per layer"});
+  const double device = cluster.accelerator.memory_bytes * needed / usable;
+  char words[96];
+  std::snprintf(words, sizeof words, "an accelerator with at least %.0f GB of memory", std::ceil(device / 1e9));
+  out.push_back({"gpu", std::nullopt, std::nullopt, words});
+  return out;
+}
+
 
 std::string describe(const Infeasibility& why) {
   std::string out = why.reason;

@@ -25,6 +25,44 @@ double group_bandwidth(const ClusterSpec& c, long long span) {
 
 double ring(double n) { return (n - 1) / n; }
 
+// One layer's GEMM time per micro-batch on one GPU of its stage, and the rate it runs at.
+struct LayerCompute {
+  double rate = 0;         // FLOP/s of the bf16 GEMMs (attention's core, the output layer)
+  double compute_s = 0;    // forward and backward
+  double recompute_s = 0;  // the forward repeated by recompute
+};
+
+LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc, const Layout& l,
+                             const model::MegatronFlops& micro) {
+  const double s = static_cast<double>(job.seq), h = static_cast<double>(job.architecture.d_model);
+  const double b = l.micro_batch, t = l.tp, cp = l.cp, layers = job.architecture.layers;
+  // FLOPs per micro-batch by lib/model's Megatron count (Narayanan et al. 2021 appendix: forward per layer
+  // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
+  // for padded slots, plus the router. Per layer, dense and MoE layers averaged. Each GPU of a stage does
+  // 1/(t·cp) of it: TP splits the matrices, CP the tokens.
+  // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
+  const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
+  LayerCompute c;
+  c.rate = acc.peak_16bit_flops * eff * t * cp;
+  // FP8 (Transformer Engine's recipe): the linear layers' GEMMs run at the FP8 peak; attention's core and the
+  // output layer stay in bf16. The efficiency curve is the bf16 fit's: FP8 runs are not calibrated here.
+  const bool fp8 = job.precision == MatmulPrecision::kFp8;
+  if (fp8 && !acc.peak_fp8_flops)
+    throw FieldError("precision", "accelerator '" + acc.name + "' has no FP8 peak in the catalog; use bf16");
+  const double linear_rate = fp8 ? *acc.peak_fp8_flops * eff * t * cp : c.rate;
+  const double linear = micro.attention_projections + micro.mlp + micro.experts + micro.router;
+  c.compute_s = (linear / linear_rate + micro.attention_scores / c.rate) / layers;
+  // Selective recompute repeats attention's core only; full recompute the whole forward, in the same mix.
+  const double linear_share = l.recompute == Recompute::kFull ? linear / (linear + micro.attention_scores) : 0.0;
+  c.recompute_s = micro.recompute * (linear_share / linear_rate + (1 - linear_share) / c.rate) / layers;
+  return c;
+}
+
+// Optimizer step: read and write the fp32 states and weights once, at HBM bandwidth.
+double optimizer_s(const catalog::Accelerator& acc, const MemoryBreakdown& mem) {
+  return 2 * (mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes) / acc.memory_bandwidth_bytes_per_s;
+}
+
 }  // namespace
 
 TimeOptions with_trainer_defaults(const TimeOptions& o, const catalog::TrainerRules& trainer) {
@@ -75,26 +113,9 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   set.tp_comm_overlap = options.tp_comm_overlap.value_or(false) && l.sequence_parallel;
   set.grad_reduce_bytes = !options.grad_reduce ? bytes : *options.grad_reduce == GradReduce::kFp32 ? 4.0 : 2.0;
 
-  // FLOPs per micro-batch by lib/model's Megatron count (Narayanan et al. 2021 appendix: forward per layer
-  // 24bsh² + 4bs²h, backward 2×), with MoE layers running top-k experts per token times the capacity factor
-  // for padded slots, plus the router. Per layer, dense and MoE layers averaged. Each GPU of a stage does
-  // 1/(t·cp) of it: TP splits the matrices, CP the tokens.
   const model::MegatronFlops& micro = flops.micro;
-  // GEMM width and token rows per GPU (efficiency.hpp); CP leaves each rank s/cp rows.
-  const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
-  const double rate = peak * eff * t * cp;
-  // FP8 (Transformer Engine's recipe): the linear layers' GEMMs run at the FP8 peak; attention's core and the
-  // output layer stay in bf16. The efficiency curve is the bf16 fit's: FP8 runs are not calibrated here.
-  const bool fp8 = job.precision == MatmulPrecision::kFp8;
-  if (fp8 && !acc.peak_fp8_flops)
-    throw FieldError("precision", "accelerator '" + acc.name + "' has no FP8 peak in the catalog; use bf16");
-  const double linear_rate = fp8 ? *acc.peak_fp8_flops * eff * t * cp : rate;
-  const double linear = micro.attention_projections + micro.mlp + micro.experts + micro.router;
-  const double layer_compute = (linear / linear_rate + micro.attention_scores / rate) / layers;
-  // Selective recompute repeats attention's core only; full recompute the whole forward, in the same mix.
-  const double linear_share = l.recompute == Recompute::kFull ? linear / (linear + micro.attention_scores) : 0.0;
-  const double layer_recompute =
-      micro.recompute * (linear_share / linear_rate + (1 - linear_share) / rate) / layers;
+  const LayerCompute c = layer_compute_s(job, acc, l, micro);
+  const double rate = c.rate, layer_compute = c.compute_s, layer_recompute = c.recompute_s;
   const double layer_attention = micro.attention_scores / layers / rate;
 
   // Tensor parallelism: 2 all-reduces forward, 2 backward per layer (reduce-scatter + all-gather under sequence
@@ -211,8 +232,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   // between them after the last micro-batch (Megatron-Core finalize_model_grads).
   if (l.pp > 1 && split.output_head == 0)
     bd.embedding_sync_s = split.embedding / t * set.grad_reduce_bytes / inter;
-  // Optimizer step: read and write the fp32 states and weights once, at HBM bandwidth.
-  bd.optimizer_s = 2 * (mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes) / hbm;
+  bd.optimizer_s = optimizer_s(acc, mem);
   out.step_time_s = bd.total_s();
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.
@@ -227,6 +247,19 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   out.mfu = out.model_tflops_per_gpu * 1e12 / peak;
   out.hfu = out.hardware_tflops_per_gpu * 1e12 / peak;
   return out;
+}
+
+double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& l,
+                                const MemoryBreakdown& mem, const StepFlops& flops) {
+  const LayerCompute c = layer_compute_s(job, cluster.accelerator, l, flops.micro);
+  const StageLayers st = pipeline_stage_layers(job.architecture.layers, l);
+  const int most = l.pp == 1 ? st.first : l.pp == 2 ? std::max(st.first, st.last) : st.most();
+  // Every stage spends at least its layers' GEMMs per micro-batch: m of them on the slowest (≥ the most
+  // layers), and the bubble is the other stages' time over v, at least the remaining layers' GEMMs.
+  const double per_layer = c.compute_s + c.recompute_s;
+  const double m = static_cast<double>(l.micro_batches(job.global_batch));
+  return m * most * per_layer + (job.architecture.layers - most) * per_layer / l.vpp +
+         optimizer_s(cluster.accelerator, mem);
 }
 
 }  // namespace isoflop::parallel

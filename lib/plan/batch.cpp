@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "units/format.hpp"
@@ -25,15 +24,22 @@ long long batch_sequences(double tokens, long long seq, int gpus) {
   const double target = std::max(1.0, tokens / static_cast<double>(seq));
   const long long lo = std::max<long long>(1, static_cast<long long>(target / 1.5));
   const long long hi = std::max<long long>(lo, static_cast<long long>(target * 1.5));
-  long long best = lo, best_gcd = 0;
+  // The most factors shared with the GPU count is the largest divisor of it with a multiple in [lo, hi]: a
+  // multiple of a divisor d shares at least d, and what it shares is itself a divisor with a multiple there.
+  const long long n = std::max(1, gpus);
+  long long shared = 1;
+  for (long long d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    for (const long long divisor : {d, n / d})
+      if (divisor > shared && (hi / divisor) * divisor >= lo) shared = divisor;
+  }
+  // Among its multiples in range, the nearest in ratio; the smaller on a tie.
+  long long best = 0;
   double best_distance = INFINITY;
-  for (long long b = lo; b <= hi; ++b) {
-    const long long g = std::gcd(b, static_cast<long long>(gpus));
-    if (g < best_gcd) continue;  // cannot win: its distance is not needed
-    const double distance = std::fabs(std::log(b / target));
-    if (g > best_gcd || distance < best_distance) {
+  for (long long b = (lo + shared - 1) / shared * shared; b <= hi; b += shared) {
+    const double distance = std::fabs(std::log(static_cast<double>(b) / target));
+    if (distance < best_distance) {
       best = b;
-      best_gcd = g;
       best_distance = distance;
     }
   }
