@@ -17,7 +17,7 @@ std::string flag_like(std::string_view field) { return "--" + std::string(field)
 
 }  // namespace
 
-TEST_CASE("invalid input exits 2; a FieldError names its field as the caller spells it") {
+TEST_CASE("invalid input exits 2, a FieldError names its field as the caller spells it") {
   const ErrorOutcome field = error_outcome(FieldError("pue", "0.9 is below 1"), flag_like);
   CHECK(field.status == ExitStatus::kInvalidInput);
   CHECK(std::string(field.label) == "error");
@@ -29,7 +29,7 @@ TEST_CASE("invalid input exits 2; a FieldError names its field as the caller spe
   CHECK(error_outcome(CatalogError("hardware.yaml:3: bad")).status == ExitStatus::kInvalidInput);
 }
 
-TEST_CASE("infeasible exits 1; output that never arrived and anything unforeseen exit 3") {
+TEST_CASE("infeasible exits 1, output that never arrived and anything unforeseen exit 3") {
   const ErrorOutcome infeasible = error_outcome(InfeasibleError("no layout fits"));
   CHECK(infeasible.status == ExitStatus::kFailed);
   CHECK(std::string(infeasible.label) == "infeasible");

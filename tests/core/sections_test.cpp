@@ -37,7 +37,7 @@ TEST_CASE("a section's lines run to the next header, without comments and traili
   CHECK(text_section(kText, "usage") == Lines{"isoflop plan [options]", "", "isoflop plan --help"});
 }
 
-TEST_CASE("an empty section is found and has no lines; a missing one is nullopt") {
+TEST_CASE("an empty section is found and has no lines, a missing one is nullopt") {
   const auto empty = text_section(kText, "empty");
   REQUIRE(empty.has_value());
   CHECK(empty->empty());

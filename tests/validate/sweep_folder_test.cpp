@@ -109,7 +109,7 @@ TEST_CASE("the overall bar: the share of the FLOPs done and the time left at tha
   CHECK_THROWS_AS(run_sweep(smoke(), "/nonexistent", none), FieldError);
 }
 
-TEST_CASE("progress on a terminal redraws the bar in place; elsewhere every line and bar is a line of its own") {
+TEST_CASE("progress on a terminal redraws the bar in place, elsewhere every line and bar is a line of its own") {
   std::string out;
   RunnerOptions o;
   show_progress(o, true, [&](const std::string& text) { out += text; });
