@@ -11,13 +11,12 @@
 #include <iostream>
 #include <sstream>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-
+#include "app/flags.hpp"
 #include "core/output_path.hpp"
 #include "core/error.hpp"
+#include "core/streams.hpp"
 #include "core/suggest.hpp"
+#include "doc/read_from.hpp"
 #include "units/integer_limits.hpp"
 
 namespace isoflop::app {
@@ -117,10 +116,8 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
   } else if (const char* env = std::getenv("ISOFLOP_CATALOG"); env && *env) {
     c.catalog_dir = std::string(env);
   }
-  if (c.catalog_dir) {  // the overlay's files are inputs of every command, read or not: no output replaces one
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(*c.catalog_dir, ec)) note_input(entry.path().string());
-  }
+  // The overlay's files are inputs of every command, read or not: no output replaces one.
+  if (c.catalog_dir) note_folder_inputs(*c.catalog_dir);
   setup_logging(c);
   return parsed;
 }
@@ -208,16 +205,7 @@ void require_one_of(const po::variables_map& vm, const std::vector<std::string>&
 
 void write_document(const CommonOptions& common, const report::Json& document,
                     const std::function<std::string()>& table, std::string_view csv_rows) {
-  std::string text;
-  switch (common.format) {
-    case report::OutputFormat::kTable: text = table(); break;
-    case report::OutputFormat::kJson: text = report::to_json_text(document); break;
-    case report::OutputFormat::kYaml: text = report::to_yaml_text(document); break;
-    case report::OutputFormat::kCsv: text = report::to_document_csv(document, csv_rows); break;
-    case report::OutputFormat::kJunit: throw InputError("--format junit: this command writes no JUnit XML");
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  check_stdout();
+  write_stdout(report::document_text(common.format, document, table, csv_rows));
 }
 
 OptionList from_option(const std::string& what) {
@@ -227,36 +215,16 @@ OptionList from_option(const std::string& what) {
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds) {
   const auto path = get_string(vm, "from");
   if (!path) return std::nullopt;
-  if (path->empty()) throw InputError("--from: empty file name");
-  doc::SourceDocument d = doc::read_document(*path);
-  doc::require_kind(d, kinds);
-  return d;
+  return doc::read_from_document(*path, kinds);
 }
 
-OutputRules output_rules(const CommonOptions& common) {
-  return OutputRules{common.force, "use --force to replace it"};
-}
-
-void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
-                       const std::string& option) {
-  const OutputTarget t = write_output(path, content, option, output_rules(common));
-  if (common.quiet) return;
-  if (t.via_link) std::fprintf(stderr, "wrote %s (through the link to %s)\n", path.c_str(), t.target.c_str());
-  else std::fprintf(stderr, "wrote %s\n", path.c_str());
-}
-
-void check_output_file(const CommonOptions& common, const std::string& path, const std::string& option) {
-  check_output_path(path, option, output_rules(common));
-}
-
-void check_stdout() {
-  errno = 0;
-  const bool flushed = std::fflush(stdout) == 0;
-  if (flushed && !std::ferror(stdout)) return;
-  const int error = errno;
-  std::clearerr(stdout);
-  throw OutputError(std::string("cannot write results to standard output") +
-                    (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+NamedOutputs named_outputs(const CommonOptions& common) {
+  const auto announce = [quiet = common.quiet](const OutputTarget& t) {
+    if (quiet) return;
+    if (t.via_link) std::fprintf(stderr, "wrote %s (through the link to %s)\n", t.path.c_str(), t.target.c_str());
+    else std::fprintf(stderr, "wrote %s\n", t.path.c_str());
+  };
+  return {OutputRules{common.force, "use --force to replace it"}, flag_for_field, announce};
 }
 
 }  // namespace isoflop::app

@@ -73,8 +73,7 @@ bool has(const po::variables_map& vm, const std::string& name);
 // Throws InputError unless at most one (or, with `required`, exactly one) of `names` was given.
 void require_one_of(const po::variables_map& vm, const std::vector<std::string>& names, bool required = true);
 
-// Writes a result document: `table` renders the human page; JSON/YAML print `document`; CSV walks it with
-// one row per element of `csv_rows` (report::to_document_csv).
+// Prints a result document in the chosen format (report::document_text) and checks that it went out.
 void write_document(const CommonOptions& common, const report::Json& document,
                     const std::function<std::string()>& table, std::string_view csv_rows = "");
 
@@ -83,25 +82,9 @@ void write_document(const CommonOptions& common, const report::Json& document,
 OptionList from_option(const std::string& what);
 std::optional<doc::SourceDocument> read_from(const po::variables_map& vm, const std::vector<std::string_view>& kinds);
 
-// The rules for an output file the user names: an existing file is replaced only with --force.
-OutputRules output_rules(const CommonOptions& common);
-
-// Writes an output file the user asked for (a figure, a saved law) all-or-nothing under the rules of
-// core/output_path.hpp (never over an input, a folder or a device; over an existing file only with --force)
-// and says so on stderr: "wrote PATH" (unless -q). `option` is the flag that named the path ("--plot").
-void write_output_file(const CommonOptions& common, const std::string& path, const std::string& content,
-                       const std::string& option);
-
-// Checks an output path before the work that produces it (exit 2 now rather than after the work).
-void check_output_file(const CommonOptions& common, const std::string& path, const std::string& option);
-
-// Results on standard output that could not be written (a closed stdout, a full disk): exit 3.
-class OutputError : public Error {
- public:
-  using Error::Error;
-};
-
-// Throws OutputError when standard output has failed (after flushing it).
-void check_stdout();
+// The files a library call writes where the user named them: an existing file replaced only with --force, the
+// fields spelled as flags (flags.hpp), and each said on stderr: "wrote PATH" (unless -q), and where a symbolic
+// link led.
+NamedOutputs named_outputs(const CommonOptions& common);
 
 }  // namespace isoflop::app

@@ -3,8 +3,6 @@
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/error.hpp"
-#include "core/input_file.hpp"
-#include "core/output_path.hpp"
 #include "doc/calibration_document.hpp"
 
 namespace isoflop::app {
@@ -17,12 +15,11 @@ int run_calibrate(const std::vector<std::string>& args) {
   if (file.empty()) throw InputError("calibrate: missing RUNS.yaml; see 'isoflop help calibrate'");
   const auto save = get_string(vm, "save-calibration");
   note_input(file);
-  if (save) check_output_file(parsed->common, *save, "--save-calibration");
+  const NamedOutputs outputs = named_outputs(parsed->common);
+  if (save) outputs.check(*save, "save_calibration");
   const catalog::Catalog catalog = load_catalog(parsed->common);
-  const auto runs = catalog::parse_measured_runs(read_input_text(file), input_name(file), catalog);
-  const auto gpu = get_string(vm, "gpu");
-  doc::CalibrationDocument document{input_name(file), gpu, parallel::calibrate_runs(catalog, runs, gpu)};
-  if (save) write_output_file(parsed->common, *save, doc::calibration_overlay_yaml(document), "--save-calibration");
+  const doc::CalibrationDocument document = doc::calibration_document(catalog, file, get_string(vm, "gpu"));
+  if (save) outputs.write(*save, doc::calibration_overlay_yaml(document), "save_calibration");
   write_document(parsed->common, doc::calibration_json(document), [&] { return doc::render_calibration(document); });
   return 0;
 }

@@ -8,7 +8,6 @@
 #include "app/command.hpp"
 #include "check/ci_output.hpp"
 #include "core/error.hpp"
-#include "core/input_file.hpp"
 #include "doc/check_document.hpp"
 #include "doc/proposal_input.hpp"
 
@@ -30,13 +29,12 @@ int run_check(const std::vector<std::string>& args) {
   if (!policy_path) throw InputError("--policy: missing; give the policy file (share/examples/policies/default.yaml)");
   if (!has(vm, "proposal")) throw InputError("check: no proposal given; name one or more proposal files");
   const auto junit_path = get_string(vm, "junit");
-  if (junit_path) check_output_file(common, *junit_path, "--junit");
+  const NamedOutputs outputs = named_outputs(common);
+  if (junit_path) outputs.check(*junit_path, "junit");
 
   const catalog::Catalog cat = load_catalog(common);
   const check::Policy policy = doc::read_policy(*policy_path);
-  std::vector<check::Proposal> proposals;
-  for (const auto& path : expand_input_patterns(vm["proposal"].as<std::vector<std::string>>()))
-    proposals.push_back(doc::read_proposal(cat, path));
+  const auto proposals = doc::read_proposals(cat, vm["proposal"].as<std::vector<std::string>>());
   const check::CheckResult result = check::check_proposals(cat, proposals, policy, get_switch(vm, "strict"));
 
   const bool document_out = common.format != report::OutputFormat::kTable;
@@ -51,7 +49,7 @@ int run_check(const std::vector<std::string>& args) {
     write_document(common, doc::Json(result), [&] { return doc::render_check_page(result, common.color); },
                    "proposals");
   }
-  if (junit_path) write_output_file(common, *junit_path, check::render_junit(result, timestamp), "--junit");
+  if (junit_path) outputs.write(*junit_path, check::render_junit(result, timestamp), "junit");
   if (annotations) std::fputs(check::render_github_annotations(result).c_str(), document_out ? stderr : stdout);
   if (document_out && !common.quiet) std::fprintf(stderr, "%s\n", check::summary_line(result).c_str());
   return result.gate_passed() ? 0 : static_cast<int>(ExitStatus::kFailed);

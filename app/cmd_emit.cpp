@@ -9,6 +9,7 @@
 #include "core/input_file.hpp"
 #include "doc/plan_document.hpp"
 #include "emit/emit.hpp"
+#include "emit/launch_folder.hpp"
 
 namespace isoflop::app {
 
@@ -39,10 +40,8 @@ int run_emit(const std::vector<std::string>& args) {
   for (const auto& spec : plan_list)  // "name VALUE: help" or "name: help"
     if (const std::string name = spec.substr(0, spec.find_first_of(" :")); has(vm, "from") && has(vm, name))
       throw InputError("--from and --" + name + " conflict; the plan document says it");
-  const std::string dir = !out || out->empty() || out->back() == '/' ? out.value_or("") : *out + "/";
-  const bool folder_exists = out && check_output_folder(*out, "--out");  // a new one is made before writing
-  for (const auto& name : emit::file_names(*target))  // before the work: exit 2 now rather than after planning
-    if (folder_exists) check_output_file(parsed->common, dir + name, "--out");
+  const NamedOutputs outputs = named_outputs(parsed->common);
+  if (out) emit::check_launch_folder(*out, *target, outputs);  // before the work: exit 2 now, not after planning
   const auto document = read_from(vm, {"plan"});
   const plan::PlanResult plan =
       document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
@@ -58,9 +57,7 @@ int run_emit(const std::vector<std::string>& args) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;
   }
-  make_output_folder(*out, "--out");
-  for (const auto& f : files) write_output_file(parsed->common, dir + f.name, f.content, "--out");
-  write_output_file(parsed->common, dir + emit::kManifestName, emit::manifest(files, spec), "--out");
+  emit::write_launch_folder(*out, files, spec, outputs);
   return 0;
 }
 

@@ -3,21 +3,17 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/error.hpp"
-#include "core/output_path.hpp"
 #include "doc/fit_document.hpp"
 
 namespace isoflop::app {
 namespace {
 
 void progress_bar(int done, int total) {
-  const int width = 30, filled = done * width / total;
-  std::fprintf(stderr, "\rbootstrap [%s%s] %d/%d%s", std::string(filled, '#').c_str(),
-               std::string(width - filled, ' ').c_str(), done, total, done == total ? "\n" : "");
+  std::fprintf(stderr, "\r%s%s", doc::fit_progress_bar(done, total).c_str(), done == total ? "\n" : "");
   std::fflush(stderr);
 }
 
@@ -52,26 +48,12 @@ int run_fit(const std::vector<std::string>& args) {
   r.save_law = get_string(vm, "save-law");
   r.catalog_dir = parsed->common.catalog_dir;
   r.plot = get_string(vm, "plot");
-  const auto law_file = r.law_file();  // fit reads no catalog: the law file in DIR is only its output
-  if (law_file) forget_input(*law_file);
-  note_input(r.runs_file);  // the output checks know the inputs before they are read
-  if (r.curves_file) note_input(*r.curves_file);
-  if (r.plot) check_output_file(parsed->common, *r.plot, "--plot");
-  if (std::error_code ec; law_file && std::filesystem::is_directory(*r.catalog_dir, ec))
-    check_output_file(parsed->common, *law_file, "--save-law");
+  const NamedOutputs outputs = named_outputs(parsed->common);
+  doc::check_fit_outputs(r, outputs);
 
   const bool bar = !parsed->common.quiet && ::isatty(STDERR_FILENO);
   const doc::FitDocument document = doc::fit_document(r, bar ? &progress_bar : nullptr);
-  // Every output is rendered (and checked) before anything is written.
-  const std::string law = document.saved_law ? doc::fit_law_yaml(document) : "";
-  const std::string figure = r.plot ? doc::render_fit_figure(document) : "";
-  if (document.saved_law) {
-    std::error_code ec;
-    std::filesystem::create_directories(*r.catalog_dir, ec);
-    if (ec) throw InputError("--catalog: cannot create '" + *r.catalog_dir + "': " + ec.message());
-    write_output_file(parsed->common, document.saved_law->file, law, "--save-law");
-  }
-  if (r.plot) write_output_file(parsed->common, *r.plot, figure, "--plot");
+  doc::write_fit_outputs(r, document, outputs);
   write_document(parsed->common, doc::Json(document), [&] { return doc::render_fit(document); }, "");
   return 0;
 }

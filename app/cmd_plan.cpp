@@ -54,12 +54,13 @@ int run_plan(const std::vector<std::string>& args) {
   if (!parsed) return 0;
   const auto& vm = parsed->values;
   const auto plot_path = get_string(vm, "plot");
-  if (plot_path) check_output_file(parsed->common, *plot_path, "--plot");
+  const NamedOutputs outputs = named_outputs(parsed->common);
+  if (plot_path) outputs.check(*plot_path, "plot");
   const catalog::Catalog cat = load_catalog(parsed->common);
   std::string cluster_note;
   const plan::PlanResult r = plan_from_options(vm, cat, &cluster_note);
   if (plot_path && r.feasible())
-    write_output_file(parsed->common, *plot_path, doc::render_isoflop_figure(r, cat.laws), "--plot");
+    outputs.write(*plot_path, doc::render_isoflop_figure(r, cat.laws), "plot");
 
   write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, cluster_note); },
                  "layouts");

@@ -9,7 +9,7 @@
 #include "app/law_options.hpp"
 #include "core/error.hpp"
 #include "train/stop_signals.hpp"
-#include "validate/report_document.hpp"
+#include "validate/report_folder.hpp"
 #include "validate/runner.hpp"
 #include "validate/sweep_folder.hpp"
 #include "validate/sweep_options.hpp"
@@ -44,29 +44,18 @@ int design(const std::vector<std::string>& args) {
   return 0;
 }
 
-// The report of a sweep folder: the verdict document (also DIR/report/validation.json), the figure (DIR/report/
-// validation.svg unless --plot), the calibration overlay; 1 when the verdict fails.
+// The report of a sweep folder (validate/report_folder.hpp); 1 when the verdict fails.
 int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
-  doc::ValidationInputs in{.sweep_dir = dir,
-                           .tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""))};
-  in.bootstrap_resamples = get_int(vm, "bootstrap", units::Sign::kNonNegative).value_or(in.bootstrap_resamples);
-  for (const char* option : {"plot", "save-calibration"})
-    if (auto file = get_string(vm, option)) check_output_file(common, *file, std::string("--") + option);
-  const auto catalog = load_catalog(common);
-  doc::ValidationDocument d = doc::validation_document(in, catalog);
-  const std::filesystem::path folder = std::filesystem::path(dir) / "report";  // the sweep's own: rewritten each time
-  std::filesystem::create_directories(folder);
-  CommonOptions in_folder = common;
-  in_folder.force = true;
-  d.figure_file = get_string(vm, "plot").value_or((folder / "validation.svg").string());
-  d.calibration_file = get_string(vm, "save-calibration");
-  if (d.calibration_file)
-    write_output_file(common, *d.calibration_file, doc::validation_calibration_yaml(d, catalog), "--save-calibration");
-  write_output_file(get_string(vm, "plot") ? common : in_folder, *d.figure_file, doc::render_validation_figure(d),
-                    "--plot");
-  write_output_file(in_folder, (folder / "validation.json").string(), doc::Json(d).dump(2) + "\n", "report");
-  write_document(
-      common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
+  validate::ReportRequest r;
+  r.inputs.sweep_dir = dir;
+  r.inputs.tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""));
+  if (auto n = get_int(vm, "bootstrap", units::Sign::kNonNegative)) r.inputs.bootstrap_resamples = *n;
+  r.plot = get_string(vm, "plot");
+  r.save_calibration = get_string(vm, "save-calibration");
+  r.outputs = named_outputs(common);
+  validate::check_report_files(r);
+  const doc::ValidationDocument d = validate::write_report(r, load_catalog(common));
+  write_document(common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
   return d.report.passed ? 0 : 1;
 }
 
@@ -88,28 +77,21 @@ int run(const std::vector<std::string>& args) {
   if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
-  validate::RunnerOptions o{.train_command =
-                                [](const std::string& job, bool resume) {
-                                  std::vector<std::string> argv = {"/proc/self/exe", "train", job, "-o", "json"};
-                                  if (resume) argv.push_back("--resume");
-                                  return argv;
-                                },
-                            .jobs = get_int(parsed->values, "jobs").value_or(1),
-                            .line =
-                                [&](const std::string& s) {
-                                  if (!quiet) std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", s.c_str());
-                                },
-                            .bar =
-                                [&](const std::string& s) {
-                                  if (!quiet) std::fprintf(stderr, terminal ? "\r\033[K%s" : "%s\n", s.c_str());
-                                },
-                            .redraw_bar = terminal};
+  validate::RunnerOptions o;
+  o.train_command = [](const std::string& job, bool resume) {
+    std::vector<std::string> argv = {"/proc/self/exe", "train", job, "-o", "json"};
+    if (resume) argv.push_back("--resume");
+    return argv;
+  };
+  o.jobs = get_int(parsed->values, "jobs").value_or(1);
+  const auto to_stderr = [quiet](const std::string& text) {
+    if (!quiet) std::fputs(text.c_str(), stderr);
+  };
+  validate::show_progress(o, terminal, to_stderr);
   train::StopSignals signals;
   o.stop = signals.flag();
   const validate::SweepRunSummary s = validate::run_sweep(sweep, *dir, o);
-  if (!quiet)
-    std::fprintf(stderr, "%s%d of %zu runs finished, %d failed, %d interrupted\n", terminal ? "\r\033[K" : "",
-                 s.finished, sweep.runs.size(), s.failed, s.interrupted);
+  to_stderr(validate::summary_text(s, sweep.runs.size(), terminal));
   if (s.interrupted > 0) return 130;
   report(parsed->common, parsed->values, *dir);  // its verdict is validate report's exit status
   return s.failed > 0 ? 1 : 0;

@@ -1,13 +1,6 @@
 // isoflop's entry point: picks the command from the table and maps errors to exit statuses.
-#include <fcntl.h>
-#include <spdlog/spdlog.h>
-#include <unistd.h>
-
-#include <csignal>
-#include <cerrno>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -15,6 +8,8 @@
 #include "app/command.hpp"
 #include "app/flags.hpp"
 #include "core/error.hpp"
+#include "core/exit_status.hpp"
+#include "core/streams.hpp"
 #include "core/suggest.hpp"
 
 namespace isoflop::app {
@@ -54,9 +49,14 @@ void print_overview() {
       "Exit status: 0 success, 1 check failed or infeasible, 2 invalid input, 3 internal error.\n");
 }
 
-const Command* find_command(const std::string& name) { return find_named(commands(), name); }
-
-std::vector<std::string> command_names() { return names_of(commands()); }
+// The command called `name`; none is an InputError "<unknown> '<name>' (did you mean …); accepted: …".
+const Command& command_named(const std::string& name, const std::string& unknown) {
+  const Command* c = find_named(commands(), name);
+  if (!c)
+    throw InputError(unknown + " '" + name + "'" + did_you_mean(name, names_of(commands())) + "; accepted: " +
+                     join(names_of(commands())));
+  return *c;
+}
 
 int dispatch(const std::vector<std::string>& argv) {
   if (argv.empty()) {
@@ -77,60 +77,24 @@ int dispatch(const std::vector<std::string>& argv) {
       print_overview();
       return 0;
     }
-    const Command* c = find_command(argv[1]);
-    if (!c)
-      throw InputError("help: unknown command '" + argv[1] + "'" + did_you_mean(argv[1], command_names()) +
-                       "; accepted: " + join(command_names()));
-    return c->run({"--help"});
+    return command_named(argv[1], "help: unknown command").run({"--help"});
   }
-  const Command* c = find_command(first);
-  if (!c)
-    throw InputError("unknown command '" + first + "'" + did_you_mean(first, command_names()) +
-                     "; accepted: " + join(command_names()));
-  return c->run(std::vector<std::string>(argv.begin() + 1, argv.end()));
-}
-
-// A closed standard descriptor (`>&-`) is given /dev/null opened read-only, so that no file opened later
-// takes its number (results would land in it) and writes to it still fail, which check_stdout reports.
-// SIGPIPE gets its default action: piped into `head`, isoflop ends quietly, as the coreutils do.
-void guard_standard_streams() {
-  std::signal(SIGPIPE, SIG_DFL);
-  for (int fd = 0; fd <= 2; ++fd)
-    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-      const int opened = ::open("/dev/null", O_RDONLY);
-      if (opened >= 0 && opened != fd) {
-        ::dup2(opened, fd);
-        ::close(opened);
-      }
-    }
+  return command_named(first, "unknown command").run(std::vector<std::string>(argv.begin() + 1, argv.end()));
 }
 
 }  // namespace
 }  // namespace isoflop::app
 
 int main(int argc, char** argv) {
-  using isoflop::ExitStatus;
-  isoflop::app::guard_standard_streams();
+  isoflop::guard_standard_streams();
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     const int status = isoflop::app::dispatch(args);
-    isoflop::app::check_stdout();  // results that never reached their reader are no success
+    isoflop::check_stdout();  // results that never reached their reader are no success
     return status;
-  } catch (const isoflop::app::OutputError& e) {
-    std::fprintf(stderr, "isoflop: error: %s\n", e.what());
-    return static_cast<int>(ExitStatus::kInternal);
-  } catch (const isoflop::FieldError& e) {
-    std::fprintf(stderr, "isoflop: error: %s: %s\n", isoflop::app::flag_for_field(e.field()).c_str(),
-                 e.message().c_str());
-    return static_cast<int>(ExitStatus::kInvalidInput);
-  } catch (const isoflop::InputError& e) {
-    std::fprintf(stderr, "isoflop: error: %s\n", e.what());
-    return static_cast<int>(ExitStatus::kInvalidInput);
-  } catch (const isoflop::InfeasibleError& e) {
-    std::fprintf(stderr, "isoflop: infeasible: %s\n", e.what());
-    return static_cast<int>(ExitStatus::kFailed);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "isoflop: internal error: %s\n", e.what());
-    return static_cast<int>(ExitStatus::kInternal);
+    const isoflop::ErrorOutcome outcome = isoflop::error_outcome(e, isoflop::app::flag_for_field);
+    std::fprintf(stderr, "isoflop: %s: %s\n", outcome.label, outcome.message.c_str());
+    return static_cast<int>(outcome.status);
   }
 }

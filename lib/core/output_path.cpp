@@ -67,6 +67,11 @@ void note_input(const std::string& path) {
   if (!path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0) remember(st);
 }
 
+void note_folder_inputs(const std::string& folder) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) note_input(entry.path().string());
+}
+
 void forget_input(const std::string& path) {
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
@@ -132,6 +137,16 @@ OutputTarget write_output(const std::string& path, const std::string& content, c
     if (error == EEXIST) throw InputError(what + ": " + path + " exists; " + rules.replace_hint);
     throw InputError(what + ": cannot write " + in_quotes(path) + ": " + std::strerror(error));
   }
+  return t;
+}
+
+OutputTarget NamedOutputs::check(const std::string& path, std::string_view field) const {
+  return check_output_path(path, spelled(spell, field), rules);
+}
+
+OutputTarget NamedOutputs::write(const std::string& path, const std::string& content, std::string_view field) const {
+  const OutputTarget t = write_output(path, content, spelled(spell, field), rules);
+  if (on_written) on_written(t);
   return t;
 }
 

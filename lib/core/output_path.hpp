@@ -2,7 +2,11 @@
 // place that decides whether a path may be written, so that nothing a user owns is lost by accident.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
+
+#include "core/spelling.hpp"
 
 namespace isoflop {
 
@@ -11,6 +15,8 @@ namespace isoflop {
 void note_input(const std::string& path);
 // The same for an open descriptor (standard input redirected from a file).
 void note_input_fd(int fd);
+// note_input for every file in `folder` (nothing when it cannot be read): a folder whose files are all inputs.
+void note_folder_inputs(const std::string& folder);
 // Takes `path` off the inputs again: for a file noted wholesale (every file of a catalog overlay folder) that
 // this command does not read and is asked to write (a law saved into that folder).
 void forget_input(const std::string& path);
@@ -40,6 +46,20 @@ OutputTarget check_output_path(const std::string& path, const std::string& what,
 // allowed); the temporary file is removed on every failure. Returns where the bytes went.
 OutputTarget write_output(const std::string& path, const std::string& content, const std::string& what,
                           const OutputRules& rules);
+
+// The files a caller names for a library call to write (a figure, a saved law): the rules they are written
+// under, the caller's names for their fields in messages (Spelling: plot → --plot), and who hears of
+// each file written (a command line says "wrote PATH").
+struct NamedOutputs {
+  OutputRules rules;
+  Spelling spell = nullptr;
+  std::function<void(const OutputTarget&)> on_written;  // after each file is written (none: nothing)
+
+  // check_output_path for the file that the field `field` names.
+  OutputTarget check(const std::string& path, std::string_view field) const;
+  // write_output under `rules`, then on_written.
+  OutputTarget write(const std::string& path, const std::string& content, std::string_view field) const;
+};
 
 // Checks a folder a command writes its files into: it is a folder, or it can be made (its parent folder exists).
 // Returns whether it exists already. Throws InputError "<what>: …" for a path that is not a folder (a file) and

@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "catalog/catalog.hpp"
+#include "catalog/measured_runs.hpp"
+#include "core/input_file.hpp"
 #include "report/text_table.hpp"
 
 namespace isoflop::doc {
@@ -31,6 +33,12 @@ std::string fixed(double v, const char* format) {
 }
 
 }  // namespace
+
+CalibrationDocument calibration_document(const catalog::Catalog& catalog, const std::string& runs_file,
+                                         const std::optional<std::string>& gpu) {
+  const auto runs = catalog::parse_measured_runs(read_input_text(runs_file), input_name(runs_file), catalog);
+  return {input_name(runs_file), gpu, parallel::calibrate_runs(catalog, runs, gpu)};
+}
 
 Json calibration_json(const CalibrationDocument& d) {
   Json j = Json::object();

@@ -23,6 +23,11 @@ struct CalibrationDocument {
   std::vector<parallel::CalibrationResult> results;
 };
 
+// The runs of `runs_file` (catalog/measured_runs.hpp's format) calibrated: every accelerator they name, or only
+// `gpu` when given (parallel::calibrate_runs).
+CalibrationDocument calibration_document(const catalog::Catalog& catalog, const std::string& runs_file,
+                                         const std::optional<std::string>& gpu);
+
 Json calibration_json(const CalibrationDocument& document);
 void to_json(Json& j, const CalibrationDocument& document);
 // Reads back what calibration_json wrote (each accelerator's name and constants, the errors, the runs).

@@ -1,6 +1,7 @@
 // The `fit` document: running the fits, and the saved law.
 #include "doc/fit_document.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -75,6 +76,36 @@ std::string fit_law_yaml(const FitDocument& d) {
   catalog::Catalog check;
   catalog::merge_catalog_text(yaml, d.saved_law->file, &check);  // what we write must load
   return yaml;
+}
+
+std::string fit_progress_bar(int done, int total) {
+  const int width = 30, filled = total > 0 ? std::clamp(done * width / total, 0, width) : 0;
+  return "bootstrap [" + std::string(filled, '#') + std::string(width - filled, ' ') + "] " + std::to_string(done) +
+         "/" + std::to_string(total);
+}
+
+void check_fit_outputs(const fit::FitRequest& request, const NamedOutputs& outputs) {
+  const auto law_file = request.law_file();
+  if (law_file) forget_input(*law_file);
+  note_input(request.runs_file);
+  if (request.curves_file) note_input(*request.curves_file);
+  if (request.plot) outputs.check(*request.plot, "plot");
+  if (std::error_code ec; law_file && std::filesystem::is_directory(*request.catalog_dir, ec))
+    outputs.check(*law_file, "save_law");
+}
+
+void write_fit_outputs(const fit::FitRequest& request, const FitDocument& d, const NamedOutputs& outputs) {
+  const std::string law = d.saved_law ? fit_law_yaml(d) : "";
+  const std::string figure = request.plot ? render_fit_figure(d) : "";
+  if (d.saved_law) {
+    std::error_code ec;
+    std::filesystem::create_directories(*request.catalog_dir, ec);
+    if (ec)
+      throw InputError(spelled(outputs.spell, "catalog_dir") + ": cannot create '" + *request.catalog_dir + "': " +
+                       ec.message());
+    outputs.write(d.saved_law->file, law, "save_law");
+  }
+  if (request.plot) outputs.write(*request.plot, figure, "plot");
 }
 
 }  // namespace isoflop::doc

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/output_path.hpp"
 #include "doc/fit_json.hpp"
 
 namespace isoflop::doc {
@@ -58,6 +59,18 @@ std::string fit_law_yaml(const FitDocument& d);
 
 // The figure: loss against compute with the frontier, IsoFLOP profiles, and optimal N and D against compute.
 std::string render_fit_figure(const FitDocument& d);
+
+// The bootstrap's progress for a terminal line: "bootstrap [###         ] 4/40", the bar 30 columns wide.
+std::string fit_progress_bar(int done, int total);
+
+// Before the fit: the runs and curves files noted as inputs, which no output may replace, and the law file taken
+// off them (fit reads no catalog: in the catalog folder it is only the output); `plot` checked, and the law
+// file when the catalog folder exists (a missing one is made before writing).
+void check_fit_outputs(const fit::FitRequest& request, const NamedOutputs& outputs);
+
+// After it: the saved law and the figure rendered (each checked) before either is written; then the law written
+// (its catalog folder created when missing) and the figure.
+void write_fit_outputs(const fit::FitRequest& request, const FitDocument& d, const NamedOutputs& outputs);
 
 template <>
 inline constexpr auto fields<FitRuns> =

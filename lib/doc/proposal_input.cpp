@@ -190,6 +190,12 @@ check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string
   return parse_proposal(catalog, input_name(path), read_input_text(path));
 }
 
+std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, const std::vector<std::string>& patterns) {
+  std::vector<check::Proposal> proposals;
+  for (const auto& path : expand_input_patterns(patterns)) proposals.push_back(read_proposal(catalog, path));
+  return proposals;
+}
+
 check::Policy parse_policy(const std::string& source, std::string_view text) {
   check::Policy policy;
   policy.source = source;

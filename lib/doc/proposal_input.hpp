@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "catalog/catalog.hpp"
 #include "check/policy.hpp"
@@ -17,6 +18,8 @@ namespace isoflop::doc {
 // a wrong type, a bad value, a duplicate key, or a file that cannot be read.
 check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::string& source, std::string_view text);
 check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string& path);
+// Every proposal the paths name, each a file or a pattern (core/input_file.hpp's expand_input_patterns), in order.
+std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, const std::vector<std::string>& patterns);
 
 // The same for a policy: an unknown rule or setting is refused with a suggestion; a negative cap too.
 check::Policy parse_policy(const std::string& source, std::string_view text);

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace isoflop::report {
 
 std::string number_text(double value) {
@@ -116,6 +118,18 @@ std::string render_csv(const std::vector<Cells>& rows) {
 }
 
 }  // namespace
+
+std::string document_text(OutputFormat format, const Json& document, const std::function<std::string()>& table,
+                          std::string_view csv_rows) {
+  switch (format) {
+    case OutputFormat::kTable: return table();
+    case OutputFormat::kJson: return to_json_text(document);
+    case OutputFormat::kYaml: return to_yaml_text(document);
+    case OutputFormat::kCsv: return to_document_csv(document, csv_rows);
+    case OutputFormat::kJunit: break;
+  }
+  throw FieldError("format", "junit: this command writes no JUnit XML");
+}
 
 std::string to_document_csv(const Json& document, std::string_view rows_key) {
   Cells context;

@@ -1,6 +1,7 @@
 // Machine-readable output: the one result document (JSON) rendered as JSON, YAML or CSV.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -36,6 +37,12 @@ std::string to_yaml_text(const Json& document);
 // columns; arrays inside an element become indexed columns ("x.0.y"). No JSON inside cells; numbers in the
 // shortest form that reads back to the same double.
 std::string to_document_csv(const Json& document, std::string_view rows_key);
+
+// A result document as `format` writes it: the human page `table` renders, the document as JSON or YAML, or
+// its CSV with one row per element of `csv_rows` (to_document_csv). JUnit XML is a report of checks, which
+// only the check command renders (lib/check/ci_output.hpp): FieldError("format") here.
+std::string document_text(OutputFormat format, const Json& document, const std::function<std::string()>& table,
+                          std::string_view csv_rows = "");
 
 // The shortest text that reads back to the same double ("0.1", "5.76e+23").
 std::string number_text(double value);

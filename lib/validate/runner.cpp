@@ -112,6 +112,19 @@ std::string progress_bar(int runs_done, int runs, double fraction, double elapse
   return s;
 }
 
+void show_progress(RunnerOptions& options, bool terminal, const std::function<void(const std::string&)>& write) {
+  const std::string erase = terminal ? "\r\033[K" : "";
+  options.line = [=](const std::string& line) { write(erase + line + "\n"); };
+  options.bar = [=](const std::string& bar) { write(terminal ? erase + bar : bar + "\n"); };
+  options.redraw_bar = terminal;
+}
+
+std::string summary_text(const SweepRunSummary& summary, size_t runs, bool terminal) {
+  return std::string(terminal ? "\r\033[K" : "") + std::to_string(summary.finished) + " of " + std::to_string(runs) +
+         " runs finished, " + std::to_string(summary.failed) + " failed, " + std::to_string(summary.interrupted) +
+         " interrupted\n";
+}
+
 SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& dir, const RunnerOptions& o) {
   if (o.jobs < 1) throw FieldError("jobs", "must be at least 1");
   SweepRunSummary summary;

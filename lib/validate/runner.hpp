@@ -33,6 +33,14 @@ struct SweepRunSummary {
 
 SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& dir, const RunnerOptions& options);
 
+// The runner's lines and bar put out through `write` (text as it is, newlines included): on a terminal each line
+// first erases the bar's line and the bar is redrawn in place, also between runs (carriage return and ECMA-48's
+// erase-in-line, ESC [ K); elsewhere each is a line of its own. Sets options.line, bar and redraw_bar.
+void show_progress(RunnerOptions& options, bool terminal, const std::function<void(const std::string&)>& write);
+
+// "3 of 9 runs finished, 1 failed, 0 interrupted" and a newline, erasing the bar's line first on a terminal.
+std::string summary_text(const SweepRunSummary& summary, size_t runs, bool terminal);
+
 // "[########............] 4/9 runs  41%  0:42 elapsed  ETA 1:01": the share of the sweep's FLOPs done.
 std::string progress_bar(int runs_done, int runs, double fraction, double elapsed_s);
 

@@ -131,3 +131,14 @@ TEST_CASE("GitHub annotations escape what the workflow command syntax reserves")
   r.strict = true;  // under --strict a warning fails the gate: an error annotation
   CHECK(check::render_github_annotations(r).rfind("::error ", 0) == 0);
 }
+
+TEST_CASE("read_proposals reads every file the patterns name, sorted within a pattern, in the patterns' order") {
+  const std::string dir = ISOFLOP_SOURCE_DIR "/share/examples/proposals/";
+  const auto ps = doc::read_proposals(cat(), {dir + "st-moe-32b.yaml", dir + "*-70b*.yaml"});
+  REQUIRE(ps.size() == 3);
+  CHECK(ps[0].name == "st-moe-32b");
+  CHECK(ps[1].name == "chinchilla-70b");
+  CHECK(ps[2].name == "llama2-70b-no-fit");
+  CHECK(ps[1].tokens == 1.4e12);  // Hoffmann et al. 2022: Chinchilla 70B on 1.4T tokens
+  CHECK_THROWS_AS(doc::read_proposals(cat(), {dir + "*.json"}), isoflop::InputError);  // a pattern matching nothing
+}

@@ -13,6 +13,7 @@
 #include "doc/train_document.hpp"
 #include "fit/simulate.hpp"
 #include "support/temp_files.hpp"
+#include "validate/report_folder.hpp"
 #include "validate/report_speed.hpp"
 #include "validate/run_state.hpp"
 
@@ -209,6 +210,49 @@ TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of 
                 fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH_AS(validation_document(inputs_for(other), catalog), doctest::Contains("holds another sweep"),
                        InputError);
+}
+
+static std::string flag_like(std::string_view field) { return "--" + std::string(field); }
+
+TEST_CASE("write_report writes the overlay, the figure and validation.json into DIR/report, replacing its own") {
+  const fs::path dir = test::fresh_temp_dir("validation", "report-folder");
+  write_sweep(dir);
+  const catalog::Catalog catalog = catalog::load_catalog();
+  std::vector<std::string> written;
+  validate::ReportRequest r{.inputs = inputs_for(dir), .plot = std::nullopt,
+                            .save_calibration = (dir / "calibration.yaml").string(), .outputs = {OutputRules{false, "no"}, nullptr, [&](const OutputTarget& t) { written.push_back(t.path); }}};
+  const ValidationDocument d = validate::write_report(r, catalog);
+  const std::string json = (dir / "report" / "validation.json").string(), svg = (dir / "report" / "validation.svg").string();
+  CHECK(written == std::vector<std::string>{*r.save_calibration, svg, json});
+  CHECK(d.figure_file == svg);
+  CHECK(d.calibration_file == r.save_calibration);
+  const Json stored = Json::parse(test::read_file(json));
+  CHECK(stored.at("verdict") == "fail");
+  CHECK(stored.at("figure_file") == svg);
+  CHECK(test::read_file(svg).find("fitted parabolas") != std::string::npos);
+  // Again without the overlay: the report's own files are replaced although the caller's rules replace nothing.
+  r.save_calibration = std::nullopt;
+  written.clear();
+  CHECK(validate::write_report(r, catalog).report.passed == d.report.passed);
+  CHECK(written == std::vector<std::string>{svg, json});
+  // The overlay again: it exists now, and the caller's rules keep it.
+  r.save_calibration = (dir / "calibration.yaml").string();
+  CHECK_THROWS_WITH_AS(validate::check_report_files(r), ("save_calibration: " + *r.save_calibration + " exists; no").c_str(),
+                       InputError);
+}
+
+TEST_CASE("check_report_files names the field as the caller spells it and checks before any work") {
+  const fs::path dir = test::fresh_temp_dir("validation", "report-check");
+  validate::ReportRequest r{.inputs = inputs_for(dir / "no-sweep"), .plot = (dir / "missing" / "f.svg").string(),
+                            .save_calibration = std::nullopt, .outputs = {OutputRules{}, flag_like, nullptr}};
+  CHECK_THROWS_WITH_AS(validate::check_report_files(r),
+                       ("--plot: cannot write '" + *r.plot + "': folder '" + (dir / "missing").string() +
+                        "' does not exist").c_str(),
+                       InputError);
+  r.plot = (dir / "f.svg").string();
+  CHECK_NOTHROW(validate::check_report_files(r));
+  CHECK_THROWS_AS(validate::write_report(r, catalog::load_catalog()), InputError);  // no sweep.json there
+  CHECK_FALSE(fs::exists(dir / "f.svg"));
 }
 
 }  // namespace isoflop::doc

@@ -109,5 +109,25 @@ TEST_CASE("the overall bar: the share of the FLOPs done and the time left at tha
   CHECK_THROWS_AS(run_sweep(smoke(), "/nonexistent", none), FieldError);
 }
 
+TEST_CASE("progress on a terminal redraws the bar in place, elsewhere every line and bar is a line of its own") {
+  std::string out;
+  RunnerOptions o;
+  show_progress(o, true, [&](const std::string& text) { out += text; });
+  CHECK(o.redraw_bar);
+  o.bar("[#...] 1/4 runs");
+  o.line("b0-s1 finished");
+  o.bar("[##..] 2/4 runs");
+  CHECK(out == "\r\033[K[#...] 1/4 runs\r\033[Kb0-s1 finished\n\r\033[K[##..] 2/4 runs");
+  out.clear();
+  show_progress(o, false, [&](const std::string& text) { out += text; });
+  CHECK_FALSE(o.redraw_bar);
+  o.bar("[#...] 1/4 runs");
+  o.line("b0-s1 finished");
+  CHECK(out == "[#...] 1/4 runs\nb0-s1 finished\n");
+  const SweepRunSummary s{.finished = 3, .skipped = 1, .failed = 1, .interrupted = 0, .failures = {"b1-s2: exit 2"}};
+  CHECK(summary_text(s, 9, false) == "3 of 9 runs finished, 1 failed, 0 interrupted\n");
+  CHECK(summary_text(s, 9, true) == "\r\033[K3 of 9 runs finished, 1 failed, 0 interrupted\n");
+}
+
 }  // namespace
 }  // namespace isoflop::validate

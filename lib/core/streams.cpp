@@ -1,0 +1,42 @@
+// Guarding and checking the standard streams.
+#include "core/streams.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+namespace isoflop {
+
+void guard_standard_streams() {
+  std::signal(SIGPIPE, SIG_DFL);
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", O_RDONLY);
+      if (opened >= 0 && opened != fd) {
+        ::dup2(opened, fd);
+        ::close(opened);
+      }
+    }
+}
+
+void check_written(std::FILE* stream, const std::string& name) {
+  errno = 0;
+  const bool flushed = std::fflush(stream) == 0;
+  if (flushed && !std::ferror(stream)) return;
+  const int error = errno;
+  std::clearerr(stream);
+  throw OutputError("cannot write results to " + name +
+                    (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+}
+
+void check_stdout() { check_written(stdout, "standard output"); }
+
+void write_stdout(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  check_stdout();
+}
+
+}  // namespace isoflop

@@ -1,0 +1,62 @@
+// Tests for lib/core/output_path's NamedOutputs and note_folder_inputs: files the caller named, checked and
+// written under its rules with the field spelled its way, and a folder's files kept from being replaced.
+#include "core/output_path.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "support/temp_files.hpp"
+
+using namespace isoflop;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string flag_like(std::string_view field) { return "--" + std::string(field); }
+
+}  // namespace
+
+TEST_CASE("NamedOutputs writes under its rules, names the field its way and tells on_written") {
+  const fs::path dir = test::fresh_temp_dir("output-path", "named");
+  std::vector<std::string> written;
+  NamedOutputs outputs{OutputRules{false, "allow it"}, flag_like,
+                       [&](const OutputTarget& t) { written.push_back(t.target); }};
+  const std::string file = (dir / "figure.svg").string();
+  CHECK(outputs.check(file, "plot").path == file);
+  CHECK(outputs.write(file, "<svg/>", "plot").target == file);
+  CHECK(test::read_file(file) == "<svg/>");
+  CHECK(written == std::vector<std::string>{file});
+  CHECK_THROWS_WITH_AS(outputs.check(file, "plot"), ("--plot: " + file + " exists; allow it").c_str(), InputError);
+  CHECK_THROWS_WITH_AS(outputs.write(file, "other", "save_law"), ("--save_law: " + file + " exists; allow it").c_str(),
+                       InputError);
+  CHECK(test::read_file(file) == "<svg/>");
+  CHECK(written.size() == 1);  // a refused file is not announced
+  outputs.spell = nullptr;     // the field's own name
+  CHECK_THROWS_WITH_AS(outputs.check(dir.string(), "plot"),
+                       ("plot: '" + dir.string() + "' is a directory; name a file").c_str(), InputError);
+  outputs.rules.replace = true;
+  outputs.on_written = nullptr;
+  outputs.write(file, "<svg>2</svg>", "plot");
+  CHECK(test::read_file(file) == "<svg>2</svg>");
+}
+
+TEST_CASE("every file of a folder noted as an input is refused as an output, even when replacing is allowed") {
+  const fs::path dir = test::fresh_temp_dir("output-path", "folder");
+  fs::create_directories(dir / "overlay");
+  std::ofstream(dir / "overlay" / "laws.yaml") << "laws: []\n";
+  const OutputRules replace{true, ""};
+  const std::string law = (dir / "overlay" / "laws.yaml").string();
+  CHECK_NOTHROW(check_output_path(law, "plot", replace));
+  note_folder_inputs((dir / "overlay").string());
+  CHECK_THROWS_WITH_AS(check_output_path(law, "plot", replace),
+                       ("plot: '" + law + "' is one of this command's inputs; name another file").c_str(), InputError);
+  CHECK_NOTHROW(note_folder_inputs((dir / "missing").string()));
+  forget_input(law);
+  CHECK_NOTHROW(check_output_path(law, "plot", replace));
+}
