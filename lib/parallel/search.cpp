@@ -6,11 +6,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <queue>
 #include <tuple>
 
 #include "core/error.hpp"
 #include "parallel/stages.hpp"
+#include "parallel/walk.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -22,119 +22,6 @@ std::string gib(double bytes) {
   std::snprintf(buffer, sizeof buffer, "%.1f", bytes / kGiB);
   return buffer;
 }
-
-// Walks the dimensions [depth, end) of the table, calling visit(layout) for each admissible combination. Each
-// depth reuses its own buffer of candidates, so a walk allocates nothing once the buffers have grown.
-class Walker {
- public:
-  Walker(const SearchSpace& space, const LayoutPins& pins) : space_(space), pins_(pins) {
-    for (auto& b : buffers_) b.reserve(64);
-  }
-
-  template <class Visit>
-  void walk(size_t depth, size_t end, Layout& layout, Visit&& visit) {
-    if (depth == end) {
-      visit(layout);
-      return;
-    }
-    const Dimension& d = dimensions()[depth];
-    std::vector<int>& values = buffers_[depth];
-    candidates(d, layout, values);
-    for (const int v : values) {
-      d.set(layout, v);
-      if (d.admits && !d.admits(space_, layout)) continue;
-      walk(depth + 1, end, layout, visit);
-    }
-  }
-
-  // The admissible values of dimension `depth` for `layout` (whose own value it changes), into its buffer.
-  const std::vector<int>& admissible(size_t depth, Layout& layout) {
-    const Dimension& d = dimensions()[depth];
-    std::vector<int>& values = buffers_[depth];
-    candidates(d, layout, values);
-    if (d.admits)
-      std::erase_if(values, [&](int v) {
-        d.set(layout, v);
-        return !d.admits(space_, layout);
-      });
-    return values;
-  }
-
- private:
-  void candidates(const Dimension& d, const Layout& layout, std::vector<int>& out) const {
-    out.clear();
-    const std::optional<int> pin = d.pinned(pins_);
-    if (d.enumeration == Enumeration::kDefault) {
-      out.push_back(pin ? *pin : static_cast<int>(d.of(space_, layout)));
-      return;
-    }
-    if (d.enumeration == Enumeration::kDerived) {
-      const long long v = d.of(space_, layout);
-      if (!pin || *pin == v) out.push_back(static_cast<int>(v));
-      return;
-    }
-    if (pin) {
-      out.push_back(*pin);
-      return;
-    }
-    if (d.enumeration == Enumeration::kRange) {
-      for (int v = d.min; v <= d.max; ++v) out.push_back(v);
-      return;
-    }
-    const long long n = d.of(space_, layout), limit = d.up_to(space_, layout);
-    for (long long v = 1; v <= n && v <= limit; ++v)
-      if (n % v == 0) out.push_back(static_cast<int>(v));
-  }
-
-  const SearchSpace& space_;
-  const LayoutPins& pins_;
-  std::array<std::vector<int>, kDimensionCount> buffers_;
-};
-
-// The innermost dimensions, from the micro-batch on (micro-batch, ZeRO stage, recompute, sequence parallelism),
-// are walked as one step: their candidates read only the outer knobs, so each list is made once per step. The
-// structural checks read them only to bound the ZeRO stage and to need TP for sequence parallelism, which their
-// candidates already satisfy: every layout of one micro-batch shares its first layout's structural verdict.
-class InnerStep {
- public:
-  InnerStep() : begin_(static_cast<size_t>(find_dimension("micro_batch") - dimensions().data())) {}
-  size_t begin() const { return begin_; }
-
-  // Calls check(layout) on the first layout of each micro-batch (false: skip the micro-batch) and visit(layout)
-  // on each layout of a micro-batch that passed, in the order of the table (the last dimension fastest).
-  template <class Check, class Visit>
-  void walk(Walker& walker, Layout& layout, Check&& check, Visit&& visit) {
-    const size_t n = kDimensionCount - begin_;
-    for (size_t i = 0; i < n; ++i) {
-      values_[i] = &walker.admissible(begin_ + i, layout);
-      if (values_[i]->empty()) return;
-    }
-    std::array<size_t, kDimensionCount> at{};
-    for (const int micro_batch : *values_[0]) {
-      dimensions()[begin_].set(layout, micro_batch);
-      for (size_t i = 1; i < n; ++i) {
-        at[i] = 0;
-        dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
-      }
-      if (!check(layout)) continue;
-      while (true) {
-        visit(layout);
-        size_t i = n - 1;  // the odometer over the dimensions after the micro-batch
-        while (i > 0 && ++at[i] == values_[i]->size()) {
-          at[i] = 0;
-          dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
-          --i;
-        }
-        if (i == 0) break;
-        dimensions()[begin_ + i].set(layout, (*values_[i])[at[i]]);
-      }
-    }
-  }
-
- private:
-  size_t begin_;
-  std::array<const std::vector<int>*, kDimensionCount> values_{};
-};
 
 // The trainer's verdict on a layout reads neither the micro-batch nor recompute: within one step of the walk
 // it depends on the ZeRO stage and sequence parallelism alone, so each of those 8 is checked once.
@@ -213,24 +100,50 @@ class FlopsMemo {
   std::vector<StepFlops> flops_;
 };
 
-// The k smallest step times so far: a layout whose step time cannot be below the largest of them is not ranked.
-class TopTimes {
+// The k best layouts so far, ranked by the objective, then by the other one (as fast and less memory: sequence
+// parallelism where TP's collectives are not overlapped), then in the order they were offered: the same k
+// whether or not the layouts that could not enter them were skipped.
+class TopLayouts {
  public:
-  explicit TopTimes(size_t k) : k_(k) {}
-  void add(double step_time_s) {
-    times_.push(step_time_s);
-    if (times_.size() > k_) times_.pop();
+  TopLayouts(size_t k, bool by_time) : k_(k), by_time_(by_time) { entries_.reserve(k); }
+
+  void offer(const Layout& l, const MemoryBreakdown& mem, const StepTime& time) {
+    const double bytes = mem.total_bytes();
+    const Key key = by_time_ ? Key{time.step_time_s, bytes, offered_++} : Key{bytes, time.step_time_s, offered_++};
+    if (entries_.size() < k_) {
+      entries_.push_back({key, {l, mem, time}});
+      return;
+    }
+    Entry& worst = *std::max_element(entries_.begin(), entries_.end());
+    if (key < worst.key) worst = {key, {l, mem, time}};
   }
-  // Whether a layout whose step time is at least `lower_bound_s` cannot enter the k best (with a margin for
-  // the bound's rounding): k layouts are strictly faster, whatever the order of ties.
-  bool excludes(double lower_bound_s) const {
-    return times_.size() == k_ && lower_bound_s * (1 - 1e-9) > times_.top();
+  // Whether a layout whose objective is at least `lower_bound` cannot enter the k (with a margin for the
+  // bound's rounding): k layouts are strictly better.
+  bool excludes(double lower_bound) const {
+    if (entries_.size() < k_) return false;
+    const Entry& worst = *std::max_element(entries_.begin(), entries_.end());
+    return lower_bound * (1 - 1e-9) > std::get<0>(worst.key);
   }
-  bool full() const { return times_.size() == k_; }
+  bool empty() const { return entries_.empty(); }
+  std::vector<RankedLayout> best_first() {
+    std::sort(entries_.begin(), entries_.end());
+    std::vector<RankedLayout> out;
+    out.reserve(entries_.size());
+    for (Entry& e : entries_) out.push_back(std::move(e.layout));
+    return out;
+  }
 
  private:
+  using Key = std::tuple<double, double, size_t>;
+  struct Entry {
+    Key key;
+    RankedLayout layout;
+    bool operator<(const Entry& other) const { return key < other.key; }
+  };
   size_t k_;
-  std::priority_queue<double> times_;
+  bool by_time_;
+  size_t offered_ = 0;
+  std::vector<Entry> entries_;
 };
 
 }  // namespace
@@ -255,8 +168,6 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   result.usable_memory_bytes = usable_memory_bytes(cluster.accelerator, options.memory);
   result.min_memory_bytes = INFINITY;
   Layout closest;
-  std::vector<RankedLayout> fits;
-  fits.reserve(1024);
   std::optional<RuleViolation> rejected_fit;  // a trainer rule that rejected a layout that would fit
 
   const ParameterSplit split = split_parameters(job.architecture);  // the same for every layout
@@ -265,7 +176,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   InnerStep inner;
   FlopsMemo flops(job);
   const bool rank_by_time = options.objective == Objective::kTime;
-  TopTimes top(static_cast<size_t>(options.top_k));
+  TopLayouts top(static_cast<size_t>(options.top_k), rank_by_time);
   const size_t family_end = family_dimensions();
   Layout layout;
   walker.walk(0, family_end, layout, [&](Layout& family_layout) {
@@ -336,11 +247,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         if (!fits_memory) return;
         any_fit = true;
         const StepFlops& step_flops = flops.of(l);
-        if (rank_by_time && prune && top.full() &&
-            top.excludes(step_time_lower_bound_s(job, cluster, l, mem, step_flops)))
-          return;
-        fits.push_back({l, mem, estimate_step_time(job, cluster, l, split, mem, step_flops, time)});
-        top.add(fits.back().time.step_time_s);
+        if (rank_by_time && prune && top.excludes(step_time_lower_bound_s(job, cluster, l, mem, step_flops))) return;
+        top.offer(l, mem, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
       });
     });
     if (any_fit) return;
@@ -362,7 +270,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     result.pruned.push_back(family);
   });
   if (!std::isfinite(result.min_memory_bytes)) result.min_memory_bytes = 0;
-  if (fits.empty()) {
+  if (top.empty()) {
     if (result.evaluated == 0)
       throw InputError("no valid layout: " +
                        (result.pruned.empty() ? std::string("no TP/PP divides the GPUs") : result.pruned.front().reason) +
@@ -379,20 +287,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, cluster, options);
     return result;
   }
-  // Ranked by the objective, then by the other one (as fast and less memory: sequence parallelism where TP's
-  // collectives are not overlapped), then in the order of the walk: the k best are the same whether or not the
-  // layouts that could not enter them were skipped.
-  std::vector<std::tuple<double, double, size_t>> keys(fits.size());
-  for (size_t i = 0; i < fits.size(); ++i) {
-    const double time_s = fits[i].time.step_time_s, bytes = fits[i].memory.total_bytes();
-    keys[i] = rank_by_time ? std::tuple{time_s, bytes, i} : std::tuple{bytes, time_s, i};
-  }
-  const size_t k = std::min<size_t>(static_cast<size_t>(options.top_k), fits.size());
-  std::partial_sort(keys.begin(), keys.begin() + static_cast<long>(k), keys.end());
-  std::vector<RankedLayout> best;
-  best.reserve(k);
-  for (size_t i = 0; i < k; ++i) best.push_back(std::move(fits[std::get<2>(keys[i])]));
-  result.layouts = std::move(best);
+  result.layouts = top.best_first();
   return result;
 }
 
