@@ -9,9 +9,18 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 
 namespace isoflop::emit {
+
+Prediction prediction_of(const parallel::RankedLayout& best) {
+  Prediction p;
+  p.step_time_s = best.time.step_time_s;
+  p.memory_gib = best.memory.total_bytes() / kGiB;
+  p.mfu = best.time.mfu;
+  return p;
+}
 
 std::string document_hash(const std::string& text) {
   std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
@@ -108,9 +117,7 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
   sch.decay_samples = s.train_samples;
   sch.decay_iters = s.train_iters;
 
-  s.predicted.step_time_s = best.time.step_time_s;
-  s.predicted.memory_gib = best.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0);
-  s.predicted.mfu = best.time.mfu;
+  s.predicted = prediction_of(best);
   s.predicted.run_time_s = plan.cost ? plan.cost->result.time_s : static_cast<double>(s.train_iters) * best.time.step_time_s;
   if (plan.budget.time_s) s.predicted.run_time_s = std::max(s.predicted.run_time_s, *plan.budget.time_s);
   s.time_limit_s = s.predicted.run_time_s * (1.0 + data.time_margin_fraction);
