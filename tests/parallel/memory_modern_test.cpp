@@ -5,6 +5,7 @@
 
 #include "catalog/catalog.hpp"
 #include "model/params.hpp"
+#include "parallel/fixtures.hpp"
 #include "parallel/memory_model.hpp"
 #include "support/expect_close.hpp"
 
@@ -15,15 +16,7 @@ namespace {
 
 model::Architecture arch(const std::string& name) { return catalog::load_catalog().model(name).architecture; }
 
-// A Megatron-LM job (fp32 main gradients: 18 bytes per parameter before sharding).
-JobSpec megatron_job(const std::string& name, long long seq, long long global_batch) {
-  JobSpec job;
-  job.architecture = arch(name);
-  job.seq = seq;
-  job.global_batch = global_batch;
-  job.optimizer = Optimizer::kMegatronAdam;
-  return job;
-}
+using test::megatron_job;
 
 ActivationShape shape(long long seq, int tp, bool sp, AttentionKernel kernel) {
   return {.seq = seq, .tp = tp, .sequence_parallel = sp, .attention = kernel};
