@@ -6,11 +6,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::emit {
 
@@ -130,7 +131,7 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   out += prefix + "Model " + escaped(s.model_name) + "; target " + trainer_version + "\n";
   std::snprintf(line, sizeof line, "Predicted: step %.3f s, memory %.1f GiB per GPU, MFU %.1f%%; run %.2f days\n",
                 s.predicted.step_time_s, s.predicted.memory_gib, 100.0 * s.predicted.mfu,
-                s.predicted.run_time_s / 86400.0);
+                s.predicted.run_time_s / units::kSecondsPerDay);
   out += prefix + line;
   std::snprintf(line, sizeof line, "Layout: TP %d, PP %d, CP %d, DP %d, EP %d on %d GPUs (%d nodes)\n", s.layout.tp,
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);
