@@ -14,10 +14,8 @@
 namespace {
 
 using isoflop::check::Outcome;
-namespace check = isoflop::check;
 namespace doc = isoflop::doc;
 
-using isoflop::test::cat;
 using isoflop::test::verdict;
 
 std::vector<std::string> split(const std::string& text, const std::string& separator) {

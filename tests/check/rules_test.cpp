@@ -12,9 +12,7 @@ namespace {
 
 using isoflop::check::Outcome;
 namespace check = isoflop::check;
-namespace doc = isoflop::doc;
 
-using isoflop::test::cat;
 using isoflop::test::verdict;
 
 // Chinchilla 70B on 1.4T tokens, laid out as Megatron-LM runs it on 1024 A100s.

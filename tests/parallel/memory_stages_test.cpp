@@ -14,6 +14,7 @@ using namespace isoflop::parallel;
 
 namespace {
 
+using test::make_layout;
 using test::megatron_job;
 
 ClusterSpec cluster_of(const std::string& gpu, int gpus) {
@@ -28,13 +29,7 @@ ClusterSpec cluster_of(const std::string& gpu, int gpus) {
 // Llama-3 405B as Dubey et al. 2024 Table 4 lays it out: TP 8 with sequence parallelism, PP 16, DP 64,
 // micro-batch 1, Megatron's distributed optimizer.
 Layout llama3_405b_layout() {
-  Layout l;
-  l.tp = 8;
-  l.pp = 16;
-  l.dp = 64;
-  l.sequence_parallel = true;
-  l.zero_stage = 1;
-  return l;
+  return make_layout(8, 16, 64, 1, 1, 1, 1, true);
 }
 
 double usable(const ClusterSpec& c) { return usable_memory_bytes(c.accelerator, MemoryOptions{}); }
@@ -96,9 +91,7 @@ TEST_CASE("the last stage is charged its output layer and fp32 logits") {
   // Llama-2 7B on PP 2 with one micro-batch in flight: the stages differ by the final norm and the logits,
   // 4sbh/t·(1 + V/h) = 4 · 4096 · (4096 + 32000) bytes, so the last stage is the most loaded.
   JobSpec job = megatron_job("llama2-7b", 4096, 8);
-  Layout l;
-  l.pp = 2;
-  l.dp = 8;
+  Layout l = make_layout(1, 2, 8, 0);
   const MemoryBreakdown m = estimate_memory(job, l);
   CHECK(m.embeddings_logits_bytes == 4.0 * 4096 * (4096 + 32000));
   // Its 16-bit weights: 16 blocks of 4·4096² + 3·4096·11008 + 2·4096, the final RMSNorm (4096) and the untied
