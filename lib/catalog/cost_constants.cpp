@@ -2,12 +2,9 @@
 #include "catalog/cost_constants.hpp"
 
 #include "catalog/entry_fields.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::catalog {
-namespace {
-constexpr double kSecondsPerYear = 365.0 * 86400.0;  // LLMCarbon counts a year as 365 days
-}  // namespace
-
 RunCostConstants parse_run_cost_constants(FieldReader& r) {
   RunCostConstants c;
   c.name = r.string("name");
@@ -21,7 +18,7 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
   }
   {
     FieldReader e(r.child("embodied"), r.file(), "embodied of run_cost '" + c.name + "'");
-    c.lifetime_s = e.positive("lifetime_years") * kSecondsPerYear;
+    c.lifetime_s = e.positive("lifetime_years") * units::kSecondsPerYear;
     c.memory_kg_per_gb = e.non_negative_or("memory_kg_per_gb", 0);
     c.embodied_source = e.string("source");
     e.finish();

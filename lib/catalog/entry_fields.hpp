@@ -19,4 +19,14 @@ void read_source(FieldReader& r, Entry& e) {
   e.file = r.where("name");
 }
 
+// A named entry read whole: its names, what `read_body` reads of it, then its source.
+template <class Entry, class Body>
+Entry read_named_entry(FieldReader& r, Body&& read_body) {
+  Entry e;
+  read_names(r, e);
+  read_body(e);
+  read_source(r, e);
+  return e;
+}
+
 }  // namespace isoflop::catalog

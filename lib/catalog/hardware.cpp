@@ -11,57 +11,51 @@ constexpr double kGiga = 1e9;
 }  // namespace
 
 Accelerator parse_accelerator(FieldReader& r) {
-  Accelerator a;
-  read_names(r, a);
-  a.vendor = r.string_or("vendor", "");
-  a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
-  if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
-  if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
-  // A CPU (vendor "cpu", as a validation sweep's calibration overlay writes it) is described by its measured peak
-  // and memory bandwidth; it has no device memory or board power of its own to state.
-  const bool cpu = a.vendor == "cpu";
-  a.memory_bytes = cpu ? r.optional_positive("memory_gb").value_or(0) * kGiga : r.positive("memory_gb") * kGiga;
-  a.memory_bandwidth_bytes_per_s = r.positive("memory_bandwidth_gb_per_s") * kGiga;
-  a.tdp_w = cpu ? r.optional_power_w("tdp").value_or(0) : r.power_w("tdp");
-  a.measured_power_w = r.optional_power_w("measured_power");
-  a.reference_node = r.string_or("reference_node", "");
-  if (auto cal = r.optional_child("calibration")) {
-    FieldReader c(*cal, r.file(), "calibration of accelerator '" + a.name + "'");
-    a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
-    a.gemm_half_width = c.positive("gemm_half_width");
-    a.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
-    a.calibrated = c.boolean_or("calibrated", false);
-    a.comm_efficiency = c.fraction("comm_efficiency");
-    a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
-    if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");
-    a.calibration_source = c.string("source");
-    c.finish();
-  }
-  read_source(r, a);
-  return a;
+  return read_named_entry<Accelerator>(r, [&](Accelerator& a) {
+    a.vendor = r.string_or("vendor", "");
+    a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
+    if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
+    if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
+    // A CPU (vendor "cpu", as a validation sweep's calibration overlay writes it) is described by its measured peak
+    // and memory bandwidth; it has no device memory or board power of its own to state.
+    const bool cpu = a.vendor == "cpu";
+    a.memory_bytes = cpu ? r.optional_positive("memory_gb").value_or(0) * kGiga : r.positive("memory_gb") * kGiga;
+    a.memory_bandwidth_bytes_per_s = r.positive("memory_bandwidth_gb_per_s") * kGiga;
+    a.tdp_w = cpu ? r.optional_power_w("tdp").value_or(0) : r.power_w("tdp");
+    a.measured_power_w = r.optional_power_w("measured_power");
+    a.reference_node = r.string_or("reference_node", "");
+    if (auto cal = r.optional_child("calibration")) {
+      FieldReader c(*cal, r.file(), "calibration of accelerator '" + a.name + "'");
+      a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
+      a.gemm_half_width = c.positive("gemm_half_width");
+      a.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
+      a.calibrated = c.boolean_or("calibrated", false);
+      a.comm_efficiency = c.fraction("comm_efficiency");
+      a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
+      if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");
+      a.calibration_source = c.string("source");
+      c.finish();
+    }
+  });
 }
 
 Node parse_node(FieldReader& r) {
-  Node n;
-  read_names(r, n);
-  n.accelerator = r.string("accelerator");
-  n.gpus_per_node = r.int_in("gpus_per_node", 1, 65536);
-  n.max_power_w = r.power_w("max_power");
-  n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
-  n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
-  n.network = r.string_or("network", "");
-  read_source(r, n);
-  return n;
+  return read_named_entry<Node>(r, [&](Node& n) {
+    n.accelerator = r.string("accelerator");
+    n.gpus_per_node = r.int_in("gpus_per_node", 1, 65536);
+    n.max_power_w = r.power_w("max_power");
+    n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
+    n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
+    n.network = r.string_or("network", "");
+  });
 }
 
 Cluster parse_cluster(FieldReader& r) {
-  Cluster c;
-  read_names(r, c);
-  c.node = r.string("node");
-  c.nodes = r.int_in("nodes", 1, 100'000'000);
-  c.network = r.string_or("network", "");
-  read_source(r, c);
-  return c;
+  return read_named_entry<Cluster>(r, [&](Cluster& c) {
+    c.node = r.string("node");
+    c.nodes = r.int_in("nodes", 1, 100'000'000);
+    c.network = r.string_or("network", "");
+  });
 }
 
 }  // namespace isoflop::catalog

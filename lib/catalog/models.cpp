@@ -67,14 +67,12 @@ model::Architecture parse_architecture(FieldReader& r) {
 }
 
 ModelEntry parse_model(FieldReader& r) {
-  ModelEntry m;
-  read_names(r, m);
-  m.architecture = parse_architecture(r);
-  m.architecture.name = m.name;
-  m.published_params = r.non_negative_or("published_params", 0);
-  m.tokens_trained = r.non_negative_or("tokens_trained", 0);
-  read_source(r, m);
-  return m;
+  return read_named_entry<ModelEntry>(r, [&](ModelEntry& m) {
+    m.architecture = parse_architecture(r);
+    m.architecture.name = m.name;
+    m.published_params = r.non_negative_or("published_params", 0);
+    m.tokens_trained = r.non_negative_or("tokens_trained", 0);
+  });
 }
 
 }  // namespace isoflop::catalog

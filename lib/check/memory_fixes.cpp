@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 
 namespace isoflop::check {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kMaxDoublings = 6;  // up to 64× the GPUs or the pipeline: beyond that a change is a new proposal
 
 struct Candidate {

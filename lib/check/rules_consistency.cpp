@@ -3,6 +3,7 @@
 
 #include "check/rules.hpp"
 #include "units/format.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::check {
 namespace {
@@ -27,7 +28,7 @@ Finding stated_flops(const RuleSetting& s, const Facts& f) {
 Finding stated_days(const RuleSetting& s, const Facts& f) {
   if (!f.proposal->days) return not_applicable("the proposal states no days");
   if (!f.plan || !f.plan->feasible()) return not_applicable("no layout fits, so no duration is predicted");
-  return within_percent(*f.proposal->days, f.plan->time_s / 86400.0, s, "days",
+  return within_percent(*f.proposal->days, f.plan->time_s / units::kSecondsPerDay, s, "days",
                         "its layout's predicted throughput gives");
 }
 

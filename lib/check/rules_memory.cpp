@@ -2,13 +2,12 @@
 // whether the named trainer runs that layout (lib/parallel's memory model, step-time model and trainer rules).
 #include "check/memory_fixes.hpp"
 #include "check/rules.hpp"
+#include "core/bytes.hpp"
 #include "parallel/search.hpp"
 #include "parallel/trainer_rules.hpp"
 
 namespace isoflop::check {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Whether the proposal pins the whole layout (TP, PP and DP), so "this layout" rather than "no layout".
 bool pinned(const Facts& f) { return f.proposed_layout.has_value(); }

@@ -33,21 +33,27 @@ struct EnumNames {
 
   // Parses `text`; on failure throws InputError naming `what` (an option or field) and the accepted names.
   E parse(std::string_view text, std::string_view what) const {
-    for (const auto& [v, n] : entries)
-      if (n == text) return v;
+    if (const E* value = find(text)) return *value;
     throw InputError(std::string(what) + ": " + rejection(text));
   }
 
   // The same for a field of a library struct: throws FieldError(field, …), which the caller spells its way.
   E parse_field(std::string_view text, const std::string& field) const {
-    for (const auto& [v, n] : entries)
-      if (n == text) return v;
+    if (const E* value = find(text)) return *value;
     throw FieldError(field, rejection(text));
   }
 
   // "'x' is not one of a|b|c" and a suggestion.
   std::string rejection(std::string_view text) const {
     return "'" + std::string(text) + "' is not one of " + join(names(), "|") + did_you_mean(text, names());
+  }
+
+ private:
+  // The value named `text`, or null.
+  const E* find(std::string_view text) const {
+    for (const auto& [v, n] : entries)
+      if (n == text) return &v;
+    return nullptr;
   }
 };
 

@@ -7,11 +7,12 @@
 #include "core/error.hpp"
 #include "cost/embodied.hpp"
 #include "units/format.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::cost {
 namespace {
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kSecondsPerDay = 86400.0;
+using units::kSecondsPerDay;
+using units::kSecondsPerHour;
 constexpr double kWattHoursPerKwh = 1000.0;
 
 void check_utilisation(double u) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cost/energy.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::cost {
 
@@ -37,7 +38,7 @@ struct RunCostInputs {
   std::optional<double> price_per_kwh_usd;
   // Embodied carbon (LLMCarbon): kg CO2e per accelerator, amortised by run time / lifetime; unset = not counted.
   std::optional<double> embodied_kg_per_gpu;
-  double embodied_lifetime_s = 5 * 365 * 86400.0;
+  double embodied_lifetime_s = 5 * units::kSecondsPerYear;
 
   void validate() const;  // throws FieldError naming the field ("pue", "utilisation", ...)
   PowerInputs power_inputs() const;

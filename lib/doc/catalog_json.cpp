@@ -4,6 +4,7 @@
 
 #include "doc/arch_document.hpp"
 #include "doc/catalog_document.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -170,7 +171,7 @@ Json joined_sources(const RunCostConstants& c) {
 constexpr auto kRunCost = std::tuple{
     field("name", &RunCostConstants::name), field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
     field("host_overhead_w", &RunCostConstants::host_overhead_w),
-    field("lifetime_years", &RunCostConstants::lifetime_s, scaled(365 * 86400.0)),
+    field("lifetime_years", &RunCostConstants::lifetime_s, scaled(units::kSecondsPerYear)),
     field("memory_kg_per_gb", &RunCostConstants::memory_kg_per_gb),
     field("model_factor", &RunCostConstants::model_factor),
     field("mechanization_pue", &RunCostConstants::mechanization_pue),

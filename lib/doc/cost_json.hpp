@@ -9,6 +9,7 @@
 
 #include "cost/cost_report.hpp"
 #include "doc/fields.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 
@@ -18,7 +19,7 @@ inline constexpr auto fields<cost::WhatIfRow> =
     std::tuple{field("lever", &cost::WhatIfRow::lever, names(cost::kLeverNames)),
                field("change", &cost::WhatIfRow::change), field("applied", &cost::WhatIfRow::applied),
                field("note", &cost::WhatIfRow::note), field("time_s", &cost::WhatIfRow::time_s),
-               derived("days", [](const cost::WhatIfRow& r) { return r.time_s / 86400.0; }),
+               derived("days", [](const cost::WhatIfRow& r) { return r.time_s / units::kSecondsPerDay; }),
                field("energy_kwh", &cost::WhatIfRow::energy_kwh), field("co2e_kg", &cost::WhatIfRow::co2e_kg),
                field("net_co2e_kg", &cost::WhatIfRow::net_co2e_kg), field("cost_usd", &cost::WhatIfRow::cost_usd),
                field("energy_factor", &cost::WhatIfRow::energy_factor, null_when(kInfinity)),

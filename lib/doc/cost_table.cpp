@@ -5,12 +5,13 @@
 
 #include "report/text_table.hpp"
 #include "units/format.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 namespace {
 
-constexpr double kJoulesPerKwh = 3.6e6;
-constexpr double kSecondsPerYear = 365 * 86400.0;
+using units::kJoulesPerKwh;
+using units::kSecondsPerYear;
 
 std::string factor_text(double f) { return std::isfinite(f) ? units::format_significant(f, 3) + "x" : "inf"; }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "doc/fit_document.hpp"
+#include "doc/isoflop_panel.hpp"
 #include "report/svg_plot.hpp"
 #include "units/format.hpp"
 
@@ -71,12 +72,8 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
   }
 
   // ---- panel 2: IsoFLOP profiles -----------------------------------------------------------
-  report::PlotSpec q;
-  q.title = "IsoFLOP profiles";
-  q.x = {"parameters N", AxisScale::kLog, TickFormat::kCount, std::nullopt, std::nullopt};
-  q.y = {"final loss (nats/token)", AxisScale::kLog, TickFormat::kAuto, std::nullopt, std::nullopt};
-  q.color_scale = report::ColorScale{"compute C (FLOPs)", AxisScale::kLog, TickFormat::kScientific, std::nullopt,
-                                     std::nullopt};
+  report::PlotSpec q =
+      isoflop_panel_axes("IsoFLOP profiles", "final loss (nats/token)", AxisScale::kLog, "compute C (FLOPs)");
   report::Series profile_points;
   profile_points.style = report::SeriesStyle::kPoints;
   profile_points.name = "runs";
@@ -116,17 +113,11 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
   }
   if (a2) {
     for (const auto& b : a2->budgets) {
-      report::Series parabola;
-      parabola.color_value = b.flops;
+      report::Series parabola = budget_parabola(b, b.min_params, b.max_params);
       parabola.dashed = true;
       parabola.line_width_px = 1.2;
       if (first_parabola) parabola.name = "Approach 2 parabolas";
       first_parabola = false;
-      for (int k = 0; k <= 60; ++k) {
-        const double n = b.min_params * std::pow(b.max_params / b.min_params, k / 60.0);
-        parabola.x.push_back(n);
-        parabola.y.push_back(b.loss_at(n));
-      }
       q.series.push_back(parabola);
       q.marked.push_back({b.params_opt, b.loss_opt, "", "#ffffff", report::MarkerShape::kDiamond, 4, false});
     }

@@ -7,6 +7,7 @@
 // trainer's default.
 #pragma once
 
+#include "core/bytes.hpp"
 #include "doc/fields.hpp"
 #include "parallel/search.hpp"
 
@@ -25,8 +26,6 @@ int read_knob(const doc::Json& value, const Dimension& dimension);
 }  // namespace isoflop::parallel
 
 namespace isoflop::doc {
-
-inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 template <>
 inline constexpr auto fields<parallel::MemoryBreakdown> =

@@ -11,6 +11,7 @@
 #include "report/text_table.hpp"
 #include "scaling/loss_law.hpp"
 #include "units/format.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -23,8 +24,9 @@ std::string budget_section(const plan::PlanResult& p) {
     kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU (best layout, " +
                                      std::to_string(p.iterations) + " iterations; floor " +
                                      units::format_significant(100 * p.min_mfu) + "%)"});
-    kv.push_back({"time", units::format_significant(p.time_s / 86400, 4) + " days = " + units::format_count(p.tokens) +
-                              " tokens / " + units::format_count(p.tokens_per_s) + " tokens/s"});
+    kv.push_back({"time", units::format_significant(p.time_s / units::kSecondsPerDay, 4) +
+                              " days = " + units::format_count(p.tokens) + " tokens / " +
+                              units::format_count(p.tokens_per_s) + " tokens/s"});
   }
   kv.push_back({"global batch", units::format_count(p.batch.tokens) + " tokens: " + p.batch.note + " (ceiling " +
                                     units::format_count(p.batch.ceiling_tokens) + ")"});

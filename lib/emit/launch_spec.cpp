@@ -6,12 +6,22 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::emit {
+
+Prediction prediction_of(const parallel::RankedLayout& best) {
+  Prediction p;
+  p.step_time_s = best.time.step_time_s;
+  p.memory_gib = best.memory.total_bytes() / kGiB;
+  p.mfu = best.time.mfu;
+  return p;
+}
 
 std::string document_hash(const std::string& text) {
   std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
@@ -108,9 +118,7 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
   sch.decay_samples = s.train_samples;
   sch.decay_iters = s.train_iters;
 
-  s.predicted.step_time_s = best.time.step_time_s;
-  s.predicted.memory_gib = best.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0);
-  s.predicted.mfu = best.time.mfu;
+  s.predicted = prediction_of(best);
   s.predicted.run_time_s = plan.cost ? plan.cost->result.time_s : static_cast<double>(s.train_iters) * best.time.step_time_s;
   if (plan.budget.time_s) s.predicted.run_time_s = std::max(s.predicted.run_time_s, *plan.budget.time_s);
   s.time_limit_s = s.predicted.run_time_s * (1.0 + data.time_margin_fraction);
@@ -123,7 +131,7 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   out += prefix + "Model " + escaped(s.model_name) + "; target " + trainer_version + "\n";
   std::snprintf(line, sizeof line, "Predicted: step %.3f s, memory %.1f GiB per GPU, MFU %.1f%%; run %.2f days\n",
                 s.predicted.step_time_s, s.predicted.memory_gib, 100.0 * s.predicted.mfu,
-                s.predicted.run_time_s / 86400.0);
+                s.predicted.run_time_s / units::kSecondsPerDay);
   out += prefix + line;
   std::snprintf(line, sizeof line, "Layout: TP %d, PP %d, CP %d, DP %d, EP %d on %d GPUs (%d nodes)\n", s.layout.tp,
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);

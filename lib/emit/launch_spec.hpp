@@ -58,6 +58,10 @@ struct LaunchSpec {
 LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data, const std::string& plan_hash,
                             const std::string& isoflop_version);
 
+// The layout search's prediction for `best`: step time, memory of the most loaded GPU and MFU (run_time_s
+// is left 0 for the caller, which knows the training length).
+Prediction prediction_of(const parallel::RankedLayout& best);
+
 // FNV-1a 64 of `text`, as "fnv1a64:<16 hex digits>".
 std::string document_hash(const std::string& text);
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "emit/launch_spec.hpp"
 #include "emit/targets.hpp"
 #include "parallel/trainer_rules.hpp"
 
@@ -56,9 +57,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target,
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;
-  out.predicted.step_time_s = best.time.step_time_s;
-  out.predicted.memory_gib = best.memory.total_bytes() / (1024.0 * 1024.0 * 1024.0);
-  out.predicted.mfu = best.time.mfu;
+  out.predicted = prediction_of(best);
   out.predicted.run_time_s = s.predicted.run_time_s * std::max(1.0, step_ratio);
   out.time_limit_s = out.predicted.run_time_s * (1.0 + s.data->time_margin_fraction);
   out.relayout = "layout: " + target.name + " refuses the plan's (" + in_words(*v) + "); runs " + target.name +

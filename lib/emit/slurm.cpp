@@ -9,6 +9,7 @@
 #include "emit/argv.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::emit {
 namespace {
@@ -61,8 +62,9 @@ std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const s
                                                            (trainer == "nemo" ? "" : " (Megatron-LM " + version + ")"),
                                                        "# ");
   char margin[160];
-  std::snprintf(margin, sizeof margin, "# Time limit: the plan's %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",
-                s.predicted.run_time_s / 86400.0, 100.0 * s.data->time_margin_fraction);
+  std::snprintf(margin, sizeof margin,
+                "# Time limit: the plan's %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",
+                s.predicted.run_time_s / units::kSecondsPerDay, 100.0 * s.data->time_margin_fraction);
   out += margin;
   out += directive("job-name", job_name);
   out += directive("nodes", str(s.nodes));

@@ -5,11 +5,12 @@
 
 #include "core/error.hpp"
 #include "model/params.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::plan {
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
+using units::kSecondsPerHour;
 
 cost::RunCostInputs cost_inputs(const PlanOptions& o, double flops, double mfu) {
   cost::RunCostInputs in = o.run_cost;

@@ -3,14 +3,14 @@
 
 #include "core/error.hpp"
 #include "parallel/layout_request.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::plan {
 
 Budget make_budget(const BudgetRequest& r) {
-  constexpr double kSecondsPerDay = 86400.0, kJoulesPerKwh = 3.6e6;
   Budget b{.flops = r.flops, .time_s = r.time_s, .usd = r.usd, .energy_kwh = std::nullopt, .co2e_kg = r.co2e_kg};
-  if (r.days) b.time_s = *r.days * kSecondsPerDay;
-  if (r.energy_j) b.energy_kwh = *r.energy_j / kJoulesPerKwh;
+  if (r.days) b.time_s = *r.days * units::kSecondsPerDay;
+  if (r.energy_j) b.energy_kwh = *r.energy_j / units::kJoulesPerKwh;
   return b;
 }
 

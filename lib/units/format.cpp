@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "units/si.hpp"
+
 namespace isoflop::units {
 namespace {
 
@@ -66,7 +68,8 @@ std::string format_scientific(double value, int digits) {
 }
 
 std::string format_duration(double seconds, int digits) {
-  static constexpr Scale kScales[] = {{1, "s"}, {60, "min"}, {3600, "h"}, {86400, "d"}, {86400.0 * 365, "y"}};
+  static constexpr Scale kScales[] = {
+      {1, "s"}, {60, "min"}, {kSecondsPerHour, "h"}, {kSecondsPerDay, "d"}, {kSecondsPerYear, "y"}};
   return with_scale(seconds, kScales, digits, " ");
 }
 

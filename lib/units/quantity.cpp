@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::units {
 namespace {
@@ -17,7 +18,6 @@ struct Unit {
 };
 
 constexpr double kJoulesPerWh = 3600.0;
-constexpr double kSecondsPerDay = 86400.0;
 
 constexpr Unit kCountUnits[] = {{"", 1.0},   {"k", 1e3},   {"K", 1e3},   {"M", 1e6},
                                 {"B", 1e9},  {"G", 1e9},   {"T", 1e12},  {"P", 1e15}};
@@ -25,7 +25,7 @@ constexpr Unit kDurationUnits[] = {{"s", 1.0},
                                    {"sec", 1.0},
                                    {"m", 60.0},
                                    {"min", 60.0},
-                                   {"h", 3600.0},
+                                   {"h", kSecondsPerHour},
                                    {"d", kSecondsPerDay},
                                    {"w", 7 * kSecondsPerDay},
                                    {"y", 365 * kSecondsPerDay}};

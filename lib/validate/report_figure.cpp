@@ -2,9 +2,10 @@
 // with their fitted parabolas and minima, and N_opt(C) from the minima, extrapolated to the plan's budget.
 #include <cmath>
 
-#include "validate/report_document.hpp"
+#include "doc/isoflop_panel.hpp"
 #include "report/svg_plot.hpp"
 #include "units/format.hpp"
+#include "validate/report_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -13,12 +14,8 @@ using report::AxisScale;
 using report::TickFormat;
 
 report::PlotSpec isoflop_panel(const ValidationDocument& d) {
-  report::PlotSpec p;
-  p.title = "IsoFLOP curves";
-  p.x = {"parameters N", AxisScale::kLog, TickFormat::kCount, std::nullopt, std::nullopt};
-  p.y = {"validation loss (nats/token)", AxisScale::kLinear, TickFormat::kAuto, std::nullopt, std::nullopt};
-  p.color_scale = report::ColorScale{"budget C (FLOPs)", AxisScale::kLog, TickFormat::kScientific, std::nullopt,
-                                     std::nullopt};
+  report::PlotSpec p =
+      isoflop_panel_axes("IsoFLOP curves", "validation loss (nats/token)", AxisScale::kLinear, "budget C (FLOPs)");
   report::Series runs;
   runs.name = "runs";
   runs.style = report::SeriesStyle::kPoints;
@@ -32,19 +29,13 @@ report::PlotSpec isoflop_panel(const ValidationDocument& d) {
   if (const auto& a2 = d.report.approach2) {
     bool first = true;
     for (const auto& b : a2->budgets) {
-      report::Series parabola;
-      if (first) parabola.name = "fitted parabolas";
-      first = false;
-      parabola.color_value = b.flops;
       // A minimum outside the sizes tried is the parabola extrapolated: drawn over the sizes only, and not marked.
       const bool inside = !b.extrapolated;
       const double lo = (inside ? std::min(b.min_params, b.params_opt) : b.min_params) / 1.2;
       const double hi = (inside ? std::max(b.max_params, b.params_opt) : b.max_params) * 1.2;
-      for (int k = 0; k <= 60; ++k) {
-        const double n = lo * std::pow(hi / lo, k / 60.0);
-        parabola.x.push_back(n);
-        parabola.y.push_back(b.loss_at(n));
-      }
+      report::Series parabola = budget_parabola(b, lo, hi);
+      if (first) parabola.name = "fitted parabolas";
+      first = false;
       p.series.push_back(parabola);
       if (inside)
         p.marked.push_back({b.params_opt, b.loss_opt, "minima", "#000000", report::MarkerShape::kDiamond, 5,

@@ -7,27 +7,16 @@
 #include <vector>
 
 #include "check/evaluate.hpp"
+#include "check/fixtures.hpp"
 #include "doc/document.hpp"
 #include "doc/proposal_input.hpp"
 
 namespace {
 
 using isoflop::check::Outcome;
-namespace check = isoflop::check;
 namespace doc = isoflop::doc;
 
-const isoflop::catalog::Catalog& cat() {
-  static const auto c = isoflop::catalog::load_catalog();
-  return c;
-}
-
-check::Verdict verdict(const std::string& source, const std::string& proposal, const std::string& rule_yaml) {
-  const check::Policy policy = doc::parse_policy("policy.yaml", "rules:\n  " + rule_yaml + "\n");
-  const auto v = check::check_proposal(cat(), doc::parse_proposal(cat(), source, proposal), policy);
-  REQUIRE(v.verdicts.size() == 1);
-  INFO(v.verdicts[0].reason);
-  return v.verdicts[0];
-}
+using isoflop::test::verdict;
 
 std::vector<std::string> split(const std::string& text, const std::string& separator) {
   std::vector<std::string> out;
@@ -62,7 +51,7 @@ const std::string kNoFit =
 }  // namespace
 
 TEST_CASE("every memory fix is spelled as the proposal spells it and makes the rule pass once applied") {
-  const auto v = verdict("p.yaml", kNoFit, "memory_headroom_gib: {min: 4}");
+  const auto v = verdict(kNoFit, "memory_headroom_gib: {min: 4}");
   REQUIRE(v.outcome == Outcome::kFail);
   // 70B × 18 bytes of model state over TP 8 alone is ~147 GiB per GPU: far over a 40 GB A100.
   CHECK(*v.value < -100);
@@ -77,7 +66,7 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
   CHECK(v.fix.find("layout.recompute") == std::string::npos);
   for (const std::string& fix : fixes) {
     INFO(fix);
-    const auto again = verdict("fixed.json", applied(kNoFit, fix), "memory_headroom_gib: {min: 4}");
+    const auto again = verdict(applied(kNoFit, fix), "memory_headroom_gib: {min: 4}", "fixed.json");
     CHECK(again.outcome == Outcome::kPass);
     CHECK(*again.value >= 4);
     CHECK(again.fix.empty());
@@ -87,16 +76,16 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
 TEST_CASE("memory wording: one device figure in pass and fail, this layout or no layout, no fix at all") {
   const std::string fits = "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
                            "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
-  const auto pass = verdict("p.yaml", fits, "memory_headroom_gib: {min: 4}");
+  const auto pass = verdict(fits, "memory_headroom_gib: {min: 4}");
   CHECK(pass.outcome == Outcome::kPass);
   CHECK(pass.reason.find(" of 74.5 GiB per a100-sxm4-80gb used)") != std::string::npos);  // 80 GB
   // 40 GB = 37.25 GiB: the headroom is that less what the layout uses, in pass and in fail alike.
-  const auto fail = verdict("p.yaml", kNoFit, "memory_headroom_gib: {min: 4}");
+  const auto fail = verdict(kNoFit, "memory_headroom_gib: {min: 4}");
   const double used_gib = std::stod(fail.reason.substr(std::string("this layout does not fit: it needs ").size()));
   CHECK(*fail.value == doctest::Approx(40e9 / (1024.0 * 1024 * 1024) - used_gib).epsilon(0.01));
   // Unpinned: the search's smallest layout, "no layout fits"; a 70B model on 8 40 GB GPUs: no single change.
   const std::string tiny = "arch: llama2-70b\ntokens: 2T\ncluster: {gpu: a100-sxm4-40gb, gpus: 8, node: dgx-a100-40gb}\n";
-  const auto none = verdict("p.yaml", tiny, "memory_headroom_gib: {min: 4}");
+  const auto none = verdict(tiny, "memory_headroom_gib: {min: 4}");
   CHECK(none.reason.rfind("no layout fits: the smallest needs ", 0) == 0);
   if (none.fix.empty()) CHECK(none.reason.find("; no single change fits") != std::string::npos);
 }
@@ -104,20 +93,20 @@ TEST_CASE("memory wording: one device figure in pass and fail, this layout or no
 TEST_CASE("a pinned TP·PP·DP that is not the GPUs is reported as that") {
   const std::string odd = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 960\ncluster: {gpu: h100-sxm5-80gb, gpus: 1024}\n"
                           "layout: {tp: 8, pp: 4, dp: 30}\n";
-  const auto mem = verdict("p.yaml", odd, "memory_headroom_gib: {min: 4}");
+  const auto mem = verdict(odd, "memory_headroom_gib: {min: 4}");
   CHECK(mem.outcome == Outcome::kFail);
   CHECK(mem.reason == "no valid layout: tp 8 × pp 4 × dp 30 = 960 ≠ gpus 1024");
 }
 
 TEST_CASE("layout_runnable under another trainer searches that trainer's layouts for an unpinned proposal") {
   const std::string open = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: h100-sxm5-80gb, gpus: 512}\n";
-  const auto megatron = verdict("p.yaml", open, "layout_runnable: {trainer: megatron}");
+  const auto megatron = verdict(open, "layout_runnable: {trainer: megatron}");
   CHECK(megatron.outcome == Outcome::kPass);
-  const auto deepspeed = verdict("p.yaml", open, "layout_runnable: {trainer: deepspeed}");
+  const auto deepspeed = verdict(open, "layout_runnable: {trainer: deepspeed}");
   CHECK(deepspeed.outcome == Outcome::kPass);
   CHECK(deepspeed.reason.find("vpp 1,") != std::string::npos);  // DeepSpeed's pipeline has no virtual stages
   // FSDP runs no pipeline: with PP pinned to 4 no layout exists for it, and the verdict says why.
-  const auto fsdp = verdict("p.yaml", open + "layout: {pp: 4}\n", "layout_runnable: {trainer: fsdp}");
+  const auto fsdp = verdict(open + "layout: {pp: 4}\n", "layout_runnable: {trainer: fsdp}");
   CHECK(fsdp.outcome == Outcome::kFail);
   CHECK(fsdp.reason.find("pipeline") != std::string::npos);
 }

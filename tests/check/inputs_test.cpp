@@ -8,6 +8,7 @@
 #include "check/ci_output.hpp"
 #include "check/rules.hpp"
 #include "check/evaluate.hpp"
+#include "check/fixtures.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "doc/proposal_input.hpp"
@@ -17,10 +18,7 @@ namespace {
 namespace check = isoflop::check;
 namespace doc = isoflop::doc;
 
-const isoflop::catalog::Catalog& cat() {
-  static const auto c = isoflop::catalog::load_catalog();
-  return c;
-}
+using isoflop::test::cat;
 
 std::string error_of(const std::function<void()>& f) {
   try {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "check/evaluate.hpp"
+#include "check/fixtures.hpp"
 #include "check/rules.hpp"
 #include "doc/proposal_input.hpp"
 
@@ -11,12 +12,8 @@ namespace {
 
 using isoflop::check::Outcome;
 namespace check = isoflop::check;
-namespace doc = isoflop::doc;
 
-const isoflop::catalog::Catalog& cat() {
-  static const auto c = isoflop::catalog::load_catalog();
-  return c;
-}
+using isoflop::test::verdict;
 
 // Chinchilla 70B on 1.4T tokens, laid out as Megatron-LM runs it on 1024 A100s.
 const std::string kDense =
@@ -27,15 +24,6 @@ const std::string kDense =
 const std::string kMoe =
     "name: moe\narch: st-moe-32b\ntokens: 1.5T\nglobal_batch: 1024\ncluster: {gpu: h100-sxm5-80gb, gpus: 512}\n"
     "layout: {tp: 4, pp: 1, dp: 128, ep: 8, micro_batch: 1, zero: 1, recompute: selective}\nregion: fr\n";
-
-check::Verdict verdict(const std::string& proposal, const std::string& rule_yaml) {
-  const check::Policy policy = doc::parse_policy("policy.yaml", "rules:\n  " + rule_yaml + "\n");
-  const check::Proposal p = doc::parse_proposal(cat(), "p.yaml", proposal);
-  const auto v = check::check_proposal(cat(), p, policy);
-  REQUIRE(v.verdicts.size() == 1);
-  INFO(v.verdicts[0].reason);
-  return v.verdicts[0];
-}
 
 // The same rule with a bound it meets, then one it misses as an error and as a warning.
 void pass_warn_fail(const std::string& proposal, const std::string& rule, const std::string& passing,

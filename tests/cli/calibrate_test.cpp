@@ -8,12 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 
 // Nemotron-4 340B on 128 H100s, BF16, TP 8 x PP 8, VP 12: 4.61 s per step (NVIDIA dgxc-benchmarking
@@ -48,9 +50,7 @@ TEST_CASE("calibrate: one published run is reproduced and saved as an overlay la
   CHECK(std::fabs(run["error"].get<double>()) < 0.01);
   REQUIRE(fs::exists(overlay));
 
-  const auto again = run_cli("calibrate " + runs + " --save-calibration " + overlay);
-  CHECK(again.status == 2);
-  CHECK(again.err.find("--save-calibration") != std::string::npos);
+  check_refused("calibrate " + runs + " --save-calibration " + overlay, "--save-calibration");
   CHECK(run_cli("calibrate " + runs + " --save-calibration " + overlay + " --force").status == 0);
 
   const auto layout = run_cli("layout --catalog " + (dir / "cal").string() +

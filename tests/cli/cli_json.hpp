@@ -30,6 +30,14 @@ inline nlohmann::json run_json_to(const std::string& args, const std::string& fi
   return nlohmann::json::parse(r.out);
 }
 
+// `args` is bad input (exit 2) whose message holds `words`.
+inline void check_refused(const std::string& args, const std::string& words) {
+  const CliResult r = run_cli(args);
+  INFO(args << "\n" << r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(words) != std::string::npos);
+}
+
 // Each of `cases` after `base` is bad input: exit 2 and a one-line message.
 inline void check_bad_input(const std::string& base, const std::vector<std::string>& cases) {
   for (const auto& args : cases) {

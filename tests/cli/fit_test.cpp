@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 
 const std::string kRuns = std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/runs.csv";
@@ -83,9 +85,7 @@ TEST_CASE("fit: bad tables exit 2 naming file, line and column") {
   for (const char* row : {"1e8,1e20,3.1", "2e8,1e20,3.0", "4e8,1e20,3.05", "1e8,1e21,2.8", "2e8,1e21,2.7"})
     text += std::string(row) + "\n";
   const std::string file = write(dir / "budgets.csv", text);
-  const auto r = run_cli("fit " + file + " --approach 2");
-  CHECK(r.status == 2);
-  CHECK(r.err.find("budgets.csv:5: column 'flops': the budget of 1e21 FLOPs") != std::string::npos);
+  check_refused("fit " + file + " --approach 2", "budgets.csv:5: column 'flops': the budget of 1e21 FLOPs");
   CHECK(run_cli("fit " + (dir / "missing.csv").string()).status == 2);
   CHECK(run_cli("fit " + kRuns + " --reduce median").status == 2);
   CHECK(run_cli("fit " + kRuns + " --grid alpah=0:2:3").status == 2);

@@ -13,6 +13,7 @@
 #include "support/temp_files.hpp"
 
 using isoflop::test::check_bad_input;
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 using isoflop::test::run_json;
 
@@ -112,9 +113,7 @@ TEST_CASE("flops --arch and --from read arch documents as JSON and as YAML") {
     CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * 70.06e9 * 1.4e12) - 1) < 1e-3);
   }
   // --from a document without tokens needs --tokens.
-  const auto missing = run_cli("flops --from " + (dir / "a.json").string());
-  CHECK(missing.status == 2);
-  CHECK(missing.err.find("--tokens") != std::string::npos);
+  check_refused("flops --from " + (dir / "a.json").string(), "--tokens");
 }
 
 TEST_CASE("flops bad input exits 2") {

@@ -14,6 +14,7 @@
 #include "units/format.hpp"
 
 using isoflop::test::check_bad_input;
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 using nlohmann::json;
 
@@ -226,21 +227,16 @@ TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by 
   const auto again = isoflop::test::run_json("layout --from " + file + " -o json");
   CHECK(again["job"] == fp8["job"]);
   CHECK(again["layouts"][0] == fp8["layouts"][0]);
-  const auto contradict = run_cli("layout --from " + file + " --precision bf16");
-  CHECK(contradict.status == 2);
-  CHECK(contradict.err.find("--precision: not with --from") != std::string::npos);
+  check_refused("layout --from " + file + " --precision bf16", "--precision: not with --from");
   // Eager attention keeps the s x s scores: more activation memory than FlashAttention for the same layout.
   const std::string pinned = base + " --tp 8 --pp 2 --dp 4 --seq 2048 --recompute none --micro-batch 1 -o json";
   const auto eager = isoflop::test::run_json(pinned + " --attention eager");
   const auto flash = isoflop::test::run_json(pinned + " --attention flash");
   CHECK(eager["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>() >
         flash["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>());
-  const auto fp4 = run_cli(base + " --precision fp4");
-  CHECK(fp4.status == 2);
-  CHECK(fp4.err.find("--precision: 'fp4' is not one of bf16|fp8") != std::string::npos);
-  const auto a100 = run_cli("layout --arch llama3-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --precision fp8");
-  CHECK(a100.status == 2);
-  CHECK(a100.err.find("no FP8 peak") != std::string::npos);
+  check_refused(base + " --precision fp4", "--precision: 'fp4' is not one of bf16|fp8");
+  check_refused("layout --arch llama3-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --precision fp8",
+                "no FP8 peak");
 }
 
 TEST_CASE("layout --from a plan titles the planned model by its parameter count") {
@@ -261,9 +257,8 @@ TEST_CASE("emit --out makes a missing folder whose parent exists, and refuses a 
   REQUIRE(made.status == 0);
   CHECK(std::filesystem::is_directory(dir / "new"));
   CHECK(!std::filesystem::is_empty(dir / "new"));
-  const auto deep = run_cli(base + (dir / "missing" / "sub").string());
-  CHECK(deep.status == 2);
-  CHECK(deep.err.find("folder '" + (dir / "missing").string() + "' does not exist") != std::string::npos);
+  check_refused(base + (dir / "missing" / "sub").string(),
+                "folder '" + (dir / "missing").string() + "' does not exist");
   CHECK(!std::filesystem::exists(dir / "missing"));
   std::ofstream(dir / "file") << "x";
   const auto file = run_cli(base + (dir / "file").string());

@@ -8,6 +8,7 @@
 #include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 using isoflop::test::run_json;
 
@@ -70,9 +71,7 @@ TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row — inverse
 }
 
 TEST_CASE("a target loss below E is unreachable: exit 2 with a message") {
-  const auto r = run_cli("optimal --target-loss 1.5 --law chinchilla");
-  CHECK(r.status == 2);
-  CHECK(r.err.find("unreachable") != std::string::npos);
+  check_refused("optimal --target-loss 1.5 --law chinchilla", "unreachable");
 }
 
 TEST_CASE("bad input to optimal and loss: exit 2, one line on stderr, nothing on stdout") {

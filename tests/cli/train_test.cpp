@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using isoflop::test::check_refused;
 using isoflop::test::run_cli;
 
 using isoflop::test::read_file;
@@ -161,29 +163,21 @@ TEST_CASE("train: bad jobs exit 2 with one line, and what was written stays") {
     CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
     CHECK(!fs::exists(dir / "run"));
   }
-  const auto missing = run_cli("train " + (dir / "nothing.yaml").string());
-  CHECK(missing.status == 2);
-  CHECK(missing.err.find("cannot read") != std::string::npos);
-  const auto threads = run_cli("train " + write_job(dir, good) + " --threads two");
-  CHECK(threads.status == 2);
-  CHECK(threads.err.find("--threads") != std::string::npos);
+  check_refused("train " + (dir / "nothing.yaml").string(), "cannot read");
+  check_refused("train " + write_job(dir, good) + " --threads two", "--threads");
 
   // A finished run, then the same job again without --resume: refused, the checkpoint and results untouched.
   const std::string job = write_job(dir, good);
   REQUIRE(run_cli("train " + job + " -q").status == 0);
   const std::string checkpoint = read_file(dir / "run" / "checkpoint.bin");
   const std::string results = read_file(dir / "run" / "results.json");
-  const auto again = run_cli("train " + job);
-  CHECK(again.status == 2);
-  CHECK(again.err.find("--resume: not given, and checkpoint.path") != std::string::npos);
+  check_refused("train " + job, "--resume: not given, and checkpoint.path");
   CHECK(read_file(dir / "run" / "checkpoint.bin") == checkpoint);
   CHECK(read_file(dir / "run" / "results.json") == results);
 
   // A corrupt checkpoint is named and left as it is.
   std::ofstream(dir / "run" / "checkpoint.bin", std::ios::binary) << checkpoint.substr(0, checkpoint.size() - 3);
-  const auto corrupt = run_cli("train " + job + " --resume");
-  CHECK(corrupt.status == 2);
-  CHECK(corrupt.err.find("checkpoint") != std::string::npos);
+  check_refused("train " + job + " --resume", "checkpoint");
   CHECK(read_file(dir / "run" / "results.json") == results);
   fs::remove_all(dir);
 }
@@ -191,9 +185,8 @@ TEST_CASE("train: bad jobs exit 2 with one line, and what was written stays") {
 TEST_CASE("train: backend cuda without a device is an error, never a silent fallback") {
   if (fs::exists("/dev/nvidia0")) return;  // a machine with a GPU runs the CUDA backend instead
   const fs::path dir = temp_dir("cuda");
-  const auto r = run_cli("train " + write_job(dir, replace_all(small_example(), "backend: cpu", "backend: cuda")));
-  CHECK(r.status == 2);
-  CHECK(r.err.find("backend: cuda requested but") != std::string::npos);
+  check_refused("train " + write_job(dir, replace_all(small_example(), "backend: cpu", "backend: cuda")),
+                "backend: cuda requested but");
   CHECK(!fs::exists(dir / "run"));
   fs::remove_all(dir);
 }

@@ -30,6 +30,23 @@ inline parallel::Layout make_layout(int tp, int pp, int dp, int zero, int vpp = 
           .sequence_parallel = sequence_parallel, .cp = cp};
 }
 
+// A catalog model's job under Megatron-LM's optimizer (fp32 main gradients: 18 bytes per parameter before sharding).
+inline parallel::JobSpec megatron_job(const std::string& model, long long seq, long long global_batch) {
+  parallel::JobSpec job;
+  job.architecture = catalog::load_catalog().model(model).architecture;
+  job.seq = seq;
+  job.global_batch = global_batch;
+  job.optimizer = parallel::Optimizer::kMegatronAdam;
+  return job;
+}
+
+// A row of a table of jobs: a catalog model on `gpus` accelerators at a global batch of `batch` sequences.
+struct JobRow {
+  const char* model;
+  int gpus;
+  long long batch;
+};
+
 // A catalog model's job (its own sequence length) on `gpus` accelerators, with `trainer`'s rules in the options.
 struct CatalogJob {
   catalog::Catalog cat = catalog::load_catalog();

@@ -66,18 +66,21 @@ TEST_CASE("a request changes only what it gives over an earlier document's optio
 }
 
 TEST_CASE("bad values are FieldErrors naming the field and what is accepted") {
-  LayoutRequest trainer;
-  trainer.trainer = "foo";
-  CHECK(field_of(trainer) == "trainer | 'foo' is not one of megatron|deepspeed|nemo|fsdp");
-  LayoutRequest overlap;
-  overlap.overlap_grad_reduce = "maybe";
-  CHECK(field_of(overlap) == "overlap_grad_reduce | 'maybe' is not one of on|off");
-  LayoutRequest reduce;
-  reduce.grad_reduce = "fp16";
-  CHECK(field_of(reduce) == "grad_reduce | 'fp16' is not one of fp32|bf16 (did you mean 'fp32'?)");
-  LayoutRequest objective;
-  objective.objective = "nope";
-  CHECK(field_of(objective) == "objective | 'nope' is not one of time|memory|cost|energy");
+  const struct {
+    std::optional<std::string> LayoutRequest::*field;
+    const char* value;
+    const char* error;
+  } words[] = {
+      {&LayoutRequest::trainer, "foo", "trainer | 'foo' is not one of megatron|deepspeed|nemo|fsdp"},
+      {&LayoutRequest::overlap_grad_reduce, "maybe", "overlap_grad_reduce | 'maybe' is not one of on|off"},
+      {&LayoutRequest::grad_reduce, "fp16", "grad_reduce | 'fp16' is not one of fp32|bf16 (did you mean 'fp32'?)"},
+      {&LayoutRequest::objective, "nope", "objective | 'nope' is not one of time|memory|cost|energy"},
+  };
+  for (const auto& w : words) {
+    LayoutRequest r;
+    r.*w.field = w.value;
+    CHECK(field_of(r) == w.error);
+  }
   LayoutRequest pin;
   pin.pins = {{"zero_stage", "4"}};
   CHECK(field_of(pin).rfind("zero_stage | ", 0) == 0);

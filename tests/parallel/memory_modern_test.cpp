@@ -5,6 +5,7 @@
 
 #include "catalog/catalog.hpp"
 #include "model/params.hpp"
+#include "parallel/fixtures.hpp"
 #include "parallel/memory_model.hpp"
 #include "support/expect_close.hpp"
 
@@ -15,15 +16,8 @@ namespace {
 
 model::Architecture arch(const std::string& name) { return catalog::load_catalog().model(name).architecture; }
 
-// A Megatron-LM job (fp32 main gradients: 18 bytes per parameter before sharding).
-JobSpec megatron_job(const std::string& name, long long seq, long long global_batch) {
-  JobSpec job;
-  job.architecture = arch(name);
-  job.seq = seq;
-  job.global_batch = global_batch;
-  job.optimizer = Optimizer::kMegatronAdam;
-  return job;
-}
+using test::make_layout;
+using test::megatron_job;
 
 ActivationShape shape(long long seq, int tp, bool sp, AttentionKernel kernel) {
   return {.seq = seq, .tp = tp, .sequence_parallel = sp, .attention = kernel};
@@ -93,8 +87,7 @@ TEST_CASE("Megatron's optimizer bytes: 18 per parameter, or 6 + 12/DP with the d
   JobSpec job = megatron_job("llama2-7b", 4096, 64);
   const double n = model::count_params(job.architecture).total();
   CHECK(n == 6'738'415'616.0);  // the released Llama-2 7B checkpoint's count
-  Layout l;
-  l.dp = 8;
+  Layout l = make_layout(1, 1, 8, 0);
   const MemoryBreakdown plain = estimate_memory(job, l);
   EXPECT_CLOSE(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_bytes, 18 * n, 1e-12);
   l.zero_stage = 1;
@@ -118,10 +111,7 @@ TEST_CASE("MoE expert states are sharded over the expert-data-parallel group: gp
   const double routed = 114'701'598'720.0, dense = 2'127'551'040.0;
   CHECK(model::count_params(job.architecture).routed_experts == routed);
   CHECK(model::count_params(job.architecture).total() == routed + dense);
-  Layout l;
-  l.dp = 64;
-  l.ep = 8;
-  l.zero_stage = 1;
+  Layout l = make_layout(1, 1, 64, 1, 1, 8);
   const MemoryBreakdown m = estimate_memory(job, l);
   // Each GPU holds 1/8 of the experts, 14,337,699,840 parameters, whose fp32 states are split over EDP = 64/8 = 8
   // ranks: 12 · routed/64 bytes, as many per parameter as the dense part's 12 · dense/64. Dividing the expert
@@ -138,9 +128,7 @@ TEST_CASE("MoE expert states are sharded over the expert-data-parallel group: gp
 
 TEST_CASE("FP8 adds the FP8 weight copies and their scaling state, not a second optimizer") {
   JobSpec job = megatron_job("llama2-7b", 4096, 8);
-  Layout l;
-  l.dp = 8;
-  l.zero_stage = 1;
+  Layout l = make_layout(1, 1, 8, 1);
   const MemoryBreakdown bf16 = estimate_memory(job, l);
   job.precision = MatmulPrecision::kFp8;
   MemoryOptions options;

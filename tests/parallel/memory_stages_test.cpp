@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "catalog/catalog.hpp"
+#include "parallel/fixtures.hpp"
 #include "parallel/layout.hpp"
 #include "parallel/memory_model.hpp"
 #include "parallel/search.hpp"
@@ -13,14 +14,8 @@ using namespace isoflop::parallel;
 
 namespace {
 
-JobSpec job_for(const std::string& model, long long seq, long long global_batch) {
-  JobSpec job;
-  job.architecture = catalog::load_catalog().model(model).architecture;
-  job.seq = seq;
-  job.global_batch = global_batch;
-  job.optimizer = Optimizer::kMegatronAdam;
-  return job;
-}
+using test::make_layout;
+using test::megatron_job;
 
 ClusterSpec cluster_of(const std::string& gpu, int gpus) {
   ClusterSpec c;
@@ -34,13 +29,7 @@ ClusterSpec cluster_of(const std::string& gpu, int gpus) {
 // Llama-3 405B as Dubey et al. 2024 Table 4 lays it out: TP 8 with sequence parallelism, PP 16, DP 64,
 // micro-batch 1, Megatron's distributed optimizer.
 Layout llama3_405b_layout() {
-  Layout l;
-  l.tp = 8;
-  l.pp = 16;
-  l.dp = 64;
-  l.sequence_parallel = true;
-  l.zero_stage = 1;
-  return l;
+  return make_layout(8, 16, 64, 1, 1, 1, 1, true);
 }
 
 double usable(const ClusterSpec& c) { return usable_memory_bytes(c.accelerator, MemoryOptions{}); }
@@ -50,7 +39,7 @@ double usable(const ClusterSpec& c) { return usable_memory_bytes(c.accelerator, 
 TEST_CASE("Llama-3 405B on 8,192 H100: TP 8 × PP 16 with 7 layers on the first and last stages") {
   // Dubey et al. 2024 Table 4: TP 8, CP 1, PP 16, DP 64, sequence 8192, 16M tokens per batch (2048 sequences);
   // §3.3.2: one Transformer layer fewer on the first and the last stage (126 = 7 + 14 × 8 + 7).
-  const JobSpec job = job_for("llama3-405b", 8192, 2048);
+  const JobSpec job = megatron_job("llama3-405b", 8192, 2048);
   const ClusterSpec cluster = cluster_of("h100-sxm5-80gb", 8192);
   Layout l = llama3_405b_layout();
   CHECK(layout_violation(l, job, cluster) ==
@@ -77,7 +66,7 @@ TEST_CASE("Llama-3 405B on 8,192 H100: TP 8 × PP 16 with 7 layers on the first 
 }
 
 TEST_CASE("uneven stages: the most loaded stage carries its own layers, embedding or logits") {
-  const JobSpec job = job_for("llama3-405b", 8192, 2048);
+  const JobSpec job = megatron_job("llama3-405b", 8192, 2048);
   Layout l = llama3_405b_layout();
   l.first_stage_layers = 7;
   l.last_stage_layers = 7;
@@ -101,10 +90,8 @@ TEST_CASE("uneven stages: the most loaded stage carries its own layers, embeddin
 TEST_CASE("the last stage is charged its output layer and fp32 logits") {
   // Llama-2 7B on PP 2 with one micro-batch in flight: the stages differ by the final norm and the logits,
   // 4sbh/t·(1 + V/h) = 4 · 4096 · (4096 + 32000) bytes, so the last stage is the most loaded.
-  JobSpec job = job_for("llama2-7b", 4096, 8);
-  Layout l;
-  l.pp = 2;
-  l.dp = 8;
+  JobSpec job = megatron_job("llama2-7b", 4096, 8);
+  Layout l = make_layout(1, 2, 8, 0);
   const MemoryBreakdown m = estimate_memory(job, l);
   CHECK(m.embeddings_logits_bytes == 4.0 * 4096 * (4096 + 32000));
   // Its 16-bit weights: 16 blocks of 4·4096² + 3·4096·11008 + 2·4096, the final RMSNorm (4096) and the untied
@@ -119,7 +106,7 @@ TEST_CASE("the last stage is charged its output layer and fp32 logits") {
 TEST_CASE("BLOOM 176B: 70 layers on PP 12 with 5 on the first and last stages") {
   // bigscience tr11-176B-ml: TP 4, PP 12, DP 8 on 384 A100 80GB, MBS 2, GBS 2048, sequence 2048; Megatron-DeepSpeed
   // counted the tied embedding as a layer on the first and last stages (70 + 2 = 72 = 12 × 6).
-  const JobSpec job = job_for("bloom-176b", 2048, 2048);
+  const JobSpec job = megatron_job("bloom-176b", 2048, 2048);
   const ClusterSpec cluster = cluster_of("a100-sxm4-80gb", 384);
   Layout l;
   l.tp = 4;
@@ -140,7 +127,7 @@ TEST_CASE("BLOOM 176B: 70 layers on PP 12 with 5 on the first and last stages") 
 TEST_CASE("a 7B on 128 H100 fits with FlashAttention, not with eager attention") {
   // Llama-2 7B, sequence 4096, 4M-token batches (1024 sequences; Touvron et al. 2023 §2.2), pure data
   // parallelism with the distributed optimizer, no recompute.
-  JobSpec job = job_for("llama2-7b", 4096, 1024);
+  JobSpec job = megatron_job("llama2-7b", 4096, 1024);
   const ClusterSpec cluster = cluster_of("h100-sxm5-80gb", 128);
   Layout l;
   l.dp = 128;
@@ -157,7 +144,7 @@ TEST_CASE("a 7B on 128 H100 fits with FlashAttention, not with eager attention")
 }
 
 TEST_CASE("the layout search finds a 7B on 128 H100 feasible with FlashAttention") {
-  JobSpec job = job_for("llama2-7b", 4096, 1024);
+  JobSpec job = megatron_job("llama2-7b", 4096, 1024);
   const ClusterSpec cluster = cluster_of("h100-sxm5-80gb", 128);
   const SearchResult r = search_layouts(job, cluster, SearchOptions{});
   REQUIRE(r.feasible());

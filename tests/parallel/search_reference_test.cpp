@@ -29,15 +29,10 @@ size_t compare(test::CatalogJob& s) {
 }  // namespace
 
 TEST_CASE("the pruned search returns what the exhaustive one does") {
-  struct Job {
-    const char* model;
-    int gpus;
-    long long batch;
-  };
-  const Job jobs[] = {{"mt-nlg-530b", 3360, 1920}, {"gpt3-175b", 384, 1536}, {"llama2-70b", 64, 512},
-                      {"gpt-oss-120b", 256, 1024}, {"gpt-oss-20b", 64, 512},  {"mt-nlg-530b", 8, 8}};
+  const test::JobRow jobs[] = {{"mt-nlg-530b", 3360, 1920}, {"gpt3-175b", 384, 1536}, {"llama2-70b", 64, 512},
+                               {"gpt-oss-120b", 256, 1024}, {"gpt-oss-20b", 64, 512}, {"mt-nlg-530b", 8, 8}};
   size_t ranked = 0;
-  for (const Job& j : jobs)
+  for (const test::JobRow& j : jobs)
     for (const char* trainer : {"megatron", "deepspeed", "fsdp"})
       for (int zero = -1; zero <= 3; ++zero) {
         test::CatalogJob s(j.model, j.gpus, j.batch, trainer);

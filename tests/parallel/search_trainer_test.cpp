@@ -22,16 +22,11 @@ using Setup = test::CatalogJob;
 }  // namespace
 
 TEST_CASE("the search never returns a layout its trainer rejects") {
-  struct Job {
-    const char* model;
-    int gpus;
-    long long batch;
-  };
-  const Job jobs[] = {{"gpt3-175b", 1024, 1536}, {"gpt3-175b", 384, 1536}, {"mt-nlg-530b", 2240, 1920},
-                      {"bloom-176b", 384, 2048}, {"llama2-70b", 512, 1024},   {"llama2-70b", 64, 512},
-                      {"gpt3-175b", 96, 1536},   {"mt-nlg-530b", 4480, 1920}};
+  const test::JobRow jobs[] = {{"gpt3-175b", 1024, 1536}, {"gpt3-175b", 384, 1536},   {"mt-nlg-530b", 2240, 1920},
+                               {"bloom-176b", 384, 2048}, {"llama2-70b", 512, 1024},  {"llama2-70b", 64, 512},
+                               {"gpt3-175b", 96, 1536},   {"mt-nlg-530b", 4480, 1920}};
   int checked = 0;
-  for (const Job& j : jobs)
+  for (const test::JobRow& j : jobs)
     for (const char* trainer : {"megatron", "deepspeed", "nemo", "fsdp"}) {
       Setup s(j.model, j.gpus, j.batch, trainer);
       s.options.top_k = 50;

@@ -96,35 +96,43 @@ __global__ void causal_softmax_backward_kernel(T* dpreatt, const float* datt, co
   for (int j = lane; j < Tn; j += kWarpSize) ds[j] = from_float<T>(j <= t ? to_float(p[j]) * (dp[j] - dot) : 0.0f);
 }
 
+// Elements of a (B, NH, T, hs) head tensor.
+long long head_elements(int B, int Tn, int NH, int hs) { return static_cast<long long>(B) * NH * Tn * hs; }
+
+// heads_copy_kernel over a (B, NH, T, hs) tensor, in the direction `to_heads`; `what` names the launch in an error.
+template <typename T>
+void copy_heads(T* dst, const T* src, int B, int Tn, int NH, int hs, bool to_heads, const char* what,
+                cudaStream_t stream) {
+  const long long total = head_elements(B, Tn, NH, hs);
+  heads_copy_kernel<<<grid_for(total, 256), 256, 0, stream>>>(dst, src, Tn, NH, hs, total, to_heads);
+  check_launch(what);
+}
+
 }  // namespace
 
 template <typename T>
 void attention_split_heads(T* q, T* k, T* v, const T* qkv, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  const long long total = static_cast<long long>(B) * NH * Tn * hs;
+  const long long total = head_elements(B, Tn, NH, hs);
   split_heads_kernel<<<grid_for(total, 256), 256, 0, stream>>>(q, k, v, qkv, Tn, NH, hs, total);
   check_launch("split_heads_kernel");
 }
 
 template <typename T>
 void attention_merge_heads(T* out, const T* y, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  const long long total = static_cast<long long>(B) * NH * Tn * hs;
-  heads_copy_kernel<<<grid_for(total, 256), 256, 0, stream>>>(out, y, Tn, NH, hs, total, false);
-  check_launch("heads_copy_kernel(merge)");
+  copy_heads(out, y, B, Tn, NH, hs, false, "heads_copy_kernel(merge)", stream);
 }
 
 template <typename T>
 void attention_split_heads_backward(T* dqkv, const T* dq, const T* dk, const T* dv, int B, int Tn, int NH, int hs,
                                     cudaStream_t stream) {
-  const long long total = static_cast<long long>(B) * NH * Tn * hs;
+  const long long total = head_elements(B, Tn, NH, hs);
   split_heads_backward_kernel<<<grid_for(total, 256), 256, 0, stream>>>(dqkv, dq, dk, dv, Tn, NH, hs, total);
   check_launch("split_heads_backward_kernel");
 }
 
 template <typename T>
 void attention_merge_heads_backward(T* dy, const T* dout, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  const long long total = static_cast<long long>(B) * NH * Tn * hs;
-  heads_copy_kernel<<<grid_for(total, 256), 256, 0, stream>>>(dy, dout, Tn, NH, hs, total, true);
-  check_launch("heads_copy_kernel(split)");
+  copy_heads(dy, dout, B, Tn, NH, hs, true, "heads_copy_kernel(split)", stream);
 }
 
 template <typename T>
