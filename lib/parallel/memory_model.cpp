@@ -169,21 +169,33 @@ StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const 
   return out;
 }
 
-MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const StageStates& states) {
+MicroBatchActivations micro_batch_activations(const JobSpec& job, const Layout& l) {
   const auto& arch = job.architecture;
   const double t = l.tp, cp = std::max(1, l.cp);
+  const ActivationShape shape{job.seq,       l.micro_batch, l.tp,          l.cp,        l.sequence_parallel,
+                              l.recompute,   job.attention, job.precision, job.dropout};
+  const double sbh = static_cast<double>(job.seq) / cp * l.micro_batch * arch.d_model;
+  MicroBatchActivations a;
+  a.per_layer = layer_activation_bytes(arch, shape);
+  // Embedding dropout mask on the first stage (s·b·h/t per micro-batch in flight); on the last the final norm,
+  // output layer input and fp32 logits, 4sbh/t·(1 + V/h) (Korthikanti §4.2.3).
+  a.embedding_out = job.dropout ? sbh / t : 0.0;
+  a.logits = 4 * sbh / t * (1 + static_cast<double>(model::padded_vocab(arch)) / arch.d_model);
+  return a;
+}
+
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const StageStates& states) {
+  return estimate_memory(job, l, states, micro_batch_activations(job, l));
+}
+
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const StageStates& states,
+                                const MicroBatchActivations& activations) {
   const long long m = std::max(1LL, l.micro_batches(job.global_batch));
   // Interleaving keeps (1 + (p − 1)/(p·v)) times the stage's micro-batches (Korthikanti §4.2.3).
   double interleave = 1.0;
   if (l.vpp > 1) interleave += static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.vpp);
-  const ActivationShape shape{job.seq,       l.micro_batch, l.tp,          l.cp,        l.sequence_parallel,
-                              l.recompute,   job.attention, job.precision, job.dropout};
-  const double per_layer = layer_activation_bytes(arch, shape);
-  const double sbh = static_cast<double>(job.seq) / cp * l.micro_batch * arch.d_model;
-  // Embedding dropout mask on the first stage (s·b·h/t per micro-batch in flight); on the last the final norm,
-  // output layer input and fp32 logits, 4sbh/t·(1 + V/h) (Korthikanti §4.2.3).
-  const double embedding_out = job.dropout ? sbh / t : 0.0;
-  const double logits = 4 * sbh / t * (1 + static_cast<double>(model::padded_vocab(arch)) / arch.d_model);
+  const double per_layer = activations.per_layer, embedding_out = activations.embedding_out;
+  const double logits = activations.logits;
 
   auto stage = [&](size_t i, long long in_flight, bool first, bool last) {
     MemoryBreakdown b = states.states[i];

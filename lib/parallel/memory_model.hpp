@@ -113,8 +113,19 @@ struct StageStates {
 };
 StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const Layout& layout,
                          const MemoryOptions& options = {});
-// estimate_memory with the layout's stage states given.
+// The activation bytes of one micro-batch that a stage multiplies by its layers and the micro-batches it keeps
+// in flight. They depend on the micro-batch, recompute and sequence parallelism (with TP and CP), not on the
+// ZeRO stage, so a search computes them once for the layouts that differ only in that.
+struct MicroBatchActivations {
+  double per_layer = 0;      // one transformer layer's (layer_activation_bytes)
+  double embedding_out = 0;  // the first stage's embedding dropout mask
+  double logits = 0;         // the last stage's final norm, output layer input and fp32 logits
+};
+MicroBatchActivations micro_batch_activations(const JobSpec& job, const Layout& layout);
+// estimate_memory with the layout's stage states given, and its micro-batch's activations.
 MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& layout, const StageStates& states);
+MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& layout, const StageStates& states,
+                                const MicroBatchActivations& activations);
 
 // Bytes a GPU may use: device memory less the headroom.
 double usable_memory_bytes(const catalog::Accelerator& accelerator, const MemoryOptions& options);

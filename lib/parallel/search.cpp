@@ -28,18 +28,21 @@ std::string gib(double bytes) {
 class TrainerVerdicts {
  public:
   void reset() { known_.fill(false); }
-  // The verdict for `l`; `check(words)` runs the rules. A verdict already known is reused without words, so a
-  // caller that needs the words (the family's first rejection) asks with `fresh`.
+  // The verdict for `l`; `check(words)` runs the rules. A rejection known without words is asked again when the
+  // caller needs them (`words`: the family's first rejection); no rejection has none to put.
   template <class Check>
-  const std::optional<RuleViolation>& of(const Layout& l, bool fresh, Check&& check, Words words) {
+  const std::optional<RuleViolation>& of(const Layout& l, Check&& check, Words words) {
     const size_t i = static_cast<size_t>(l.zero_stage) * 2 + (l.sequence_parallel ? 1 : 0);
-    if (!known_[i] || fresh) verdicts_[i] = check(words);
+    if (!known_[i] || (words == Words::kWith && verdicts_[i] && !worded_[i])) {
+      verdicts_[i] = check(words);
+      worded_[i] = words == Words::kWith;
+    }
     known_[i] = true;
     return verdicts_[i];
   }
 
  private:
-  std::array<bool, 8> known_{};
+  std::array<bool, 8> known_{}, worded_{};
   std::array<std::optional<RuleViolation>, 8> verdicts_;
 };
 
@@ -77,6 +80,27 @@ class StatesMemo {
  private:
   std::array<bool, 4> known_{};
   std::array<StageStates, 4> states_;
+};
+
+// The activations of a micro-batch by (recompute, SP), for the micro-batch of the walk's step being walked.
+class ActivationsMemo {
+ public:
+  void reset() { micro_batch_ = 0; }
+  const MicroBatchActivations& of(const JobSpec& job, const Layout& l) {
+    if (l.micro_batch != micro_batch_) {
+      micro_batch_ = l.micro_batch;
+      known_.fill(false);
+    }
+    const size_t i = static_cast<size_t>(l.recompute) * 2 + (l.sequence_parallel ? 1 : 0);
+    if (!known_[i]) activations_[i] = micro_batch_activations(job, l);
+    known_[i] = true;
+    return activations_[i];
+  }
+
+ private:
+  int micro_batch_ = 0;
+  std::array<bool, 6> known_{};
+  std::array<MicroBatchActivations, 6> activations_;
 };
 
 // The step-time FLOPs per (micro-batch, recompute), computed once per search.
@@ -186,6 +210,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     TrainerVerdicts verdicts;
     MicroBatchBounds bounds;
     StatesMemo states;
+    ActivationsMemo activations;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     // A rejection's reason is put in words only for the family's first rejection.
@@ -198,11 +223,12 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       verdicts.reset();
       bounds.reset();
       states.reset();
+      activations.reset();
       inner.walk(walker, step_layout, structurally_valid, [&](const Layout& l) {
         const Words words = first_violation ? Words::kWithout : Words::kWith;
         auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
         const std::optional<RuleViolation>& rejected =
-            trainer.loaded() ? verdicts.of(l, words == Words::kWith || !prune, check, words) : none;
+            trainer.loaded() ? verdicts.of(l, check, words) : none;
         // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
         // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
         // memory matters only while it may become that rule, and not once a layout of the family fits (the family
@@ -225,7 +251,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
             return;
           }
         }
-        const MemoryBreakdown mem = estimate_memory(job, l, states.of(job, split, l, options.memory));
+        const MemoryBreakdown mem =
+            estimate_memory(job, l, states.of(job, split, l, options.memory), activations.of(job, l));
         const double bytes = mem.total_bytes();
         const bool fits_memory = bytes <= result.usable_memory_bytes;
         if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
