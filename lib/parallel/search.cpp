@@ -103,11 +103,14 @@ class ActivationsMemo {
   std::array<MicroBatchActivations, 6> activations_;
 };
 
-// The step-time FLOPs per (micro-batch, recompute), computed once per search.
+// The step-time FLOPs per (micro-batch, recompute), computed once per search (for the micro-batches a search
+// tries; a larger pinned one is computed each time rather than held in a table that large).
 class FlopsMemo {
  public:
   explicit FlopsMemo(const JobSpec& job) : job_(job) {}
   const StepFlops& of(const Layout& l) {
+    constexpr int kLargestKept = 256;
+    if (l.micro_batch > kLargestKept) return scratch_ = step_flops(job_, l);
     const size_t i = static_cast<size_t>(l.micro_batch) * kRecomputeNames.entries.size() + static_cast<size_t>(l.recompute);
     if (i >= known_.size()) {
       known_.resize(i + 1, false);
@@ -122,6 +125,7 @@ class FlopsMemo {
   const JobSpec& job_;
   std::vector<bool> known_;
   std::vector<StepFlops> flops_;
+  StepFlops scratch_;
 };
 
 // The k best layouts so far, ranked by the objective, then by the other one (as fast and less memory: sequence

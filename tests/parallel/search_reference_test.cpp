@@ -1,6 +1,7 @@
 // The pruned search (trainer verdicts reused, memory estimates skipped where a smaller micro-batch already did not
 // fit) against the exhaustive reference: the same ranked layouts, pruned families, counts and closest miss for
-// dense and MoE models, every trainer, each ZeRO stage pinned and other pins.
+// dense and MoE models, every trainer, each ZeRO stage pinned and other pins; layouts as fast as each other
+// ranked by memory.
 #include <doctest/doctest.h>
 
 #include "core/error.hpp"
@@ -57,4 +58,28 @@ TEST_CASE("the pruned search with pins and without a trainer") {
   bare.options.trainer = {};
   bare.options.top_k = 50;
   CHECK(compare(bare) > 0);
+}
+
+TEST_CASE("the pruned search with a pinned micro-batch past the ones it tries, and ranked by memory") {
+  // 4,800 sequences on 16 GPUs, a pinned micro-batch of 300 (beyond the 16 tried) with full recompute: TP 8
+  // and DP 2 fit, as fast as each other at every ZeRO stage, so the ranking by memory decides.
+  test::CatalogJob big("llama2-7b", 16, 4800);
+  big.options.pins.micro_batch = 300;
+  big.options.pins.recompute = Recompute::kFull;
+  CHECK(compare(big) > 1);
+  const SearchResult ranked = search_layouts(big.job, big.cluster, big.options);
+  int ties = 0;
+  for (size_t i = 1; i < ranked.layouts.size(); ++i) {
+    const RankedLayout &a = ranked.layouts[i - 1], &b = ranked.layouts[i];
+    CHECK(a.time.step_time_s <= b.time.step_time_s);
+    if (a.time.step_time_s == b.time.step_time_s) {
+      ++ties;
+      CHECK(a.memory.total_bytes() <= b.memory.total_bytes());  // as fast: less memory first
+    }
+  }
+  CHECK(ties > 0);
+  test::CatalogJob memory("gpt3-175b", 384, 1536);
+  memory.options.objective = Objective::kMemory;
+  memory.options.top_k = 10;
+  CHECK(compare(memory) == 10);
 }
