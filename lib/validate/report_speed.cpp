@@ -110,7 +110,7 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
     a.reference_node.clear();  // the overlay names no node: the catalog's nodes stay as they are
     // The record the runs were predicted with (the CPU's peak is this sweep's) replaces a catalog entry.
     auto same = std::find_if(with_devices.accelerators.begin(), with_devices.accelerators.end(),
-                             [&](const catalog::Accelerator& e) { return e.name == name; });
+                             [&key = name](const catalog::Accelerator& e) { return e.name == key; });
     if (same == with_devices.accelerators.end() || name == kCpuAccelerator) {
       if (same != with_devices.accelerators.end()) with_devices.accelerators.erase(same);
       with_devices.accelerators.push_back(a);
