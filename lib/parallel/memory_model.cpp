@@ -159,13 +159,11 @@ StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const 
     return b;
   };
   StageStates out;
-  out.layers[0] = layers.first;
-  out.layers[1] = layers.middle;
-  out.layers[2] = layers.last;
+  out.layers = layers;
   const bool one_stage = l.pp == 1;
-  out.states[0] = stage(layers.first, true, one_stage);
-  if (l.pp > 2) out.states[1] = stage(layers.middle, false, false);
-  if (!one_stage) out.states[2] = stage(layers.last, false, true);
+  out.first = stage(layers.first, true, one_stage);
+  if (l.pp > 2) out.middle = stage(layers.middle, false, false);
+  if (!one_stage) out.last = stage(layers.last, false, true);
   return out;
 }
 
@@ -197,21 +195,22 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const Layout& l, const Stage
   const double per_layer = activations.per_layer, embedding_out = activations.embedding_out;
   const double logits = activations.logits;
 
-  auto stage = [&](size_t i, long long in_flight, bool first, bool last) {
-    MemoryBreakdown b = states.states[i];
-    b.activations_bytes = per_layer * states.layers[i] * static_cast<double>(in_flight) * interleave;
+  auto stage = [&](const MemoryBreakdown& model_states, int stage_layers, long long in_flight, bool first, bool last) {
+    MemoryBreakdown b = model_states;
+    b.activations_bytes = per_layer * stage_layers * static_cast<double>(in_flight) * interleave;
     b.embeddings_logits_bytes = (first ? embedding_out * static_cast<double>(in_flight) : 0.0) + (last ? logits : 0.0);
     return b;
   };
   // 1F1B: stage i keeps min(p − i, m) micro-batches in flight; the first stage the most, the last one.
   const long long p = l.pp;
-  if (p == 1) return stage(0, 1, true, true);
-  MemoryBreakdown most = stage(0, std::min(p, m), true, false);
+  const StageLayers& layers = states.layers;
+  if (p == 1) return stage(states.first, layers.first, 1, true, true);
+  MemoryBreakdown most = stage(states.first, layers.first, std::min(p, m), true, false);
   auto keep = [&](const MemoryBreakdown& b) {
     if (b.total_bytes() > most.total_bytes()) most = b;
   };
-  if (p > 2) keep(stage(1, std::min(p - 1, m), false, false));
-  keep(stage(2, 1, false, true));
+  if (p > 2) keep(stage(states.middle, layers.middle, std::min(p - 1, m), false, false));
+  keep(stage(states.last, layers.last, 1, false, true));
   return most;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "parallel/layout.hpp"
+#include "parallel/stages.hpp"
 
 namespace isoflop::parallel {
 
@@ -108,8 +109,8 @@ MemoryBreakdown estimate_memory(const JobSpec& job, const ParameterSplit& split,
 // with the stages' layers. They do not depend on the micro-batch, recompute or sequence parallelism, so a search
 // computes them once for the layouts that differ only in those.
 struct StageStates {
-  int layers[3] = {0, 0, 0};           // first, middle, last
-  MemoryBreakdown states[3];           // activations and logits 0
+  StageLayers layers;
+  MemoryBreakdown first, middle, last;  // activations and logits 0
 };
 StageStates stage_states(const JobSpec& job, const ParameterSplit& split, const Layout& layout,
                          const MemoryOptions& options = {});

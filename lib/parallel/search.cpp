@@ -255,8 +255,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
             return;
           }
         }
-        const MemoryBreakdown mem =
-            estimate_memory(job, l, states.of(job, split, l, options.memory), activations.of(job, l));
+        const StageStates& model_states = states.of(job, split, l, options.memory);
+        const MemoryBreakdown mem = estimate_memory(job, l, model_states, activations.of(job, l));
         const double bytes = mem.total_bytes();
         const bool fits_memory = bytes <= result.usable_memory_bytes;
         if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
@@ -278,7 +278,9 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         if (!fits_memory) return;
         any_fit = true;
         const StepFlops& step_flops = flops.of(l);
-        if (rank_by_time && prune && top.excludes(step_time_lower_bound_s(job, cluster, l, mem, step_flops))) return;
+        if (rank_by_time && prune &&
+            top.excludes(step_time_lower_bound_s(job, cluster, l, model_states.layers, mem, step_flops)))
+          return;
         top.offer(l, mem, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
       });
     });

@@ -249,10 +249,9 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   return out;
 }
 
-double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& l,
+double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const StageLayers& st,
                                 const MemoryBreakdown& mem, const StepFlops& flops) {
   const LayerCompute c = layer_compute_s(job, cluster.accelerator, l, flops.micro);
-  const StageLayers st = pipeline_stage_layers(job.architecture.layers, l);
   const int most = l.pp == 1 ? st.first : l.pp == 2 ? std::max(st.first, st.last) : st.most();
   // Every stage spends at least its layers' GEMMs per micro-batch: m of them on the slowest (≥ the most
   // layers), and the bubble is the other stages' time over v, at least the remaining layers' GEMMs.

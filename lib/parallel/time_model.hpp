@@ -98,9 +98,10 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                             const TimeOptions& options);
 
 // A lower bound of estimate_step_time's step time that skips its collectives: the slowest stage's GEMMs over
-// the micro-batches, the pipeline bubble's, and the optimizer step. Throws as estimate_step_time does for FP8
-// without an FP8 peak; the accelerator must carry a calibration.
+// the micro-batches, the pipeline bubble's, and the optimizer step. `stages` is the layout's
+// pipeline_stage_layers (the search has them with the stages' model states). Throws as estimate_step_time does
+// for FP8 without an FP8 peak; the accelerator must carry a calibration.
 double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
-                               const MemoryBreakdown& memory, const StepFlops& flops);
+                               const StageLayers& stages, const MemoryBreakdown& memory, const StepFlops& flops);
 
 }  // namespace isoflop::parallel
