@@ -32,18 +32,29 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   const double aspect = static_cast<double>(o.reference.d_model) / o.reference.layers;
   const long long head = o.reference.effective_head_size();
   const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
-  std::vector<ShapeCandidate> found;
+  // Ranked by distance from the reference's aspect ratio, then by the miss (the same weighting as before).
+  auto score = [&](const Architecture& a, double ratio) {
+    return std::fabs(std::log(static_cast<double>(a.d_model) / a.layers / aspect)) + 2 * std::fabs(ratio - 1);
+  };
+  struct Scored {
+    ShapeCandidate candidate;
+    double score;
+  };
+  std::vector<Scored> found;
+  // One working copy of the reference whose shape fields each candidate overwrites: ~2,000 candidates are
+  // counted per call and only the few within the tolerance are kept (copied).
+  Architecture a = o.reference;
+  a.name = "";
+  a.head_size = head;
   for (int layers = o.layer_multiple; layers <= 512; layers += o.layer_multiple) {
     // 12·L·h² dominates: start from the root and try the neighbouring multiples.
     const double h0 = std::sqrt(target / (12.0 * layers));
     const long long base = std::max<long long>(1, static_cast<long long>(h0 / step));
     for (long long k = std::max<long long>(1, base - 1); k <= base + 2; ++k) {
-      Architecture a = o.reference;
-      a.name = "";
       a.layers = layers;
       a.d_model = k * step;
-      a.head_size = head;
       a.heads = static_cast<int>(a.d_model / head);
+      a.kv_heads = o.reference.kv_heads;
       if (o.reference.kv_heads > 0) {
         const int group = std::max(1, o.reference.heads / o.reference.effective_kv_heads());
         a.kv_heads = std::max(1, a.heads / group);
@@ -56,7 +67,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
       const double params = count_params(a).total();
       const double ratio = params / target;
       if (std::fabs(ratio - 1) > o.tolerance) continue;
-      found.push_back({a, params, ratio});
+      found.push_back({{a, params, ratio}, score(a, ratio)});
     }
   }
   if (found.empty())
@@ -64,15 +75,11 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
                           (o.layer_multiple > 1 ? " and layers a multiple of " + std::to_string(o.layer_multiple) : "") +
                           " lands within " +
                           std::to_string(o.tolerance * 100) + "% of the target; relax the tensor-parallel degree or the tolerance");
-  auto score = [&](const ShapeCandidate& c) {
-    return std::fabs(std::log(static_cast<double>(c.architecture.d_model) / c.architecture.layers / aspect)) +
-           2 * std::fabs(c.ratio - 1);
-  };
-  std::sort(found.begin(), found.end(), [&](const auto& x, const auto& y) { return score(x) < score(y); });
+  std::sort(found.begin(), found.end(), [](const Scored& x, const Scored& y) { return x.score < y.score; });
   ShapeResult r;
-  r.best = found.front();
+  r.best = found.front().candidate;
   for (size_t i = 1; i < found.size() && static_cast<int>(r.alternatives.size()) < o.alternatives; ++i)
-    r.alternatives.push_back(found[i]);
+    r.alternatives.push_back(found[i].candidate);
   return r;
 }
 

@@ -123,7 +123,7 @@ class FlopsMemo {
 
  private:
   const JobSpec& job_;
-  std::vector<bool> known_;
+  std::vector<unsigned char> known_;  // not vector<bool>: one byte per entry reads faster in the walk
   std::vector<StepFlops> flops_;
   StepFlops scratch_;
 };
@@ -135,22 +135,22 @@ class TopLayouts {
  public:
   TopLayouts(size_t k, bool by_time) : k_(k), by_time_(by_time) { entries_.reserve(k); }
 
-  void offer(const Layout& l, const MemoryBreakdown& mem, const StepTime& time) {
-    const double bytes = mem.total_bytes();
+  void offer(const Layout& l, const MemoryBreakdown& mem, double bytes, const StepTime& time) {
     const Key key = by_time_ ? Key{time.step_time_s, bytes, offered_++} : Key{bytes, time.step_time_s, offered_++};
     if (entries_.size() < k_) {
       entries_.push_back({key, {l, mem, time}});
+      if (entries_.size() == k_) find_worst();
       return;
     }
-    Entry& worst = *std::max_element(entries_.begin(), entries_.end());
-    if (key < worst.key) worst = {key, {l, mem, time}};
+    if (key < entries_[worst_].key) {
+      entries_[worst_] = {key, {l, mem, time}};
+      find_worst();
+    }
   }
   // Whether a layout whose objective is at least `lower_bound` cannot enter the k (with a margin for the
   // bound's rounding): k layouts are strictly better.
   bool excludes(double lower_bound) const {
-    if (entries_.size() < k_) return false;
-    const Entry& worst = *std::max_element(entries_.begin(), entries_.end());
-    return lower_bound * (1 - 1e-9) > std::get<0>(worst.key);
+    return entries_.size() == k_ && k_ > 0 && lower_bound * (1 - 1e-9) > std::get<0>(entries_[worst_].key);
   }
   bool empty() const { return entries_.empty(); }
   std::vector<RankedLayout> best_first() {
@@ -168,9 +168,13 @@ class TopLayouts {
     RankedLayout layout;
     bool operator<(const Entry& other) const { return key < other.key; }
   };
+  // The entry a better layout replaces, found again only when the k change (every fit asks `excludes`).
+  void find_worst() { worst_ = static_cast<size_t>(std::max_element(entries_.begin(), entries_.end()) - entries_.begin()); }
+
   size_t k_;
   bool by_time_;
   size_t offered_ = 0;
+  size_t worst_ = 0;
   std::vector<Entry> entries_;
 };
 
@@ -217,6 +221,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     ActivationsMemo activations;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
+    bool rejected_fit_may_change = true;  // no family_rejected_fit yet, or only a missing ZeRO stage (see below)
     // A rejection's reason is put in words only for the family's first rejection.
     auto structurally_valid = [&](const Layout& l) {
       auto v = structural_violation(l, job, cluster, first_violation ? Words::kWithout : Words::kWith);
@@ -237,8 +242,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
         // memory matters only while it may become that rule, and not once a layout of the family fits (the family
         // is not pruned then); its words are put together once the family is pruned.
-        const bool may_prune = !family_rejected_fit || family_rejected_fit->rule == "zero_stages";
-        if (rejected && (!may_prune || (prune && any_fit))) {
+        if (rejected && (!rejected_fit_may_change || (prune && any_fit))) {
           if (!first_violation) first_violation = rejected;
           return;
         }
@@ -264,6 +268,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
           if (fits_memory) {
             family_rejected_fit = RuleViolation{rejected->rule, {}};
             rejected_fit_layout = l;
+            rejected_fit_may_change = rejected->rule == "zero_stages";
           }
           if (!first_violation) first_violation = rejected;
           return;
@@ -281,7 +286,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         if (rank_by_time && prune &&
             top.excludes(step_time_lower_bound_s(job, cluster, l, model_states.layers, mem, step_flops)))
           return;
-        top.offer(l, mem, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
+        top.offer(l, mem, bytes, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
       });
     });
     if (any_fit) return;
