@@ -103,6 +103,29 @@ class ActivationsMemo {
   std::array<MicroBatchActivations, 6> activations_;
 };
 
+// The GEMM part of the step-time lower bound by recompute mode, for the micro-batch of the walk's step being
+// walked (it reads neither the ZeRO stage nor sequence parallelism).
+class GemmBoundMemo {
+ public:
+  void reset() { micro_batch_ = 0; }
+  template <class Compute>
+  double of(const Layout& l, Compute&& compute) {
+    if (l.micro_batch != micro_batch_) {
+      micro_batch_ = l.micro_batch;
+      known_.fill(false);
+    }
+    const size_t i = static_cast<size_t>(l.recompute);
+    if (!known_[i]) seconds_[i] = compute();
+    known_[i] = true;
+    return seconds_[i];
+  }
+
+ private:
+  int micro_batch_ = 0;
+  std::array<bool, 3> known_{};
+  std::array<double, 3> seconds_{};
+};
+
 // The step-time FLOPs per (micro-batch, recompute), computed once per search (for the micro-batches a search
 // tries; a larger pinned one is computed each time rather than held in a table that large).
 class FlopsMemo {
@@ -219,6 +242,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     MicroBatchBounds bounds;
     StatesMemo states;
     ActivationsMemo activations;
+    GemmBoundMemo gemm_bounds;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     bool rejected_fit_may_change = true;  // no family_rejected_fit yet, or only a missing ZeRO stage (see below)
@@ -233,6 +257,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       bounds.reset();
       states.reset();
       activations.reset();
+      gemm_bounds.reset();
       inner.walk(walker, step_layout, structurally_valid, [&](const Layout& l) {
         const Words words = first_violation ? Words::kWithout : Words::kWith;
         auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
@@ -283,9 +308,11 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         if (!fits_memory) return;
         any_fit = true;
         const StepFlops& step_flops = flops.of(l);
-        if (rank_by_time && prune &&
-            top.excludes(step_time_lower_bound_s(job, cluster, l, model_states.layers, mem, step_flops)))
-          return;
+        if (rank_by_time && prune) {
+          const double gemm_s =
+              gemm_bounds.of(l, [&] { return gemm_lower_bound_s(job, cluster, l, model_states.layers, step_flops); });
+          if (top.excludes(gemm_s + optimizer_step_s(cluster.accelerator, mem))) return;
+        }
         top.offer(l, mem, bytes, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
       });
     });

@@ -58,12 +58,12 @@ LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc
   return c;
 }
 
+}  // namespace
+
 // Optimizer step: read and write the fp32 states and weights once, at HBM bandwidth.
-double optimizer_s(const catalog::Accelerator& acc, const MemoryBreakdown& mem) {
+double optimizer_step_s(const catalog::Accelerator& acc, const MemoryBreakdown& mem) {
   return 2 * (mem.optimizer_bytes + mem.weights_bytes + mem.gradients_bytes) / acc.memory_bandwidth_bytes_per_s;
 }
-
-}  // namespace
 
 TimeOptions with_trainer_defaults(const TimeOptions& o, const catalog::TrainerRules& trainer) {
   if (!trainer.loaded()) return o;
@@ -232,7 +232,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   // between them after the last micro-batch (Megatron-Core finalize_model_grads).
   if (l.pp > 1 && split.output_head == 0)
     bd.embedding_sync_s = split.embedding / t * set.grad_reduce_bytes / inter;
-  bd.optimizer_s = optimizer_s(acc, mem);
+  bd.optimizer_s = optimizer_step_s(acc, mem);
   out.step_time_s = bd.total_s();
 
   // Korthikanti eq. 7 (model FLOPs) and the hardware FLOPs actually executed.
@@ -249,16 +249,15 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   return out;
 }
 
-double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const StageLayers& st,
-                                const MemoryBreakdown& mem, const StepFlops& flops) {
+double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const StageLayers& st,
+                          const StepFlops& flops) {
   const LayerCompute c = layer_compute_s(job, cluster.accelerator, l, flops.micro);
   const int most = l.pp == 1 ? st.first : l.pp == 2 ? std::max(st.first, st.last) : st.most();
   // Every stage spends at least its layers' GEMMs per micro-batch: m of them on the slowest (≥ the most
   // layers), and the bubble is the other stages' time over v, at least the remaining layers' GEMMs.
   const double per_layer = c.compute_s + c.recompute_s;
   const double m = static_cast<double>(l.micro_batches(job.global_batch));
-  return m * most * per_layer + (job.architecture.layers - most) * per_layer / l.vpp +
-         optimizer_s(cluster.accelerator, mem);
+  return m * most * per_layer + (job.architecture.layers - most) * per_layer / l.vpp;
 }
 
 }  // namespace isoflop::parallel

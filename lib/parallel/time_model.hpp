@@ -97,11 +97,14 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                             const ParameterSplit& split, const MemoryBreakdown& memory, const StepFlops& flops,
                             const TimeOptions& options);
 
-// A lower bound of estimate_step_time's step time that skips its collectives: the slowest stage's GEMMs over
-// the micro-batches, the pipeline bubble's, and the optimizer step. `stages` is the layout's
+// A lower bound of estimate_step_time's step time that skips its collectives, in its two parts: the GEMMs
+// (the slowest stage's over the micro-batches and the pipeline bubble's), which read the micro-batch and
+// recompute but not the ZeRO stage or sequence parallelism, so a search computes them once for the layouts
+// that differ in those alone; and the optimizer step, which reads the memory. `stages` is the layout's
 // pipeline_stage_layers (the search has them with the stages' model states). Throws as estimate_step_time does
 // for FP8 without an FP8 peak; the accelerator must carry a calibration.
-double step_time_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
-                               const StageLayers& stages, const MemoryBreakdown& memory, const StepFlops& flops);
+double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const Layout& layout,
+                          const StageLayers& stages, const StepFlops& flops);
+double optimizer_step_s(const catalog::Accelerator& accelerator, const MemoryBreakdown& memory);
 
 }  // namespace isoflop::parallel

@@ -96,12 +96,13 @@ class InnerStep {
       values_[i] = &walker.admissible(begin_ + i, layout);
       if (values_[i]->empty()) return;
     }
+    const Dimension* inner = &dimensions()[begin_];
     std::array<size_t, kDimensionCount> at{};
     for (const int micro_batch : *values_[0]) {
-      dimensions()[begin_].set(layout, micro_batch);
+      inner[0].set(layout, micro_batch);
       for (size_t i = 1; i < n; ++i) {
         at[i] = 0;
-        dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
+        inner[i].set(layout, (*values_[i])[0]);
       }
       if (!check(layout)) continue;
       while (true) {
@@ -109,11 +110,11 @@ class InnerStep {
         size_t i = n - 1;  // the odometer over the dimensions after the micro-batch
         while (i > 0 && ++at[i] == values_[i]->size()) {
           at[i] = 0;
-          dimensions()[begin_ + i].set(layout, (*values_[i])[0]);
+          inner[i].set(layout, (*values_[i])[0]);
           --i;
         }
         if (i == 0) break;
-        dimensions()[begin_ + i].set(layout, (*values_[i])[at[i]]);
+        inner[i].set(layout, (*values_[i])[at[i]]);
       }
     }
   }

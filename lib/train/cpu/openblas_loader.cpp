@@ -3,11 +3,8 @@
 // every isoflop command several milliseconds at start (about 14,000 symbol relocations, its thread pool and
 // libgfortran) although only `train` and the benchmarks use it.
 #include <cblas.h>
-#include <dlfcn.h>
 
-#include <string>
-
-#include "core/error.hpp"
+#include "core/shared_library.hpp"
 
 #ifndef ISOFLOP_OPENBLAS_PATH
 #define ISOFLOP_OPENBLAS_PATH "libopenblas.so"
@@ -22,25 +19,15 @@ struct OpenBlas {
   decltype(&::openblas_get_corename) get_corename = nullptr;
 };
 
-template <typename F>
-void bind(void* handle, const char* name, F* f) {
-  *f = reinterpret_cast<F>(dlsym(handle, name));
-  if (!*f) throw isoflop::Error(std::string("OpenBLAS has no ") + name);
-}
-
 OpenBlas load() {
+  constexpr const char* kLibrary = "libopenblas";
   // The runtime's soname first (Debian's alternatives choose the build), then the library found at configure.
-  void* handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!handle) handle = dlopen(ISOFLOP_OPENBLAS_PATH, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = dlerror();
-    throw isoflop::Error(std::string("libopenblas could not be loaded: ") + (why ? why : "unknown error"));
-  }
+  void* handle = isoflop::open_shared_library(kLibrary, {"libopenblas.so.0", ISOFLOP_OPENBLAS_PATH});
   OpenBlas blas;
-  bind(handle, "cblas_sgemm", &blas.sgemm);
-  bind(handle, "cblas_dgemm", &blas.dgemm);
-  bind(handle, "openblas_set_num_threads", &blas.set_num_threads);
-  bind(handle, "openblas_get_corename", &blas.get_corename);
+  isoflop::bind_symbol(handle, kLibrary, "cblas_sgemm", &blas.sgemm);
+  isoflop::bind_symbol(handle, kLibrary, "cblas_dgemm", &blas.dgemm);
+  isoflop::bind_symbol(handle, kLibrary, "openblas_set_num_threads", &blas.set_num_threads);
+  isoflop::bind_symbol(handle, kLibrary, "openblas_get_corename", &blas.get_corename);
   return blas;
 }
 
