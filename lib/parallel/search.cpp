@@ -229,6 +229,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
 
   Walker walker(space, options.pins);
   InnerStep inner;
+  const size_t zero_at = inner.index("zero_stage"), recompute_at = inner.index("recompute"),
+               sequence_parallel_at = inner.index("sequence_parallel");
   FlopsMemo flops(job);
   const bool rank_by_time = options.objective == Objective::kTime;
   TopLayouts top(static_cast<size_t>(options.top_k), rank_by_time);
@@ -258,11 +260,53 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       states.reset();
       activations.reset();
       gemm_bounds.reset();
-      inner.walk(walker, step_layout, structurally_valid, [&](const Layout& l) {
+      auto verdict = [&](const Layout& l) -> const std::optional<RuleViolation>& {
         const Words words = first_violation ? Words::kWithout : Words::kWith;
         auto check = [&](Words w) { return trainer_violation(trainer, l, job, cluster, context, w); };
-        const std::optional<RuleViolation>& rejected =
-            trainer.loaded() ? verdicts.of(l, check, words) : none;
+        return trainer.loaded() ? verdicts.of(l, check, words) : none;
+      };
+      auto gemm_bound_s = [&](const Layout& l, const StageLayers& stages) {
+        return gemm_bounds.of(l, [&] { return gemm_lower_bound_s(job, cluster, l, stages, flops.of(l)); });
+      };
+      // A micro-batch's layouts are only counted when none can change the result: a layout of the family already
+      // fits (so a rejection's memory no longer matters), none has less memory than the same ZeRO stage,
+      // recompute and SP at the step's first valid micro-batch (memory never falls as the micro-batch grows, see
+      // MicroBatchBounds), and even the GEMMs of the fastest recompute mode cannot enter the k best.
+      bool first_row = true;
+      std::optional<StageLayers> step_stages;
+      auto row = [&](Layout& l) {
+        if (!structurally_valid(l)) return RowVisit::kSkip;
+        const bool later_row = !first_row;
+        first_row = false;
+        if (!(later_row && prune && rank_by_time && any_fit)) return RowVisit::kVisit;
+        if (!step_stages) step_stages = pipeline_stage_layers(job.architecture.layers, l);
+        const Recompute first = l.recompute;
+        double fastest_s = INFINITY;
+        for (const int recompute : inner.values(recompute_at)) {
+          l.recompute = static_cast<Recompute>(recompute);
+          fastest_s = std::min(fastest_s, gemm_bound_s(l, *step_stages));
+        }
+        l.recompute = first;
+        return top.excludes(fastest_s) ? RowVisit::kCount : RowVisit::kVisit;
+      };
+      // A counted micro-batch: each layout is valid or rejected as its (ZeRO stage, SP) is, for every recompute.
+      auto count = [&](Layout& l) {
+        const long long recomputes = static_cast<long long>(inner.values(recompute_at).size());
+        for (const int zero : inner.values(zero_at)) {
+          l.zero_stage = zero;
+          for (const int sp : inner.values(sequence_parallel_at)) {
+            l.sequence_parallel = sp != 0;
+            if (const std::optional<RuleViolation>& rejected = verdict(l)) {
+              if (!first_violation) first_violation = rejected;
+              continue;
+            }
+            any_valid = true;
+            result.evaluated += recomputes;
+          }
+        }
+      };
+      inner.walk(walker, step_layout, row, [&](const Layout& l) {
+        const std::optional<RuleViolation>& rejected = verdict(l);
         // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
         // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
         // memory matters only while it may become that rule, and not once a layout of the family fits (the family
@@ -308,13 +352,11 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         if (!fits_memory) return;
         any_fit = true;
         const StepFlops& step_flops = flops.of(l);
-        if (rank_by_time && prune) {
-          const double gemm_s =
-              gemm_bounds.of(l, [&] { return gemm_lower_bound_s(job, cluster, l, model_states.layers, step_flops); });
-          if (top.excludes(gemm_s + optimizer_step_s(cluster.accelerator, mem))) return;
-        }
+        if (rank_by_time && prune &&
+            top.excludes(gemm_bound_s(l, model_states.layers) + optimizer_step_s(cluster.accelerator, mem)))
+          return;
         top.offer(l, mem, bytes, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
-      });
+      }, count);
     });
     if (any_fit) return;
     if (family_rejected_fit) {

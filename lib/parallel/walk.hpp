@@ -4,6 +4,7 @@
 
 #include <array>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "parallel/dimensions.hpp"
@@ -78,6 +79,13 @@ class Walker {
   std::array<std::vector<int>, kDimensionCount> buffers_;
 };
 
+// What to do with the layouts of one micro-batch (a row of the inner step).
+enum class RowVisit {
+  kSkip,   // none is valid
+  kVisit,  // visit each
+  kCount,  // count them at once: the caller reads the row's candidates (InnerStep::values) instead
+};
+
 // The innermost dimensions, from the micro-batch on (micro-batch, ZeRO stage, recompute, sequence parallelism),
 // are walked as one step: their candidates read only the outer knobs, so each list is made once per step. The
 // structural checks read them only to bound the ZeRO stage and to need TP for sequence parallelism, which their
@@ -86,11 +94,17 @@ class InnerStep {
  public:
   InnerStep() : begin_(static_cast<size_t>(find_dimension("micro_batch") - dimensions().data())) {}
   size_t begin() const { return begin_; }
+  // The position among the inner dimensions of the one named `name` (0: the micro-batch).
+  size_t index(std::string_view name) const {
+    return static_cast<size_t>(find_dimension(name) - dimensions().data()) - begin_;
+  }
+  // The candidates of the step being walked for inner dimension `i` (an index()).
+  const std::vector<int>& values(size_t i) const { return *values_[i]; }
 
-  // Calls check(layout) on the first layout of each micro-batch (false: skip the micro-batch) and visit(layout)
-  // on each layout of a micro-batch that passed, in the order of the table (the last dimension fastest).
-  template <class Check, class Visit>
-  void walk(Walker& walker, Layout& layout, Check&& check, Visit&& visit) {
+  // Calls row(layout) on the first layout of each micro-batch and, as it answers, nothing, visit(layout) on each
+  // layout of the micro-batch in the order of the table (the last dimension fastest), or count(layout) once.
+  template <class Row, class Visit, class Count>
+  void walk(Walker& walker, Layout& layout, Row&& row, Visit&& visit, Count&& count) {
     const size_t n = kDimensionCount - begin_;
     for (size_t i = 0; i < n; ++i) {
       values_[i] = &walker.admissible(begin_ + i, layout);
@@ -104,7 +118,12 @@ class InnerStep {
         at[i] = 0;
         inner[i].set(layout, (*values_[i])[0]);
       }
-      if (!check(layout)) continue;
+      const RowVisit what = row(layout);
+      if (what == RowVisit::kSkip) continue;
+      if (what == RowVisit::kCount) {
+        count(layout);
+        continue;
+      }
       while (true) {
         visit(layout);
         size_t i = n - 1;  // the odometer over the dimensions after the micro-batch

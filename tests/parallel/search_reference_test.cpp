@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "core/error.hpp"
+#include "model/shape.hpp"
 #include "parallel/fixtures.hpp"
 #include "parallel/search.hpp"
 
@@ -82,4 +83,35 @@ TEST_CASE("the pruned search with a pinned micro-batch past the ones it tries, a
   memory.options.objective = Objective::kMemory;
   memory.options.top_k = 10;
   CHECK(compare(memory) == 10);
+}
+
+TEST_CASE("the pruned search on the jobs of a plan: shaped models, the batch doubled, every k") {
+  // What `plan` asks on 3,360 A100s for 30 days (the shapes of its iterations, at its batch and two doublings),
+  // and a smaller plan's on 512 H100s: micro-batches whose layouts are only counted (a fit found, none faster
+  // possible) must leave the ranking, the counts and the closest miss as the exhaustive search has them.
+  struct PlanJob {
+    double params;
+    int gpus;
+    const char* gpu;
+    const char* node;
+    long long batch;
+  };
+  const PlanJob jobs[] = {{1.43e11, 3360, "a100-sxm4-80gb", "dgx-a100", 1680},
+                          {1.25e11, 3360, "a100-sxm4-80gb", "dgx-a100", 3360},
+                          {1.165e11, 3360, "a100-sxm4-80gb", "dgx-a100", 6720},
+                          {6.8e10, 512, "h100-sxm5-80gb", "dgx-h100", 1024},
+                          {6.8e10, 512, "h100-sxm5-80gb", "dgx-h100", 4096}};
+  size_t ranked = 0;
+  for (const PlanJob& j : jobs)
+    for (const int k : {1, 5, 20}) {
+      test::CatalogJob s("llama2-70b", j.gpus, j.batch, "megatron", j.gpu, j.node);
+      model::ShapeOptions shape;
+      shape.reference = s.job.architecture;
+      shape.tp = 8;
+      s.job.architecture = model::shape_architecture(j.params, shape).best.architecture;
+      s.options.top_k = k;
+      INFO(j.params << " parameters on " << j.gpus << " " << j.gpu << ", batch " << j.batch << ", k " << k);
+      ranked += compare(s);
+    }
+  CHECK(ranked == 5 * (1 + 5 + 20));
 }
