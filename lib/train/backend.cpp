@@ -130,10 +130,81 @@ std::string cuda_device_name() {
   return name;
 }
 
+namespace {
+
+// A backend the module made, seen through its C table: each call's status becomes the exception the backend
+// threw inside the module (InputError or Error, with its message).
+class ModuleBackend final : public Backend {
+ public:
+  ModuleBackend(const IsoflopCudaModule& api, const ModelConfig& config, int batch, Precision precision)
+      : api_(api), precision_(precision) {
+    check(api_.create(&config, batch, precision, &handle_, error_, sizeof error_));
+  }
+  ~ModuleBackend() override { api_.destroy(handle_); }
+  ModuleBackend(const ModuleBackend&) = delete;
+  ModuleBackend& operator=(const ModuleBackend&) = delete;
+
+  BackendKind kind() const override { return BackendKind::kCuda; }
+  Precision precision() const override { return precision_; }
+  std::string device() const override {
+    char name[256] = "";
+    check(api_.device(handle_, name, sizeof name, error_, sizeof error_));
+    return name;
+  }
+  void set_parameters(const float* params) override {
+    check(api_.set_parameters(handle_, params, error_, sizeof error_));
+  }
+  void get_parameters(float* params) const override {
+    check(api_.get_parameters(handle_, params, error_, sizeof error_));
+  }
+  void set_optimizer_state(const float* m, const float* v) override {
+    check(api_.set_optimizer_state(handle_, m, v, error_, sizeof error_));
+  }
+  void get_optimizer_state(float* m, float* v) const override {
+    check(api_.get_optimizer_state(handle_, m, v, error_, sizeof error_));
+  }
+  double forward_backward(const int32_t* inputs, const int32_t* targets) override {
+    double loss = 0;
+    check(api_.forward_backward(handle_, inputs, targets, &loss, error_, sizeof error_));
+    return loss;
+  }
+  double evaluate(const int32_t* inputs, const int32_t* targets) override {
+    double loss = 0;
+    check(api_.evaluate(handle_, inputs, targets, &loss, error_, sizeof error_));
+    return loss;
+  }
+  double grad_norm() override {
+    double norm = 0;
+    check(api_.grad_norm(handle_, &norm, error_, sizeof error_));
+    return norm;
+  }
+  void get_gradients(float* grads) const override { check(api_.get_gradients(handle_, grads, error_, sizeof error_)); }
+  void update(const AdamWStep& step) override { check(api_.update(handle_, &step, error_, sizeof error_)); }
+  size_t memory_bytes() const override {
+    size_t bytes = 0;
+    check(api_.memory_bytes(handle_, &bytes, error_, sizeof error_));
+    return bytes;
+  }
+
+ private:
+  void check(int status) const {
+    if (status == kIsoflopOk) return;
+    if (status == kIsoflopInputError) throw InputError(error_);
+    throw Error(error_);
+  }
+
+  const IsoflopCudaModule& api_;
+  Precision precision_;
+  IsoflopBackend* handle_ = nullptr;
+  mutable char error_[1024] = "";
+};
+
+}  // namespace
+
 std::unique_ptr<Backend> make_cuda_backend(const ModelConfig& config, int batch, Precision precision) {
   if (const std::string why = cuda_unavailable(); !why.empty())
     throw InputError("backend: cuda requested but " + why);
-  return std::unique_ptr<Backend>(cuda_module().api->make_backend(&config, batch, precision));
+  return std::make_unique<ModuleBackend>(*cuda_module().api, config, batch, precision);
 }
 
 BackendChoice choose_backend(BackendKind requested, const Precision* requested_precision) {

@@ -41,4 +41,11 @@ TEST_CASE("isoflop needs neither CUDA nor the libraries only train, fit and chec
       CHECK(name.find(absent) == std::string::npos);
   }
   CHECK(libc);  // the listing was read: the C library is always needed
+#ifdef ISOFLOP_STATIC_RUNTIME
+  for (const std::string& name : needed) {
+    INFO(name);
+    CHECK(name.find("libstdc++") == std::string::npos);  // the C++ runtime is linked in
+    CHECK(name.find("libgcc_s") == std::string::npos);
+  }
+#endif
 }

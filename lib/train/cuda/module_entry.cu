@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "train/cuda/cuda_backend.hpp"
-#include "train/cuda/module_api.hpp"
+#include "train/cuda/module_table.hpp"
 
 namespace {
 
@@ -31,13 +31,8 @@ void device_name(char* name, size_t name_size) {
   std::snprintf(name, name_size, "%s", isoflop::train::cuda::device_name().c_str());
 }
 
-isoflop::train::Backend* make_backend(const isoflop::train::ModelConfig* config, int batch,
-                                      isoflop::train::Precision precision) {
-  return isoflop::train::cuda::make_backend(*config, batch, precision).release();
-}
-
-const IsoflopCudaModule kModule = {kIsoflopCudaAbi, sizeof(isoflop::train::ModelConfig),
-                                   sizeof(isoflop::train::AdamWStep), &device_count, &device_name, &make_backend};
+const IsoflopCudaModule kModule =
+    isoflop::train::module::module_table<&isoflop::train::cuda::make_backend>(&device_count, &device_name);
 
 }  // namespace
 
