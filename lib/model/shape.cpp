@@ -32,7 +32,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   const double aspect = static_cast<double>(o.reference.d_model) / o.reference.layers;
   const long long head = o.reference.effective_head_size();
   const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
-  // Ranked by distance from the reference's aspect ratio, then by the miss (the same weighting as before).
+  // Ranked by the distance from the reference's aspect ratio plus twice the miss against the target.
   auto score = [&](const Architecture& a, double ratio) {
     return std::fabs(std::log(static_cast<double>(a.d_model) / a.layers / aspect)) + 2 * std::fabs(ratio - 1);
   };

@@ -82,48 +82,28 @@ class StatesMemo {
   std::array<StageStates, 4> states_;
 };
 
-// The activations of a micro-batch by (recompute, SP), for the micro-batch of the walk's step being walked.
-class ActivationsMemo {
- public:
-  void reset() { micro_batch_ = 0; }
-  const MicroBatchActivations& of(const JobSpec& job, const Layout& l) {
-    if (l.micro_batch != micro_batch_) {
-      micro_batch_ = l.micro_batch;
-      known_.fill(false);
-    }
-    const size_t i = static_cast<size_t>(l.recompute) * 2 + (l.sequence_parallel ? 1 : 0);
-    if (!known_[i]) activations_[i] = micro_batch_activations(job, l);
-    known_[i] = true;
-    return activations_[i];
-  }
-
- private:
-  int micro_batch_ = 0;
-  std::array<bool, 6> known_{};
-  std::array<MicroBatchActivations, 6> activations_;
-};
-
-// The GEMM part of the step-time lower bound by recompute mode, for the micro-batch of the walk's step being
-// walked (it reads neither the ZeRO stage nor sequence parallelism).
-class GemmBoundMemo {
+// Values of the micro-batch the walk's step is at, by a small index of the inner knobs they read, each
+// computed once: a micro-batch's activations by (recompute, SP), the GEMM part of the step-time bound by
+// recompute (it reads neither the ZeRO stage nor sequence parallelism).
+template <class Value, size_t N>
+class MicroBatchMemo {
  public:
   void reset() { micro_batch_ = 0; }
   template <class Compute>
-  double of(const Layout& l, Compute&& compute) {
+  const Value& of(const Layout& l, size_t i, Compute&& compute) {
     if (l.micro_batch != micro_batch_) {
       micro_batch_ = l.micro_batch;
       known_.fill(false);
     }
-    const size_t i = static_cast<size_t>(l.recompute);
-    if (!known_[i]) seconds_[i] = compute();
+    if (!known_[i]) values_[i] = compute();
     known_[i] = true;
-    return seconds_[i];
+    return values_[i];
   }
 
  private:
   int micro_batch_ = 0;
-  std::array<bool, 3> known_{};
-  std::array<double, 3> seconds_{};
+  std::array<bool, N> known_{};
+  std::array<Value, N> values_{};
 };
 
 // The step-time FLOPs per (micro-batch, recompute), computed once per search (for the micro-batches a search
@@ -243,8 +223,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     TrainerVerdicts verdicts;
     MicroBatchBounds bounds;
     StatesMemo states;
-    ActivationsMemo activations;
-    GemmBoundMemo gemm_bounds;
+    MicroBatchMemo<MicroBatchActivations, 6> activations;
+    MicroBatchMemo<double, 3> gemm_bounds;
     const std::optional<RuleViolation> none;
     Layout rejected_fit_layout;  // the layout family_rejected_fit rejected
     bool rejected_fit_may_change = true;  // no family_rejected_fit yet, or only a missing ZeRO stage (see below)
@@ -266,7 +246,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
         return trainer.loaded() ? verdicts.of(l, check, words) : none;
       };
       auto gemm_bound_s = [&](const Layout& l, const StageLayers& stages) {
-        return gemm_bounds.of(l, [&] { return gemm_lower_bound_s(job, cluster, l, stages, flops.of(l)); });
+        return gemm_bounds.of(l, static_cast<size_t>(l.recompute),
+                              [&] { return gemm_lower_bound_s(job, cluster, l, stages, flops.of(l)); });
       };
       // A micro-batch's layouts are only counted when none can change the result: a layout of the family already
       // fits (so a rejection's memory no longer matters), none has less memory than the same ZeRO stage,
@@ -329,7 +310,10 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
           }
         }
         const StageStates& model_states = states.of(job, split, l, options.memory);
-        const MemoryBreakdown mem = estimate_memory(job, l, model_states, activations.of(job, l));
+        const MicroBatchActivations& acts =
+            activations.of(l, static_cast<size_t>(l.recompute) * 2 + (l.sequence_parallel ? 1 : 0),
+                            [&] { return micro_batch_activations(job, l); });
+        const MemoryBreakdown mem = estimate_memory(job, l, model_states, acts);
         const double bytes = mem.total_bytes();
         const bool fits_memory = bytes <= result.usable_memory_bytes;
         if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
