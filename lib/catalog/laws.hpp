@@ -14,12 +14,8 @@ namespace isoflop::catalog {
 // parametric: L = E + A/N^α + B/D^β; kaplan: Kaplan et al. 2020 eq. 1.5 and Table 6; data-constrained:
 // Muennighoff et al. 2023; allocation-table: rows of (N, C, D) (Chinchilla Table 3); power-law: an
 // allocation-only frontier D_opt = k·C^p (DeepSeek 2024, Llama 3).
-enum class LawKind { kParametric, kKaplan, kDataConstrained, kAllocationTable, kPowerLaw };
-inline constexpr EnumNames<LawKind, 5> kLawKindNames{{{{LawKind::kParametric, "parametric"},
-                                                       {LawKind::kKaplan, "kaplan"},
-                                                       {LawKind::kDataConstrained, "data-constrained"},
-                                                       {LawKind::kAllocationTable, "allocation-table"},
-                                                       {LawKind::kPowerLaw, "power-law"}}}};
+ISOFLOP_NAMED_ENUM(LawKind, (kParametric, "parametric"), (kKaplan, "kaplan"), (kDataConstrained, "data-constrained"),
+                   (kAllocationTable, "allocation-table"), (kPowerLaw, "power-law"));
 
 // One row of an allocation table (Chinchilla Table 3).
 struct AllocationRow {

@@ -13,19 +13,13 @@
 
 namespace isoflop::catalog {
 
-// What a run's `measured` block states; every kind converts to a step time with the model's FLOP count.
-enum class MeasuredMetric {
-  kStepTime,              // step_time_s: seconds per iteration (global batch)
-  kTokensPerSPerGpu,      // tokens_per_s_per_gpu
-  kModelTflopsPerGpu,     // model_tflops_per_gpu: Korthikanti eq. 7 / Megatron's count, no recompute
-  kHardwareTflopsPerGpu,  // hardware_tflops_per_gpu: with the recompute done (Narayanan eq. 3)
-  kMfu,                   // mfu: model FLOP/s over the 16-bit peak
-};
-inline constexpr EnumNames<MeasuredMetric, 5> kMeasuredMetricNames{{{{MeasuredMetric::kStepTime, "step_time_s"},
-                                                                     {MeasuredMetric::kTokensPerSPerGpu, "tokens_per_s_per_gpu"},
-                                                                     {MeasuredMetric::kModelTflopsPerGpu, "model_tflops_per_gpu"},
-                                                                     {MeasuredMetric::kHardwareTflopsPerGpu, "hardware_tflops_per_gpu"},
-                                                                     {MeasuredMetric::kMfu, "mfu"}}}};
+// What a run's `measured` block states; every kind converts to a step time with the model's FLOP count: seconds
+// per iteration (global batch), tokens/s per GPU, model TFLOP/s per GPU (Korthikanti eq. 7 / Megatron's count, no
+// recompute), hardware TFLOP/s per GPU (with the recompute done, Narayanan eq. 3), MFU (model FLOP/s over the
+// 16-bit peak).
+ISOFLOP_NAMED_ENUM(MeasuredMetric, (kStepTime, "step_time_s"), (kTokensPerSPerGpu, "tokens_per_s_per_gpu"),
+                   (kModelTflopsPerGpu, "model_tflops_per_gpu"), (kHardwareTflopsPerGpu, "hardware_tflops_per_gpu"),
+                   (kMfu, "mfu"));
 
 struct MeasuredRun {
   std::string name;                  // "nemotron4-15b h100 x16"

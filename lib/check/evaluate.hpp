@@ -12,11 +12,7 @@
 
 namespace isoflop::check {
 
-enum class Outcome { kPass, kWarn, kFail, kNotApplicable };
-inline constexpr EnumNames<Outcome, 4> kOutcomeNames{{{{Outcome::kPass, "pass"},
-                                                      {Outcome::kWarn, "warn"},
-                                                      {Outcome::kFail, "fail"},
-                                                      {Outcome::kNotApplicable, "not-applicable"}}}};
+ISOFLOP_NAMED_ENUM(Outcome, (kPass, "pass"), (kWarn, "warn"), (kFail, "fail"), (kNotApplicable, "not-applicable"));
 
 struct Verdict {
   std::string rule;

@@ -11,8 +11,7 @@
 
 namespace isoflop::check {
 
-enum class Severity { kError, kWarn };
-inline constexpr EnumNames<Severity, 2> kSeverityNames{{{{Severity::kError, "error"}, {Severity::kWarn, "warn"}}}};
+ISOFLOP_NAMED_ENUM(Severity, (kError, "error"), (kWarn, "warn"));
 
 // One rule as a policy sets it: `tokens_per_param: {min: 10, max: 200, severity: warn}`.
 struct RuleSetting {

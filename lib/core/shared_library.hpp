@@ -19,4 +19,17 @@ void bind_symbol(void* handle, const char* library, const char* symbol, F* funct
   *function = reinterpret_cast<F>(shared_library_symbol(handle, library, symbol));
 }
 
+// A library's table of functions, opened and bound on the first call (thread-safely) and kept, never closed.
+// `Table` names the library (`kLibrary`), the files to try (`kSoname`, the runtime's, then `kPath`, found at
+// configure time) and binds its members in `void bind(void* handle)`.
+template <typename Table>
+const Table& loaded_functions() {
+  static const Table loaded = [] {
+    Table table;
+    table.bind(open_shared_library(Table::kLibrary, {Table::kSoname, Table::kPath}));
+    return table;
+  }();
+  return loaded;
+}
+
 }  // namespace isoflop

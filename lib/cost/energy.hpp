@@ -12,9 +12,7 @@
 
 namespace isoflop::cost {
 
-enum class EnergyMethod { kNode, kMeasured, kTdp };
-inline constexpr EnumNames<EnergyMethod, 3> kEnergyMethodNames{
-    {{{EnergyMethod::kNode, "node"}, {EnergyMethod::kMeasured, "measured"}, {EnergyMethod::kTdp, "tdp"}}}};
+ISOFLOP_NAMED_ENUM(EnergyMethod, (kNode, "node"), (kMeasured, "measured"), (kTdp, "tdp"));
 
 // What the three methods need; a method whose input is missing is unavailable.
 struct PowerInputs {

@@ -18,13 +18,8 @@
 
 namespace isoflop::cost {
 
-enum class Lever { kBaseline, kModel, kMachine, kMechanization, kMap, kAll };
-inline constexpr EnumNames<Lever, 6> kLeverNames{{{{Lever::kBaseline, "baseline"},
-                                                   {Lever::kModel, "model"},
-                                                   {Lever::kMachine, "machine"},
-                                                   {Lever::kMechanization, "mechanization"},
-                                                   {Lever::kMap, "map"},
-                                                   {Lever::kAll, "all"}}}};
+ISOFLOP_NAMED_ENUM(Lever, (kBaseline, "baseline"), (kModel, "model"), (kMachine, "machine"),
+                   (kMechanization, "mechanization"), (kMap, "map"), (kAll, "all"));
 
 struct WhatIfOptions {
   double model_factor = 3;                     // ≥ 1: compute saved at equal quality (Model 3–10×)

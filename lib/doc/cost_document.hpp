@@ -15,9 +15,7 @@
 namespace isoflop::doc {
 
 // How the work was given: FLOPs, 6·N·D, or a duration on the cluster.
-enum class CostWork { kFlops, kParamsTokens, kTime };
-inline constexpr EnumNames<CostWork, 3> kCostWorkNames{
-    {{{CostWork::kFlops, "flops"}, {CostWork::kParamsTokens, "6nd"}, {CostWork::kTime, "time"}}}};
+ISOFLOP_NAMED_ENUM(CostWork, (kFlops, "flops"), (kParamsTokens, "6nd"), (kTime, "time"));
 
 struct CostInputs {
   CostWork work = CostWork::kFlops;

@@ -12,12 +12,8 @@
 
 namespace isoflop::emit {
 
-enum class Target { kMegatron, kDeepSpeed, kNemo, kSlurm, kAll };
-inline constexpr EnumNames<Target, 5> kTargetNames{{{{Target::kMegatron, "megatron"},
-                                                     {Target::kDeepSpeed, "deepspeed"},
-                                                     {Target::kNemo, "nemo"},
-                                                     {Target::kSlurm, "slurm"},
-                                                     {Target::kAll, "all"}}}};
+ISOFLOP_NAMED_ENUM(Target, (kMegatron, "megatron"), (kDeepSpeed, "deepspeed"), (kNemo, "nemo"), (kSlurm, "slurm"),
+                   (kAll, "all"));
 
 struct EmitOptions {
   // A Megatron-Core release (data/launch/megatron_flags.yaml) or a NeMo release (data/launch/nemo_keys.yaml),

@@ -14,8 +14,7 @@ namespace isoflop::fit {
 
 // Huber terms summed (eq. 11 as written) or averaged (what Besiroglu et al. 2024 found the original fit
 // effectively did: under default tolerances the optimiser then stops early).
-enum class Reduce { kSum, kMean };
-inline constexpr EnumNames<Reduce, 2> kReduceNames{{{{Reduce::kSum, "sum"}, {Reduce::kMean, "mean"}}}};
+ISOFLOP_NAMED_ENUM(Reduce, (kSum, "sum"), (kMean, "mean"));
 
 // Parameters in the fitted space: x = (a, b, e, α, β) with A = e^a, B = e^b, E = e^e.
 using LawPoint = std::array<double, 5>;

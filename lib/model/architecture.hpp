@@ -10,22 +10,12 @@ namespace isoflop::model {
 
 // MLP activation. SwiGLU is gated (three matrices: gate, up, down; Shazeer 2020); squared ReLU (So et al.
 // 2021, Nemotron-4) and the others use two.
-enum class Activation { kGelu, kSwiglu, kRelu, kSquaredRelu };
-inline constexpr EnumNames<Activation, 4> kActivationNames{{{{Activation::kGelu, "gelu"},
-                                                            {Activation::kSwiglu, "swiglu"},
-                                                            {Activation::kRelu, "relu"},
-                                                            {Activation::kSquaredRelu, "squared-relu"}}}};
+ISOFLOP_NAMED_ENUM(Activation, (kGelu, "gelu"), (kSwiglu, "swiglu"), (kRelu, "relu"), (kSquaredRelu, "squared-relu"));
 
-enum class PositionalEncoding { kLearned, kRotary, kAlibi, kRelative, kNone };
-inline constexpr EnumNames<PositionalEncoding, 5> kPositionalEncodingNames{{{{PositionalEncoding::kLearned, "learned"},
-                                                                            {PositionalEncoding::kRotary, "rotary"},
-                                                                            {PositionalEncoding::kAlibi, "alibi"},
-                                                                            {PositionalEncoding::kRelative, "relative"},
-                                                                            {PositionalEncoding::kNone, "none"}}}};
+ISOFLOP_NAMED_ENUM(PositionalEncoding, (kLearned, "learned"), (kRotary, "rotary"), (kAlibi, "alibi"),
+                   (kRelative, "relative"), (kNone, "none"));
 
-enum class NormKind { kLayerNorm, kRmsNorm };
-inline constexpr EnumNames<NormKind, 2> kNormKindNames{
-    {{{NormKind::kLayerNorm, "layernorm"}, {NormKind::kRmsNorm, "rmsnorm"}}}};
+ISOFLOP_NAMED_ENUM(NormKind, (kLayerNorm, "layernorm"), (kRmsNorm, "rmsnorm"));
 
 // Sparse mixture-of-experts fields; experts == 0 means a dense model.
 struct MoeConfig {

@@ -8,16 +8,11 @@
 
 namespace isoflop::model {
 
-enum class FlopsConvention { k6nd, kChinchilla, kMegatron };
-inline constexpr EnumNames<FlopsConvention, 3> kFlopsConventionNames{{{{FlopsConvention::k6nd, "6nd"},
-                                                                       {FlopsConvention::kChinchilla, "chinchilla"},
-                                                                       {FlopsConvention::kMegatron, "megatron"}}}};
+ISOFLOP_NAMED_ENUM(FlopsConvention, (k6nd, "6nd"), (kChinchilla, "chinchilla"), (kMegatron, "megatron"));
 
 // Activation recomputation (Korthikanti et al. 2022): none, the attention core only (selective), or the
 // whole transformer layer (full). It changes the hardware FLOPs, never the model FLOPs.
-enum class Recompute { kNone, kSelective, kFull };
-inline constexpr EnumNames<Recompute, 3> kRecomputeNames{
-    {{{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}}};
+ISOFLOP_NAMED_ENUM(Recompute, (kNone, "none"), (kSelective, "selective"), (kFull, "full"));
 
 // Hoffmann et al. 2022 App. F: forward FLOPs of one sequence, by operation (all layers summed). A mixture of
 // experts replaces the dense block of its MoE layers by the experts each token is routed to and a router.

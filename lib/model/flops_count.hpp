@@ -11,11 +11,8 @@
 namespace isoflop::model {
 
 // Which parameter count 6·N·D multiplies.
-enum class ParamsKind { kTotal, kActive, kNonEmbedding, kGiven };
-inline constexpr EnumNames<ParamsKind, 4> kParamsKindNames{{{{ParamsKind::kTotal, "total"},
-                                                             {ParamsKind::kActive, "active"},
-                                                             {ParamsKind::kNonEmbedding, "non_embedding"},
-                                                             {ParamsKind::kGiven, "given"}}}};
+ISOFLOP_NAMED_ENUM(ParamsKind, (kTotal, "total"), (kActive, "active"), (kNonEmbedding, "non_embedding"),
+                   (kGiven, "given"));
 
 struct FlopsPart {
   std::string name;            // "qkv", "attention_scores", "recompute", …

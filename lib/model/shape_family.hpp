@@ -10,8 +10,7 @@
 namespace isoflop::model {
 
 // aspect: d_model/layers follows the family's published shapes; bands: d_model and heads by size band.
-enum class ShapeRule { kAspect, kBands };
-inline constexpr EnumNames<ShapeRule, 2> kShapeRuleNames{{{{ShapeRule::kAspect, "aspect"}, {ShapeRule::kBands, "bands"}}}};
+ISOFLOP_NAMED_ENUM(ShapeRule, (kAspect, "aspect"), (kBands, "bands"));
 
 // One published shape (e.g. a Chinchilla Table A9 row).
 struct ShapeRow {

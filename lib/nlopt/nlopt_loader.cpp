@@ -12,48 +12,29 @@
 
 namespace {
 
+// Every NLopt function isoflop calls, by its name after `nlopt_`: the table below has one member each, bound to
+// the library's symbol of that name.
+#define ISOFLOP_NLOPT_FUNCTIONS(X)                                                                                \
+  X(create) X(destroy) X(optimize) X(force_stop) X(set_min_objective) X(set_lower_bounds) X(set_upper_bounds) \
+  X(set_ftol_rel) X(set_ftol_abs) X(set_xtol_rel) X(set_maxeval) X(set_vector_storage) X(set_initial_step)
+
 struct NLopt {
-  decltype(&::nlopt_create) create = nullptr;
-  decltype(&::nlopt_destroy) destroy = nullptr;
-  decltype(&::nlopt_optimize) optimize = nullptr;
-  decltype(&::nlopt_force_stop) force_stop = nullptr;
-  decltype(&::nlopt_set_min_objective) set_min_objective = nullptr;
-  decltype(&::nlopt_set_lower_bounds) set_lower_bounds = nullptr;
-  decltype(&::nlopt_set_upper_bounds) set_upper_bounds = nullptr;
-  decltype(&::nlopt_set_ftol_rel) set_ftol_rel = nullptr;
-  decltype(&::nlopt_set_ftol_abs) set_ftol_abs = nullptr;
-  decltype(&::nlopt_set_xtol_rel) set_xtol_rel = nullptr;
-  decltype(&::nlopt_set_maxeval) set_maxeval = nullptr;
-  decltype(&::nlopt_set_vector_storage) set_vector_storage = nullptr;
-  decltype(&::nlopt_set_initial_step) set_initial_step = nullptr;
+  static constexpr const char* kLibrary = "libnlopt";
+  static constexpr const char* kSoname = "libnlopt.so.0";
+  static constexpr const char* kPath = ISOFLOP_NLOPT_PATH;
+
+#define ISOFLOP_NLOPT_MEMBER(name) decltype(&::nlopt_##name) name = nullptr;
+  ISOFLOP_NLOPT_FUNCTIONS(ISOFLOP_NLOPT_MEMBER)
+#undef ISOFLOP_NLOPT_MEMBER
+
+  void bind(void* handle) {
+#define ISOFLOP_NLOPT_BIND(name) isoflop::bind_symbol(handle, kLibrary, "nlopt_" #name, &name);
+    ISOFLOP_NLOPT_FUNCTIONS(ISOFLOP_NLOPT_BIND)
+#undef ISOFLOP_NLOPT_BIND
+  }
 };
 
-NLopt load() {
-  constexpr const char* kLibrary = "libnlopt";
-  // The runtime's soname first, then the library found at configure.
-  void* handle = isoflop::open_shared_library(kLibrary, {"libnlopt.so.0", ISOFLOP_NLOPT_PATH});
-  NLopt n;
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_create", &n.create);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_destroy", &n.destroy);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_optimize", &n.optimize);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_force_stop", &n.force_stop);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_min_objective", &n.set_min_objective);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_lower_bounds", &n.set_lower_bounds);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_upper_bounds", &n.set_upper_bounds);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_ftol_rel", &n.set_ftol_rel);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_ftol_abs", &n.set_ftol_abs);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_xtol_rel", &n.set_xtol_rel);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_maxeval", &n.set_maxeval);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_vector_storage", &n.set_vector_storage);
-  isoflop::bind_symbol(handle, kLibrary, "nlopt_set_initial_step", &n.set_initial_step);
-  return n;
-}
-
-// Loaded once, thread-safely; never closed.
-const NLopt& nlopt() {
-  static const NLopt loaded = load();
-  return loaded;
-}
+const NLopt& nlopt() { return isoflop::loaded_functions<NLopt>(); }
 
 }  // namespace
 

@@ -17,25 +17,15 @@ using model::kRecomputeNames;
 using model::Recompute;
 
 // The trainer that will run the job: its runnability rules and defaults (data/trainers.yaml) apply.
-enum class Trainer { kMegatron, kDeepSpeed, kNemo, kFsdp };
-inline constexpr EnumNames<Trainer, 4> kTrainerNames{{{{Trainer::kMegatron, "megatron"},
-                                                      {Trainer::kDeepSpeed, "deepspeed"},
-                                                      {Trainer::kNemo, "nemo"},
-                                                      {Trainer::kFsdp, "fsdp"}}}};
+ISOFLOP_NAMED_ENUM(Trainer, (kMegatron, "megatron"), (kDeepSpeed, "deepspeed"), (kNemo, "nemo"), (kFsdp, "fsdp"));
 
 // Attention kernel: FlashAttention keeps no s×s score matrix in memory (Dao et al. 2022); eager does.
-enum class AttentionKernel { kEager, kFlash };
-inline constexpr EnumNames<AttentionKernel, 2> kAttentionKernelNames{
-    {{{AttentionKernel::kEager, "eager"}, {AttentionKernel::kFlash, "flash"}}}};
+ISOFLOP_NAMED_ENUM(AttentionKernel, (kEager, "eager"), (kFlash, "flash"));
 
 // Precision of the GEMMs: bf16, or FP8 with bf16 master copies (Micikevicius et al. 2022).
-enum class MatmulPrecision { kBf16, kFp8 };
-inline constexpr EnumNames<MatmulPrecision, 2> kMatmulPrecisionNames{
-    {{{MatmulPrecision::kBf16, "bf16"}, {MatmulPrecision::kFp8, "fp8"}}}};
+ISOFLOP_NAMED_ENUM(MatmulPrecision, (kBf16, "bf16"), (kFp8, "fp8"));
 
-enum class Optimizer { kMixedPrecisionAdam, kMegatronAdam };
-inline constexpr EnumNames<Optimizer, 2> kOptimizerNames{
-    {{{Optimizer::kMixedPrecisionAdam, "adam"}, {Optimizer::kMegatronAdam, "megatron-adam"}}}};
+ISOFLOP_NAMED_ENUM(Optimizer, (kMixedPrecisionAdam, "adam"), (kMegatronAdam, "megatron-adam"));
 
 struct ClusterSpec {
   catalog::Accelerator accelerator;

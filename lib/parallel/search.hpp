@@ -14,8 +14,7 @@
 
 namespace isoflop::parallel {
 
-enum class Objective { kTime, kMemory };
-inline constexpr EnumNames<Objective, 2> kObjectiveNames{{{{Objective::kTime, "time"}, {Objective::kMemory, "memory"}}}};
+ISOFLOP_NAMED_ENUM(Objective, (kTime, "time"), (kMemory, "memory"));
 
 struct SearchOptions {
   // The trainer whose rules every returned layout satisfies and whose defaults the time model uses

@@ -64,9 +64,7 @@ struct PlanOptions {
 };
 
 // How the plan counts FLOPs: the chosen layout's model FLOPs per step, or 6·N·D when no layout fits.
-enum class FlopsConvention { kLayoutModel, kSixND };
-inline constexpr EnumNames<FlopsConvention, 2> kFlopsConventionNames{
-    {{{FlopsConvention::kLayoutModel, "layout-model-flops"}, {FlopsConvention::kSixND, "6nd"}}}};
+ISOFLOP_NAMED_ENUM(FlopsConvention, (kLayoutModel, "layout-model-flops"), (kSixND, "6nd"));
 
 // The plan document: what it was asked (budget, family, batch target) and what it found. A plan contains the
 // same structs the other commands print: an allocation and the band (`optimal`), a job, cluster and search

@@ -10,16 +10,11 @@
 
 namespace isoflop::report {
 
-enum class AxisScale { kLinear, kLog };
-inline constexpr EnumNames<AxisScale, 2> kAxisScaleNames{{{{AxisScale::kLinear, "linear"}, {AxisScale::kLog, "log"}}}};
+ISOFLOP_NAMED_ENUM(AxisScale, (kLinear, "linear"), (kLog, "log"));
 
 // How tick labels are written: kScientific "1e19", kCount "10M", "1B" (SI count suffixes), kPlain "2.5",
 // kAuto picks kScientific for log axes spanning more than 4 decades or beyond [1e-3, 1e6], else kPlain.
-enum class TickFormat { kAuto, kScientific, kCount, kPlain };
-inline constexpr EnumNames<TickFormat, 4> kTickFormatNames{{{{TickFormat::kAuto, "auto"},
-                                                            {TickFormat::kScientific, "scientific"},
-                                                            {TickFormat::kCount, "count"},
-                                                            {TickFormat::kPlain, "plain"}}}};
+ISOFLOP_NAMED_ENUM(TickFormat, (kAuto, "auto"), (kScientific, "scientific"), (kCount, "count"), (kPlain, "plain"));
 
 struct Axis {
   std::string label;                 // with units, e.g. "compute C (FLOPs)"

@@ -9,14 +9,11 @@
 namespace isoflop::train {
 
 // Where the training step runs. kAuto picks CUDA when a device is present (and says so).
-enum class BackendKind { kAuto, kCpu, kCuda };
-inline constexpr EnumNames<BackendKind, 3> kBackendKindNames{
-    {{{BackendKind::kAuto, "auto"}, {BackendKind::kCpu, "cpu"}, {BackendKind::kCuda, "cuda"}}}};
+ISOFLOP_NAMED_ENUM(BackendKind, (kAuto, "auto"), (kCpu, "cpu"), (kCuda, "cuda"));
 
 // Number format of the GEMMs. fp32 everywhere on the CPU; on CUDA bf16 inputs with fp32 accumulation and
 // fp32 master weights (llm.c's mixed precision, training.md §1.3), or fp32 for parity tests.
-enum class Precision { kFp32, kBf16 };
-inline constexpr EnumNames<Precision, 2> kPrecisionNames{{{{Precision::kFp32, "fp32"}, {Precision::kBf16, "bf16"}}}};
+ISOFLOP_NAMED_ENUM(Precision, (kFp32, "fp32"), (kBf16, "bf16"));
 
 // A GPT-2-style decoder: learned token and position embeddings, pre-LayerNorm blocks with causal multi-head
 // attention and a GELU MLP of 4·d_model, a final LayerNorm and an LM head tied to the token embedding.

@@ -14,11 +14,7 @@
 
 namespace isoflop::train {
 
-enum class DataSource { kMarkov, kQuanta, kText, kTokens };
-inline constexpr EnumNames<DataSource, 4> kDataSourceNames{{{{DataSource::kMarkov, "markov"},
-                                                            {DataSource::kQuanta, "quanta"},
-                                                            {DataSource::kText, "text"},
-                                                            {DataSource::kTokens, "tokens"}}}};
+ISOFLOP_NAMED_ENUM(DataSource, (kMarkov, "markov"), (kQuanta, "quanta"), (kText, "text"), (kTokens, "tokens"));
 
 struct DataConfig {
   DataSource source = DataSource::kMarkov;

@@ -48,9 +48,7 @@ struct RunOptions {
 };
 
 // Where the peak MFU is measured against comes from.
-enum class PeakSource { kNone, kCatalog, kMeasuredSgemm };
-inline constexpr EnumNames<PeakSource, 3> kPeakSourceNames{
-    {{{PeakSource::kNone, "none"}, {PeakSource::kCatalog, "catalog"}, {PeakSource::kMeasuredSgemm, "measured_sgemm"}}}};
+ISOFLOP_NAMED_ENUM(PeakSource, (kNone, "none"), (kCatalog, "catalog"), (kMeasuredSgemm, "measured_sgemm"));
 
 struct TrainResult {
   bool interrupted = false;  // stopped early; a checkpoint was saved

@@ -2,6 +2,7 @@
 #include "validate/report_speed.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/error.hpp"
 #include "fit/bootstrap.hpp"
@@ -25,10 +26,13 @@ parallel::Layout layout_of(const ReportRun& run) {
   return layout;
 }
 
-// The node a single CPU or GPU run sits in, for the calibration's cluster lookup; one device, no links used.
+// The name of the node a single CPU or GPU run sits in.
+std::string single_device_node_name(const std::string& accelerator) { return accelerator + "-single"; }
+
+// That node, for the calibration's cluster lookup; one device, no links used.
 catalog::Node single_device_node(const catalog::Accelerator& a) {
   catalog::Node n;
-  n.name = a.name + "-single";
+  n.name = single_device_node_name(a.name);
   n.display_name = a.display_name;
   n.accelerator = a.name;
   n.gpus_per_node = 1;
@@ -89,15 +93,13 @@ SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& acceler
   cluster.gpus = 1;
   cluster.gpus_per_node = 1;
   const parallel::StepTime st = parallel::estimate_step_time(job_of(run), cluster, layout_of(run));
-  SpeedRow row;
-  row.id = run.id;
-  row.params = run.params;
-  row.measured_tokens_per_s = run.tokens_per_s;
-  row.predicted_tokens_per_s = st.tokens_per_s;
-  row.measured_mfu = run.mfu;
-  row.predicted_mfu = st.mfu;
-  row.error = st.tokens_per_s / run.tokens_per_s - 1;
-  return row;
+  return SpeedRow{.id = run.id,
+                  .params = run.params,
+                  .measured_tokens_per_s = run.tokens_per_s,
+                  .predicted_tokens_per_s = st.tokens_per_s,
+                  .measured_mfu = run.mfu,
+                  .predicted_mfu = st.mfu,
+                  .error = st.tokens_per_s / run.tokens_per_s - 1};
 }
 
 std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<ReportRun>& runs,
@@ -122,12 +124,14 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
     catalog::MeasuredRun m;
     m.name = r.id;
     m.gpu = r.accelerator;
-    m.node = r.accelerator + "-single";
+    m.node = single_device_node_name(r.accelerator);
     m.gpus = 1;
-    m.architecture = r.architecture;
-    m.seq = r.architecture.seq;
-    m.global_batch = r.batch;
-    m.micro_batch = static_cast<int>(r.batch);
+    // The job and micro-batch the runs were predicted with.
+    const parallel::JobSpec job = job_of(r);
+    m.architecture = job.architecture;
+    m.seq = job.seq;
+    m.global_batch = job.global_batch;
+    m.micro_batch = layout_of(r).micro_batch;
     m.metric = catalog::MeasuredMetric::kTokensPerSPerGpu;
     m.value = r.tokens_per_s;
     m.source = "validation sweep run " + r.id;

@@ -12,11 +12,8 @@
 
 namespace isoflop::validate {
 
-enum class RunState { kPending, kInterrupted, kFailed, kFinished };
-inline constexpr EnumNames<RunState, 4> kRunStateNames{{{{RunState::kPending, "pending"},
-                                                         {RunState::kInterrupted, "interrupted"},
-                                                         {RunState::kFailed, "failed"},
-                                                         {RunState::kFinished, "finished"}}}};
+ISOFLOP_NAMED_ENUM(RunState, (kPending, "pending"), (kInterrupted, "interrupted"), (kFailed, "failed"),
+                   (kFinished, "finished"));
 
 inline constexpr const char* kFailedFile = "failed.txt";  // in the run folder, written by the runner
 inline constexpr const char* kLogFile = "train.log";      // the train process's standard error

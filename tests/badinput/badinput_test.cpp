@@ -19,8 +19,7 @@
 #include "support/temp_files.hpp"
 
 namespace fs = std::filesystem;
-using isoflop::test::read_file;
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 
 namespace {
 

@@ -16,7 +16,7 @@ namespace {
 using isoflop::check::Outcome;
 namespace doc = isoflop::doc;
 
-using isoflop::test::verdict;
+using namespace isoflop::test;
 
 std::vector<std::string> split(const std::string& text, const std::string& separator) {
   std::vector<std::string> out;

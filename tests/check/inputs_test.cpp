@@ -18,7 +18,7 @@ namespace {
 namespace check = isoflop::check;
 namespace doc = isoflop::doc;
 
-using isoflop::test::cat;
+using namespace isoflop::test;
 
 std::string error_of(const std::function<void()>& f) {
   try {

@@ -13,7 +13,7 @@ namespace {
 using isoflop::check::Outcome;
 namespace check = isoflop::check;
 
-using isoflop::test::verdict;
+using namespace isoflop::test;
 
 // Chinchilla 70B on 1.4T tokens, laid out as Megatron-LM runs it on 1024 A100s.
 const std::string kDense =

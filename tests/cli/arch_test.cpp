@@ -12,8 +12,7 @@
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
+using namespace isoflop::test;
 
 namespace {
 

@@ -15,8 +15,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 
 // Nemotron-4 340B on 128 H100s, BF16, TP 8 x PP 8, VP 12: 4.61 s per step (NVIDIA dgxc-benchmarking
 // v24.11.1, nemotron/README_340b.md), as in data/calibration/published_runs.yaml.

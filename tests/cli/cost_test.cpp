@@ -11,10 +11,7 @@
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
-using isoflop::test::check_bad_input;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
+using namespace isoflop::test;
 
 namespace {
 // A number of the run-cost section ("cost": time, energy, CO2e, money ...).

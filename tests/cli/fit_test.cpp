@@ -18,8 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 
 const std::string kRuns = std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/runs.csv";
 const std::string kCurves = std::string(ISOFLOP_SOURCE_DIR) + "/share/examples/curves.csv";

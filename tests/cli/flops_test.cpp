@@ -12,10 +12,7 @@
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
-using isoflop::test::check_bad_input;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
+using namespace isoflop::test;
 
 TEST_CASE("flops by convention") {
   auto doc = run_json("flops --arch mt-nlg-530b --global-batch 1920 --flops-convention megatron -o json");

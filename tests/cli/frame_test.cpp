@@ -8,7 +8,7 @@
 
 #include "support/run_cli.hpp"
 
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 
 namespace {
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }

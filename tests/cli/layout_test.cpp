@@ -13,9 +13,7 @@
 #include "support/temp_files.hpp"
 #include "units/format.hpp"
 
-using isoflop::test::check_bad_input;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 using nlohmann::json;
 
 namespace {

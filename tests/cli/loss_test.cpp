@@ -8,8 +8,7 @@
 #include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
+using namespace isoflop::test;
 
 TEST_CASE("loss reproduces Muennighoff's README example to 1e-9") {
   const auto doc = run_json("loss --params 6.34e9 --tokens 242e9 --unique-tokens 25e9 --law muennighoff-2023 -o json");

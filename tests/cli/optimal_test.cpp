@@ -8,9 +8,7 @@
 #include "cli/cli_json.hpp"
 #include "support/run_cli.hpp"
 
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
+using namespace isoflop::test;
 
 TEST_CASE("optimal --flops 5.76e23 --law chinchilla -o json: one allocation with the paper's numbers") {
   const auto doc = run_json("optimal --flops 5.76e23 --law chinchilla -o json");

@@ -17,10 +17,7 @@
 #include "support/run_cli.hpp"
 #include "support/temp_files.hpp"
 
-using isoflop::test::check_bad_input;
-using isoflop::test::run_cli;
-using isoflop::test::run_json;
-using isoflop::test::run_json_to;
+using namespace isoflop::test;
 
 TEST_CASE("plan: 3,360 A100s for 30 days, self-consistent") {
   const auto doc = run_json("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");

@@ -19,12 +19,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using isoflop::test::check_refused;
-using isoflop::test::run_cli;
+using namespace isoflop::test;
 
-using isoflop::test::read_file;
-
-fs::path temp_dir(const std::string& name) { return isoflop::test::fresh_temp_dir("isoflop-train-cli", name); }
+fs::path temp_dir(const std::string& name) { return fresh_temp_dir("isoflop-train-cli", name); }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);

@@ -37,3 +37,23 @@ TEST_CASE("a missing symbol is an error naming the library and the symbol") {
                        "libm has no isoflop_no_such_symbol", Error);
   CHECK(static_cast<bool>(missing) == false);
 }
+
+namespace {
+
+// A table over libm, loaded as the OpenBLAS and NLopt tables are.
+struct MathFunctions {
+  static constexpr const char* kLibrary = "libm";
+  static constexpr const char* kSoname = "libisoflop-no-such-library.so";  // the fallback path must be tried
+  static constexpr const char* kPath = "libm.so.6";
+  double (*cosine)(double) = nullptr;
+  void bind(void* handle) { bind_symbol(handle, kLibrary, "cos", &cosine); }
+};
+
+}  // namespace
+
+TEST_CASE("a function table is loaded once, from the first file that loads, and kept") {
+  const MathFunctions& first = loaded_functions<MathFunctions>();
+  REQUIRE(static_cast<bool>(first.cosine));
+  CHECK(first.cosine(0.0) == 1.0);
+  CHECK(&loaded_functions<MathFunctions>() == &first);  // the same table on every call
+}

@@ -12,7 +12,7 @@
 
 using namespace isoflop;
 using namespace isoflop::scaling;
-using isoflop::test::law;
+using namespace isoflop::test;
 
 namespace {
 

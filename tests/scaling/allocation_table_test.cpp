@@ -10,7 +10,7 @@
 #include "support/expect_close.hpp"
 
 using namespace isoflop::scaling;
-using isoflop::test::law;
+using namespace isoflop::test;
 
 namespace {
 // Hoffmann et al. 2022 Table 3, as printed (params, FLOPs, tokens), and the relative precision printed.

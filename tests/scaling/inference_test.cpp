@@ -9,7 +9,7 @@
 #include "support/expect_close.hpp"
 
 using namespace isoflop::scaling;
-using isoflop::test::law;
+using namespace isoflop::test;
 
 namespace {
 AllocationConstraints demand(double tokens) {

@@ -11,7 +11,7 @@
 
 using namespace isoflop;
 using namespace isoflop::scaling;
-using isoflop::test::law;
+using namespace isoflop::test;
 
 TEST_CASE("Muennighoff README examples reproduce to 1e-9") {
   const auto& m = law("muennighoff-2023");

@@ -51,7 +51,7 @@ __global__ void split_heads_backward_kernel(T* dqkv, const T* dq, const T* dk, c
 
 // to_heads = true: dst (B,NH,T,hs) ← src (B,T,C); false: dst (B,T,C) ← src (B,NH,T,hs).
 template <typename T>
-__global__ void heads_copy_kernel(T* dst, const T* src, int Tn, int NH, int hs, long long total, bool to_heads) {
+__global__ void heads_copy_kernel(T* dst, const T* src, bool to_heads, int Tn, int NH, int hs, long long total) {
   const long long C = static_cast<long long>(NH) * hs;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -96,15 +96,13 @@ __global__ void causal_softmax_backward_kernel(T* dpreatt, const float* datt, co
   for (int j = lane; j < Tn; j += kWarpSize) ds[j] = from_float<T>(j <= t ? to_float(p[j]) * (dp[j] - dot) : 0.0f);
 }
 
-// Elements of a (B, NH, T, hs) head tensor.
-long long head_elements(int B, int Tn, int NH, int hs) { return static_cast<long long>(B) * NH * Tn * hs; }
-
-// heads_copy_kernel over a (B, NH, T, hs) tensor, in the direction `to_heads`; `what` names the launch in an error.
-template <typename T>
-void copy_heads(T* dst, const T* src, int B, int Tn, int NH, int hs, bool to_heads, const char* what,
-                cudaStream_t stream) {
-  const long long total = head_elements(B, Tn, NH, hs);
-  heads_copy_kernel<<<grid_for(total, 256), 256, 0, stream>>>(dst, src, Tn, NH, hs, total, to_heads);
+// Launches `kernel(args…, T, NH, hs, total)` with a thread for each of the `total` elements of a (B, NH, T, hs)
+// head tensor; `what` names the launch in an error.
+template <typename... KernelArgs, typename... Args>
+void launch_per_head_element(void (*kernel)(KernelArgs...), const char* what, int B, int Tn, int NH, int hs,
+                             cudaStream_t stream, Args... args) {
+  const long long total = static_cast<long long>(B) * NH * Tn * hs;
+  kernel<<<grid_for(total, 256), 256, 0, stream>>>(args..., Tn, NH, hs, total);
   check_launch(what);
 }
 
@@ -112,27 +110,24 @@ void copy_heads(T* dst, const T* src, int B, int Tn, int NH, int hs, bool to_hea
 
 template <typename T>
 void attention_split_heads(T* q, T* k, T* v, const T* qkv, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  const long long total = head_elements(B, Tn, NH, hs);
-  split_heads_kernel<<<grid_for(total, 256), 256, 0, stream>>>(q, k, v, qkv, Tn, NH, hs, total);
-  check_launch("split_heads_kernel");
+  launch_per_head_element(split_heads_kernel<T>, "split_heads_kernel", B, Tn, NH, hs, stream, q, k, v, qkv);
 }
 
 template <typename T>
 void attention_merge_heads(T* out, const T* y, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  copy_heads(out, y, B, Tn, NH, hs, false, "heads_copy_kernel(merge)", stream);
+  launch_per_head_element(heads_copy_kernel<T>, "heads_copy_kernel(merge)", B, Tn, NH, hs, stream, out, y, false);
 }
 
 template <typename T>
 void attention_split_heads_backward(T* dqkv, const T* dq, const T* dk, const T* dv, int B, int Tn, int NH, int hs,
                                     cudaStream_t stream) {
-  const long long total = head_elements(B, Tn, NH, hs);
-  split_heads_backward_kernel<<<grid_for(total, 256), 256, 0, stream>>>(dqkv, dq, dk, dv, Tn, NH, hs, total);
-  check_launch("split_heads_backward_kernel");
+  launch_per_head_element(split_heads_backward_kernel<T>, "split_heads_backward_kernel", B, Tn, NH, hs, stream, dqkv,
+                          dq, dk, dv);
 }
 
 template <typename T>
 void attention_merge_heads_backward(T* dy, const T* dout, int B, int Tn, int NH, int hs, cudaStream_t stream) {
-  copy_heads(dy, dout, B, Tn, NH, hs, true, "heads_copy_kernel(split)", stream);
+  launch_per_head_element(heads_copy_kernel<T>, "heads_copy_kernel(split)", B, Tn, NH, hs, stream, dy, dout, true);
 }
 
 template <typename T>

@@ -196,29 +196,17 @@ Gemm::Plan& Gemm::plan_for(const GemmOp& op, const Key& key) {
 void Gemm::run(const GemmOp& op, cudaStream_t stream) {
   if (op.m <= 0 || op.n <= 0 || op.k <= 0 || op.batch <= 0 || (op.bias && op.batch != 1))
     throw CudaError("cuBLASLt: invalid " + describe(op));
-  Key key{};
-  key.trans_a = op.trans_a;
-  key.trans_b = op.trans_b;
-  key.beta = op.c != nullptr;
-  key.bias = op.bias != nullptr;
-  key.m = op.m;
-  key.n = op.n;
-  key.k = op.k;
-  key.batch = op.batch;
-  key.lda = op.lda;
-  key.ldb = op.ldb;
-  key.ldd = op.ldd;
-  key.stride_a = op.batch > 1 ? op.stride_a : 0;
-  key.stride_b = op.batch > 1 ? op.stride_b : 0;
-  key.stride_d = op.batch > 1 ? op.stride_d : 0;
-  key.ab_type = op.ab_type;
-  key.d_type = op.d_type;
-  key.align_a = alignment_of(op.a, op.stride_a, op.ab_type, op.batch);
-  key.align_b = alignment_of(op.b, op.stride_b, op.ab_type, op.batch);
+  // Everything the plan depends on, in Key's order: a single matrix's strides do not enter it, and the pointers
+  // only through their alignment.
+  const bool batched = op.batch > 1;
   const void* c = op.c ? op.c : op.d;
-  key.align_c = alignment_of(c, op.stride_d, op.d_type, op.batch);
-  key.align_d = alignment_of(op.d, op.stride_d, op.d_type, op.batch);
-  key.align_bias = op.bias ? alignment_of(op.bias, 0, op.d_type, 1) : 0;
+  const Key key{op.trans_a, op.trans_b, op.c != nullptr, op.bias != nullptr,  //
+                op.m, op.n, op.k, op.batch,                                  //
+                op.lda, op.ldb, op.ldd, batched ? op.stride_a : 0, batched ? op.stride_b : 0, batched ? op.stride_d : 0,
+                op.ab_type, op.d_type,  //
+                alignment_of(op.a, op.stride_a, op.ab_type, op.batch), alignment_of(op.b, op.stride_b, op.ab_type, op.batch),
+                alignment_of(c, op.stride_d, op.d_type, op.batch), alignment_of(op.d, op.stride_d, op.d_type, op.batch),
+                op.bias ? alignment_of(op.bias, 0, op.d_type, 1) : 0u};
 
   Plan& plan = plan_for(op, key);
   if (op.bias && plan.bias_in_epilogue)
