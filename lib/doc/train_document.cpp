@@ -21,7 +21,7 @@ constexpr auto kData = std::tuple{
         field("val_tokens", &Data::val_tokens),
         via(&Data::quanta, field("skills", &Quanta::skills), field("alpha", &Quanta::alpha),
             field("branching", &Quanta::branching), field("zipf", &Quanta::zipf), field("segment", &Quanta::segment),
-            field("seed", &Quanta::seed))),
+            field("alphabet", &Quanta::alphabet), field("seed", &Quanta::seed))),
     field("val_fraction", &Data::val_fraction)};
 
 using M = train::ModelConfig;

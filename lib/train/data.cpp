@@ -108,7 +108,9 @@ Dataset load_dataset(const DataConfig& config, int vocab) {
       char alpha[32];
       std::snprintf(alpha, sizeof alpha, "%g", options.alpha);
       data.description = "quanta " + std::to_string(options.skills) + " skills, alpha " + alpha + ", V " +
-                         std::to_string(vocab) + ", " + std::to_string(config.tokens) + " tokens";
+                         std::to_string(vocab) +
+                         (options.alphabet > 0 ? ", alphabet " + std::to_string(options.alphabet) : std::string()) +
+                         ", " + std::to_string(config.tokens) + " tokens";
       data.fingerprint = fnv1a(data.train) ^ (fnv1a(data.val) * 31);
       return data;
     }

@@ -151,6 +151,7 @@ Job parse_job(const std::string& text, const std::string& file) {
     q.branching = d.int_in_or("branching", 1, 65535, q.branching);
     q.zipf = d.non_negative_or("zipf", q.zipf);
     q.segment = d.positive_or("segment", q.segment);
+    q.alphabet = d.int_in_or("alphabet", 0, 65535, q.alphabet);
     q.seed = static_cast<uint64_t>(d.non_negative_integer_or("seed", 1));
   } else {
     job.data.path = resolve(d.string("path"), file);
@@ -247,6 +248,7 @@ data:
   # alpha: 0.5       # quanta: skill i is used with probability proportional to i^-(1+alpha)
   # branching: 4     # quanta: successors of a token within a skill, Zipf-weighted by `zipf`
   # segment: 32      # quanta: mean body tokens per segment (token 0 separates segments)
+  # alphabet: 0      # quanta: body tokens per skill, a random subset each (0: all of 1..vocab-1)
   # path: corpus.txt # text/tokens: the file, relative to this job file
   val_fraction: 0.1  # markov/text/tokens: the last 10 % of the corpus is validation; training walks the rest
 backend: auto        # auto (CUDA when a device is present) | cpu | cuda

@@ -59,6 +59,7 @@ std::vector<JobField> job_fields(const Job& job, uint64_t data_fingerprint) {
     f.push_back({"data.branching", std::to_string(d.quanta.branching)});
     f.push_back({"data.zipf", exact(d.quanta.zipf)});
     f.push_back({"data.segment", exact(d.quanta.segment)});
+    f.push_back({"data.alphabet", std::to_string(d.quanta.alphabet)});
     f.push_back({"data.seed", std::to_string(d.quanta.seed)});
   } else {
     f.push_back({"data.path", d.path});

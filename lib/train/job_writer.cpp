@@ -47,6 +47,7 @@ void write_data(YAML::Emitter& y, const DataConfig& d, const std::string& job_fi
     key(y, "branching", d.quanta.branching);
     key(y, "zipf", d.quanta.zipf);
     key(y, "segment", d.quanta.segment);
+    key(y, "alphabet", d.quanta.alphabet);
     key(y, "seed", static_cast<unsigned long long>(d.quanta.seed));
   } else {
     key(y, "path", relative_to(d.path, job_file));

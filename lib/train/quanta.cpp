@@ -40,6 +40,12 @@ void QuantaOptions::validate() const {
     throw InputError("data.branching: " + std::to_string(branching) + " must be in [1, vocab − 1 = " +
                      std::to_string(vocab - 1) + "]");
   if (!(zipf >= 0) || !std::isfinite(zipf)) throw InputError("data.zipf: must be a finite number ≥ 0");
+  if (alphabet != 0 && (alphabet < 2 || alphabet > vocab - 1))
+    throw InputError("data.alphabet: " + std::to_string(alphabet) + " must be 0 (all) or in [2, vocab − 1 = " +
+                     std::to_string(vocab - 1) + "]");
+  if (branching > (alphabet > 0 ? alphabet : vocab - 1))
+    throw InputError("data.branching: " + std::to_string(branching) + " must be at most data.alphabet = " +
+                     std::to_string(alphabet));
   if (!(segment >= 1) || !std::isfinite(segment))
     throw InputError("data.segment: must be a finite mean segment length ≥ 1 token");
   if (static_cast<double>(skills) * (vocab - 1) * branching > kMaxEntries)
@@ -63,18 +69,45 @@ void QuantaSource::init_laws() {
   weight_cdf_ = cumulative(weights_);
 }
 
+namespace {
+
+// Fisher–Yates over v.
+void shuffle(std::vector<uint16_t>& v, Rng& rng) {
+  for (size_t i = v.size() - 1; i > 0; --i) std::swap(v[i], v[rng.below(i + 1)]);
+}
+
+}  // namespace
+
+void QuantaSource::set_alphabets(const std::vector<uint16_t>& letters) {
+  const int V = body(), m = alphabet();
+  letters_ = letters;
+  member_.assign(static_cast<size_t>(options_.skills) * V, 0);
+  for (int k = 0; k < options_.skills; ++k)
+    for (int i = 0; i < m; ++i) member_[static_cast<size_t>(k) * V + (letters_[static_cast<size_t>(k) * m + i] - 1)] = 1;
+}
+
 QuantaSource::QuantaSource(const QuantaOptions& options) : options_(options) {
   init_laws();
-  const int V = body(), b = options_.branching;
-  successors_.resize(static_cast<size_t>(options_.skills) * V * b);
+  const int V = body(), m = alphabet(), b = options_.branching, K = options_.skills;
+  successors_.assign(static_cast<size_t>(K) * V * b, 0);
+  std::vector<uint16_t> letters(static_cast<size_t>(K) * m);
   Rng rng(options_.seed);
-  std::vector<uint16_t> perm(V);
-  for (int k = 0; k < options_.skills; ++k)
+  std::vector<uint16_t> all(V), perm(m);
+  for (int k = 0; k < K; ++k) {
+    // The skill's alphabet: its first m tokens of a shuffled body, or the whole body in order (no draw, so a
+    // source without `alphabet` keeps the skills it always had).
+    std::iota(all.begin(), all.end(), uint16_t{1});
+    if (m < V) shuffle(all, rng);
+    const uint16_t* letter = all.data();
+    std::copy(letter, letter + m, letters.begin() + static_cast<std::ptrdiff_t>(k) * m);
     for (int r = 0; r < b; ++r) {
-      std::iota(perm.begin(), perm.end(), uint16_t{1});
-      for (int i = V - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(i + 1)]);  // Fisher–Yates
-      for (int x = 0; x < V; ++x) successors_[(static_cast<size_t>(k) * V + x) * b + r] = perm[x];
+      std::iota(perm.begin(), perm.end(), uint16_t{0});
+      shuffle(perm, rng);
+      for (int i = 0; i < m; ++i)
+        successors_[(static_cast<size_t>(k) * V + (letter[i] - 1)) * b + r] = letter[perm[i]];
     }
+  }
+  set_alphabets(letters);
 }
 
 QuantaSource::QuantaSource(const QuantaOptions& options, std::vector<uint16_t> successors)
@@ -84,6 +117,10 @@ QuantaSource::QuantaSource(const QuantaOptions& options, std::vector<uint16_t> s
   if (successors_.size() != static_cast<size_t>(options_.skills) * V * b)
     throw InputError("data.skills: the successor table has " + std::to_string(successors_.size()) +
                      " entries, expected skills × (vocab − 1) × branching");
+  if (alphabet() != V) throw InputError("data.alphabet: given skills use the whole body alphabet");
+  std::vector<uint16_t> letters(static_cast<size_t>(options_.skills) * V);
+  for (size_t i = 0; i < letters.size(); ++i) letters[i] = static_cast<uint16_t>(1 + i % V);
+  set_alphabets(letters);
   std::vector<char> seen(V + 1);
   for (int k = 0; k < options_.skills; ++k)
     for (int r = 0; r < b; ++r) {
@@ -100,7 +137,8 @@ QuantaSource::QuantaSource(const QuantaOptions& options, std::vector<uint16_t> s
 
 double QuantaSource::skill_entropy(int k) const {
   double h = 0;
-  for (int x = 1; x <= body(); ++x)
+  for (int x = 1; x <= body(); ++x) {
+    if (!uses(k, x)) continue;
     for (int r = 0; r < options_.branching; ++r) {
       // Each distinct successor once, with its merged probability.
       const int y = successor(k, x, r);
@@ -110,7 +148,8 @@ double QuantaSource::skill_entropy(int k) const {
       const double p = transition(k, x, y);
       if (p > 0) h -= p * std::log(p);
     }
-  return h / body();
+  }
+  return h / alphabet();
 }
 
 std::vector<int32_t> QuantaSource::sample(long long n, uint64_t seed) const {
@@ -122,7 +161,8 @@ std::vector<int32_t> QuantaSource::sample(long long n, uint64_t seed) const {
     out[i++] = 0;  // separator
     if (i >= n) break;
     const int k = draw(skill_cdf_, rng.uniform());
-    int x = 1 + static_cast<int>(rng.below(body()));
+    const int m = alphabet();
+    int x = letters_[static_cast<size_t>(k) * m + rng.below(m)];  // uniform on the skill's alphabet
     out[i++] = x;
     while (i < n) {
       const double u = rng.uniform();

@@ -10,6 +10,9 @@
 // weights w_r ∝ 1/r^zipf. A mixture of permutations is doubly stochastic, so every skill's stationary
 // distribution is uniform; the first body token is drawn uniformly, every body token is uniform given the skill,
 // and the skill of any body position is Zipf-distributed whatever came before the window a model sees.
+// With `alphabet` m < V−1 each skill draws its own m body tokens and its permutations are of those: a segment's
+// tokens then say which skills could have made it (a bag of tokens narrows the skill, as a topic's words do),
+// and every body token is uniform on the skill's alphabet, so the same exact predictor holds.
 // That is what makes the Bayes-optimal predictor exact and cheap (quanta_bayes.hpp).
 #pragma once
 
@@ -26,6 +29,7 @@ struct QuantaOptions {
   int branching = 4;      // successors of a token within a skill (permutations mixed)
   double zipf = 1.0;      // successor weights ∝ 1/rank^zipf
   double segment = 32;    // mean body tokens per segment (1/h)
+  int alphabet = 0;       // m: body tokens each skill uses, a random subset of 1..V−1 per skill; 0: all V−1
   uint64_t seed = 1;      // which skills
 
   // Throws InputError naming "data.skills" etc.
@@ -43,6 +47,10 @@ class QuantaSource {
 
   const QuantaOptions& options() const { return options_; }
   int body() const { return options_.vocab - 1; }
+  // m: the body tokens of one skill's alphabet.
+  int alphabet() const { return options_.alphabet > 0 ? options_.alphabet : body(); }
+  // Whether body token x is in skill k's alphabet.
+  bool uses(int k, int x) const { return member_[static_cast<size_t>(k) * body() + (x - 1)] != 0; }
   double hazard() const { return hazard_; }
   int branching() const { return options_.branching; }
   double skill_probability(int k) const { return skill_p_[k]; }
@@ -66,6 +74,8 @@ class QuantaSource {
 
  private:
   void init_laws();
+  // Takes each skill's alphabet ((skills, m) tokens) and marks its members.
+  void set_alphabets(const std::vector<uint16_t>& letters);
 
   QuantaOptions options_;
   double hazard_ = 0;
@@ -73,7 +83,9 @@ class QuantaSource {
   std::vector<double> skill_cdf_;  // cumulative p_k for sampling
   std::vector<double> weights_;    // w_r, normalised
   std::vector<double> weight_cdf_;
-  std::vector<uint16_t> successors_;
+  std::vector<uint16_t> successors_;  // 0 for a token outside the skill's alphabet
+  std::vector<uint16_t> letters_;     // (skills, m): each skill's alphabet, the first body token's choices
+  std::vector<unsigned char> member_;  // (skills, V−1): 1 where the token is in the skill's alphabet
 };
 
 }  // namespace isoflop::train

@@ -9,12 +9,16 @@ namespace isoflop::train {
 QuantaPredictor::QuantaPredictor(const QuantaSource& source) : source_(source), body_(source.body()) {
   const int V = body_, b = source.branching(), K = source.options().skills;
   mixture_.assign(static_cast<size_t>(V) * V, 0.0);
+  first_mass_.assign(V, 0.0);
+  for (int k = 0; k < K; ++k)
+    for (int x = 1; x <= V; ++x)
+      if (source.uses(k, x)) first_mass_[x - 1] += source.skill_probability(k);
   pair_offsets_.assign(static_cast<size_t>(V) * V + 1, 0);
   // Count, then fill, the skills allowing each transition; a successor repeated at two ranks counts once.
   auto each_pair = [&](auto&& visit) {
     for (int k = 0; k < K; ++k)
       for (int x = 1; x <= V; ++x)
-        for (int r = 0; r < b; ++r) {
+        for (int r = 0; r < b && source.uses(k, x); ++r) {
           const int y = source.successor(k, x, r);
           bool first = true;
           for (int q = 0; q < r; ++q) first = first && source.successor(k, x, q) != y;
@@ -41,14 +45,14 @@ QuantaPredictor::QuantaPredictor(const QuantaSource& source) : source_(source), 
 
 double QuantaPredictor::window_nats(const int32_t* w, int seq) {
   const double h = source_.hazard();
-  const double log_stay = std::log1p(-h), log_end = std::log(h), log_first = std::log(static_cast<double>(body_));
+  const double log_stay = std::log1p(-h), log_end = std::log(h), log_m = std::log(static_cast<double>(source_.alphabet()));
   double nats = 0;
   int run = w[0] == 0 ? 0 : 1;  // body tokens since the last separator (or the window's start)
   size_t alive = 0;
   for (int i = 0; i < seq; ++i) {
     const int x = w[i], y = w[i + 1];
-    if (x == 0) {  // after a separator: a uniform body token
-      nats += y == 0 ? INFINITY : log_first;
+    if (x == 0) {  // after a separator: a body token uniform on the alphabet of a skill drawn from the prior
+      nats += y == 0 ? INFINITY : log_m - std::log(first_mass_[y - 1]);
       run = y == 0 ? 0 : 1;
       continue;
     }
@@ -63,11 +67,13 @@ double QuantaPredictor::window_nats(const int32_t* w, int seq) {
     const size_t allowed = static_cast<size_t>(pair_offsets_[pair + 1] - pair_offsets_[pair]);
     double q = 0;
     if (run == 1) {
-      // Posterior p_k: the predictive is the prior mixture; the skills allowing (x, y) carry on.
-      q = mixture(x, y);
+      // Posterior ∝ p_k over the skills whose alphabet holds x (each makes x with the same 1/m): the predictive
+      // is the prior mixture over them; the skills allowing (x, y) carry on.
+      const double joint = mixture_[pair];
+      q = joint / first_mass_[x - 1];
       for (size_t j = 0; j < allowed; ++j) {
         alive_[j] = skills[j];
-        posterior_[j] = source_.skill_probability(skills[j]) * probs[j] / q;
+        posterior_[j] = source_.skill_probability(skills[j]) * probs[j] / joint;
       }
       alive = allowed;
     } else {

@@ -31,6 +31,7 @@ Preset read_preset(catalog::FieldReader& r) {
   p.threads = r.int_in_or("threads", 0, train::kMaxThreads, 0);
   p.eval_tokens = r.positive("eval_tokens");
   p.min_steps = r.int_in("min_steps", 1, 1 << 30);
+  p.alphabet = r.int_in_or("alphabet", 0, 65535, 0);
   r.finish();
   return p;
 }

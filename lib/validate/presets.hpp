@@ -34,6 +34,7 @@ struct Preset {
   int threads = 0;         // CPU threads per run (0: every core)
   double eval_tokens = 0;  // validation tokens of the final evaluation
   int min_steps = 0;       // fewest optimizer steps a run may have
+  int alphabet = 0;        // the quanta source's body tokens per skill (data.alphabet; 0: all)
 };
 
 struct SweepSettings {

@@ -46,6 +46,7 @@ doc::SweepDocument design_from_options(const SweepOptions& o, const catalog::Cat
   r.data.source = train::kDataSourceNames.parse(o.source.value_or("quanta"), "source");
   if (r.data.source != train::DataSource::kQuanta && r.data.source != train::DataSource::kMarkov)
     throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: quanta, markov");
+  r.data.quanta.alphabet = r.preset.alphabet;
   r.peak_device = o.peak_device;
   return design_sweep(r, settings.lr);
 }

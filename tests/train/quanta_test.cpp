@@ -3,9 +3,11 @@
 // trained model that stays above the floor on the same held-out tokens.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -21,10 +23,12 @@ namespace {
 // The entropy rate of a one-skill stream, derived from its definition: a fraction f = h/(1+h) of tokens are
 // separators (one per segment of mean 1/h body tokens), each followed by a uniform body token (ln(V−1)); after
 // a body token the next is a separator or not (binary entropy H_b(h)) and, if not, a successor (H_skill).
-double one_skill_rate(int vocab, double segment, double skill_entropy) {
+// With an alphabet of m tokens the first body token is uniform on those m, not on all V−1.
+double one_skill_rate(int vocab, double segment, double skill_entropy, int alphabet = 0) {
   const double h = 1.0 / segment, f = h / (1 + h);
   const double binary = -h * std::log(h) - (1 - h) * std::log1p(-h);
-  return f * std::log(vocab - 1.0) + (1 - f) * (binary + (1 - h) * skill_entropy);
+  const double first = alphabet > 0 ? alphabet : vocab - 1.0;
+  return f * std::log(first) + (1 - f) * (binary + (1 - h) * skill_entropy);
 }
 
 QuantaOptions small(int skills, int branching) {
@@ -32,18 +36,54 @@ QuantaOptions small(int skills, int branching) {
 }
 
 TEST_CASE("one skill: the window floor is the stream's entropy rate, with the skill's own entropy") {
-  for (int branching : {1, 3}) {
+  // (branching, alphabet): a permutation, a mixture of three, and three over an alphabet of 6 tokens, where the
+  // first body token costs ln 6 instead of ln 31.
+  for (const auto& [branching, alphabet] : {std::pair{1, 0}, std::pair{3, 0}, std::pair{3, 6}}) {
     CAPTURE(branching);
-    const QuantaSource source(small(1, branching));
-    const double rate = one_skill_rate(32, 16, source.skill_entropy(0));
+    CAPTURE(alphabet);
+    QuantaOptions o = small(1, branching);
+    o.alphabet = alphabet;
+    const QuantaSource source(o);
+    const double rate = one_skill_rate(32, 16, source.skill_entropy(0), alphabet);
     if (branching == 1) CHECK(source.skill_entropy(0) == 0.0);  // a permutation: deterministic
     if (branching == 3) CHECK(source.skill_entropy(0) > 0.5);
-    QuantaPredictor predictor(source);
     const std::vector<int32_t> tokens = source.sample(400001, 11);
+    // Its tokens are its alphabet's, every one of them used.
+    std::vector<int> seen(32, 0);
+    for (int32_t t : tokens) ++seen[t];
+    for (int x = 1; x < 32; ++x) CHECK((seen[x] > 0) == source.uses(0, x));
+    CHECK(std::count_if(seen.begin() + 1, seen.end(), [](int n) { return n > 0; }) == (alphabet ? alphabet : 31));
+    QuantaPredictor predictor(source);
     const FloorEstimate f = predictor.floor(tokens, 64, (tokens.size() - 1) / 64);
     CHECK(f.standard_error < 0.01 * rate);
     CHECK(std::fabs(f.loss - rate) < 4 * f.standard_error);
   }
+}
+
+TEST_CASE("alphabets: the predictive after one token is a distribution over the skills that hold it") {
+  QuantaOptions o = small(200, 2);
+  o.alphabet = 5;
+  const QuantaSource source(o);
+  QuantaPredictor predictor(source);
+  for (int x = 1; x <= source.body(); ++x) {
+    double total = 0;
+    for (int y = 1; y <= source.body(); ++y) total += predictor.mixture(x, y);
+    CAPTURE(x);
+    CHECK(total == doctest::Approx(1.0).epsilon(1e-9));
+  }
+  // Many skills on 5 tokens each: the floor lies below the whole-alphabet source's, since a segment's first
+  // tokens already narrow the skill.
+  QuantaOptions whole = small(200, 2);
+  const QuantaSource wide(whole);
+  QuantaPredictor wide_predictor(wide);
+  const std::vector<int32_t> narrow_tokens = source.sample(131073, 4), wide_tokens = wide.sample(131073, 4);
+  CHECK(predictor.floor(narrow_tokens, 64, 2048).loss < wide_predictor.floor(wide_tokens, 64, 2048).loss);
+}
+
+TEST_CASE("alphabet 0 and alphabet V−1 are the same source, token for token") {
+  QuantaOptions all = small(64, 2);
+  all.alphabet = 31;
+  CHECK(QuantaSource(all).sample(5000, 1) == QuantaSource(small(64, 2)).sample(5000, 1));
 }
 
 TEST_CASE("identical skills: the posterior is irrelevant and the floor is the one skill's, token for token") {
@@ -131,6 +171,15 @@ TEST_CASE("bad quanta options name the field") {
   o.skills = 1 << 22;  // 2^22 × 63 × 4 table entries
   CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("data.skills"), InputError);
   CHECK_THROWS_WITH_AS(QuantaSource(small(1, 1), std::vector<uint16_t>(31, 1)), doctest::Contains("permutation"),
+                       InputError);
+  o = small(1, 3);
+  o.alphabet = 1;
+  CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("data.alphabet: 1 must be 0 (all) or in [2, vocab − 1 = 31]"),
+                       InputError);
+  o.alphabet = 32;
+  CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("data.alphabet"), InputError);
+  o.alphabet = 2;  // three successors of a token among two
+  CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("data.branching: 3 must be at most data.alphabet = 2"),
                        InputError);
 }
 
