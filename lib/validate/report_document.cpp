@@ -33,7 +33,7 @@ inline constexpr auto fields<validate::SpeedRow> = std::tuple{
     field("measured_tokens_per_s", &validate::SpeedRow::measured_tokens_per_s),
     field("predicted_tokens_per_s", &validate::SpeedRow::predicted_tokens_per_s),
     field("measured_mfu", &validate::SpeedRow::measured_mfu), field("predicted_mfu", &validate::SpeedRow::predicted_mfu),
-    field("error", &validate::SpeedRow::error)};
+    field("error", &validate::SpeedRow::error), field("constants", &validate::SpeedRow::constants)};
 
 namespace {
 

@@ -1,5 +1,6 @@
 // The validation document's human page.
 #include <cmath>
+#include <set>
 
 #include "validate/report_document.hpp"
 #include "report/text_table.hpp"
@@ -99,7 +100,11 @@ std::string render_validation(const ValidationDocument& d) {
     out += "exact floor of the source: " + format_significant(*f.floor, 5) + " ± " +
            format_significant(f.floor_se.value_or(0)) + " nats/token (mean over the runs' validation splits)\n";
   if (!f.speed.empty()) {
-    out += "\nSpeed: measured against the step-time model for each run's shape on its device\n";
+    out += "\nSpeed: measured against the step-time model for each run's shape on its device (MFU over the peak the "
+           "model used)\n";
+    std::set<std::string> sources;
+    for (const auto& s : f.speed)
+      if (sources.insert(s.constants).second) out += "efficiency constants: " + s.constants + "\n";
     report::TextTable t({"run", "N", "tokens/s", "predicted", "error", "MFU", "predicted MFU"});
     for (const auto& s : f.speed)
       t.add_row({s.id, format_count(s.params), format_significant(s.measured_tokens_per_s),

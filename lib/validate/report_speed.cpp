@@ -93,13 +93,20 @@ SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& acceler
   cluster.gpus = 1;
   cluster.gpus_per_node = 1;
   const parallel::StepTime st = parallel::estimate_step_time(job_of(run), cluster, layout_of(run));
+  // The measured MFU over the peak the prediction used: on the CPU each run's own sgemm timing is noisier than
+  // the sweep's median, and measured and predicted MFU should share one denominator.
+  std::optional<double> measured_mfu;
+  if (run.mfu && run.peak_flops > 0) measured_mfu = *run.mfu * run.peak_flops / cluster.accelerator.peak_16bit_flops;
   return SpeedRow{.id = run.id,
                   .params = run.params,
                   .measured_tokens_per_s = run.tokens_per_s,
                   .predicted_tokens_per_s = st.tokens_per_s,
-                  .measured_mfu = run.mfu,
+                  .measured_mfu = measured_mfu,
                   .predicted_mfu = st.mfu,
-                  .error = st.tokens_per_s / run.tokens_per_s - 1};
+                  .error = st.tokens_per_s / run.tokens_per_s - 1,
+                  .constants = accelerator.calibration_source.empty()
+                                   ? "accelerator '" + accelerator.name + "': the catalog gives no calibration source"
+                                   : accelerator.calibration_source};
 }
 
 std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<ReportRun>& runs,

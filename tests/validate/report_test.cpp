@@ -299,9 +299,15 @@ TEST_CASE("speed: the step-time model's prediction scales with the peak, and cal
   catalog::Accelerator slow = cpu;
   slow.gemm_efficiency_max = 0.3;
   for (auto& r : runs) r.tokens_per_s = predict_speed(r, slow).predicted_tokens_per_s;
+  for (auto& r : runs) r.mfu = 0.5;  // against each run's own sgemm timing
   for (const auto& r : runs) {
     const SpeedRow row = predict_speed(r, cpu);
     CHECK(row.error > 0.2);  // the neutral constants overpredict a slower device
+    // The measured MFU is restated over the sweep's peak (the one the prediction used): the run whose own timing
+    // caught a busy moment (2e10) reached a fifth of the sweep's 1e11, not half.
+    REQUIRE(row.measured_mfu);
+    EXPECT_CLOSE(*row.measured_mfu, r.peak_flops == 2e10 ? 0.1 : 0.5, 1e-12);
+    CHECK(row.constants.find("uncalibrated") == 0);
     catalog::Accelerator faster = cpu;
     faster.peak_16bit_flops = 2e11;
     CHECK(predict_speed(r, faster).predicted_tokens_per_s > row.predicted_tokens_per_s);
