@@ -108,6 +108,28 @@ TEST_CASE("shapes follow the family's depth-to-width ratio within the parameter 
   CHECK(small.config.d_model % small.config.heads == 0);
 }
 
+TEST_CASE("small sizes widen one layer in steps of 4 instead of stacking narrow layers") {
+  // Between the 1-layer models of d 16 (5.4k parameters at seq 64, vocab 64) and d 24 (10.3k) a target of 7.7k
+  // once got 2 layers of d 16, which trains worse per parameter than either neighbour and bent the smallest
+  // budget's IsoFLOP curve (README, validate). d 20 with heads of 4 lies there.
+  const SizedModel m = shape_model(7.74e3, 64, 64, 64);
+  CHECK(m.config.layers == 1);
+  CHECK(m.config.d_model == 20);
+  CHECK(m.config.heads == 5);
+  // Widths of 32 and more keep heads of at least 8.
+  const SizedModel wide = shape_model(2e5, 64, 64, 64);
+  CHECK(wide.config.d_model % 8 == 0);
+  CHECK(wide.config.d_model / wide.config.heads >= 8);
+  // In the cpu preset every budget's shapes grow in width and depth together: no size is narrower than a smaller one.
+  const doc::SweepDocument d = design("cpu");
+  for (size_t i = 1; i < d.runs.size(); ++i) {
+    if (d.runs[i].budget != d.runs[i - 1].budget) continue;
+    CAPTURE(d.runs[i].id);
+    CHECK(d.runs[i].shape.d_model >= d.runs[i - 1].shape.d_model);
+    CHECK(d.runs[i].shape.layers >= d.runs[i - 1].shape.layers);
+  }
+}
+
 TEST_CASE("the sweep document reads back as written, and its job files as the jobs") {
   const doc::SweepDocument d = design("smoke");
   const doc::Json j = d;
