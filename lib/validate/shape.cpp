@@ -9,8 +9,9 @@
 namespace isoflop::validate {
 namespace {
 
-constexpr int kWidthStep = 4;  // d_model multiple
-constexpr int kNarrowWidth = 32;  // below it widths step by 4 (heads of 4 where 8 does not divide)
+constexpr int kWidthStep = 8;        // d_model multiple
+constexpr int kNarrowWidthStep = 4;  // below kNarrowWidth (heads of 4 where 8 does not divide)
+constexpr int kNarrowWidth = 32;
 constexpr int kMaxWidth = 8192;
 constexpr int kMaxLayers = 96;
 constexpr double kTolerance = 1.25;  // a candidate within ±25 % of the target counts as on target
@@ -37,7 +38,7 @@ SizedModel shape_model(double target_params, double aspect, int seq, int vocab) 
   SizedModel best, nearest;
   double best_score = INFINITY, nearest_miss = INFINITY;
   for (int layers = 1; layers <= kMaxLayers; ++layers) {
-    for (int d = kWidthStep; d <= kMaxWidth; d += kWidthStep) {
+    for (int d = kNarrowWidthStep; d <= kMaxWidth; d += d < kNarrowWidth ? kNarrowWidthStep : kWidthStep) {
       const int hs = head_size(d);
       if (hs == 0) continue;
       const SizedModel m = count_model({layers, d, d / hs, seq, vocab});
