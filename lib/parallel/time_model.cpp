@@ -27,9 +27,10 @@ double ring(double n) { return (n - 1) / n; }
 
 // One layer's GEMM time per micro-batch on one GPU of its stage, and the rate it runs at.
 struct LayerCompute {
-  double rate = 0;         // FLOP/s of the bf16 GEMMs (attention's core, the output layer)
-  double compute_s = 0;    // forward and backward
-  double recompute_s = 0;  // the forward repeated by recompute
+  double rate = 0;            // FLOP/s of the bf16 weight GEMMs (the output layer; the linear layers unless FP8)
+  double attention_rate = 0;  // FLOP/s of attention's core: per-head GEMMs as narrow as the head
+  double compute_s = 0;       // forward and backward
+  double recompute_s = 0;     // the forward repeated by recompute
 };
 
 LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc, const Layout& l,
@@ -44,6 +45,13 @@ LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc
   const double eff = gemm_efficiency(acc, gemm_width(h, t), b * s / cp);
   LayerCompute c;
   c.rate = acc.peak_16bit_flops * eff * t * cp;
+  // Attention's core multiplies, for each head and sequence, (s × hs)(hs × s) for the scores and (s × s)(s × hs)
+  // for the values: one dimension of every GEMM is the head size, whatever the layer's width (TP splits heads,
+  // not head size), and each has the sequence's s/cp rows. Heads of 64–128 run near the linear layers' pace on
+  // a GPU; heads of 4–16 (the validation sweeps' tiny models) run far below it.
+  const double head_size = static_cast<double>(job.architecture.effective_head_size());
+  const double attention_width = head_size > 0 ? head_size : gemm_width(h, t);
+  c.attention_rate = acc.peak_16bit_flops * gemm_efficiency(acc, attention_width, s / cp) * t * cp;
   // FP8 (Transformer Engine's recipe): the linear layers' GEMMs run at the FP8 peak; attention's core and the
   // output layer stay in bf16. The efficiency curve is the bf16 fit's: FP8 runs are not calibrated here.
   const bool fp8 = job.precision == MatmulPrecision::kFp8;
@@ -51,10 +59,10 @@ LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc
     throw FieldError("precision", "accelerator '" + acc.name + "' has no FP8 peak in the catalog; use bf16");
   const double linear_rate = fp8 ? *acc.peak_fp8_flops * eff * t * cp : c.rate;
   const double linear = micro.attention_projections + micro.mlp + micro.experts + micro.router;
-  c.compute_s = (linear / linear_rate + micro.attention_scores / c.rate) / layers;
+  c.compute_s = (linear / linear_rate + micro.attention_scores / c.attention_rate) / layers;
   // Selective recompute repeats attention's core only; full recompute the whole forward, in the same mix.
   const double linear_share = l.recompute == Recompute::kFull ? linear / (linear + micro.attention_scores) : 0.0;
-  c.recompute_s = micro.recompute * (linear_share / linear_rate + (1 - linear_share) / c.rate) / layers;
+  c.recompute_s = micro.recompute * (linear_share / linear_rate + (1 - linear_share) / c.attention_rate) / layers;
   return c;
 }
 
@@ -116,7 +124,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   const model::MegatronFlops& micro = flops.micro;
   const LayerCompute c = layer_compute_s(job, acc, l, micro);
   const double rate = c.rate, layer_compute = c.compute_s, layer_recompute = c.recompute_s;
-  const double layer_attention = micro.attention_scores / layers / rate;
+  const double layer_attention = micro.attention_scores / layers / c.attention_rate;
 
   // Tensor parallelism: 2 all-reduces forward, 2 backward per layer (reduce-scatter + all-gather under sequence
   // parallelism, the same bytes); a ring moves 2(t − 1)/t of b·(s/cp)·h values each; full recompute repeats

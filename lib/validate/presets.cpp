@@ -1,4 +1,4 @@
-// data/validate/sweep.yaml read into SweepSettings.
+// data/validate/sweep.yaml and cpu.yaml read into SweepSettings.
 #include "validate/presets.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -36,12 +36,34 @@ Preset read_preset(catalog::FieldReader& r) {
   return p;
 }
 
+// The compiled-in data/validate file `name`, parsed and checked for duplicate keys.
+YAML::Node embedded_yaml(const std::string& name) {
+  for (const auto& f : emit::embedded_validate_files())
+    if (f.name == name) {
+      YAML::Node root = YAML::Load(f.text);
+      catalog::reject_duplicate_keys(root, name);
+      return root;
+    }
+  throw CatalogError(name + " is not compiled in");
+}
+
+CpuSpeedConstants read_cpu(const std::string& file) {
+  catalog::FieldReader top(embedded_yaml(file), file, "cpu constants");
+  catalog::FieldReader c(top.child("calibration"), file, "calibration");
+  CpuSpeedConstants out;
+  out.constants.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
+  out.constants.gemm_half_width = c.positive("gemm_half_width");
+  out.constants.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
+  out.constants.comm_efficiency = c.fraction("comm_efficiency");
+  out.source = c.string("source");
+  c.finish();
+  top.finish();
+  return out;
+}
+
 SweepSettings read_settings() {
-  const auto& files = emit::embedded_validate_files();
-  if (files.empty()) throw CatalogError("data/validate/sweep.yaml is not compiled in");
-  const std::string file = files.front().name;
-  const YAML::Node root = YAML::Load(files.front().text);
-  catalog::reject_duplicate_keys(root, file);
+  const std::string file = "data/validate/sweep.yaml";
+  const YAML::Node root = embedded_yaml(file);
   catalog::FieldReader top(root, file, "sweep settings");
   SweepSettings s;
   catalog::FieldReader lr(top.child("learning_rate"), file, "learning_rate");
@@ -60,6 +82,7 @@ SweepSettings read_settings() {
     s.presets.push_back(read_preset(r));
   }
   top.finish();
+  s.cpu = read_cpu("data/validate/cpu.yaml");
   return s;
 }
 

@@ -1,10 +1,12 @@
 // What every sweep shares and how big each preset is, from data/validate/sweep.yaml (compiled in): the
-// learning-rate rule, the warm-up and decay, and the smoke, cpu and gpu presets.
+// learning-rate rule, the warm-up and decay, and the smoke, cpu and gpu presets; and from data/validate/cpu.yaml
+// the CPU trainer's step-time constants.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "parallel/efficiency.hpp"
 #include "train/job.hpp"
 
 namespace isoflop::validate {
@@ -37,14 +39,21 @@ struct Preset {
   int alphabet = 0;        // the quanta source's body tokens per skill (data.alphabet; 0: all)
 };
 
+// The step-time model's efficiency constants for the CPU trainer, from data/validate/cpu.yaml.
+struct CpuSpeedConstants {
+  parallel::EfficiencyConstants constants;
+  std::string source;
+};
+
 struct SweepSettings {
   LrRule lr;
   std::vector<Preset> presets;
+  CpuSpeedConstants cpu;
   // Throws FieldError("preset", …) naming the accepted presets.
   const Preset& preset(const std::string& name) const;
 };
 
-// Parsed once from the embedded data/validate/sweep.yaml.
+// Parsed once from the embedded data/validate/sweep.yaml and cpu.yaml.
 const SweepSettings& sweep_settings();
 
 }  // namespace isoflop::validate

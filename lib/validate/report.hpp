@@ -91,7 +91,7 @@ struct SpeedRow {
   std::optional<double> measured_mfu;
   double predicted_mfu = 0;
   double error = 0;             // predicted / measured − 1
-  std::string constants;        // where the device's efficiency constants come from (calibrated or neutral)
+  std::string constants;        // where the device's efficiency constants come from (a catalog entry or data/validate/cpu.yaml)
   bool operator==(const SpeedRow&) const = default;
 };
 

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "fit/bootstrap.hpp"
 #include "parallel/time_model.hpp"
+#include "validate/presets.hpp"
 
 namespace isoflop::validate {
 namespace {
@@ -51,9 +52,10 @@ catalog::Accelerator cpu_accelerator(double peak_flops, double memory_bandwidth_
   a.vendor = "cpu";
   a.peak_16bit_flops = a.peak_fp32_flops = peak_flops;
   a.memory_bandwidth_bytes_per_s = memory_bandwidth_bytes_per_s;
-  parallel::set_efficiency_constants(a, parallel::CalibrationOptions{}.neutral_start);
-  a.calibrated = false;
-  a.calibration_source = "uncalibrated: the calibration's neutral start (no CPU entry in the catalog)";
+  const CpuSpeedConstants& cpu = sweep_settings().cpu;
+  parallel::set_efficiency_constants(a, cpu.constants);
+  a.calibrated = false;  // fitted on the reference machine, borrowed on this one
+  a.calibration_source = "data/validate/cpu.yaml: " + cpu.source;
   a.source = "peak measured by the runs (sgemm)";
   return a;
 }

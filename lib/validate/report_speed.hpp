@@ -13,8 +13,9 @@
 namespace isoflop::validate {
 
 // The CPU as the step-time model sees it without a `cpu` catalog entry: one device whose peak is the one the runs
-// measured (fp32 GEMMs through BLAS) and whose efficiency constants are the calibration's neutral start; main
-// memory at `memory_bandwidth_bytes_per_s` feeds the memory-bound parts (optimizer step, embedding, loss).
+// measured (fp32 GEMMs through BLAS) and whose efficiency constants are data/validate/cpu.yaml's (fitted on the
+// reference machine); main memory at `memory_bandwidth_bytes_per_s` feeds the memory-bound parts (optimizer
+// step, embedding, loss).
 catalog::Accelerator cpu_accelerator(double peak_flops, double memory_bandwidth_bytes_per_s);
 
 // The catalog id the CPU runs are filed under in the speed table and the calibration overlay.

@@ -155,11 +155,17 @@ TEST_CASE("FP8: the linear layers' GEMMs run at the FP8 peak, attention's core i
   const StepTime bf16 = estimate_step_time(job, h100, l);
   job.precision = MatmulPrecision::kFp8;
   const StepTime fp8 = estimate_step_time(job, h100, l);
-  // Split the bf16 compute into its linear and attention-score parts by their FLOPs; FP8 divides the linear
-  // part by the ratio of the peaks (1978.9 / 989.4 on the H100 datasheet).
+  // Split the bf16 compute into its linear and attention-core parts (their FLOPs over their efficiencies: the
+  // linear layers' width, the head's); FP8 divides the linear part by the ratio of the peaks (1978.9 / 989.4 on
+  // the H100 datasheet).
   const model::MegatronFlops f = model::megatron_flops(job.architecture, 1, job.seq, l.recompute);
-  const double linear = f.attention_projections + f.mlp + f.experts + f.router;
-  const double linear_share = linear / (linear + f.attention_scores);
+  const catalog::Accelerator& acc = h100.accelerator;
+  const double h = static_cast<double>(job.architecture.d_model), s = static_cast<double>(job.seq);
+  const double linear_s = (f.attention_projections + f.mlp + f.experts + f.router) /
+                          gemm_efficiency(acc, gemm_width(h, l.tp), l.micro_batch * s);
+  const double attention_s =
+      f.attention_scores / gemm_efficiency(acc, static_cast<double>(job.architecture.effective_head_size()), s);
+  const double linear_share = linear_s / (linear_s + attention_s);
   const double peak_ratio = *h100.accelerator.peak_fp8_flops / h100.accelerator.peak_16bit_flops;
   EXPECT_CLOSE(peak_ratio, 1978.9 / 989.4, 1e-12);
   EXPECT_CLOSE(fp8.breakdown.compute_s, bf16.breakdown.compute_s * (linear_share / peak_ratio + 1 - linear_share),
@@ -169,4 +175,30 @@ TEST_CASE("FP8: the linear layers' GEMMs run at the FP8 peak, attention's core i
 
   const ClusterSpec a100 = test::catalog_cluster(cat, 64);
   CHECK_THROWS_AS(estimate_step_time(job, a100, l), FieldError);
+}
+
+TEST_CASE("attention's core runs at the head's width: narrower heads of the same layer take longer") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  JobSpec job;
+  job.architecture = cat.model("gpt3-175b").architecture;  // d_model 12288, 96 heads of 128
+  job.seq = 2048;
+  job.global_batch = 512;
+  const ClusterSpec h100 = test::catalog_cluster(cat, 64, "h100-sxm5-80gb", "dgx-h100");
+  const Layout l = test::make_layout(8, 1, 8, 1);
+  const StepTime wide = estimate_step_time(job, h100, l);
+  job.architecture.heads = 384;  // heads of 32: the same FLOPs, the same linear layers
+  job.architecture.head_size = 32;
+  const StepTime narrow = estimate_step_time(job, h100, l);
+  CHECK(narrow.model_flops_per_step == wide.model_flops_per_step);
+  // Only the attention core's time changes, by its FLOPs over the two head widths' efficiencies.
+  const model::MegatronFlops f = model::megatron_flops(job.architecture, l.micro_batch, job.seq, l.recompute);
+  const catalog::Accelerator& acc = h100.accelerator;
+  const double s = static_cast<double>(job.seq);
+  const double per_layer_s = f.attention_scores / job.architecture.layers / (acc.peak_16bit_flops * l.tp);
+  const double expected_extra = per_layer_s * (1 / gemm_efficiency(acc, 32, s) - 1 / gemm_efficiency(acc, 128, s));
+  const double layers_per_stage = job.architecture.layers / l.pp;
+  const double micro_batches = static_cast<double>(l.micro_batches(job.global_batch));
+  EXPECT_CLOSE((narrow.breakdown.compute_s - wide.breakdown.compute_s) / (micro_batches * layers_per_stage),
+               expected_extra, 1e-9);
+  CHECK(narrow.step_time_s > wide.step_time_s);
 }

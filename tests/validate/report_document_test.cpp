@@ -168,7 +168,7 @@ TEST_CASE("--save-calibration on CPU runs writes a cpu entry that a later report
   double worst_before = 0, worst_after = 0;
   for (const auto& s : before.report.speed) worst_before = std::max(worst_before, std::fabs(s.error));
   for (const auto& s : after.report.speed) worst_after = std::max(worst_after, std::fabs(s.error));
-  CHECK(worst_before > 0.5);  // the neutral constants' efficiency 0.5 against 0.2
+  CHECK(worst_before > 0.5);  // data/validate/cpu.yaml's efficiency against 0.2
   CHECK(worst_after < 0.05);
   CHECK(sweep.runs.size() == after.report.speed.size());
 }

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "fit/simulate.hpp"
 #include "support/expect_close.hpp"
+#include "validate/presets.hpp"
 #include "validate/report_speed.hpp"
 
 namespace isoflop::validate {
@@ -295,19 +296,22 @@ TEST_CASE("speed: the step-time model's prediction scales with the peak, and cal
   REQUIRE(devices.count(kCpuAccelerator));
   const catalog::Accelerator& cpu = devices.at(kCpuAccelerator);
   CHECK(cpu.peak_16bit_flops == 1e11);  // the median of the runs' peaks
-  // "Measured" speeds: what the model predicts with a GEMM efficiency of 0.3 instead of the neutral 0.5.
+  // Without a catalog entry the CPU's constants are data/validate/cpu.yaml's.
+  EXPECT_CLOSE(cpu.gemm_half_width, sweep_settings().cpu.constants.gemm_half_width, 0);
+  EXPECT_CLOSE(cpu.gemm_efficiency_max, sweep_settings().cpu.constants.gemm_efficiency_max, 0);
+  // "Measured" speeds: what the model predicts with a GEMM efficiency of 0.3 instead of the file's.
   catalog::Accelerator slow = cpu;
   slow.gemm_efficiency_max = 0.3;
   for (auto& r : runs) r.tokens_per_s = predict_speed(r, slow).predicted_tokens_per_s;
   for (auto& r : runs) r.mfu = 0.5;  // against each run's own sgemm timing
   for (const auto& r : runs) {
     const SpeedRow row = predict_speed(r, cpu);
-    CHECK(row.error > 0.2);  // the neutral constants overpredict a slower device
+    CHECK(row.error > 0.2);  // the reference machine's constants overpredict a slower device
     // The measured MFU is restated over the sweep's peak (the one the prediction used): the run whose own timing
     // caught a busy moment (2e10) reached a fifth of the sweep's 1e11, not half.
     REQUIRE(row.measured_mfu);
     EXPECT_CLOSE(*row.measured_mfu, r.peak_flops == 2e10 ? 0.1 : 0.5, 1e-12);
-    CHECK(row.constants.find("uncalibrated") == 0);
+    CHECK(row.constants.find("data/validate/cpu.yaml: fitted") == 0);
     catalog::Accelerator faster = cpu;
     faster.peak_16bit_flops = 2e11;
     CHECK(predict_speed(r, faster).predicted_tokens_per_s > row.predicted_tokens_per_s);
