@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "fit/bootstrap.hpp"
 #include "units/format.hpp"
 #include "units/quantity.hpp"
 #include "validate/report_speed.hpp"
@@ -136,26 +137,58 @@ double quantile_counting_failed(const std::vector<double>& values, int failed, d
 // Counting such resamples as failed and taking percentiles of the rest would keep only resamples in which every
 // budget curved well: an interval narrower than the fit's uncertainty. A resample fails only where the estimator
 // has no a (fewer than 2 budgets with a minimum inside); those count as outside the interval.
+using Budgets = std::map<double, std::vector<fit::Run>>;  // runs by budget (C)
+
+Budgets by_budget(const std::vector<fit::Run>& runs) {
+  Budgets budgets;
+  for (const auto& r : runs) budgets[r.flops].push_back(r);
+  return budgets;
+}
+
+// Resample k of a bootstrap that keeps the sweep's design: within every budget, as many runs as it has, drawn with
+// replacement from k's own stream (seeded by options.seed and k, so both approaches see the same draws).
+void draw_within_budgets(const Budgets& budgets, std::uint64_t seed, int k, std::vector<std::vector<fit::Run>>* drawn) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
+  drawn->resize(budgets.size());
+  size_t j = 0;
+  for (const auto& [flops, members] : budgets) {
+    std::uniform_int_distribution<size_t> pick(0, members.size() - 1);
+    auto& out = (*drawn)[j++];
+    out.clear();
+    for (size_t i = 0; i < members.size(); ++i) out.push_back(members[pick(rng)]);
+  }
+}
+
+// The 2.5, 10, 50, 90, 97.5 % points of `values`, counting `failed` resamples as outside; none (false) when more
+// than 5 % failed.
+bool set_intervals(const std::vector<std::pair<const char*, const std::vector<double>*>>& quantities, int failed,
+                   std::map<std::string, fit::Interval>* out) {
+  if (quantities.front().second->empty() || std::isnan(quantile_counting_failed(*quantities.front().second, failed, 0.025)))
+    return false;
+  for (const auto& [name, values] : quantities) {
+    fit::Interval& i = (*out)[name];
+    double* ends[] = {&i.p2_5, &i.p10, &i.p50, &i.p90, &i.p97_5};
+    const double levels[] = {0.025, 0.1, 0.5, 0.9, 0.975};
+    for (int e = 0; e < 5; ++e) *ends[e] = quantile_counting_failed(*values, failed, levels[e]);
+  }
+  return true;
+}
+
 void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
                          const ReportOptions& options, ValidationReport* report) {
-  std::map<double, std::vector<fit::Run>> budgets;  // every budget the fit was given, kept or left out
-  for (const auto& r : runs) budgets[r.flops].push_back(r);
+  const Budgets budgets = by_budget(runs);  // every budget the fit was given, kept or left out
   std::vector<double> a, b;
   int failed = 0;
-  std::vector<fit::Run> sample, drawn;
+  std::vector<fit::Run> sample;
+  std::vector<std::vector<fit::Run>> drawn;
   std::set<double> sizes;
   for (int k = 0; k < options.bootstrap_resamples; ++k) {
-    std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
+    draw_within_budgets(budgets, options.seed, k, &drawn);
     sample.clear();
-    for (const auto& [flops, members] : budgets) {
-      std::uniform_int_distribution<size_t> pick(0, members.size() - 1);
-      drawn.clear();
+    for (const auto& budget : drawn) {
       sizes.clear();
-      for (size_t i = 0; i < members.size(); ++i) {
-        drawn.push_back(members[pick(rng)]);
-        sizes.insert(drawn.back().params);
-      }
-      if (sizes.size() >= 3) sample.insert(sample.end(), drawn.begin(), drawn.end());  // as approach2_runs
+      for (const auto& r : budget) sizes.insert(r.params);
+      if (sizes.size() >= 3) sample.insert(sample.end(), budget.begin(), budget.end());  // as approach2_runs
     }
     try {
       const fit::Approach2Result r = fit_inside(sample, a2, nullptr);
@@ -168,13 +201,41 @@ void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2
   report->bootstrap_resamples = options.bootstrap_resamples;
   report->bootstrap_failed = failed;
   // More than 5 % failed: no interval holds 95 % of the resamples, and none is given.
-  if (a.empty() || std::isnan(quantile_counting_failed(a, failed, 0.025))) return;
-  for (const auto& [name, values] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
-    fit::Interval& i = report->approach2_intervals[name];
-    double* ends[] = {&i.p2_5, &i.p10, &i.p50, &i.p90, &i.p97_5};
-    const double levels[] = {0.025, 0.1, 0.5, 0.9, 0.975};
-    for (int e = 0; e < 5; ++e) *ends[e] = quantile_counting_failed(*values, failed, levels[e]);
+  set_intervals({{"a", &a}, {"b", &b}}, failed, &report->approach2_intervals);
+}
+
+// Bootstrap of Approach 3 on the same within-budget resamples (all drawn runs: the surface needs no minimum),
+// each refitted by one descent from the full-data optimum to tight tolerances: from there the default stopping
+// rules would stop almost at once and give implausibly narrow intervals (lib/fit/bootstrap.hpp).
+void bootstrap_approach3(const std::vector<fit::Run>& runs, const fit::Approach3Result& full,
+                         const ReportOptions& options, ValidationReport* report) {
+  const Budgets budgets = by_budget(runs);
+  fit::Approach3Options a3;
+  a3.grid = options.grid;
+  const fit::BootstrapOptions tight;
+  a3.ftol = tight.refit_ftol;
+  a3.gtol = tight.refit_gtol;
+  std::vector<double> a, e, alpha, beta;
+  int failed = 0;
+  std::vector<fit::Run> sample;
+  std::vector<std::vector<fit::Run>> drawn;
+  for (int k = 0; k < options.bootstrap_resamples; ++k) {
+    draw_within_budgets(budgets, options.seed, k, &drawn);
+    sample.clear();
+    for (const auto& budget : drawn) sample.insert(sample.end(), budget.begin(), budget.end());
+    try {
+      const fit::Approach3Result r = fit::fit_approach3_from(sample, full.x, a3);
+      if (!std::isfinite(r.objective) || r.starts_failed > 0 || !std::isfinite(r.a)) {
+        ++failed;
+        continue;
+      }
+      a.push_back(r.a), e.push_back(r.E), alpha.push_back(r.alpha), beta.push_back(r.beta);
+    } catch (const InputError&) {
+      ++failed;  // fewer distinct runs than the 5 parameters
+    }
   }
+  report->approach3_bootstrap_failed = failed;
+  set_intervals({{"a", &a}, {"E", &e}, {"alpha", &alpha}, {"beta", &beta}}, failed, &report->approach3_intervals);
 }
 
 void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
@@ -214,6 +275,7 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   fit::Approach3Options a3;
   a3.grid = options.grid;
   report->approach3 = fit::fit_approach3(all, a3);
+  if (options.bootstrap_resamples > 0) bootstrap_approach3(all, *report->approach3, options, report);
 }
 
 void compare_law(const PlanReference& plan, const Tolerances& tol, ValidationReport* report) {

@@ -97,7 +97,7 @@ struct SpeedRow {
 
 struct ReportOptions {
   Tolerances tolerances;
-  int bootstrap_resamples = 200;  // Approach 2 refits, resampling within each budget
+  int bootstrap_resamples = 200;  // Approach 2 and 3 refits, resampling within each budget
   std::uint64_t seed = 0;
   fit::InitGrid grid = fit::chinchilla_grid();  // Approach 3's starts
   int min_runs_approach3 = 8;   // fewer finished runs: Approach 3 is not fitted (5 parameters)
@@ -113,6 +113,9 @@ struct ValidationReport {
   std::vector<int> budgets_outside;              // budget indices whose minimum lies outside the sizes tried
                                                  // (kept in approach2's budgets, left out of its a and b)
   std::optional<fit::Approach3Result> approach3;
+  // "a", "E", "alpha", "beta" (2.5–97.5 %) over the same resamples, refitted from the full-data optimum
+  std::map<std::string, fit::Interval> approach3_intervals;
+  int approach3_bootstrap_failed = 0;            // resamples whose refit failed (counted outside the interval)
   std::string approach3_note;                    // why it is absent
   std::optional<double> floor, floor_se;         // mean of the runs' exact floors
   std::vector<Comparison> comparisons;

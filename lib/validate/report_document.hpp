@@ -8,7 +8,8 @@
 //    "budget_flops", "params_opt"}, "preset", "source", "runs": [{id, budget, budget_flops, status, failure, params,
 //    tokens, loss, floor, floor_se, tokens_per_s, mfu, peak_flops, device, accelerator, batch, shape}],
 //    "fit": {"runs", "finished", "failed", "failures", "approach2", "approach2_error", "approach2_intervals",
-//    "bootstrap_resamples", "bootstrap_failed", "budgets_outside", "approach3", "approach3_note", "floor",
+//    "bootstrap_resamples", "bootstrap_failed", "budgets_outside", "approach3", "approach3_intervals",
+//    "approach3_bootstrap_failed", "approach3_note", "floor",
 //    "floor_se", "comparisons": [...], "speed": [...]}, "calibration_file", "figure_file", "verdict"}
 #pragma once
 

@@ -88,10 +88,21 @@ std::string render_validation(const ValidationDocument& d) {
     const auto& a3 = *f.approach3;
     out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + number(a3.E, 4) + ", A = " + number(a3.A) +
            ", B = " + number(a3.B) + ", alpha = " + number(a3.alpha) + ", beta = " + number(a3.beta) +
-           "; a = " + number(a3.a, 4) + ", b = " + number(a3.b, 4);
-    if (const auto it = f.approach2_intervals.find("a"); it != f.approach2_intervals.end())
-      out += (a3.a >= it->second.p2_5 && a3.a <= it->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
-             std::string(" Approach 2's 95% interval)");
+           "; a = " + number(a3.a, 4) + interval(f.approach3_intervals, "a") + ", b = " + number(a3.b, 4);
+    const auto two = f.approach2_intervals.find("a"), three = f.approach3_intervals.find("a");
+    if (two != f.approach2_intervals.end()) {
+      out += (a3.a >= two->second.p2_5 && a3.a <= two->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
+             std::string(" Approach 2's 95% interval");
+      // Whether the two estimates are compatible at all: their intervals share some values of a.
+      if (three != f.approach3_intervals.end())
+        out += three->second.p97_5 >= two->second.p2_5 && three->second.p2_5 <= two->second.p97_5
+                   ? "; the two intervals overlap"
+                   : "; the two intervals do not overlap";
+      out += ")";
+    }
+    if (f.bootstrap_resamples > 0 && three == f.approach3_intervals.end())
+      out += " (no interval: " + std::to_string(f.approach3_bootstrap_failed) + " of " +
+             std::to_string(f.bootstrap_resamples) + " refits failed)";
     out += "\n";
   } else {
     out += "\nApproach 3: not fitted: " + f.approach3_note + "\n";

@@ -81,6 +81,24 @@ TEST_CASE("a sweep drawn from Chinchilla's law recovers a, E and the plan's N_op
   REQUIRE(r.approach3);
   EXPECT_CLOSE(r.approach3->E, kLaw.E, 0.05);
   CHECK(std::fabs(r.approach3->a - kTrueA) < 0.05);
+  // Approach 3's interval, over the same within-budget resamples, holds its a and the true one, and overlaps
+  // Approach 2's: on data the law drew, both approaches estimate one exponent.
+  REQUIRE(r.approach3_intervals.count("a"));
+  const auto& i3 = r.approach3_intervals.at("a");
+  CHECK(i3.p2_5 <= i3.p10);
+  CHECK(i3.p10 <= i3.p50);
+  CHECK(i3.p50 <= i3.p90);
+  CHECK(i3.p90 <= i3.p97_5);
+  CHECK(i3.p2_5 <= r.approach3->a);
+  CHECK(i3.p97_5 >= r.approach3->a);
+  CHECK(i3.p2_5 <= kTrueA);
+  CHECK(i3.p97_5 >= kTrueA);
+  CHECK(i3.p97_5 - i3.p2_5 > 0);  // the refits moved: not stopped at their start
+  CHECK(i3.p97_5 >= ia.p2_5);
+  CHECK(i3.p2_5 <= ia.p97_5);
+  REQUIRE(r.approach3_intervals.count("E"));
+  CHECK(r.approach3_intervals.at("E").p2_5 <= kLaw.E + 0.05);
+  CHECK(r.approach3_bootstrap_failed <= 3);
   REQUIRE(r.comparisons.size() == 4);  // a, D/N, N_opt at the plan's budget, floor (no speed without devices)
   for (const auto& c : r.comparisons) CHECK_MESSAGE(c.within, c.name << " off by " << c.distance);
   CHECK(r.passed);
@@ -358,6 +376,24 @@ TEST_CASE("speed: runs on an accelerator the catalog lacks are a field error nam
   r.peak_flops = 1e15;
   CHECK_THROWS_WITH_AS(speed_accelerators({r}, catalog::load_catalog(), 51.2e9), doctest::Contains("h900"),
                        InputError);
+}
+
+TEST_CASE("Approach 3's bootstrap is seeded: the same seed gives the same interval, another seed another") {
+  const auto runs = sweep_from_law(0.005);
+  ReportOptions o = quick_options();
+  o.bootstrap_resamples = 30;
+  const auto first = build_report(runs, plan_of_law(5.76e23), {}, o);
+  const auto again = build_report(runs, plan_of_law(5.76e23), {}, o);
+  REQUIRE(first.approach3_intervals.count("a"));
+  CHECK(first.approach3_intervals == again.approach3_intervals);
+  o.seed = 7;
+  const auto other = build_report(runs, plan_of_law(5.76e23), {}, o);
+  REQUIRE(other.approach3_intervals.count("a"));
+  CHECK(other.approach3_intervals.at("a") != first.approach3_intervals.at("a"));
+  o.bootstrap_resamples = 0;  // no bootstrap: no interval for either approach
+  const auto none = build_report(runs, plan_of_law(5.76e23), {}, o);
+  CHECK(none.approach3_intervals.empty());
+  CHECK(none.approach2_intervals.empty());
 }
 
 }  // namespace isoflop::validate
