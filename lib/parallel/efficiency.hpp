@@ -1,6 +1,8 @@
 // Achieved GEMM efficiency as a function of the GEMM's shape on one accelerator: the calibrated part of the
 // step-time model. A transformer layer's GEMMs on one GPU have a width (d_model / TP, ffn / TP) and a row count
 // (the micro-batch's tokens, b·s); both too small leave tensor cores idle, so efficiency saturates in each.
+// Attention's core is per-head GEMMs: its width is the head size and its rows one sequence's s/CP
+// (time_model.cpp).
 #pragma once
 
 #include "catalog/hardware.hpp"

@@ -54,7 +54,7 @@ CpuSpeedConstants read_cpu(const std::string& file) {
   out.constants.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
   out.constants.gemm_half_width = c.positive("gemm_half_width");
   out.constants.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
-  out.constants.comm_efficiency = c.fraction("comm_efficiency");
+  out.constants.comm_efficiency = 1;  // one device: no collectives to price
   out.source = c.string("source");
   c.finish();
   top.finish();

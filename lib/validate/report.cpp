@@ -146,7 +146,7 @@ Budgets by_budget(const std::vector<fit::Run>& runs) {
 }
 
 // Resample k of a bootstrap that keeps the sweep's design: within every budget, as many runs as it has, drawn with
-// replacement from k's own stream (seeded by options.seed and k, so both approaches see the same draws).
+// replacement from k's own stream (seeded by options.seed and k).
 void draw_within_budgets(const Budgets& budgets, std::uint64_t seed, int k, std::vector<std::vector<fit::Run>>* drawn) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
   drawn->resize(budgets.size());
@@ -174,74 +174,95 @@ bool set_intervals(const std::vector<std::pair<const char*, const std::vector<do
   return true;
 }
 
-void bootstrap_approach2(const std::vector<fit::Run>& runs, const fit::Approach2Options& a2,
-                         const ReportOptions& options, ValidationReport* report) {
-  const Budgets budgets = by_budget(runs);  // every budget the fit was given, kept or left out
-  std::vector<double> a, b;
-  int failed = 0;
-  std::vector<fit::Run> sample;
-  std::vector<std::vector<fit::Run>> drawn;
-  std::set<double> sizes;
-  for (int k = 0; k < options.bootstrap_resamples; ++k) {
-    draw_within_budgets(budgets, options.seed, k, &drawn);
-    sample.clear();
-    for (const auto& budget : drawn) {
-      sizes.clear();
-      for (const auto& r : budget) sizes.insert(r.params);
-      if (sizes.size() >= 3) sample.insert(sample.end(), budget.begin(), budget.end());  // as approach2_runs
-    }
-    try {
-      const fit::Approach2Result r = fit_inside(sample, a2, nullptr);
-      a.push_back(r.a);
-      b.push_back(r.b);
-    } catch (const InputError&) {
-      ++failed;  // fewer than 2 budgets kept a minimum inside the sizes they drew
-    }
-  }
-  report->bootstrap_resamples = options.bootstrap_resamples;
-  report->bootstrap_failed = failed;
-  // More than 5 % failed: no interval holds 95 % of the resamples, and none is given.
-  set_intervals({{"a", &a}, {"b", &b}}, failed, &report->approach2_intervals);
-}
-
-// Bootstrap of Approach 3 on the same within-budget resamples (all drawn runs: the surface needs no minimum),
-// each refitted by one descent from the full-data optimum to tight tolerances: from there the default stopping
-// rules would stop almost at once and give implausibly narrow intervals (lib/fit/bootstrap.hpp).
-void bootstrap_approach3(const std::vector<fit::Run>& runs, const fit::Approach3Result& full,
-                         const ReportOptions& options, ValidationReport* report) {
-  const Budgets budgets = by_budget(runs);
+// One bootstrap over both approaches, resample by resample, so that each resample's two estimates of a can be
+// compared (paired: their difference has its own interval). Resample k draws, within every budget with a
+// finished run, as many runs as it has (draw_within_budgets).
+//  - Approach 2 (when fitted) takes the drawn runs of the budgets its fit was given, each with at least 3 sizes
+//    drawn, and refits by the point estimate's own rules (fit_inside: budgets that curve downwards or put their
+//    minimum outside are left out). It fails only when fewer than 2 budgets keep a minimum inside.
+//  - Approach 3 (when fitted) takes every drawn run and refits by one descent from the full-data optimum to tight
+//    tolerances: from there the default stopping rules would stop almost at once and give implausibly narrow
+//    intervals (lib/fit/bootstrap.hpp). It fails when the resample holds fewer distinct (N, D) than its 5
+//    parameters or the descent fails.
+// A failed resample counts as outside each interval it has no value for (quantile_counting_failed).
+void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& approach2_budgets,
+                    const fit::Approach2Options& a2, const ReportOptions& options, ValidationReport* report) {
+  const Budgets budgets = by_budget(all);
   fit::Approach3Options a3;
   a3.grid = options.grid;
   const fit::BootstrapOptions tight;
   a3.ftol = tight.refit_ftol;
   a3.gtol = tight.refit_gtol;
-  std::vector<double> a, e, alpha, beta;
-  int failed = 0;
-  std::vector<fit::Run> sample;
+  const bool two = report->approach2.has_value(), three = report->approach3.has_value();
+  std::vector<double> a2_a, a2_b, a3_a, a3_e, a3_alpha, a3_beta, gap;
+  int failed2 = 0, failed3 = 0, failed_gap = 0;
+  std::vector<fit::Run> sample2, sample3;
   std::vector<std::vector<fit::Run>> drawn;
+  std::set<double> sizes;
+  std::set<std::pair<double, double>> distinct;
   for (int k = 0; k < options.bootstrap_resamples; ++k) {
     draw_within_budgets(budgets, options.seed, k, &drawn);
-    sample.clear();
-    for (const auto& budget : drawn) sample.insert(sample.end(), budget.begin(), budget.end());
-    try {
-      const fit::Approach3Result r = fit::fit_approach3_from(sample, full.x, a3);
-      if (!std::isfinite(r.objective) || r.starts_failed > 0 || !std::isfinite(r.a)) {
-        ++failed;
-        continue;
+    sample2.clear();
+    sample3.clear();
+    for (const auto& budget : drawn) {
+      sample3.insert(sample3.end(), budget.begin(), budget.end());
+      if (!approach2_budgets.count(budget.front().flops)) continue;
+      sizes.clear();
+      for (const auto& r : budget) sizes.insert(r.params);
+      if (sizes.size() >= 3) sample2.insert(sample2.end(), budget.begin(), budget.end());  // as approach2_runs
+    }
+    std::optional<double> a_two, a_three;
+    if (two) {
+      try {
+        const fit::Approach2Result r = fit_inside(sample2, a2, nullptr);
+        a_two = r.a;
+        a2_a.push_back(r.a);
+        a2_b.push_back(r.b);
+      } catch (const InputError&) {
+        ++failed2;  // fewer than 2 budgets kept a minimum inside the sizes they drew
       }
-      a.push_back(r.a), e.push_back(r.E), alpha.push_back(r.alpha), beta.push_back(r.beta);
-    } catch (const InputError&) {
-      ++failed;  // fewer distinct runs than the 5 parameters
+    }
+    if (three) {
+      distinct.clear();
+      for (const auto& r : sample3) distinct.insert({r.params, r.tokens});
+      std::optional<fit::Approach3Result> r;
+      try {
+        if (distinct.size() >= 5) r = fit::fit_approach3_from(sample3, report->approach3->x, a3);
+      } catch (const InputError&) {
+        r.reset();
+      }
+      if (r && std::isfinite(r->objective) && r->starts_failed == 0 && std::isfinite(r->a)) {
+        a_three = r->a;
+        a3_a.push_back(r->a), a3_e.push_back(r->E), a3_alpha.push_back(r->alpha), a3_beta.push_back(r->beta);
+      } else {
+        ++failed3;
+      }
+    }
+    if (two && three) {
+      if (a_two && a_three)
+        gap.push_back(*a_two - *a_three);
+      else
+        ++failed_gap;
     }
   }
-  report->approach3_bootstrap_failed = failed;
-  set_intervals({{"a", &a}, {"E", &e}, {"alpha", &alpha}, {"beta", &beta}}, failed, &report->approach3_intervals);
+  report->bootstrap_failed = failed2;
+  report->approach3_bootstrap_failed = failed3;
+  // More than 5 % failed: no interval holds 95 % of the resamples, and none is given.
+  if (two) set_intervals({{"a", &a2_a}, {"b", &a2_b}}, failed2, &report->approach2_intervals);
+  if (three)
+    set_intervals({{"a", &a3_a}, {"E", &a3_e}, {"alpha", &a3_alpha}, {"beta", &a3_beta}}, failed3,
+                  &report->approach3_intervals);
+  std::map<std::string, fit::Interval> difference;
+  if (two && three && set_intervals({{"a", &gap}}, failed_gap, &difference)) report->a_difference = difference["a"];
 }
 
 void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
+  // A run's "line" is its place in `runs`, from 1, by which Approach2Options::run_name finds its id.
   std::vector<fit::Run> all;
-  for (const auto& r : runs)
-    if (r.finished) all.push_back({r.params, r.tokens, r.budget_flops, r.loss, 0});
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].finished)
+      all.push_back({runs[i].params, runs[i].tokens, runs[i].budget_flops, runs[i].loss, static_cast<int>(i) + 1});
+  report->bootstrap_resamples = options.bootstrap_resamples;
   fit::Approach2Options a2;
   a2.file = "sweep.json runs";
   a2.run_name = [&runs](const fit::Run& r) { return runs[static_cast<size_t>(r.line) - 1].id; };  // b0-s0 …
@@ -266,16 +287,18 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
         }
     }
   }
-  if (report->approach2 && options.bootstrap_resamples > 0) bootstrap_approach2(a2_runs, a2, options, report);
   if (static_cast<int>(all.size()) < options.min_runs_approach3) {
     report->approach3_note = std::to_string(all.size()) + " finished runs; Approach 3 (5 parameters) needs " +
                              std::to_string(options.min_runs_approach3);
-    return;
+  } else {
+    fit::Approach3Options a3;
+    a3.grid = options.grid;
+    report->approach3 = fit::fit_approach3(all, a3);
   }
-  fit::Approach3Options a3;
-  a3.grid = options.grid;
-  report->approach3 = fit::fit_approach3(all, a3);
-  if (options.bootstrap_resamples > 0) bootstrap_approach3(all, *report->approach3, options, report);
+  std::set<double> approach2_budgets;
+  for (const auto& r : a2_runs) approach2_budgets.insert(r.flops);
+  if (options.bootstrap_resamples > 0 && (report->approach2 || report->approach3))
+    bootstrap_fits(all, approach2_budgets, a2, options, report);
 }
 
 void compare_law(const PlanReference& plan, const Tolerances& tol, ValidationReport* report) {

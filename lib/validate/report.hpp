@@ -88,8 +88,8 @@ struct SpeedRow {
   std::string id;
   double params = 0;
   double measured_tokens_per_s = 0, predicted_tokens_per_s = 0;
-  std::optional<double> measured_mfu;
-  double predicted_mfu = 0;
+  std::optional<double> measured_mfu;  // over the peak the prediction used
+  double predicted_mfu = 0;     // the prediction's MFU with the run's FLOPs per token (the model's when unmeasured)
   double error = 0;             // predicted / measured − 1
   std::string constants;        // where the device's efficiency constants come from (a catalog entry or data/validate/cpu.yaml)
   bool operator==(const SpeedRow&) const = default;
@@ -109,13 +109,16 @@ struct ValidationReport {
   std::optional<fit::Approach2Result> approach2;
   std::string approach2_error;                   // why Approach 2 could not be fitted
   std::map<std::string, fit::Interval> approach2_intervals;  // "a", "b" (2.5–97.5 %)
-  int bootstrap_resamples = 0, bootstrap_failed = 0;
+  int bootstrap_resamples = 0, bootstrap_failed = 0;  // resamples drawn; those without Approach 2's a
   std::vector<int> budgets_outside;              // budget indices whose minimum lies outside the sizes tried
                                                  // (kept in approach2's budgets, left out of its a and b)
   std::optional<fit::Approach3Result> approach3;
   // "a", "E", "alpha", "beta" (2.5–97.5 %) over the same resamples, refitted from the full-data optimum
   std::map<std::string, fit::Interval> approach3_intervals;
   int approach3_bootstrap_failed = 0;            // resamples whose refit failed (counted outside the interval)
+  // Approach 2's a − Approach 3's a within each resample (both fitted on its draws): the two estimates differ at
+  // 95 % when this interval excludes 0 (overlapping intervals of each alone do not say they agree)
+  std::optional<fit::Interval> a_difference;
   std::string approach3_note;                    // why it is absent
   std::optional<double> floor, floor_se;         // mean of the runs' exact floors
   std::vector<Comparison> comparisons;

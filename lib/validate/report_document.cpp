@@ -77,7 +77,7 @@ constexpr auto kReport = std::tuple{
     field("approach2_intervals", &R::approach2_intervals), field("bootstrap_resamples", &R::bootstrap_resamples),
     field("bootstrap_failed", &R::bootstrap_failed), field("budgets_outside", &R::budgets_outside),
     field("approach3", &R::approach3), field("approach3_intervals", &R::approach3_intervals),
-    field("approach3_bootstrap_failed", &R::approach3_bootstrap_failed),
+    field("approach3_bootstrap_failed", &R::approach3_bootstrap_failed), field("a_difference", &R::a_difference),
     field("approach3_note", &R::approach3_note, null_when_empty()),
     field("floor", &R::floor), field("floor_se", &R::floor_se), field("comparisons", &R::comparisons),
     field("speed", &R::speed)};

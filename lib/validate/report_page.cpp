@@ -27,6 +27,9 @@ std::string interval(const std::map<std::string, fit::Interval>& intervals, cons
   return " [" + number(it->second.p2_5) + ", " + number(it->second.p97_5) + "]";
 }
 
+// The point estimates' difference (both fitted when a_difference is set).
+double a2_minus_a3(const validate::ValidationReport& f) { return f.approach2->a - f.approach3->a; }
+
 std::string value_text(const validate::Comparison& c, double v) {
   if (c.name == "params_at_plan_budget") return format_count(v);
   return number(v, 4);
@@ -89,20 +92,26 @@ std::string render_validation(const ValidationDocument& d) {
     out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + number(a3.E, 4) + ", A = " + number(a3.A) +
            ", B = " + number(a3.B) + ", alpha = " + number(a3.alpha) + ", beta = " + number(a3.beta) +
            "; a = " + number(a3.a, 4) + interval(f.approach3_intervals, "a") + ", b = " + number(a3.b, 4);
-    const auto two = f.approach2_intervals.find("a"), three = f.approach3_intervals.find("a");
-    if (two != f.approach2_intervals.end()) {
+    if (const auto two = f.approach2_intervals.find("a"); two != f.approach2_intervals.end())
       out += (a3.a >= two->second.p2_5 && a3.a <= two->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
-             std::string(" Approach 2's 95% interval");
-      // Whether the two estimates are compatible at all: their intervals share some values of a.
-      if (three != f.approach3_intervals.end())
-        out += three->second.p97_5 >= two->second.p2_5 && three->second.p2_5 <= two->second.p97_5
-                   ? "; the two intervals overlap"
-                   : "; the two intervals do not overlap";
-      out += ")";
+             std::string(" Approach 2's 95% interval)");
+    if (f.bootstrap_resamples > 0) {
+      out += "\n  bootstrap: " + std::to_string(f.bootstrap_resamples) + " resamples within budgets, " +
+             std::to_string(f.approach3_bootstrap_failed) + " refits failed";
+      if (f.approach3_intervals.count("E"))
+        out += "; E" + interval(f.approach3_intervals, "E") + ", alpha" + interval(f.approach3_intervals, "alpha") +
+               ", beta" + interval(f.approach3_intervals, "beta");
+      else
+        out += "; no interval (more than 5% failed)";
     }
-    if (f.bootstrap_resamples > 0 && three == f.approach3_intervals.end())
-      out += " (no interval: " + std::to_string(f.approach3_bootstrap_failed) + " of " +
-             std::to_string(f.bootstrap_resamples) + " refits failed)";
+    // The paired difference, not whether two intervals overlap: overlapping 95% intervals can still differ.
+    if (f.a_difference) {
+      const fit::Interval& d = *f.a_difference;
+      const bool differ = d.p2_5 > 0 || d.p97_5 < 0;
+      out += "\n  Approach 2's a - Approach 3's a, paired over the resamples: " + number(a2_minus_a3(f), 3) + " [" +
+             number(d.p2_5) + ", " + number(d.p97_5) + "]: the two estimates " +
+             (differ ? "differ at 95%" : "do not differ at 95%");
+    }
     out += "\n";
   } else {
     out += "\nApproach 3: not fitted: " + f.approach3_note + "\n";
@@ -111,8 +120,8 @@ std::string render_validation(const ValidationDocument& d) {
     out += "exact floor of the source: " + format_significant(*f.floor, 5) + " ± " +
            format_significant(f.floor_se.value_or(0)) + " nats/token (mean over the runs' validation splits)\n";
   if (!f.speed.empty()) {
-    out += "\nSpeed: measured against the step-time model for each run's shape on its device (MFU over the peak the "
-           "model used)\n";
+    out += "\nSpeed: measured against the step-time model for each run's shape on its device (both MFUs over the "
+           "peak the model used and with the run's FLOPs per token)\n";
     std::set<std::string> sources;
     for (const auto& s : f.speed)
       if (sources.insert(s.constants).second) out += "efficiency constants: " + s.constants + "\n";

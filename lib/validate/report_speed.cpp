@@ -99,12 +99,16 @@ SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& acceler
   // the sweep's median, and measured and predicted MFU should share one denominator.
   std::optional<double> measured_mfu;
   if (run.mfu && run.peak_flops > 0) measured_mfu = *run.mfu * run.peak_flops / cluster.accelerator.peak_16bit_flops;
+  // The predicted MFU counts FLOPs as the run did (the trainer's own count per token, not the model's Megatron
+  // count), so the two MFU columns differ exactly as the tokens/s do; without a measured MFU, the model's own.
+  const double predicted_mfu =
+      measured_mfu && run.tokens_per_s > 0 ? *measured_mfu * st.tokens_per_s / run.tokens_per_s : st.mfu;
   return SpeedRow{.id = run.id,
                   .params = run.params,
                   .measured_tokens_per_s = run.tokens_per_s,
                   .predicted_tokens_per_s = st.tokens_per_s,
                   .measured_mfu = measured_mfu,
-                  .predicted_mfu = st.mfu,
+                  .predicted_mfu = predicted_mfu,
                   .error = st.tokens_per_s / run.tokens_per_s - 1,
                   .constants = accelerator.calibration_source.empty()
                                    ? "accelerator '" + accelerator.name + "': the catalog gives no calibration source"

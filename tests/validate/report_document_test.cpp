@@ -255,4 +255,29 @@ TEST_CASE("check_report_files names the field as the caller spells it and checks
   CHECK_FALSE(fs::exists(dir / "f.svg"));
 }
 
+TEST_CASE("the kept cpu preset run: its runs refitted give the document's fits, and the two approaches' a differ") {
+  // tests/validate/results/validate-cpu-5x7-2026-12-05.json is the measured record of the cpu preset (README):
+  // read back, its 35 runs refitted with its own options reproduce its fits; Approach 2's a (0.622) and Approach
+  // 3's (0.488) differ at 95 % by their paired difference, although their separate intervals overlap.
+  const std::string path = std::string(ISOFLOP_SOURCE_DIR) + "/tests/validate/results/validate-cpu-5x7-2026-12-05.json";
+  const ValidationDocument kept = Json::parse(std::ifstream(path)).get<ValidationDocument>();
+  REQUIRE(kept.runs.size() == 35);
+  validate::ReportOptions options;
+  options.bootstrap_resamples = kept.inputs.bootstrap_resamples;
+  options.seed = kept.inputs.seed;
+  options.grid = fit::parse_grid(kept.inputs.grid);
+  const validate::ValidationReport r = validate::build_report(kept.runs, kept.plan, {}, options);
+  REQUIRE(r.approach2);
+  REQUIRE(r.approach3);
+  CHECK(r.approach2->a == doctest::Approx(kept.report.approach2->a).epsilon(1e-9));
+  CHECK(r.approach3->a == doctest::Approx(kept.report.approach3->a).epsilon(1e-6));
+  CHECK(r.approach2_intervals == kept.report.approach2_intervals);
+  const auto& two = r.approach2_intervals.at("a");
+  const auto& three = r.approach3_intervals.at("a");
+  CHECK(three.p97_5 > two.p2_5);  // the separate intervals overlap …
+  REQUIRE(r.a_difference);
+  CHECK(r.a_difference->p2_5 > 0);  // … and the paired difference still excludes 0
+  CHECK(r.a_difference->p2_5 == doctest::Approx(kept.report.a_difference->p2_5).epsilon(1e-6));
+}
+
 }  // namespace isoflop::doc

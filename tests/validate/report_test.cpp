@@ -81,8 +81,8 @@ TEST_CASE("a sweep drawn from Chinchilla's law recovers a, E and the plan's N_op
   REQUIRE(r.approach3);
   EXPECT_CLOSE(r.approach3->E, kLaw.E, 0.05);
   CHECK(std::fabs(r.approach3->a - kTrueA) < 0.05);
-  // Approach 3's interval, over the same within-budget resamples, holds its a and the true one, and overlaps
-  // Approach 2's: on data the law drew, both approaches estimate one exponent.
+  // Approach 3's interval, over the same within-budget resamples, holds its a and the true one; on data the law
+  // drew, both approaches estimate one exponent: their paired difference's interval holds 0.
   REQUIRE(r.approach3_intervals.count("a"));
   const auto& i3 = r.approach3_intervals.at("a");
   CHECK(i3.p2_5 <= i3.p10);
@@ -94,8 +94,11 @@ TEST_CASE("a sweep drawn from Chinchilla's law recovers a, E and the plan's N_op
   CHECK(i3.p2_5 <= kTrueA);
   CHECK(i3.p97_5 >= kTrueA);
   CHECK(i3.p97_5 - i3.p2_5 > 0);  // the refits moved: not stopped at their start
-  CHECK(i3.p97_5 >= ia.p2_5);
-  CHECK(i3.p2_5 <= ia.p97_5);
+  REQUIRE(r.a_difference);
+  CHECK(r.a_difference->p2_5 <= 0);
+  CHECK(r.a_difference->p97_5 >= 0);
+  CHECK(r.a_difference->p2_5 <= r.approach2->a - r.approach3->a);
+  CHECK(r.a_difference->p97_5 >= r.approach2->a - r.approach3->a);
   REQUIRE(r.approach3_intervals.count("E"));
   CHECK(r.approach3_intervals.at("E").p2_5 <= kLaw.E + 0.05);
   CHECK(r.approach3_bootstrap_failed <= 3);
@@ -329,6 +332,8 @@ TEST_CASE("speed: the step-time model's prediction scales with the peak, and cal
     // caught a busy moment (2e10) reached a fifth of the sweep's 1e11, not half.
     REQUIRE(row.measured_mfu);
     EXPECT_CLOSE(*row.measured_mfu, r.peak_flops == 2e10 ? 0.1 : 0.5, 1e-12);
+    // The predicted MFU counts FLOPs as the run did: it differs from the measured one as the tokens/s do.
+    EXPECT_CLOSE(row.predicted_mfu / *row.measured_mfu, row.predicted_tokens_per_s / row.measured_tokens_per_s, 1e-12);
     CHECK(row.constants.find("data/validate/cpu.yaml: fitted") == 0);
     catalog::Accelerator faster = cpu;
     faster.peak_16bit_flops = 2e11;
@@ -394,6 +399,24 @@ TEST_CASE("Approach 3's bootstrap is seeded: the same seed gives the same interv
   const auto none = build_report(runs, plan_of_law(5.76e23), {}, o);
   CHECK(none.approach3_intervals.empty());
   CHECK(none.approach2_intervals.empty());
+  CHECK_FALSE(none.a_difference);
+}
+
+TEST_CASE("without Approach 2 (no budget keeps 3 sizes) Approach 3 still gets its interval and the resample count") {
+  const auto runs = sweep_from_law(0.002);
+  // Keep two sizes per budget: Approach 2 needs 3, Approach 3 fits the 8 runs left.
+  std::vector<ReportRun> kept;
+  std::map<int, int> per_budget;
+  for (const auto& r : runs)
+    if (per_budget[r.budget]++ < 2) kept.push_back(r);
+  REQUIRE(kept.size() == 8);
+  ReportOptions o = quick_options();
+  const auto r = build_report(kept, plan_of_law(5.76e23), {}, o);
+  CHECK_FALSE(r.approach2);
+  REQUIRE(r.approach3);
+  CHECK(r.bootstrap_resamples == o.bootstrap_resamples);
+  CHECK_FALSE(r.a_difference);
+  CHECK((r.approach3_intervals.count("a") == 1 || r.approach3_bootstrap_failed > 0));
 }
 
 }  // namespace isoflop::validate

@@ -2,10 +2,14 @@
 # The CI smoke sweep, end to end through the binary: emit the smoke preset (3 budgets x 3 sizes at ~1e10 FLOPs),
 # run it with -j2, SIGKILL one run after its first checkpoint, run again (it resumes, the others are kept),
 # and check the documents and the exit statuses; then a run that fails is recorded as failed.
-# usage: smoke.sh ISOFLOP WORKDIR
+# The verdict document is checked against share/schema/validation.schema.json by tests/golden/check.py's
+# validator, with SCHEMA_PYTHON (one with python3-jsonschema).
+# usage: smoke.sh ISOFLOP WORKDIR [SCHEMA_PYTHON]
 set -euo pipefail
 ISOFLOP=$1
 WORK=$2
+SCHEMA_PYTHON=${3:-/usr/bin/python3}
+GOLDEN=$(cd "$(dirname "$0")/../golden" && pwd)
 rm -rf "$WORK"
 mkdir -p "$WORK"
 DIR=$WORK/sweep
@@ -70,6 +74,26 @@ for run in sweep["runs"]:
     assert r["tokens"] == run["tokens"], run["id"]
     assert r["eval_loss"] is not None and r["eval_loss"] > 0
     assert r["resumed"] == (run["id"] == victim), (run["id"], r["resumed"])
+PY
+
+# The verdict document the run's report wrote parses against its schema, with both approaches' intervals.
+"$SCHEMA_PYTHON" - "$DIR/report/validation.json" "$GOLDEN" <<'PY'
+import json, sys
+document, golden = sys.argv[1:]
+sys.path.insert(0, golden)
+from check import validator_for  # the golden check's validator over share/schema
+validator, problem = validator_for("validation")
+assert validator, problem
+with open(document) as f:
+    d = json.load(f)
+errors = [e.message for e in validator.iter_errors(d)]
+assert not errors, errors[:3]
+fit = d["fit"]
+assert d["schema"] == "isoflop/validation/v2" and fit["finished"] == 9 and fit["bootstrap_resamples"] == 200
+# Approach 3 is fitted to the 9 runs; its interval, when given, brackets its a (or the refits failed).
+a3 = fit["approach3"]["a"]
+i3 = fit["approach3_intervals"].get("a")
+assert (i3 is not None and i3["p2_5"] <= a3 <= i3["p97_5"]) or fit["approach3_bootstrap_failed"] > 0, (a3, i3)
 PY
 
 # A third run has nothing to do.
