@@ -202,3 +202,40 @@ TEST_CASE("attention's core runs at the head's width: narrower heads of the same
                expected_extra, 1e-9);
   CHECK(narrow.step_time_s > wide.step_time_s);
 }
+
+TEST_CASE("attention's core under context parallelism and selective recompute: head-wide GEMMs of s/CP rows") {
+  // One stage (PP 1), TP 8 × CP 2, micro-batch 2, selective recompute: per layer and micro-batch each GPU does
+  // 1/(TP·CP) of the linear FLOPs at the layer's width over b·s/CP rows, and of attention's core (and its
+  // recomputed forward) at the head's width over s/CP rows.
+  Setup s(64, 64);
+  s.job.seq = 8192;
+  Layout l = test::make_layout(8, 1, 4, 1, 1, 1, 2);
+  l.micro_batch = 2;
+  l.recompute = Recompute::kSelective;
+  const StepTime t = estimate_step_time(s.job, s.cluster, l);
+  const auto& arch = s.job.architecture;
+  const auto& acc = s.cluster.accelerator;
+  const double seq = static_cast<double>(s.job.seq), h = static_cast<double>(arch.d_model);
+  const model::MegatronFlops f = model::megatron_flops(arch, l.micro_batch, s.job.seq, l.recompute);
+  const double per_gpu = acc.peak_16bit_flops * l.tp * l.cp;
+  const double linear_eff = gemm_efficiency(acc, gemm_width(h, l.tp), l.micro_batch * seq / l.cp);
+  const double attention_eff = gemm_efficiency(acc, static_cast<double>(arch.effective_head_size()), seq / l.cp);
+  CHECK(attention_eff < linear_eff);
+  const double micro_batches = static_cast<double>(l.micro_batches(s.job.global_batch));
+  const double linear = f.attention_projections + f.mlp + f.experts + f.router;
+  EXPECT_CLOSE(t.breakdown.compute_s,
+               micro_batches * (linear / linear_eff + f.attention_scores / attention_eff) / per_gpu, 1e-9);
+  EXPECT_CLOSE(t.breakdown.recompute_s, micro_batches * f.recompute / attention_eff / per_gpu, 1e-9);
+}
+
+TEST_CASE("a job without heads prices attention's core at the layer's width, not at zero") {
+  Setup s(64, 64);
+  const StepTime with_heads = estimate_step_time(s.job, s.cluster, layout(8, 1, 8, 1));
+  s.job.architecture.head_size = 0;
+  s.job.architecture.heads = 0;
+  const StepTime headless = estimate_step_time(s.job, s.cluster, layout(8, 1, 8, 1));
+  CHECK(std::isfinite(headless.step_time_s));
+  CHECK(headless.step_time_s > 0);
+  // The layer's width (12288 / √8 per GPU) is wider than a head of 128: the core runs faster, not infinitely.
+  CHECK(headless.breakdown.compute_s < with_heads.breakdown.compute_s);
+}

@@ -278,6 +278,12 @@ TEST_CASE("the kept cpu preset run: its runs refitted give the document's fits, 
   REQUIRE(r.a_difference);
   CHECK(r.a_difference->p2_5 > 0);  // … and the paired difference still excludes 0
   CHECK(r.a_difference->p2_5 == doctest::Approx(kept.report.a_difference->p2_5).epsilon(1e-6));
+  // The page says so in words, beside "a OUTSIDE Approach 2's 95% interval".
+  const std::string page = render_validation(kept);
+  CHECK(page.find("(a OUTSIDE Approach 2's 95% interval)") != std::string::npos);
+  CHECK(page.find("paired over the resamples: 0.134 [0.0256, 0.193]: the two estimates differ at 95%") !=
+        std::string::npos);
+  CHECK(page.find("0 refits failed; E [") != std::string::npos);
 }
 
 }  // namespace isoflop::doc
