@@ -48,7 +48,7 @@ LayerCompute layer_compute_s(const JobSpec& job, const catalog::Accelerator& acc
   // Attention's core multiplies, for each head and sequence, (s × hs)(hs × s) for the scores and (s × s)(s × hs)
   // for the values: one dimension of every GEMM is the head size, whatever the layer's width (TP splits heads,
   // not head size), and each has the sequence's s/cp rows. With the fitted constants heads of 128 run at about
-  // 0.4-0.55x the linear layers' pace on the H100 and 0.2-0.4x on the A100 (whose published runs predate fused
+  // 0.35-0.55x the linear layers' pace on the H100 and 0.2-0.4x on the A100 (whose published runs predate fused
   // attention); heads of 4–16 (the validation sweeps' tiny models) run far below it. The model does not tell
   // fused from unfused attention: the constants carry whichever the calibration runs used.
   const double head_size = static_cast<double>(job.architecture.effective_head_size());
