@@ -32,6 +32,22 @@ void BootstrapOptions::validate() const {
     throw InputError("bootstrap: refit_ftol must be in (0, 1) and refit_gtol at least 0");
 }
 
+Approach3Options refit_options(Approach3Options a3, const BootstrapOptions& options) {
+  a3.ftol = options.refit_ftol;
+  a3.gtol = options.refit_gtol;
+  return a3;
+}
+
+std::optional<Approach3Result> refit_approach3(const std::vector<Run>& sample, const LawPoint& start,
+                                               const Approach3Options& refit) {
+  try {
+    Approach3Result r = fit_approach3_from(sample, start, refit);
+    if (std::isfinite(r.objective) && r.starts_failed == 0) return r;
+  } catch (const InputError&) {
+  }
+  return std::nullopt;
+}
+
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
@@ -44,9 +60,7 @@ double quantile(std::vector<double> v, double q) {
 BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Approach3Options& a3_options,
                           const Approach2Options& a2, const BootstrapOptions& o) {
   o.validate();
-  Approach3Options a3 = a3_options;
-  a3.ftol = o.refit_ftol;
-  a3.gtol = o.refit_gtol;
+  const Approach3Options a3 = refit_options(a3_options, o);
   a3.validate();
   sort_canonically(&runs);
   const int k_total = o.resamples;
@@ -59,11 +73,7 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
     std::mt19937_64 rng(mix(o.seed ^ mix(static_cast<std::uint64_t>(k))));
     std::vector<Run> sample(runs.size());
     for (auto& r : sample) r = runs[rng() % runs.size()];  // modulo bias < 2^-50 for any table size
-    try {
-      Approach3Result r = fit_approach3_from(sample, start, a3);
-      if (std::isfinite(r.objective) && r.starts_failed == 0) fits3[k] = r;
-    } catch (const InputError&) {
-    }
+    fits3[k] = refit_approach3(sample, start, a3);
     if (o.approach2) {
       try {
         fits2[k] = fit_approach2(sample, a2);

@@ -49,6 +49,14 @@ struct BootstrapResult {
 BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Approach3Options& a3,
                           const Approach2Options& a2, const BootstrapOptions& options);
 
+// `a3` with the bootstrap's refit stopping rules (options.refit_ftol, refit_gtol).
+Approach3Options refit_options(Approach3Options a3, const BootstrapOptions& options);
+
+// One resample's Approach-3 refit: a descent from `start` with `refit` (refit_options). None when the resample
+// cannot be fitted (InputError), the descent reports a failure, or the objective is not finite.
+std::optional<Approach3Result> refit_approach3(const std::vector<Run>& sample, const LawPoint& start,
+                                               const Approach3Options& refit);
+
 // The q-quantile (0 ≤ q ≤ 1) of `values` with linear interpolation (numpy's default).
 double quantile(std::vector<double> values, double q);
 

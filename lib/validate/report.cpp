@@ -129,14 +129,6 @@ double quantile_counting_failed(const std::vector<double>& values, int failed, d
   return level >= 0 && level <= 1 ? fit::quantile(values, level) : NAN;
 }
 
-// Bootstrap of Approach 2 that keeps the sweep's design: each resample draws, within every budget, as many runs
-// as it has, with replacement (resampling all runs together leaves budgets with one or two sizes), and refits by
-// the point estimate's own rules. A bootstrap replicates the whole estimator (Efron & Tibshirani 1993, §6.2: the
-// statistic s(x*) computed as s(x)): a budget that in a resample draws fewer than 3 sizes, curves downwards or
-// puts its minimum outside its sizes is left out of that resample's a, as the fit leaves such budgets out.
-// Counting such resamples as failed and taking percentiles of the rest would keep only resamples in which every
-// budget curved well: an interval narrower than the fit's uncertainty. A resample fails only where the estimator
-// has no a (fewer than 2 budgets with a minimum inside); those count as outside the interval.
 using Budgets = std::map<double, std::vector<fit::Run>>;  // runs by budget (C)
 
 Budgets by_budget(const std::vector<fit::Run>& runs) {
@@ -146,7 +138,8 @@ Budgets by_budget(const std::vector<fit::Run>& runs) {
 }
 
 // Resample k of a bootstrap that keeps the sweep's design: within every budget, as many runs as it has, drawn with
-// replacement from k's own stream (seeded by options.seed and k).
+// replacement from k's own stream (seeded by options.seed and k). Resampling all runs together would leave
+// budgets with one or two sizes.
 void draw_within_budgets(const Budgets& budgets, std::uint64_t seed, int k, std::vector<std::vector<fit::Run>>* drawn) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(k));
   drawn->resize(budgets.size());
@@ -159,27 +152,34 @@ void draw_within_budgets(const Budgets& budgets, std::uint64_t seed, int k, std:
   }
 }
 
-// The 2.5, 10, 50, 90, 97.5 % points of `values`, counting `failed` resamples as outside; none (false) when more
-// than 5 % failed.
-bool set_intervals(const std::vector<std::pair<const char*, const std::vector<double>*>>& quantities, int failed,
+// The 2.5, 10, 50, 90, 97.5 % points of `values`, counting `failed` resamples as outside; none when more than
+// 5 % failed.
+std::optional<fit::Interval> interval_counting_failed(const std::vector<double>& values, int failed) {
+  if (values.empty() || std::isnan(quantile_counting_failed(values, failed, 0.025))) return std::nullopt;
+  fit::Interval i;
+  double* ends[] = {&i.p2_5, &i.p10, &i.p50, &i.p90, &i.p97_5};
+  const double levels[] = {0.025, 0.1, 0.5, 0.9, 0.975};
+  for (int e = 0; e < 5; ++e) *ends[e] = quantile_counting_failed(values, failed, levels[e]);
+  return i;
+}
+
+// Each quantity's interval under its name; none at all when the first has none (they share their resamples).
+void set_intervals(const std::vector<std::pair<const char*, const std::vector<double>*>>& quantities, int failed,
                    std::map<std::string, fit::Interval>* out) {
-  if (quantities.front().second->empty() || std::isnan(quantile_counting_failed(*quantities.front().second, failed, 0.025)))
-    return false;
-  for (const auto& [name, values] : quantities) {
-    fit::Interval& i = (*out)[name];
-    double* ends[] = {&i.p2_5, &i.p10, &i.p50, &i.p90, &i.p97_5};
-    const double levels[] = {0.025, 0.1, 0.5, 0.9, 0.975};
-    for (int e = 0; e < 5; ++e) *ends[e] = quantile_counting_failed(*values, failed, levels[e]);
-  }
-  return true;
+  if (!interval_counting_failed(*quantities.front().second, failed)) return;
+  for (const auto& [name, values] : quantities) (*out)[name] = *interval_counting_failed(*values, failed);
 }
 
 // One bootstrap over both approaches, resample by resample, so that each resample's two estimates of a can be
 // compared (paired: their difference has its own interval). Resample k draws, within every budget with a
-// finished run, as many runs as it has (draw_within_budgets).
+// finished run, as many runs as it has (draw_within_budgets). A bootstrap replicates the whole estimator (Efron &
+// Tibshirani 1993, §6.2: the statistic s(x*) computed as s(x)):
 //  - Approach 2 (when fitted) takes the drawn runs of the budgets its fit was given, each with at least 3 sizes
 //    drawn, and refits by the point estimate's own rules (fit_inside: budgets that curve downwards or put their
-//    minimum outside are left out). It fails only when fewer than 2 budgets keep a minimum inside.
+//    minimum outside are left out of that resample's a, as the fit leaves them out). It fails only when fewer than
+//    2 budgets keep a minimum inside. Counting the resamples that lose a budget as failed and taking percentiles
+//    of the rest would keep only those in which every budget curved well: an interval narrower than the fit's
+//    uncertainty.
 //  - Approach 3 (when fitted) takes every drawn run and refits by one descent from the full-data optimum to tight
 //    tolerances: from there the default stopping rules would stop almost at once and give implausibly narrow
 //    intervals (lib/fit/bootstrap.hpp). It fails when the resample holds fewer distinct (N, D) than its 5
@@ -188,11 +188,7 @@ bool set_intervals(const std::vector<std::pair<const char*, const std::vector<do
 void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& approach2_budgets,
                     const fit::Approach2Options& a2, const ReportOptions& options, ValidationReport* report) {
   const Budgets budgets = by_budget(all);
-  fit::Approach3Options a3;
-  a3.grid = options.grid;
-  const fit::BootstrapOptions tight;
-  a3.ftol = tight.refit_ftol;
-  a3.gtol = tight.refit_gtol;
+  const fit::Approach3Options a3 = fit::refit_options({}, fit::BootstrapOptions{});
   const bool two = report->approach2.has_value(), three = report->approach3.has_value();
   std::vector<double> a2_a, a2_b, a3_a, a3_e, a3_alpha, a3_beta, gap;
   int failed2 = 0, failed3 = 0, failed_gap = 0;
@@ -226,12 +222,8 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
       distinct.clear();
       for (const auto& r : sample3) distinct.insert({r.params, r.tokens});
       std::optional<fit::Approach3Result> r;
-      try {
-        if (distinct.size() >= 5) r = fit::fit_approach3_from(sample3, report->approach3->x, a3);
-      } catch (const InputError&) {
-        r.reset();
-      }
-      if (r && std::isfinite(r->objective) && r->starts_failed == 0 && std::isfinite(r->a)) {
+      if (distinct.size() >= 5) r = fit::refit_approach3(sample3, report->approach3->x, a3);
+      if (r && std::isfinite(r->a)) {
         a_three = r->a;
         a3_a.push_back(r->a), a3_e.push_back(r->E), a3_alpha.push_back(r->alpha), a3_beta.push_back(r->beta);
       } else {
@@ -252,8 +244,7 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   if (three)
     set_intervals({{"a", &a3_a}, {"E", &a3_e}, {"alpha", &a3_alpha}, {"beta", &a3_beta}}, failed3,
                   &report->approach3_intervals);
-  std::map<std::string, fit::Interval> difference;
-  if (two && three && set_intervals({{"a", &gap}}, failed_gap, &difference)) report->a_difference = difference["a"];
+  if (two && three) report->a_difference = interval_counting_failed(gap, failed_gap);
 }
 
 void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& options, ValidationReport* report) {
