@@ -38,8 +38,12 @@ constexpr auto kOrigin =
 
 using R = SweepRules;
 constexpr auto kRules = std::tuple{field("lr_rule", &R::lr_rule),
+                                   field("lr_form", &R::lr_form, names(kLrFormNames)),
                                    field("lr_intercept", &R::lr_intercept),
                                    field("lr_log_slope", &R::lr_log_slope),
+                                   field("lr_scale", &R::lr_scale),
+                                   field("lr_params_exponent", &R::lr_params_exponent),
+                                   field("lr_tokens_exponent", &R::lr_tokens_exponent),
                                    field("warmup_fraction", &R::warmup_fraction),
                                    field("schedule", &R::schedule),
                                    field("min_lr_fraction", &R::min_lr_fraction),

@@ -37,10 +37,17 @@ struct SweepOrigin {
 };
 
 // Learning rate and warm-up, the same rule for every run.
+// How the peak learning rate follows a run's N (non-embedding parameters) and D.
+ISOFLOP_NAMED_ENUM(LrForm, (kLogLinear, "log_linear"), (kPower, "power"));
+
 struct SweepRules {
-  std::string lr_rule;      // how the peak learning rate follows the size (stated in words)
-  double lr_intercept = 0;  // lr = lr_intercept + lr_log_slope · ln(N_non-embedding)
+  std::string lr_rule;  // how the peak learning rate follows the size (stated in words)
+  LrForm lr_form = LrForm::kLogLinear;
+  double lr_intercept = 0;  // log_linear: lr = lr_intercept + lr_log_slope · ln N
   double lr_log_slope = 0;
+  double lr_scale = 0;  // power: lr = lr_scale · N^lr_params_exponent · D^lr_tokens_exponent
+  double lr_params_exponent = 0;
+  double lr_tokens_exponent = 0;
   double warmup_fraction = 0;  // warm-up tokens = this fraction of each run's D
   std::string schedule;        // the decay after warm-up ("cosine")
   double min_lr_fraction = 0;  // the cosine decays to this fraction of the peak at D

@@ -3,6 +3,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "catalog/field_reader.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -14,6 +17,24 @@ const std::vector<EmbeddedText>& embedded_validate_files();
 
 namespace isoflop::validate {
 namespace {
+
+// A learning_rate block: its form and that form's coefficients (the schedule is shared and read apart).
+LrRule read_lr_rule(catalog::FieldReader& r) {
+  LrRule rule;
+  rule.rule = r.string("rule");
+  rule.form = doc::kLrFormNames.parse(r.string_or("form", "log_linear"), r.where("form"));
+  if (rule.form == doc::LrForm::kLogLinear) {
+    rule.intercept = r.number("intercept");
+    rule.log_slope = r.number("log_slope");
+  } else {
+    rule.scale = r.positive("scale");
+    rule.params_exponent = r.number("params_exponent");
+    rule.tokens_exponent = r.number("tokens_exponent");
+  }
+  rule.source = r.string("source");
+  r.finish();
+  return rule;
+}
 
 Preset read_preset(catalog::FieldReader& r) {
   Preset p;
@@ -32,6 +53,10 @@ Preset read_preset(catalog::FieldReader& r) {
   p.eval_tokens = r.positive("eval_tokens");
   p.min_steps = r.int_in("min_steps", 1, 1 << 30);
   p.alphabet = r.int_in_or("alphabet", 0, 65535, 0);
+  if (std::optional<YAML::Node> lr = r.optional_child("learning_rate")) {
+    catalog::FieldReader rule(*lr, r.file(), "learning_rate of preset " + p.name);
+    p.learning_rate = read_lr_rule(rule);
+  }
   r.finish();
   return p;
 }
@@ -67,11 +92,7 @@ SweepSettings read_settings() {
   catalog::FieldReader top(root, file, "sweep settings");
   SweepSettings s;
   catalog::FieldReader lr(top.child("learning_rate"), file, "learning_rate");
-  s.lr.rule = lr.string("rule");
-  s.lr.intercept = lr.number("intercept");
-  s.lr.log_slope = lr.number("log_slope");
-  s.lr.source = lr.string("source");
-  lr.finish();
+  s.lr = read_lr_rule(lr);
   catalog::FieldReader schedule(top.child("schedule"), file, "schedule");
   s.lr.warmup_fraction = schedule.fraction("warmup_fraction");
   s.lr.min_lr_fraction = schedule.fraction("min_lr_fraction");
@@ -79,7 +100,12 @@ SweepSettings read_settings() {
   schedule.finish();
   for (const YAML::Node& node : top.child("presets")) {
     catalog::FieldReader r(node, file, "preset");
-    s.presets.push_back(read_preset(r));
+    Preset p = read_preset(r);
+    if (p.learning_rate) {  // a preset's own rule keeps the shared schedule
+      p.learning_rate->warmup_fraction = s.lr.warmup_fraction;
+      p.learning_rate->min_lr_fraction = s.lr.min_lr_fraction;
+    }
+    s.presets.push_back(std::move(p));
   }
   top.finish();
   s.cpu = read_cpu("data/validate/cpu.yaml");
@@ -87,6 +113,14 @@ SweepSettings read_settings() {
 }
 
 }  // namespace
+
+double LrRule::peak_lr(double non_embedding_params, double tokens) const {
+  const double n = std::max(non_embedding_params, 1.0);
+  if (form == doc::LrForm::kLogLinear) return intercept + log_slope * std::log(n);
+  return scale * std::pow(n, params_exponent) * std::pow(std::max(tokens, 1.0), tokens_exponent);
+}
+
+const LrRule& SweepSettings::rule_for(const Preset& p) const { return p.learning_rate ? *p.learning_rate : lr; }
 
 const Preset& SweepSettings::preset(const std::string& name) const {
   std::vector<std::string> names;

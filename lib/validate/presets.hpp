@@ -1,24 +1,35 @@
 // What every sweep shares and how big each preset is, from data/validate/sweep.yaml (compiled in): the
-// learning-rate rule, the warm-up and decay, and the smoke, cpu and gpu presets; and from data/validate/cpu.yaml
+// learning-rate rule (a preset may have its own), the warm-up and decay, and the smoke, cpu and gpu presets; and from data/validate/cpu.yaml
 // the CPU trainer's step-time constants.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "doc/sweep_document.hpp"
 #include "parallel/efficiency.hpp"
 #include "train/job.hpp"
 
 namespace isoflop::validate {
 
-// Peak lr = intercept + log_slope · ln(N_non-embedding); warm-up a fraction of D, cosine to min_lr_fraction.
+// The peak learning rate of a run of N non-embedding parameters and D tokens, in one of two forms:
+//   log_linear: lr = intercept + log_slope · ln N          (Kaplan et al. 2020, eq. D.1)
+//   power:      lr = scale · N^params_exponent · D^tokens_exponent
+// then a linear warm-up over a fraction of D and a cosine to min_lr_fraction of the peak at D.
 struct LrRule {
   std::string rule;  // the rule in words, as the sweep document states it
-  double intercept = 0;
+  doc::LrForm form = doc::LrForm::kLogLinear;
+  double intercept = 0;  // log_linear
   double log_slope = 0;
+  double scale = 0;  // power
+  double params_exponent = 0;
+  double tokens_exponent = 0;
   double warmup_fraction = 0;
   double min_lr_fraction = 0;
   std::string source;
+  // The peak for a run; not positive when a log_linear rule is extrapolated past its zero.
+  double peak_lr(double non_embedding_params, double tokens) const;
 };
 
 struct Preset {
@@ -37,6 +48,7 @@ struct Preset {
   double eval_tokens = 0;  // validation tokens of the final evaluation
   int min_steps = 0;       // fewest optimizer steps a run may have
   int alphabet = 0;        // the quanta source's body tokens per skill (data.alphabet; 0: all)
+  std::optional<LrRule> learning_rate;  // this preset's own rule (tuned for its batch and trainer), else the shared one
 };
 
 // The step-time model's efficiency constants for the CPU trainer, from data/validate/cpu.yaml.
@@ -49,6 +61,8 @@ struct SweepSettings {
   LrRule lr;
   std::vector<Preset> presets;
   CpuSpeedConstants cpu;
+  // The preset's own learning-rate rule, else the shared one.
+  const LrRule& rule_for(const Preset& p) const;
   // Throws FieldError("preset", …) naming the accepted presets.
   const Preset& preset(const std::string& name) const;
 };

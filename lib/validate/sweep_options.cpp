@@ -48,7 +48,7 @@ doc::SweepDocument design_from_options(const SweepOptions& o, const catalog::Cat
     throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: quanta, markov");
   r.data.quanta.alphabet = r.preset.alphabet;
   r.peak_device = o.peak_device;
-  return design_sweep(r, settings.lr);
+  return design_sweep(r, settings.rule_for(r.preset));
 }
 
 }  // namespace isoflop::validate

@@ -88,16 +88,40 @@ TEST_CASE("a run's parameters are the trainer's exact count") {
   CHECK(count_model({2, 64, 4, 64, 64}).non_embedding_params == 108288 - 2 * 64 * 64);
 }
 
-TEST_CASE("the learning rate follows Kaplan et al. 2020 eq. D.1 in the non-embedding parameters") {
-  const doc::SweepDocument d = design("cpu");
-  CHECK(d.rules.lr_intercept == 0.003239);
-  CHECK(d.rules.lr_log_slope == -0.0001395);
+TEST_CASE("the shared learning rate follows Kaplan et al. 2020 eq. D.1 in the non-embedding parameters") {
+  for (const char* preset : {"smoke", "gpu"}) {
+    const doc::SweepDocument d = design(preset);
+    CHECK(d.rules.lr_form == doc::LrForm::kLogLinear);
+    CHECK(d.rules.lr_intercept == 0.003239);
+    CHECK(d.rules.lr_log_slope == -0.0001395);
+    for (const auto& r : d.runs) {
+      CHECK(r.lr == doctest::Approx(0.003239 - 0.0001395 * std::log(r.non_embedding_params)));
+      CHECK(r.warmup_tokens == std::floor(d.rules.warmup_fraction * r.tokens));
+    }
+    // Smaller models get the larger rate.
+    CHECK(d.runs.front().lr > d.runs[d.sizes_per_budget - 1].lr);
+  }
+}
+
+TEST_CASE("the cpu preset's own rule is a power of N and D, with the shared schedule") {
+  const doc::SweepDocument d = design("cpu"), smoke = design("smoke");
+  CHECK(d.rules.lr_form == doc::LrForm::kPower);
+  CHECK(d.rules.lr_intercept == 0);
+  CHECK(d.rules.lr_scale > 0);
+  // Both exponents negative: a bigger model and a longer run each take a smaller peak.
+  CHECK(d.rules.lr_params_exponent < 0);
+  CHECK(d.rules.lr_tokens_exponent < 0);
+  CHECK(d.rules.warmup_fraction == smoke.rules.warmup_fraction);
+  CHECK(d.rules.min_lr_fraction == smoke.rules.min_lr_fraction);
   for (const auto& r : d.runs) {
-    CHECK(r.lr == doctest::Approx(0.003239 - 0.0001395 * std::log(r.non_embedding_params)));
+    CHECK(r.lr == doctest::Approx(d.rules.lr_scale * std::pow(r.non_embedding_params, d.rules.lr_params_exponent) *
+                                  std::pow(r.tokens, d.rules.lr_tokens_exponent)));
     CHECK(r.warmup_tokens == std::floor(d.rules.warmup_fraction * r.tokens));
   }
-  // Smaller models get the larger rate.
-  CHECK(d.runs.front().lr > d.runs[d.sizes_per_budget - 1].lr);
+  // The same model trained 3x longer at the next budget takes a smaller peak.
+  for (const auto& a : d.runs)
+    for (const auto& b : d.runs)
+      if (a.params == b.params && b.tokens > a.tokens) CHECK(b.lr < a.lr);
 }
 
 TEST_CASE("shapes follow the family's depth-to-width ratio within the parameter tolerance") {

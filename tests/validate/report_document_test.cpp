@@ -255,35 +255,64 @@ TEST_CASE("check_report_files names the field as the caller spells it and checks
   CHECK_FALSE(fs::exists(dir / "f.svg"));
 }
 
-TEST_CASE("the kept cpu preset run: its runs refitted give the document's fits, and the two approaches' a differ") {
-  // tests/validate/results/validate-cpu-5x7-2026-12-05.json is the measured record of the cpu preset (README):
-  // read back, its 35 runs refitted with its own options reproduce its fits; Approach 2's a (0.622) and Approach
-  // 3's (0.488) differ at 95 % by their paired difference, although their separate intervals overlap.
-  const std::string path = std::string(ISOFLOP_SOURCE_DIR) + "/tests/validate/results/validate-cpu-5x7-2026-12-05.json";
-  const ValidationDocument kept = Json::parse(std::ifstream(path)).get<ValidationDocument>();
-  REQUIRE(kept.runs.size() == 35);
+// A kept record of the cpu preset (tests/validate/results, README), read back and its runs refitted with its own
+// options; the refit must reproduce the document's fits.
+struct KeptRun {
+  ValidationDocument kept;
+  validate::ValidationReport refit;
+};
+
+KeptRun refit_kept(const std::string& name) {
+  const std::string path = std::string(ISOFLOP_SOURCE_DIR) + "/tests/validate/results/" + name;
+  KeptRun k{Json::parse(std::ifstream(path)).get<ValidationDocument>(), {}};
+  REQUIRE(k.kept.runs.size() == 35);
   validate::ReportOptions options;
-  options.bootstrap_resamples = kept.inputs.bootstrap_resamples;
-  options.seed = kept.inputs.seed;
-  options.grid = fit::parse_grid(kept.inputs.grid);
-  const validate::ValidationReport r = validate::build_report(kept.runs, kept.plan, {}, options);
-  REQUIRE(r.approach2);
-  REQUIRE(r.approach3);
-  CHECK(r.approach2->a == doctest::Approx(kept.report.approach2->a).epsilon(1e-9));
-  CHECK(r.approach3->a == doctest::Approx(kept.report.approach3->a).epsilon(1e-6));
-  CHECK(r.approach2_intervals == kept.report.approach2_intervals);
-  const auto& two = r.approach2_intervals.at("a");
-  const auto& three = r.approach3_intervals.at("a");
-  CHECK(three.p97_5 > two.p2_5);  // the separate intervals overlap …
-  REQUIRE(r.a_difference);
-  CHECK(r.a_difference->p2_5 > 0);  // … and the paired difference still excludes 0
-  CHECK(r.a_difference->p2_5 == doctest::Approx(kept.report.a_difference->p2_5).epsilon(1e-6));
+  options.bootstrap_resamples = k.kept.inputs.bootstrap_resamples;
+  options.seed = k.kept.inputs.seed;
+  options.grid = fit::parse_grid(k.kept.inputs.grid);
+  k.refit = validate::build_report(k.kept.runs, k.kept.plan, {}, options);
+  REQUIRE(k.refit.approach2);
+  REQUIRE(k.refit.approach3);
+  CHECK(k.refit.approach2->a == doctest::Approx(k.kept.report.approach2->a).epsilon(1e-9));
+  CHECK(k.refit.approach3->a == doctest::Approx(k.kept.report.approach3->a).epsilon(1e-6));
+  CHECK(k.refit.approach2_intervals == k.kept.report.approach2_intervals);
+  REQUIRE(k.refit.a_difference);
+  CHECK(k.refit.a_difference->p2_5 == doctest::Approx(k.kept.report.a_difference->p2_5).epsilon(1e-6));
+  return k;
+}
+
+TEST_CASE("the kept cpu preset run with Kaplan's learning rate: the two approaches' a differ") {
+  // Approach 2's a (0.622) and Approach 3's (0.488) differ at 95 % by their paired difference, although their
+  // separate intervals overlap.
+  const KeptRun k = refit_kept("validate-cpu-5x7-2026-12-05.json");
+  const auto& two = k.refit.approach2_intervals.at("a");
+  const auto& three = k.refit.approach3_intervals.at("a");
+  CHECK(three.p97_5 > two.p2_5);       // the separate intervals overlap …
+  CHECK(k.refit.a_difference->p2_5 > 0);  // … and the paired difference still excludes 0
   // The page says so in words, beside "a OUTSIDE Approach 2's 95% interval".
-  const std::string page = render_validation(kept);
+  const std::string page = render_validation(k.kept);
   CHECK(page.find("(a OUTSIDE Approach 2's 95% interval)") != std::string::npos);
   CHECK(page.find("paired over the resamples: 0.134 [0.0256, 0.193]: the two estimates differ at 95%") !=
         std::string::npos);
   CHECK(page.find("0 refits failed; E [") != std::string::npos);
+}
+
+TEST_CASE("the kept cpu preset run with its own learning rate: a = 0.500 within +-0.03, Approach 3 below it") {
+  // The preset's fitted rule (data/validate/sweep.yaml) in place of Kaplan's: Approach 2's a = 0.500 with an
+  // interval of about +-0.02; Approach 3's a (0.440) lies below that interval, but the paired difference
+  // includes 0, and its E misses the floor by 9 % (README).
+  const KeptRun k = refit_kept("validate-cpu-5x7-tuned-lr-2026-12-05.json");
+  const auto& two = k.refit.approach2_intervals.at("a");
+  CHECK(k.refit.approach2->a == doctest::Approx(0.500).epsilon(0.002));
+  CHECK(two.p2_5 > k.refit.approach2->a - 0.03);
+  CHECK(two.p97_5 < k.refit.approach2->a + 0.03);
+  CHECK(k.refit.approach3->a < two.p2_5);
+  CHECK(k.refit.a_difference->p2_5 < 0);
+  CHECK(k.refit.a_difference->p97_5 > 0);
+  const std::string page = render_validation(k.kept);
+  CHECK(page.find("the two estimates do not differ at 95%") != std::string::npos);
+  // Every budget's minimum inside the sizes it tried.
+  for (const auto& b : k.refit.approach2->budgets) CHECK_FALSE(b.extrapolated);
 }
 
 }  // namespace isoflop::doc
