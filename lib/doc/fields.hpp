@@ -18,6 +18,8 @@
 //   group_if(key, cond, fields…)    the same, or null when cond (a bool member or a predicate) is false
 //   via(&S::member, fields…)        fields of a member struct (or a table of them), written into this object
 //   when(pred, fields…)             the fields only where pred(s) holds (on reading: of the members read so far)
+//   added_later(fields…)            keys a document gained after it was first written: always written; on
+//                                   reading, a key that is absent (an older document) leaves its member's default
 //   flat(&S::member)                the member's own serialization, merged into this object
 //   on_read(fn)                     fn(object, s) after the others were read: checks and derived members
 //   schema_key(kind)                "schema": "isoflop/<kind>/v2" (checked by the document reader, not here)
@@ -225,6 +227,23 @@ struct Flat {
 template <class S, class M>
 constexpr Flat<S, M> flat(M S::*member) {
   return {member};
+}
+
+template <class... F>
+struct AddedLater {
+  std::tuple<F...> fields;
+  template <class S>
+  void write(Json& j, const S& s) const {
+    write_all(j, s, fields);
+  }
+  template <class S>
+  void read(const Json& j, S& s) const {
+    std::apply([&](const auto&... f) { ((j.contains(f.key) ? f.read(j, s) : void()), ...); }, fields);
+  }
+};
+template <class... F>
+constexpr AddedLater<F...> added_later(F... fields) {
+  return {{fields...}};
 }
 
 template <class Pred, class... F>

@@ -38,12 +38,13 @@ constexpr auto kOrigin =
 
 using R = SweepRules;
 constexpr auto kRules = std::tuple{field("lr_rule", &R::lr_rule),
-                                   field("lr_form", &R::lr_form, names(kLrFormNames)),
+                                   // A sweep emitted before the rule had a form (2026-12-05) is log_linear.
+                                   added_later(field("lr_form", &R::lr_form, names(kLrFormNames))),
                                    field("lr_intercept", &R::lr_intercept),
                                    field("lr_log_slope", &R::lr_log_slope),
-                                   field("lr_scale", &R::lr_scale),
-                                   field("lr_params_exponent", &R::lr_params_exponent),
-                                   field("lr_tokens_exponent", &R::lr_tokens_exponent),
+                                   added_later(field("lr_scale", &R::lr_scale),
+                                               field("lr_params_exponent", &R::lr_params_exponent),
+                                               field("lr_tokens_exponent", &R::lr_tokens_exponent)),
                                    field("warmup_fraction", &R::warmup_fraction),
                                    field("schedule", &R::schedule),
                                    field("min_lr_fraction", &R::min_lr_fraction),

@@ -36,10 +36,10 @@ struct SweepOrigin {
   bool operator==(const SweepOrigin&) const = default;
 };
 
-// Learning rate and warm-up, the same rule for every run.
 // How the peak learning rate follows a run's N (non-embedding parameters) and D.
 ISOFLOP_NAMED_ENUM(LrForm, (kLogLinear, "log_linear"), (kPower, "power"));
 
+// Learning rate and warm-up, the same rule for every run of a sweep.
 struct SweepRules {
   std::string lr_rule;  // how the peak learning rate follows the size (stated in words)
   LrForm lr_form = LrForm::kLogLinear;

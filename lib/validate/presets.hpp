@@ -1,6 +1,6 @@
 // What every sweep shares and how big each preset is, from data/validate/sweep.yaml (compiled in): the
-// learning-rate rule (a preset may have its own), the warm-up and decay, and the smoke, cpu and gpu presets; and from data/validate/cpu.yaml
-// the CPU trainer's step-time constants.
+// learning-rate rule (a preset may have its own), the warm-up and decay, and the smoke, cpu and gpu presets;
+// and from data/validate/cpu.yaml the CPU trainer's step-time constants.
 #pragma once
 
 #include <optional>

@@ -154,6 +154,28 @@ TEST_CASE("small sizes widen one layer in steps of 4 instead of stacking narrow 
   }
 }
 
+TEST_CASE("the sweep document reads back as written, with either form of learning-rate rule") {
+  for (const char* preset : {"smoke", "cpu"}) {
+    CAPTURE(preset);
+    const doc::SweepDocument d = design(preset);
+    const doc::Json j = d;
+    CHECK(j.at("rules").at("lr_form") == (std::string(preset) == "cpu" ? "power" : "log_linear"));
+    CHECK(j.get<doc::SweepDocument>() == d);
+  }
+}
+
+TEST_CASE("a sweep document emitted before the rule had a form reads as Kaplan's log-linear rule") {
+  const doc::SweepDocument d = design("smoke");
+  doc::Json j = d;
+  for (const char* key : {"lr_form", "lr_scale", "lr_params_exponent", "lr_tokens_exponent"}) j["rules"].erase(key);
+  const auto old = j.get<doc::SweepDocument>();
+  CHECK(old.rules.lr_form == doc::LrForm::kLogLinear);
+  CHECK(old.rules.lr_scale == 0);
+  CHECK(old == d);
+  j["rules"].erase("lr_intercept");  // a key the document always had is still required
+  CHECK_THROWS(j.get<doc::SweepDocument>());
+}
+
 TEST_CASE("the sweep document reads back as written, and its job files as the jobs") {
   const doc::SweepDocument d = design("smoke");
   const doc::Json j = d;

@@ -1,6 +1,6 @@
-// The cpu preset's learning-rate rule against the measured sweep it was fitted to
-// (tests/validate/results/cpu-lr-sweep-2026-12-05.csv: every run of the three smallest budgets at 0.5-16x
-// Kaplan's peak, and three runs of the two largest at 0.5/1/2x the fitted rule).
+// The cpu preset's learning-rate rule against the measured search it was fitted to
+// (tests/validate/results/cpu-lr-sweep-2026-12-05.csv: every run of the two smallest budgets at 0.5-16x
+// Kaplan's peak and of the third at 1-8x, and three runs of the two largest at 0.5/1/2x the fitted rule).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -82,7 +82,8 @@ TEST_CASE("the cpu preset's rule is the least-squares fit of the measured best p
     INFO(name);
     REQUIRE(i > 0);  // every run's best peak lies inside the multipliers it tried
     REQUIRE(i + 1 < tries.size());
-    const double x0 = std::log(tries[i - 1].peak_lr), x1 = std::log(tries[i].peak_lr), x2 = std::log(tries[i + 1].peak_lr);
+    const double x0 = std::log(tries[i - 1].peak_lr), x1 = std::log(tries[i].peak_lr);
+    const double x2 = std::log(tries[i + 1].peak_lr);
     const double y0 = tries[i - 1].eval_loss, y1 = tries[i].eval_loss, y2 = tries[i + 1].eval_loss;
     // Vertex of the parabola through three points.
     const double num = (x1 - x0) * (x1 - x0) * (y1 - y2) - (x1 - x2) * (x1 - x2) * (y1 - y0);
@@ -101,10 +102,11 @@ TEST_CASE("the cpu preset's rule is the least-squares fit of the measured best p
   const std::vector<double> fit = solve3(normal, rhs);
   const LrRule& rule = sweep_settings().rule_for(sweep_settings().preset("cpu"));
   REQUIRE(rule.form == doc::LrForm::kPower);
-  // data/validate/sweep.yaml rounds to 4 significant figures.
-  CHECK(rule.scale == doctest::Approx(std::exp(fit[0])).epsilon(1e-3));
-  CHECK(rule.params_exponent == doctest::Approx(fit[1]).epsilon(1e-3));
-  CHECK(rule.tokens_exponent == doctest::Approx(fit[2]).epsilon(1e-3));
+  // data/validate/sweep.yaml gives the exponents to 4 decimals; its scale, 62.72, was fitted to the runs' results
+  // before the file rounded them to 6 figures (peak) and 5 decimals (loss), from which the fit gives 62.75.
+  CHECK(std::fabs(rule.params_exponent - fit[1]) <= 0.5e-4);
+  CHECK(std::fabs(rule.tokens_exponent - fit[2]) <= 0.5e-4);
+  CHECK(std::fabs(std::log(rule.scale) - fit[0]) <= 1e-3);
 }
 
 TEST_CASE("past its fitted range the cpu rule's peak is best or within 0.006 nats of the best tried") {
@@ -120,7 +122,7 @@ TEST_CASE("past its fitted range the cpu rule's peak is best or within 0.006 nat
       best = std::min(best, t.eval_loss);
       if (t.rule == "fitted" && t.multiplier == 1) {
         at_rule = t.eval_loss;
-        CHECK(t.peak_lr == doctest::Approx(rule.peak_lr(t.non_embedding_params, t.tokens)).epsilon(1e-3));
+        CHECK(t.peak_lr / rule.peak_lr(t.non_embedding_params, t.tokens) == doctest::Approx(1).epsilon(1e-4));
       }
     }
     CHECK(at_rule <= best + 0.006);  // b3-s3: 1.5696 at the rule, 1.5646 at Kaplan's (0.68x)
