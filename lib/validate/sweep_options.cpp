@@ -48,7 +48,12 @@ doc::SweepDocument design_from_options(const SweepOptions& o, const catalog::Cat
     throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: quanta, markov");
   r.data.quanta.alphabet = r.preset.alphabet;
   r.peak_device = o.peak_device;
-  return design_sweep(r, settings.rule_for(r.preset));
+  LrRule rule = settings.rule_for(r.preset);
+  // A preset's own rule was fitted to that preset's sweep on the quanta source: say so where it is borrowed.
+  const bool borrowed = r.preset.learning_rate && (r.preset_name == "custom" ||
+                                                   r.data.source != train::DataSource::kQuanta);
+  if (borrowed) rule.rule += " (the " + o.preset + " preset's rule, borrowed outside the sweep it was fitted to)";
+  return design_sweep(r, rule);
 }
 
 }  // namespace isoflop::validate

@@ -154,6 +154,29 @@ TEST_CASE("small sizes widen one layer in steps of 4 instead of stacking narrow 
   }
 }
 
+TEST_CASE("the cpu preset's rule, borrowed by a custom design or another source, says so") {
+  const std::string borrowed = "(the cpu preset's rule, borrowed outside the sweep it was fitted to)";
+  CHECK(design("cpu").rules.lr_rule.find(borrowed) == std::string::npos);
+  SweepOptions o;
+  o.flops = 1e21;
+  o.law.law = "epoch-2024";
+  o.preset = "cpu";
+  o.budgets = 2;
+  const doc::SweepDocument custom = design_from_options(o, cat());
+  CHECK(custom.preset == "custom");
+  CHECK(custom.rules.lr_form == doc::LrForm::kPower);
+  CHECK(custom.rules.lr_rule.find(borrowed) != std::string::npos);
+  o.budgets.reset();
+  o.source = "markov";
+  CHECK(design_from_options(o, cat()).rules.lr_rule.find(borrowed) != std::string::npos);
+  // Kaplan's rule is nobody's own: a custom smoke design states it as it is.
+  o.preset = "smoke";
+  o.source.reset();
+  o.sizes = 4;
+  CHECK(design_from_options(o, cat()).rules.lr_rule ==
+        "peak lr = 0.003239 - 0.0001395 ln(N_non-embedding)");
+}
+
 TEST_CASE("the sweep document reads back as written, with either form of learning-rate rule") {
   for (const char* preset : {"smoke", "cpu"}) {
     CAPTURE(preset);
