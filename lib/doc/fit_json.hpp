@@ -6,6 +6,8 @@
 
 #include "doc/fields.hpp"
 #include "fit/fit_request.hpp"
+#include "fit/form_choice.hpp"
+#include "fit/interaction.hpp"
 
 namespace isoflop::doc {
 
@@ -49,6 +51,27 @@ inline constexpr auto fields<fit::Approach3Result> =
                on_read([](const Json&, fit::Approach3Result& r) {
                  r.x = {std::log(r.A), std::log(r.B), std::log(r.E), r.alpha, r.beta};
                })};
+
+template <>
+inline constexpr auto fields<fit::InteractionResult> =
+    std::tuple{field("A", &fit::InteractionResult::A), field("B", &fit::InteractionResult::B),
+               field("E", &fit::InteractionResult::E), field("alpha", &fit::InteractionResult::alpha),
+               field("beta", &fit::InteractionResult::beta), field("gamma", &fit::InteractionResult::gamma),
+               field("objective", &fit::InteractionResult::objective), field("a", &fit::InteractionResult::a),
+               field("b", &fit::InteractionResult::b), field("G", &fit::InteractionResult::G),
+               field("starts", &fit::InteractionResult::starts),
+               field("starts_failed", &fit::InteractionResult::starts_failed),
+               field("evaluations", &fit::InteractionResult::evaluations),
+               field("runs", &fit::InteractionResult::runs), on_read([](const Json&, fit::InteractionResult& r) {
+                 r.x = {std::log(r.A), std::log(r.B), std::log(r.E), r.alpha, r.beta, std::log(r.gamma)};
+               })};
+
+template <>
+inline constexpr auto fields<fit::FormChoice> =
+    std::tuple{field("chosen", &fit::FormChoice::chosen, names(fit::kParametricFormNames)),
+               field("folds", &fit::FormChoice::folds), field("held_out_runs", &fit::FormChoice::held_out_runs),
+               field("rms_chinchilla", &fit::FormChoice::rms_chinchilla),
+               field("rms_interaction", &fit::FormChoice::rms_interaction)};
 
 template <>
 inline constexpr auto fields<fit::BudgetFit> =

@@ -1,15 +1,13 @@
-// Approach 3: the Huber/log-sum-exp objective with its analytic gradient, NLopt's L-BFGS from every grid
-// start in parallel (OpenMP), and the choice of the best start.
+// Approach 3: the Huber/log-sum-exp objective with its analytic gradient, L-BFGS (fit/lbfgs.hpp) from every
+// grid start in parallel (OpenMP), and the choice of the best start.
 #include "fit/approach3.hpp"
-
-#include <nlopt.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/error.hpp"
+#include "fit/lbfgs.hpp"
 #include "fit/lse_math.hpp"
 
 // Copies of the objective for AVX2+FMA and for AVX-512 machines besides the baseline x86-64 one, chosen by
@@ -103,64 +101,9 @@ double objective(const double* x, const LogData& d, double delta, Reduce reduce,
   return f * scale;
 }
 
-struct Descent {
-  const LogData* data;
-  double delta;
-  Reduce reduce;
-  double gtol;
-  nlopt_opt opt;
-  double best_f = std::numeric_limits<double>::infinity();
-  LawPoint best_x{};
-  long long evaluations = 0;
-};
-
-double nlopt_objective(unsigned, const double* x, double* grad, void* context) {
-  auto* c = static_cast<Descent*>(context);
-  ++c->evaluations;
-  const double f = objective(x, *c->data, c->delta, c->reduce, grad);
-  // Keep the best point evaluated: whatever status NLopt ends with, the answer is a point we have seen.
-  if (f < c->best_f) {
-    c->best_f = f;
-    std::copy(x, x + 5, c->best_x.begin());
-  }
-  // scipy's projected-gradient test (unbounded here): every |∂f/∂x_k| ≤ gtol ends the descent.
-  if (grad && std::isfinite(f)) {
-    double g = 0;
-    for (int k = 0; k < 5; ++k) g = std::max(g, std::fabs(grad[k]));
-    if (g <= c->gtol) nlopt_force_stop(c->opt);
-  }
-  return std::isfinite(f) ? f : std::numeric_limits<double>::max();
-}
-
-struct StartResult {
-  LawPoint x{};
-  double f = std::numeric_limits<double>::infinity();
-  long long evaluations = 0;
-  bool failed = false;
-};
-
-StartResult descend(const LogData& data, const LawPoint& start, const Approach3Options& o) {
-  nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, 5);
-  if (!opt) return {start, std::numeric_limits<double>::infinity(), 0, true};
-  Descent context{&data, o.huber_delta, o.reduce, o.gtol, opt};
-  nlopt_set_min_objective(opt, nlopt_objective, &context);
-  // scipy's L-BFGS-B rule (f_k − f_{k+1}) ≤ ftol·max(|f_k|, |f_{k+1}|, 1) is NLopt's relative and
-  // absolute tolerances together (NLopt stops when either holds).
-  nlopt_set_ftol_rel(opt, o.ftol);
-  nlopt_set_ftol_abs(opt, o.ftol);
-  nlopt_set_maxeval(opt, o.max_evals);
-  nlopt_set_vector_storage(opt, 10);  // scipy's default memory m = 10
-  LawPoint x = start;
-  double f = 0;
-  const nlopt_result status = nlopt_optimize(opt, x.data(), &f);
-  nlopt_destroy(opt);
-  StartResult r;
-  r.x = context.best_f <= f || !std::isfinite(f) ? context.best_x : x;
-  r.f = std::min(context.best_f, std::isfinite(f) ? f : context.best_f);
-  r.evaluations = context.evaluations;
-  // Running out of evaluations or reaching round-off are normal endings for a start; errors are failures.
-  r.failed = status < 0 && status != NLOPT_ROUNDOFF_LIMITED && status != NLOPT_FORCED_STOP;
-  return r;
+DescentResult<5> descend(const LogData& data, const LawPoint& start, const Approach3Options& o) {
+  const auto f = [&](const double* x, double* grad) { return objective(x, data, o.huber_delta, o.reduce, grad); };
+  return lbfgs_descent(f, start, DescentRules{o.ftol, o.gtol, o.max_evals});
 }
 
 Approach3Result summarise(const LawPoint& x, double f, size_t runs) {
@@ -214,14 +157,9 @@ Approach3Result fit_approach3(std::vector<Run> runs, const Approach3Options& o) 
   sort_canonically(&runs);
   const LogData data(runs);
   const std::vector<LawPoint> starts = o.grid.points();
-  std::vector<StartResult> results(starts.size());
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
-  for (long i = 0; i < static_cast<long>(starts.size()); ++i) results[i] = descend(data, starts[i], o);
-
-  size_t best = 0;
-  for (size_t i = 1; i < results.size(); ++i)
-    if (results[i].f < results[best].f) best = i;
+  const auto results =
+      descend_from_all(starts, o.threads, [&](const LawPoint& start) { return descend(data, start, o); });
+  const size_t best = best_start(results);
   Approach3Result r = summarise(results[best].x, results[best].f, runs.size());
   r.starts = starts.size();
   const LawPoint& xb = results[best].x;
@@ -245,7 +183,7 @@ Approach3Result fit_approach3_from(std::vector<Run> runs, const LawPoint& start,
   check_runs(runs);
   sort_canonically(&runs);
   const LogData data(runs);
-  const StartResult s = descend(data, start, o);
+  const DescentResult<5> s = descend(data, start, o);
   Approach3Result r = summarise(s.x, s.f, runs.size());
   r.starts = 1;
   r.starts_in_best_basin = 1;

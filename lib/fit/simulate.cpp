@@ -8,7 +8,10 @@
 
 namespace isoflop::fit {
 
-double TrueLaw::loss(double n, double d) const { return E + A / std::pow(n, alpha) + B / std::pow(d, beta); }
+double TrueLaw::loss(double n, double d) const {
+  const double reducible = A / std::pow(n, alpha) + B / std::pow(d, beta);
+  return E + (gamma == 1 ? reducible : std::pow(reducible, gamma));
+}
 
 std::vector<double> chinchilla_budgets() { return {6e18, 1e19, 3e19, 6e19, 1e20, 3e20, 6e20, 1e21, 3e21}; }
 

@@ -10,6 +10,7 @@ namespace isoflop::fit {
 
 struct TrueLaw {
   double E = 1.69, A = 406.4, B = 410.7, alpha = 0.34, beta = 0.28;  // Hoffmann et al. 2022, eq. 10 (rounded)
+  double gamma = 1;  // L = E + (A/N^α + B/D^β)^γ: 1 is the additive law (fit/interaction.hpp)
   double loss(double params, double tokens) const;
 };
 

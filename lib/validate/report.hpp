@@ -13,6 +13,8 @@
 #include "fit/approach2.hpp"
 #include "fit/approach3.hpp"
 #include "fit/bootstrap.hpp"
+#include "fit/form_choice.hpp"
+#include "fit/interaction.hpp"
 #include "model/architecture.hpp"
 
 namespace isoflop::validate {
@@ -101,6 +103,19 @@ struct ReportOptions {
   std::uint64_t seed = 0;
   fit::InitGrid grid = fit::chinchilla_grid();  // Approach 3's starts
   int min_runs_approach3 = 8;   // fewer finished runs: Approach 3 is not fitted (5 parameters)
+  // Fewer finished runs: the interaction law (6 parameters) is not fitted; it also needs 3 budgets to hold out.
+  int min_runs_interaction = 12;
+};
+
+// Approach 3 with an interaction exponent γ, L = E + (A/N^α + B/D^β)^γ (fit/interaction.hpp), fitted beside
+// Chinchilla's additive law, with the same bootstrap, and the choice between the two by held-out budgets.
+struct InteractionFit {
+  fit::InteractionResult law;
+  std::map<std::string, fit::Interval> intervals;  // "a", "E", "alpha", "beta", "gamma" (2.5–97.5 %)
+  int bootstrap_failed = 0;                        // resamples whose refit failed (counted outside)
+  std::optional<fit::Interval> a_difference;       // Approach 2's a − this law's a, paired over the resamples
+  fit::FormChoice choice;
+  bool operator==(const InteractionFit&) const = default;
 };
 
 struct ValidationReport {
@@ -120,10 +135,16 @@ struct ValidationReport {
   // 95 % when this interval excludes 0 (overlapping intervals of each alone do not say they agree)
   std::optional<fit::Interval> a_difference;
   std::string approach3_note;                    // why it is absent
+  std::optional<InteractionFit> interaction;
+  std::string interaction_note;                  // why it is absent
   std::optional<double> floor, floor_se;         // mean of the runs' exact floors
   std::vector<Comparison> comparisons;
   std::vector<SpeedRow> speed;
   bool passed = false;                           // every comparison within its tolerance
+  // The parametric form the floor is compared with: the interaction law when it was fitted and predicts held-out
+  // budgets better, else Chinchilla's.
+  fit::ParametricForm chosen_form() const;
+  double chosen_E() const;  // that form's E (Approach 3 must have been fitted)
 };
 
 // Fits and compares. `accelerators` maps each run's accelerator id ("" for the CPU) to the record the step-time

@@ -35,6 +35,13 @@ inline constexpr auto fields<validate::SpeedRow> = std::tuple{
     field("measured_mfu", &validate::SpeedRow::measured_mfu), field("predicted_mfu", &validate::SpeedRow::predicted_mfu),
     field("error", &validate::SpeedRow::error), field("constants", &validate::SpeedRow::constants)};
 
+template <>
+inline constexpr auto fields<validate::InteractionFit> = std::tuple{
+    field("law", &validate::InteractionFit::law), field("intervals", &validate::InteractionFit::intervals),
+    field("bootstrap_failed", &validate::InteractionFit::bootstrap_failed),
+    field("a_difference", &validate::InteractionFit::a_difference),
+    field("choice", &validate::InteractionFit::choice)};
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -79,6 +86,8 @@ constexpr auto kReport = std::tuple{
     field("approach3", &R::approach3), field("approach3_intervals", &R::approach3_intervals),
     field("approach3_bootstrap_failed", &R::approach3_bootstrap_failed), field("a_difference", &R::a_difference),
     field("approach3_note", &R::approach3_note, null_when_empty()),
+    added_later(field("interaction", &R::interaction),
+                field("interaction_note", &R::interaction_note, null_when_empty())),
     field("floor", &R::floor), field("floor_se", &R::floor_se), field("comparisons", &R::comparisons),
     field("speed", &R::speed)};
 

@@ -9,7 +9,9 @@
 //    tokens, loss, floor, floor_se, tokens_per_s, mfu, peak_flops, device, accelerator, batch, shape}],
 //    "fit": {"runs", "finished", "failed", "failures", "approach2", "approach2_error", "approach2_intervals",
 //    "bootstrap_resamples", "bootstrap_failed", "budgets_outside", "approach3", "approach3_intervals",
-//    "approach3_bootstrap_failed", "a_difference", "approach3_note", "floor",
+//    "approach3_bootstrap_failed", "a_difference", "approach3_note", "interaction": {"law", "intervals",
+//    "bootstrap_failed", "a_difference", "choice": {chosen, folds, held_out_runs, rms_chinchilla,
+//    rms_interaction}}|null, "interaction_note", "floor",
 //    "floor_se", "comparisons": [...], "speed": [...]}, "calibration_file", "figure_file", "verdict"}
 #pragma once
 

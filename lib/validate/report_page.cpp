@@ -1,5 +1,6 @@
 // The validation document's human page.
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "validate/report_document.hpp"
@@ -46,6 +47,51 @@ std::string runs_table(const ValidationDocument& d) {
   return t.render();
 }
 
+// " (a inside Approach 2's 95% interval)", or OUTSIDE, when Approach 2 has an interval.
+std::string inside_approach2(const validate::ValidationReport& f, double a) {
+  const auto two = f.approach2_intervals.find("a");
+  if (two == f.approach2_intervals.end()) return "";
+  return (a >= two->second.p2_5 && a <= two->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
+         std::string(" Approach 2's 95% interval)");
+}
+
+// The paired difference, not whether two intervals overlap: overlapping 95% intervals can still differ.
+std::string paired_difference(const validate::ValidationReport& f, double a, const std::optional<fit::Interval>& d,
+                              const std::string& name) {
+  if (!d || !f.approach2) return "";
+  const bool differ = d->p2_5 > 0 || d->p97_5 < 0;
+  return "\n  Approach 2's a - " + name + ", paired over the resamples: " + number(f.approach2->a - a, 3) + " [" +
+         number(d->p2_5) + ", " + number(d->p97_5) + "]: the two estimates " +
+         (differ ? "differ at 95%" : "do not differ at 95%");
+}
+
+std::string interaction_page(const validate::ValidationReport& f) {
+  const validate::InteractionFit& i = *f.interaction;
+  const fit::InteractionResult& l = i.law;
+  std::string out = "Approach 3, interaction form L = E + (A/N^alpha + B/D^beta)^gamma (" + std::to_string(l.runs) +
+                    " runs): E = " + number(l.E, 4) + ", A = " + number(l.A) + ", B = " + number(l.B) +
+                    ", alpha = " + number(l.alpha) + ", beta = " + number(l.beta) + ", gamma = " + number(l.gamma) +
+                    "; a = " + number(l.a, 4) + interval(i.intervals, "a") + inside_approach2(f, l.a);
+  if (f.bootstrap_resamples > 0) {
+    out += "\n  bootstrap: the same resamples, " + std::to_string(i.bootstrap_failed) + " refits failed";
+    if (i.intervals.count("E"))
+      out += "; E" + interval(i.intervals, "E") + ", gamma" + interval(i.intervals, "gamma");
+    else
+      out += "; no interval (more than 5% failed)";
+  }
+  out += paired_difference(f, l.a, i.a_difference, "this a");
+  const fit::FormChoice& c = i.choice;
+  const bool interaction = c.chosen == fit::ParametricForm::kInteraction;
+  out += "\n  each budget held out in turn (" + std::to_string(c.folds) + " folds, " + std::to_string(c.held_out_runs) +
+         " runs predicted): rms of ln(predicted/measured) " + number(c.rms_chinchilla) + " for the additive form, " +
+         number(c.rms_interaction) + " for the interaction form; " +
+         (interaction ? "the interaction form predicts unseen budgets better, and its E is the one compared with the "
+                        "floor"
+                      : "the additive form does as well or better, and its E is the one compared with the floor") +
+         "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_validation(const ValidationDocument& d) {
@@ -88,10 +134,8 @@ std::string render_validation(const ValidationDocument& d) {
     const auto& a3 = *f.approach3;
     out += "\nApproach 3 (" + std::to_string(a3.runs) + " runs): E = " + number(a3.E, 4) + ", A = " + number(a3.A) +
            ", B = " + number(a3.B) + ", alpha = " + number(a3.alpha) + ", beta = " + number(a3.beta) +
-           "; a = " + number(a3.a, 4) + interval(f.approach3_intervals, "a") + ", b = " + number(a3.b, 4);
-    if (const auto two = f.approach2_intervals.find("a"); two != f.approach2_intervals.end())
-      out += (a3.a >= two->second.p2_5 && a3.a <= two->second.p97_5 ? " (a inside" : " (a OUTSIDE") +
-             std::string(" Approach 2's 95% interval)");
+           "; a = " + number(a3.a, 4) + interval(f.approach3_intervals, "a") + ", b = " + number(a3.b, 4) +
+           inside_approach2(f, a3.a);
     if (f.bootstrap_resamples > 0) {
       out += "\n  bootstrap: " + std::to_string(f.bootstrap_resamples) + " resamples within budgets, " +
              std::to_string(f.approach3_bootstrap_failed) + " refits failed";
@@ -101,15 +145,9 @@ std::string render_validation(const ValidationDocument& d) {
       else
         out += "; no interval (more than 5% failed)";
     }
-    // The paired difference, not whether two intervals overlap: overlapping 95% intervals can still differ.
-    if (f.a_difference) {
-      const fit::Interval& d = *f.a_difference;
-      const bool differ = d.p2_5 > 0 || d.p97_5 < 0;
-      out += "\n  Approach 2's a - Approach 3's a, paired over the resamples: " + number(f.approach2->a - a3.a, 3) + " [" +
-             number(d.p2_5) + ", " + number(d.p97_5) + "]: the two estimates " +
-             (differ ? "differ at 95%" : "do not differ at 95%");
-    }
-    out += "\n";
+    out += paired_difference(f, a3.a, f.a_difference, "Approach 3's a") + "\n";
+    if (f.interaction) out += interaction_page(f);
+    else if (!f.interaction_note.empty()) out += "Approach 3, interaction form: not fitted: " + f.interaction_note + "\n";
   } else {
     out += "\nApproach 3: not fitted: " + f.approach3_note + "\n";
   }

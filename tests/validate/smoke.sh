@@ -94,6 +94,17 @@ assert d["schema"] == "isoflop/validation/v2" and fit["finished"] == 9 and fit["
 a3 = fit["approach3"]["a"]
 i3 = fit["approach3_intervals"].get("a")
 assert (i3 is not None and i3["p2_5"] <= a3 <= i3["p97_5"]) or fit["approach3_bootstrap_failed"] > 0, (a3, i3)
+# 9 runs are too few for the interaction law (6 parameters, 12 runs), and the report says so.
+assert fit["interaction"] is None and fit["interaction_note"].startswith("9 finished runs; the interaction law"), fit
+# The kept cpu records carry it: they parse against the same schema, with the choice spelled as the schema has it.
+import os
+for name in ("validate-cpu-5x7-2026-12-05", "validate-cpu-5x7-tuned-lr-2026-12-05", "validate-cpu-6x7-2026-12-05"):
+    kept = os.path.join(golden, "..", "validate", "results", name + ".json")
+    with open(kept) as f:
+        k = json.load(f)
+    errors = [e.message for e in validator.iter_errors(k)]
+    assert not errors, (kept, errors[:3])
+    assert k["fit"]["interaction"]["choice"]["chosen"] in ("chinchilla", "interaction"), kept
 PY
 
 # A third run has nothing to do.
