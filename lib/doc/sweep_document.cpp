@@ -1,6 +1,9 @@
 // The sweep document: JSON of a designed IsoFLOP sweep, and its page.
 #include "doc/sweep_document.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "doc/train_document.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
@@ -37,14 +40,15 @@ constexpr auto kOrigin =
                field("accelerator", &O::accelerator, null_when_empty())};
 
 using R = SweepRules;
+using F = LrFormula;
 constexpr auto kRules = std::tuple{field("lr_rule", &R::lr_rule),
-                                   // A sweep emitted before the rule had a form (2026-12-05) is log_linear.
-                                   added_later(field("lr_form", &R::lr_form, names(kLrFormNames))),
-                                   field("lr_intercept", &R::lr_intercept),
-                                   field("lr_log_slope", &R::lr_log_slope),
-                                   added_later(field("lr_scale", &R::lr_scale),
-                                               field("lr_params_exponent", &R::lr_params_exponent),
-                                               field("lr_tokens_exponent", &R::lr_tokens_exponent)),
+                                   via(&R::lr,
+                                       // A sweep emitted before the rule had a form (2026-12-05) is log_linear.
+                                       added_later(field("lr_form", &F::form, names(kLrFormNames))),
+                                       field("lr_intercept", &F::intercept), field("lr_log_slope", &F::log_slope),
+                                       added_later(field("lr_scale", &F::scale),
+                                                   field("lr_params_exponent", &F::params_exponent),
+                                                   field("lr_tokens_exponent", &F::tokens_exponent))),
                                    field("warmup_fraction", &R::warmup_fraction),
                                    field("schedule", &R::schedule),
                                    field("min_lr_fraction", &R::min_lr_fraction),
@@ -101,6 +105,12 @@ constexpr auto kSweep =
 std::string count_text(double v) { return units::format_count(v); }
 
 }  // namespace
+
+double LrFormula::peak_lr(double non_embedding_params, double tokens) const {
+  const double n = std::max(non_embedding_params, 1.0);
+  if (form == LrForm::kLogLinear) return intercept + log_slope * std::log(n);
+  return scale * std::pow(n, params_exponent) * std::pow(std::max(tokens, 1.0), tokens_exponent);
+}
 
 void to_json(Json& j, const SweepDocument& d) { write_fields(j, d, kSweep); }
 void from_json(const Json& j, SweepDocument& d) { read_fields(j, d, kSweep); }

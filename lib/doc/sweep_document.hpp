@@ -39,15 +39,22 @@ struct SweepOrigin {
 // How the peak learning rate follows a run's N (non-embedding parameters) and D.
 ISOFLOP_NAMED_ENUM(LrForm, (kLogLinear, "log_linear"), (kPower, "power"));
 
+// The peak learning rate's formula, in one of the two forms:
+//   log_linear: lr = intercept + log_slope · ln N          (Kaplan et al. 2020, eq. D.1)
+//   power:      lr = scale · N^params_exponent · D^tokens_exponent
+struct LrFormula {
+  LrForm form = LrForm::kLogLinear;
+  double intercept = 0, log_slope = 0;                       // log_linear
+  double scale = 0, params_exponent = 0, tokens_exponent = 0;  // power
+  // The peak for a run; not positive when a log_linear rule is extrapolated past its zero.
+  double peak_lr(double non_embedding_params, double tokens) const;
+  bool operator==(const LrFormula&) const = default;
+};
+
 // Learning rate and warm-up, the same rule for every run of a sweep.
 struct SweepRules {
   std::string lr_rule;  // how the peak learning rate follows the size (stated in words)
-  LrForm lr_form = LrForm::kLogLinear;
-  double lr_intercept = 0;  // log_linear: lr = lr_intercept + lr_log_slope · ln N
-  double lr_log_slope = 0;
-  double lr_scale = 0;  // power: lr = lr_scale · N^lr_params_exponent · D^lr_tokens_exponent
-  double lr_params_exponent = 0;
-  double lr_tokens_exponent = 0;
+  LrFormula lr;         // the peak's formula (JSON: lr_form, lr_intercept, lr_log_slope, lr_scale, …)
   double warmup_fraction = 0;  // warm-up tokens = this fraction of each run's D
   std::string schedule;        // the decay after warm-up ("cosine")
   double min_lr_fraction = 0;  // the cosine decays to this fraction of the peak at D

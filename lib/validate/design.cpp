@@ -109,12 +109,7 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
   d.source_seed =
       request.data.source == train::DataSource::kQuanta ? request.data.quanta.seed : request.data.markov.seed;
   d.rules.lr_rule = rule.rule;
-  d.rules.lr_form = rule.form;
-  d.rules.lr_intercept = rule.intercept;
-  d.rules.lr_log_slope = rule.log_slope;
-  d.rules.lr_scale = rule.scale;
-  d.rules.lr_params_exponent = rule.params_exponent;
-  d.rules.lr_tokens_exponent = rule.tokens_exponent;
+  d.rules.lr = rule.formula;
   d.rules.warmup_fraction = rule.warmup_fraction;
   d.rules.schedule = "cosine";
   d.rules.min_lr_fraction = rule.min_lr_fraction;
@@ -152,7 +147,7 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
                                             " steps of " + units::format_count(step_tokens) + " tokens, at least " +
                                             std::to_string(p.min_steps) + " are needed; raise the total compute");
       r.tokens = static_cast<double>(r.steps) * step_tokens;
-      r.lr = rule.peak_lr(m.non_embedding_params, r.tokens);
+      r.lr = rule.formula.peak_lr(m.non_embedding_params, r.tokens);
       if (!(r.lr > 0)) throw FieldError("lr", "the rule gives no positive learning rate for " + r.id);
       r.warmup_tokens = std::floor(rule.warmup_fraction * r.tokens);
       r.job = "jobs/" + r.id + ".yaml";

@@ -22,14 +22,15 @@ namespace {
 LrRule read_lr_rule(catalog::FieldReader& r) {
   LrRule rule;
   rule.rule = r.string("rule");
-  rule.form = doc::kLrFormNames.parse(r.string_or("form", "log_linear"), r.where("form"));
-  if (rule.form == doc::LrForm::kLogLinear) {
-    rule.intercept = r.number("intercept");
-    rule.log_slope = r.number("log_slope");
+  doc::LrFormula& f = rule.formula;
+  f.form = doc::kLrFormNames.parse(r.string_or("form", "log_linear"), r.where("form"));
+  if (f.form == doc::LrForm::kLogLinear) {
+    f.intercept = r.number("intercept");
+    f.log_slope = r.number("log_slope");
   } else {
-    rule.scale = r.positive("scale");
-    rule.params_exponent = r.number("params_exponent");
-    rule.tokens_exponent = r.number("tokens_exponent");
+    f.scale = r.positive("scale");
+    f.params_exponent = r.number("params_exponent");
+    f.tokens_exponent = r.number("tokens_exponent");
   }
   rule.source = r.string("source");
   r.finish();
@@ -113,12 +114,6 @@ SweepSettings read_settings() {
 }
 
 }  // namespace
-
-double LrRule::peak_lr(double non_embedding_params, double tokens) const {
-  const double n = std::max(non_embedding_params, 1.0);
-  if (form == doc::LrForm::kLogLinear) return intercept + log_slope * std::log(n);
-  return scale * std::pow(n, params_exponent) * std::pow(std::max(tokens, 1.0), tokens_exponent);
-}
 
 const LrRule& SweepSettings::rule_for(const Preset& p) const { return p.learning_rate ? *p.learning_rate : lr; }
 

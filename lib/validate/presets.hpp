@@ -13,23 +13,15 @@
 
 namespace isoflop::validate {
 
-// The peak learning rate of a run of N non-embedding parameters and D tokens, in one of two forms:
-//   log_linear: lr = intercept + log_slope · ln N          (Kaplan et al. 2020, eq. D.1)
-//   power:      lr = scale · N^params_exponent · D^tokens_exponent
-// then a linear warm-up over a fraction of D and a cosine to min_lr_fraction of the peak at D.
+// The peak learning rate of a run of N non-embedding parameters and D tokens (doc::LrFormula, the formula the
+// sweep document states), then a linear warm-up over a fraction of D and a cosine to min_lr_fraction of the peak
+// at D.
 struct LrRule {
   std::string rule;  // the rule in words, as the sweep document states it
-  doc::LrForm form = doc::LrForm::kLogLinear;
-  double intercept = 0;  // log_linear
-  double log_slope = 0;
-  double scale = 0;  // power
-  double params_exponent = 0;
-  double tokens_exponent = 0;
+  doc::LrFormula formula;
   double warmup_fraction = 0;
   double min_lr_fraction = 0;
   std::string source;
-  // The peak for a run; not positive when a log_linear rule is extrapolated past its zero.
-  double peak_lr(double non_embedding_params, double tokens) const;
 };
 
 struct Preset {

@@ -91,9 +91,9 @@ TEST_CASE("a run's parameters are the trainer's exact count") {
 TEST_CASE("the shared learning rate follows Kaplan et al. 2020 eq. D.1 in the non-embedding parameters") {
   for (const char* preset : {"smoke", "gpu"}) {
     const doc::SweepDocument d = design(preset);
-    CHECK(d.rules.lr_form == doc::LrForm::kLogLinear);
-    CHECK(d.rules.lr_intercept == 0.003239);
-    CHECK(d.rules.lr_log_slope == -0.0001395);
+    CHECK(d.rules.lr.form == doc::LrForm::kLogLinear);
+    CHECK(d.rules.lr.intercept == 0.003239);
+    CHECK(d.rules.lr.log_slope == -0.0001395);
     for (const auto& r : d.runs) {
       CHECK(r.lr == doctest::Approx(0.003239 - 0.0001395 * std::log(r.non_embedding_params)));
       CHECK(r.warmup_tokens == std::floor(d.rules.warmup_fraction * r.tokens));
@@ -105,17 +105,17 @@ TEST_CASE("the shared learning rate follows Kaplan et al. 2020 eq. D.1 in the no
 
 TEST_CASE("the cpu preset's own rule is a power of N and D, with the shared schedule") {
   const doc::SweepDocument d = design("cpu"), smoke = design("smoke");
-  CHECK(d.rules.lr_form == doc::LrForm::kPower);
-  CHECK(d.rules.lr_intercept == 0);
-  CHECK(d.rules.lr_scale > 0);
+  CHECK(d.rules.lr.form == doc::LrForm::kPower);
+  CHECK(d.rules.lr.intercept == 0);
+  CHECK(d.rules.lr.scale > 0);
   // Both exponents negative: a bigger model and a longer run each take a smaller peak.
-  CHECK(d.rules.lr_params_exponent < 0);
-  CHECK(d.rules.lr_tokens_exponent < 0);
+  CHECK(d.rules.lr.params_exponent < 0);
+  CHECK(d.rules.lr.tokens_exponent < 0);
   CHECK(d.rules.warmup_fraction == smoke.rules.warmup_fraction);
   CHECK(d.rules.min_lr_fraction == smoke.rules.min_lr_fraction);
   for (const auto& r : d.runs) {
-    CHECK(r.lr == doctest::Approx(d.rules.lr_scale * std::pow(r.non_embedding_params, d.rules.lr_params_exponent) *
-                                  std::pow(r.tokens, d.rules.lr_tokens_exponent)));
+    CHECK(r.lr == doctest::Approx(d.rules.lr.scale * std::pow(r.non_embedding_params, d.rules.lr.params_exponent) *
+                                  std::pow(r.tokens, d.rules.lr.tokens_exponent)));
     CHECK(r.warmup_tokens == std::floor(d.rules.warmup_fraction * r.tokens));
   }
   // The same model trained 3x longer at the next budget takes a smaller peak.
@@ -164,7 +164,7 @@ TEST_CASE("the cpu preset's rule, borrowed by a custom design or another source,
   o.budgets = 2;
   const doc::SweepDocument custom = design_from_options(o, cat());
   CHECK(custom.preset == "custom");
-  CHECK(custom.rules.lr_form == doc::LrForm::kPower);
+  CHECK(custom.rules.lr.form == doc::LrForm::kPower);
   CHECK(custom.rules.lr_rule.find(borrowed) != std::string::npos);
   o.budgets.reset();
   o.source = "markov";
@@ -192,8 +192,8 @@ TEST_CASE("a sweep document emitted before the rule had a form reads as Kaplan's
   doc::Json j = d;
   for (const char* key : {"lr_form", "lr_scale", "lr_params_exponent", "lr_tokens_exponent"}) j["rules"].erase(key);
   const auto old = j.get<doc::SweepDocument>();
-  CHECK(old.rules.lr_form == doc::LrForm::kLogLinear);
-  CHECK(old.rules.lr_scale == 0);
+  CHECK(old.rules.lr.form == doc::LrForm::kLogLinear);
+  CHECK(old.rules.lr.scale == 0);
   CHECK(old == d);
   j["rules"].erase("lr_intercept");  // a key the document always had is still required
   CHECK_THROWS(j.get<doc::SweepDocument>());

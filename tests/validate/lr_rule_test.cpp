@@ -101,12 +101,12 @@ TEST_CASE("the cpu preset's rule is the least-squares fit of the measured best p
   CHECK(fitted == 21);
   const std::vector<double> fit = solve3(normal, rhs);
   const LrRule& rule = sweep_settings().rule_for(sweep_settings().preset("cpu"));
-  REQUIRE(rule.form == doc::LrForm::kPower);
+  REQUIRE(rule.formula.form == doc::LrForm::kPower);
   // data/validate/sweep.yaml gives the exponents to 4 decimals; its scale, 62.72, was fitted to the runs' results
   // before the file rounded them to 6 figures (peak) and 5 decimals (loss), from which the fit gives 62.75.
-  CHECK(std::fabs(rule.params_exponent - fit[1]) <= 0.5e-4);
-  CHECK(std::fabs(rule.tokens_exponent - fit[2]) <= 0.5e-4);
-  CHECK(std::fabs(std::log(rule.scale) - fit[0]) <= 1e-3);
+  CHECK(std::fabs(rule.formula.params_exponent - fit[1]) <= 0.5e-4);
+  CHECK(std::fabs(rule.formula.tokens_exponent - fit[2]) <= 0.5e-4);
+  CHECK(std::fabs(std::log(rule.formula.scale) - fit[0]) <= 1e-3);
 }
 
 TEST_CASE("past its fitted range the cpu rule's peak is best or within 0.006 nats of the best tried") {
@@ -122,7 +122,7 @@ TEST_CASE("past its fitted range the cpu rule's peak is best or within 0.006 nat
       best = std::min(best, t.eval_loss);
       if (t.rule == "fitted" && t.multiplier == 1) {
         at_rule = t.eval_loss;
-        CHECK(t.peak_lr / rule.peak_lr(t.non_embedding_params, t.tokens) == doctest::Approx(1).epsilon(1e-4));
+        CHECK(t.peak_lr / rule.formula.peak_lr(t.non_embedding_params, t.tokens) == doctest::Approx(1).epsilon(1e-4));
       }
     }
     CHECK(at_rule <= best + 0.006);  // b3-s3: 1.5696 at the rule, 1.5646 at Kaplan's (0.68x)
