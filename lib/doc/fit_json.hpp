@@ -71,7 +71,8 @@ inline constexpr auto fields<fit::FormChoice> =
     std::tuple{field("chosen", &fit::FormChoice::chosen, names(fit::kParametricFormNames)),
                field("folds", &fit::FormChoice::folds), field("held_out_runs", &fit::FormChoice::held_out_runs),
                field("rms_chinchilla", &fit::FormChoice::rms_chinchilla),
-               field("rms_interaction", &fit::FormChoice::rms_interaction)};
+               field("rms_interaction", &fit::FormChoice::rms_interaction),
+               field("min_improvement", &fit::FormChoice::min_improvement)};
 
 template <>
 inline constexpr auto fields<fit::BudgetFit> =

@@ -131,9 +131,7 @@ void check_runs(const std::vector<Run>& runs) {
 void Approach3Options::validate() const {
   if (!(huber_delta > 0) || !std::isfinite(huber_delta))
     throw FieldError("huber_delta", std::to_string(huber_delta) + " must be a positive number");
-  if (!(ftol > 0) || !(ftol < 1)) throw FieldError("ftol", "must be in (0, 1)");
-  if (!(gtol >= 0) || !std::isfinite(gtol)) throw FieldError("gtol", "must be 0 or more");
-  if (max_evals < 1) throw FieldError("max_evals", "must be at least 1");
+  DescentRules{ftol, gtol, max_evals}.validate();
   if (grid.size() == 0) throw FieldError("grid", "no starting points");
   if (threads < 0) throw FieldError("threads", "must be 0 (default) or more");
 }
@@ -143,6 +141,12 @@ void set_allocation(Approach3Result* r) {
   r->a = r->beta / s;
   r->b = r->alpha / s;
   r->G = std::pow(r->alpha * r->A / (r->beta * r->B), 1 / s);
+}
+
+double approach3_log_loss(const LawPoint& x, double params, double tokens) {
+  const double u = x[kA] - x[kAlpha] * std::log(params), v = x[kB] - x[kBeta] * std::log(tokens);
+  const double m = std::max({u, v, x[kE]});
+  return m + std::log(std::exp(u - m) + std::exp(v - m) + std::exp(x[kE] - m));
 }
 
 double approach3_objective(const LawPoint& x, const std::vector<Run>& runs, double huber_delta, Reduce reduce,

@@ -61,6 +61,9 @@ struct Approach3Options {
   void validate() const;
 };
 
+// ln L(N, D) of the law at x: LSE(a − α ln N, b − β ln D, e).
+double approach3_log_loss(const LawPoint& x, double params, double tokens);
+
 // The Approach-3 objective and its analytic gradient at x over `runs` (grad may be null).
 double approach3_objective(const LawPoint& x, const std::vector<Run>& runs, double huber_delta, Reduce reduce,
                            LawPoint* grad);

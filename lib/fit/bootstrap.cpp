@@ -38,6 +38,22 @@ Approach3Options refit_options(Approach3Options a3, const BootstrapOptions& opti
   return a3;
 }
 
+InteractionOptions refit_options(InteractionOptions ia, const BootstrapOptions& options) {
+  ia.rules.ftol = options.refit_ftol;
+  ia.rules.gtol = options.refit_gtol;
+  return ia;
+}
+
+std::optional<InteractionResult> refit_interaction(const std::vector<Run>& sample, const InteractionPoint& start,
+                                                   const InteractionOptions& refit) {
+  try {
+    InteractionResult r = fit_interaction_from(sample, start, refit);
+    if (std::isfinite(r.objective) && std::isfinite(r.a) && r.starts_failed == 0) return r;
+  } catch (const InputError&) {
+  }
+  return std::nullopt;
+}
+
 std::optional<Approach3Result> refit_approach3(const std::vector<Run>& sample, const LawPoint& start,
                                                const Approach3Options& refit) {
   try {

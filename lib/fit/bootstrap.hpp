@@ -10,6 +10,7 @@
 
 #include "fit/approach2.hpp"
 #include "fit/approach3.hpp"
+#include "fit/interaction.hpp"
 
 namespace isoflop::fit {
 
@@ -51,6 +52,13 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
 
 // `a3` with the bootstrap's refit stopping rules (options.refit_ftol, refit_gtol).
 Approach3Options refit_options(Approach3Options a3, const BootstrapOptions& options);
+
+// `ia` with the same refit stopping rules.
+InteractionOptions refit_options(InteractionOptions ia, const BootstrapOptions& options);
+
+// One resample's refit of the interaction law, as refit_approach3: none when it cannot be fitted.
+std::optional<InteractionResult> refit_interaction(const std::vector<Run>& sample, const InteractionPoint& start,
+                                                   const InteractionOptions& refit);
 
 // One resample's Approach-3 refit: a descent from `start` with `refit` (refit_options). None when the resample
 // cannot be fitted (InputError), the descent reports a failure, or the objective is not finite.

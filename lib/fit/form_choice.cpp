@@ -3,58 +3,50 @@
 
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "core/error.hpp"
+#include "fit/bootstrap.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::fit {
-namespace {
 
-// ln L̂ of Chinchilla's law (eq. 2) at x.
-double chinchilla_log_loss(const LawPoint& x, double params, double tokens) {
-  return std::log(std::exp(x[kE]) + std::exp(x[kA] - x[kAlpha] * std::log(params)) +
-                  std::exp(x[kB] - x[kBeta] * std::log(tokens)));
+void FormChoiceOptions::validate() const {
+  if (!(min_improvement >= 0 && min_improvement < 1))
+    throw FieldError("min_improvement", "must be from 0 to below 1 (a fraction of the held-out error)");
 }
 
-}  // namespace
-
-std::optional<FormChoice> choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
-                                      const InteractionPoint& interaction) {
+FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla, const InteractionPoint& interaction,
+                       const FormChoiceOptions& options) {
+  options.validate();
   std::set<double> budgets;
   for (const auto& r : runs) budgets.insert(r.flops);
-  if (budgets.size() < 3) return std::nullopt;
-  // Tight tolerances, as the bootstrap's refits: from the full-data optimum the default rules stop at once.
-  Approach3Options a3;
-  a3.ftol = 1e-13;
-  a3.gtol = 1e-12;
-  InteractionOptions ia;
-  ia.rules.ftol = 1e-13;
-  ia.rules.gtol = 1e-12;
+  if (budgets.size() < 3)
+    throw InputError(std::to_string(budgets.size()) + " budgets: holding one out leaves too few to compare the "
+                     "two forms on a budget they were not fitted to; need 3");
+  // From the full-data optimum the default stopping rules stop at once: the bootstrap's refit tolerances.
+  const BootstrapOptions tight;
+  const Approach3Options a3 = refit_options(Approach3Options{}, tight);
+  const InteractionOptions ia = refit_options(InteractionOptions{}, tight);
   FormChoice c;
+  c.min_improvement = options.min_improvement;
   double sq3 = 0, sqi = 0;
   std::vector<Run> train;
-  std::set<std::pair<double, double>> distinct;
   for (double held : budgets) {
     train.clear();
-    distinct.clear();
     for (const auto& r : runs)
-      if (r.flops != held) {
-        train.push_back(r);
-        distinct.insert({r.params, r.tokens});
-      }
-    if (distinct.size() < 6) return std::nullopt;
-    Approach3Result f3;
-    InteractionResult fi;
-    try {
-      f3 = fit_approach3_from(train, chinchilla, a3);
-      fi = fit_interaction_from(train, interaction, ia);
-    } catch (const InputError&) {
-      return std::nullopt;
-    }
+      if (r.flops != held) train.push_back(r);
+    // Each refit throws InputError, naming the count, when the fold has fewer distinct runs than parameters.
+    const Approach3Result f3 = fit_approach3_from(train, chinchilla, a3);
+    const InteractionResult fi = fit_interaction_from(train, interaction, ia);
     for (const auto& r : runs) {
       if (r.flops != held) continue;
       const double log_l = std::log(r.loss);
-      const double d3 = chinchilla_log_loss(f3.x, r.params, r.tokens) - log_l;
+      const double d3 = approach3_log_loss(f3.x, r.params, r.tokens) - log_l;
       const double di = interaction_log_loss(fi.x, r.params, r.tokens) - log_l;
+      if (!std::isfinite(d3) || !std::isfinite(di))
+        throw InputError("holding out the budget of " + units::format_scientific(held) +
+                         " FLOPs, a refit predicts a non-finite loss");
       sq3 += d3 * d3;
       sqi += di * di;
       ++c.held_out_runs;
@@ -63,10 +55,8 @@ std::optional<FormChoice> choose_form(const std::vector<Run>& runs, const LawPoi
   }
   c.rms_chinchilla = std::sqrt(sq3 / c.held_out_runs);
   c.rms_interaction = std::sqrt(sqi / c.held_out_runs);
-  // A fold whose refit diverged gives a non-finite error: that form is not chosen.
-  const bool interaction_better = std::isfinite(c.rms_interaction) &&
-                                  (!std::isfinite(c.rms_chinchilla) || c.rms_interaction < c.rms_chinchilla);
-  c.chosen = interaction_better ? ParametricForm::kInteraction : ParametricForm::kChinchilla;
+  c.chosen = c.rms_interaction < (1 - options.min_improvement) * c.rms_chinchilla ? ParametricForm::kInteraction
+                                                                                  : ParametricForm::kChinchilla;
   return c;
 }
 

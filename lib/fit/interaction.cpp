@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "core/error.hpp"
+#include "fit/lbfgs.hpp"
 
 namespace isoflop::fit {
 namespace {
@@ -75,9 +77,11 @@ InteractionResult summarise(const DescentResult<6>& d, size_t runs) {
 }
 
 void check_runs(const std::vector<Run>& runs) {
-  if (runs.size() < 6)
+  std::set<std::pair<double, double>> distinct;
+  for (const auto& r : runs) distinct.insert({r.params, r.tokens});
+  if (distinct.size() < 6)
     throw InputError("the interaction law fits 6 parameters (E, A, B, alpha, beta, gamma) but only " +
-                     std::to_string(runs.size()) + " runs are left; give at least 6");
+                     std::to_string(distinct.size()) + " distinct (N, D) are left; give at least 6");
 }
 
 DescentResult<6> descend(const std::vector<LogRun>& data, const InteractionPoint& start, const InteractionOptions& o) {
@@ -100,9 +104,7 @@ void InteractionOptions::validate() const {
   for (double g : gammas)
     if (!(g > 0) || !std::isfinite(g)) throw FieldError("gammas", "every starting gamma must be a positive number");
   if (!(min_log_gamma < max_log_gamma)) throw FieldError("min_log_gamma", "must be below max_log_gamma");
-  if (!(rules.ftol > 0) || !(rules.ftol < 1)) throw FieldError("ftol", "must be in (0, 1)");
-  if (!(rules.gtol >= 0) || !std::isfinite(rules.gtol)) throw FieldError("gtol", "must be 0 or more");
-  if (rules.max_evals < 1) throw FieldError("max_evals", "must be at least 1");
+  rules.validate();
   if (threads < 0) throw FieldError("threads", "must be 0 (default) or more");
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fit/approach3.hpp"
-#include "fit/lbfgs.hpp"
+#include "fit/descent_rules.hpp"
 #include "fit/runs.hpp"
 
 namespace isoflop::fit {
@@ -29,8 +29,10 @@ struct InteractionOptions {
   // alone); fit_interaction also takes extra starts (the Chinchilla optimum at γ = 1).
   InitGrid grid = coarse_grid();
   std::vector<double> gammas = {1.0, 0.7, 0.5, 0.35};
-  // γ is kept within [e^min_log_gamma, e^max_log_gamma] = [0.018, 7.4]: outside, (·)^γ under- or overflows
-  // for losses of a few nats, and such a law says nothing an additive one could not.
+  // γ is kept within [e^min_log_gamma, e^max_log_gamma] = [0.018, 7.4]. Beyond it the data cannot tell γ apart
+  // from the other parameters: as γ → 0 the reducible loss becomes max(A/N^α, B/D^β)^γ with α, β and the scale
+  // growing as 1/γ, and as γ grows the two terms' sum is again one power of the larger, so a descent drifts
+  // along a ridge instead of stopping.
   double min_log_gamma = -4, max_log_gamma = 2;
   DescentRules rules;
   int threads = 0;  // OpenMP threads for the starts; 0 = the OpenMP default
@@ -59,7 +61,7 @@ double interaction_objective(const InteractionPoint& x, const std::vector<Run>& 
 InteractionPoint interaction_point(const LawPoint& chinchilla);
 
 // Fits from every start (options' grid × gammas, then `extra_starts`) in parallel and keeps the lowest objective
-// (ties: the earliest start). Throws InputError with fewer than 6 runs.
+// (ties: the earliest start). Throws InputError with fewer than 6 distinct (N, D).
 InteractionResult fit_interaction(std::vector<Run> runs, const InteractionOptions& options,
                                   const std::vector<InteractionPoint>& extra_starts = {});
 

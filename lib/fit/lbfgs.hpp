@@ -13,13 +13,9 @@
 #include <limits>
 #include <vector>
 
-namespace isoflop::fit {
+#include "fit/descent_rules.hpp"
 
-struct DescentRules {
-  double ftol = 2.220446049250313e-9;  // scipy's factr 1e7 × machine epsilon
-  double gtol = 1e-5;                  // scipy's pgtol
-  int max_evals = 15000;               // scipy's maxfun
-};
+namespace isoflop::fit {
 
 template <std::size_t N>
 struct DescentResult {
@@ -36,6 +32,8 @@ struct DescentContext {
   const Objective* objective;
   double gtol;
   nlopt_opt opt;
+  const std::array<double, N>* lower;
+  const std::array<double, N>* upper;
   double best_f = std::numeric_limits<double>::infinity();
   std::array<double, N> best_x{};
   long long evaluations = 0;
@@ -51,10 +49,15 @@ double nlopt_trampoline(unsigned, const double* x, double* grad, void* data) {
     c->best_f = f;
     std::copy(x, x + N, c->best_x.begin());
   }
-  // scipy's projected-gradient test: every |∂f/∂x_k| ≤ gtol ends the descent.
+  // scipy's projected-gradient test: every |∂f/∂x_k| ≤ gtol ends the descent, where a coordinate held at a bound
+  // by a gradient pointing out of the box counts as 0.
   if (grad && std::isfinite(f)) {
     double g = 0;
-    for (std::size_t k = 0; k < N; ++k) g = std::max(g, std::fabs(grad[k]));
+    for (std::size_t k = 0; k < N; ++k) {
+      const bool held_low = c->lower && x[k] <= (*c->lower)[k] && grad[k] > 0;
+      const bool held_high = c->upper && x[k] >= (*c->upper)[k] && grad[k] < 0;
+      if (!held_low && !held_high) g = std::max(g, std::fabs(grad[k]));
+    }
     if (g <= c->gtol) nlopt_force_stop(c->opt);
   }
   return std::isfinite(f) ? f : std::numeric_limits<double>::max();
@@ -75,7 +78,7 @@ DescentResult<N> lbfgs_descent(const Objective& objective, const std::array<doub
     r.failed = true;
     return r;
   }
-  detail::DescentContext<N, Objective> context{&objective, rules.gtol, opt};
+  detail::DescentContext<N, Objective> context{&objective, rules.gtol, opt, lower, upper};
   nlopt_set_min_objective(opt, detail::nlopt_trampoline<N, Objective>, &context);
   // scipy's L-BFGS-B rule (f_k − f_{k+1}) ≤ ftol·max(|f_k|, |f_{k+1}|, 1) is NLopt's relative and
   // absolute tolerances together (NLopt stops when either holds).

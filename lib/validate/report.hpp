@@ -74,7 +74,8 @@ Tolerances parse_tolerances(const std::string& text, const std::string& field = 
 enum class Measure { kAbsolute, kRelative, kFactor };
 
 struct Comparison {
-  std::string name;             // "exponent_a", "tokens_per_param", "params_at_plan_budget", "floor", "speed"
+  std::string name;             // "exponent_a", "tokens_per_param", "params_at_plan_budget", "floor",
+                                // "floor_interaction", "speed"
   std::string what;             // one line for the table
   double expected = 0;          // the plan's or the source's value
   double measured = 0;          // what the sweep says
@@ -105,6 +106,7 @@ struct ReportOptions {
   int min_runs_approach3 = 8;   // fewer finished runs: Approach 3 is not fitted (5 parameters)
   // Fewer finished runs: the interaction law (6 parameters) is not fitted; it also needs 3 budgets to hold out.
   int min_runs_interaction = 12;
+  fit::FormChoiceOptions form_choice;
 };
 
 // Approach 3 with an interaction exponent γ, L = E + (A/N^α + B/D^β)^γ (fit/interaction.hpp), fitted beside
@@ -141,10 +143,9 @@ struct ValidationReport {
   std::vector<Comparison> comparisons;
   std::vector<SpeedRow> speed;
   bool passed = false;                           // every comparison within its tolerance
-  // The parametric form the floor is compared with: the interaction law when it was fitted and predicts held-out
-  // budgets better, else Chinchilla's.
+  // The parametric form the held-out budgets chose: the interaction law when it was fitted and predicts them
+  // better by the margin, else Chinchilla's. Its E gets a floor comparison of its own (floor_interaction).
   fit::ParametricForm chosen_form() const;
-  double chosen_E() const;  // that form's E (Approach 3 must have been fitted)
 };
 
 // Fits and compares. `accelerators` maps each run's accelerator id ("" for the CPU) to the record the step-time

@@ -71,7 +71,9 @@ std::string interaction_page(const validate::ValidationReport& f) {
   std::string out = "Approach 3, interaction form L = E + (A/N^alpha + B/D^beta)^gamma (" + std::to_string(l.runs) +
                     " runs): E = " + number(l.E, 4) + ", A = " + number(l.A) + ", B = " + number(l.B) +
                     ", alpha = " + number(l.alpha) + ", beta = " + number(l.beta) + ", gamma = " + number(l.gamma) +
-                    "; a = " + number(l.a, 4) + interval(i.intervals, "a") + inside_approach2(f, l.a);
+                    " (where one term dominates, L - E falls as N^-" + number(l.gamma * l.alpha) + " or D^-" +
+                    number(l.gamma * l.beta) + "); a = " + number(l.a, 4) + interval(i.intervals, "a") +
+                    inside_approach2(f, l.a);
   if (f.bootstrap_resamples > 0) {
     out += "\n  bootstrap: the same resamples, " + std::to_string(i.bootstrap_failed) + " refits failed";
     if (i.intervals.count("E"))
@@ -82,12 +84,14 @@ std::string interaction_page(const validate::ValidationReport& f) {
   out += paired_difference(f, l.a, i.a_difference, "this a");
   const fit::FormChoice& c = i.choice;
   const bool interaction = c.chosen == fit::ParametricForm::kInteraction;
+  const std::string margin = number(100 * c.min_improvement) + "%";
   out += "\n  each budget held out in turn (" + std::to_string(c.folds) + " folds, " + std::to_string(c.held_out_runs) +
          " runs predicted): rms of ln(predicted/measured) " + number(c.rms_chinchilla) + " for the additive form, " +
          number(c.rms_interaction) + " for the interaction form; " +
-         (interaction ? "the interaction form predicts unseen budgets better, and its E is the one compared with the "
-                        "floor"
-                      : "the additive form does as well or better, and its E is the one compared with the floor") +
+         (interaction ? "it cuts the additive form's held-out error by more than " + margin +
+                            ", so it is chosen and its E is judged beside the additive law's (floor_interaction)"
+                      : "it does not cut the additive form's held-out error by more than " + margin +
+                            ", so the additive form is kept") +
          "\n";
   return out;
 }

@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "core/error.hpp"
 
 #include "fit/simulate.hpp"
 
@@ -44,36 +47,72 @@ Fitted fit_both(const std::vector<Run>& runs) {
 TEST_CASE("runs of a bottleneck law: the interaction form predicts held-out budgets better and is chosen") {
   const auto runs = runs_of(0.5, 0.005, 1, {1e19, 3e19, 1e20, 3e20, 1e21});
   const Fitted f = fit_both(runs);
-  const auto c = choose_form(runs, f.additive.x, f.interaction.x);
-  REQUIRE(c);
-  CHECK(c->folds == 5);
-  CHECK(c->held_out_runs == static_cast<int>(runs.size()));
-  CHECK(c->chosen == ParametricForm::kInteraction);
+  const FormChoice c = choose_form(runs, f.additive.x, f.interaction.x);
+  CHECK(c.folds == 5);
+  CHECK(c.held_out_runs == static_cast<int>(runs.size()));
+  CHECK(c.chosen == ParametricForm::kInteraction);
+  CHECK(c.min_improvement == 0.3);
   // Its held-out error is the noise (0.5 % in ln L, a little more out of sample); the additive form's is not.
-  CHECK(c->rms_interaction < 0.008);
-  CHECK(c->rms_chinchilla > 2 * c->rms_interaction);
+  CHECK(c.rms_interaction < 0.008);
+  CHECK(c.rms_chinchilla > 2 * c.rms_interaction);
 }
 
-TEST_CASE("runs of Chinchilla's additive law: gamma near 1, and the additive form is chosen") {
-  // γ brings nothing a held-out budget can see, and refitted without the budget it would predict, γ wanders: the
-  // interaction form's held-out error is the same or larger. Every seed tried (2–6) chooses the additive form.
-  for (std::uint64_t seed = 2; seed <= 6; ++seed) {
+TEST_CASE("runs of Chinchilla's additive law, the cpu preset's 5 x 7 design, seeds 1 to 100: the additive form is kept") {
+  // The margin's false-positive rate. γ brings nothing a held-out budget can see, but with 35 runs the two
+  // held-out errors still differ by chance, either way: the interaction form's is lower for 27 of these 100
+  // seeds, by up to 19 % (23 % over seeds 1–200). The 30 % margin keeps the additive form at every one; the kept
+  // cpu records' cut is 55–57 %.
+  double lowest_ratio = 2;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     const auto runs = runs_of(1, 0.005, seed, {1e19, 3e19, 1e20, 3e20, 1e21});
     const Fitted f = fit_both(runs);
     INFO("seed " << seed);
-    CHECK(std::fabs(f.interaction.gamma - 1) < 0.1);
-    const auto c = choose_form(runs, f.additive.x, f.interaction.x);
-    REQUIRE(c);
-    CHECK(c->rms_chinchilla < 0.008);  // the noise, 0.5 % in ln L, a little more out of sample
-    CHECK(c->rms_interaction >= c->rms_chinchilla);
-    CHECK(c->chosen == ParametricForm::kChinchilla);
+    const FormChoice c = choose_form(runs, f.additive.x, f.interaction.x);
+    CHECK(c.rms_chinchilla < 0.0125);  // the noise, 0.5 % in ln L, more where a fold extrapolates
+    CHECK(c.chosen == ParametricForm::kChinchilla);
+    lowest_ratio = std::min(lowest_ratio, c.rms_interaction / c.rms_chinchilla);
   }
+  CHECK(lowest_ratio < 1);  // the test does see chance wins, which the margin absorbs
+  CHECK(lowest_ratio > 1 - FormChoiceOptions{}.min_improvement);
+  MESSAGE("lowest held-out ratio, interaction / additive: " << lowest_ratio);
 }
 
-TEST_CASE("fewer than 3 budgets: no held-out choice") {
-  const auto runs = runs_of(0.5, 0.005, 3, {1e19, 1e20});
-  const Fitted f = fit_both(runs);
-  CHECK_FALSE(choose_form(runs, f.additive.x, f.interaction.x));
+TEST_CASE("the margin: the same law in both forms keeps the additive form, and the margin moves the choice") {
+  const auto runs = runs_of(1, 0, 7, {1e19, 3e19, 1e20, 3e20});
+  const TrueLaw t;
+  const LawPoint x = {std::log(t.A), std::log(t.B), std::log(t.E), t.alpha, t.beta};
+  // Noise-free runs of the law itself: every fold refits to the law, both forms predict to rounding.
+  const FormChoice tie = choose_form(runs, x, interaction_point(x));
+  CHECK(tie.rms_chinchilla < 1e-6);
+  CHECK(tie.rms_interaction < 1e-6);
+  CHECK(tie.chosen == ParametricForm::kChinchilla);
+  const auto bottleneck = runs_of(0.5, 0.005, 1, {1e19, 3e19, 1e20, 3e20, 1e21});
+  const Fitted f = fit_both(bottleneck);
+  // The bottleneck's cut is large, so no reasonable margin changes the choice; one of 0.95 does.
+  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, FormChoiceOptions{0}).chosen ==
+        ParametricForm::kInteraction);
+  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, FormChoiceOptions{0.95}).chosen ==
+        ParametricForm::kChinchilla);
+}
+
+TEST_CASE("bad input: fewer than 3 budgets, a fold with too few distinct runs, a margin below 0 or from 1 up") {
+  const auto two = runs_of(0.5, 0.005, 3, {1e19, 1e20});
+  const Fitted f = fit_both(two);
+  CHECK_THROWS_WITH_AS(choose_form(two, f.additive.x, f.interaction.x),
+                       doctest::Contains("2 budgets: holding one out leaves too few"), InputError);
+  // Three budgets of 3 runs each: every fold keeps 6 runs, but one budget repeats one run three times.
+  std::vector<Run> runs = runs_of(1, 0.005, 4, {1e19, 1e20, 1e21});
+  std::vector<Run> thin;
+  for (const auto& r : runs) {
+    const bool first_budget = r.flops == 1e19;
+    if (std::count_if(thin.begin(), thin.end(), [&](const Run& t) { return t.flops == r.flops; }) < 3)
+      thin.push_back(first_budget ? runs.front() : r);
+  }
+  const Fitted g = fit_both(runs);
+  CHECK_THROWS_WITH_AS(choose_form(thin, g.additive.x, g.interaction.x), doctest::Contains("distinct (N, D)"),
+                       InputError);
+  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, FormChoiceOptions{1.0}), FieldError);
+  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, FormChoiceOptions{-0.1}), FieldError);
 }
 
 }  // namespace isoflop::fit

@@ -113,9 +113,15 @@ TEST_CASE("the additive law misreads a bottleneck: E and a off, where the intera
 }
 
 TEST_CASE("the interaction fit: bad input") {
-  std::vector<Run> five(5, Run{1e9, 2e10, 1.2e20, 2.5, 0});
+  std::vector<Run> five = runs_of(TrueLaw{}, 0, 1);
+  five.resize(5);
   CHECK_THROWS_WITH_AS(fit_interaction(five, InteractionOptions{}),
-                       doctest::Contains("6 parameters (E, A, B, alpha, beta, gamma) but only 5 runs"), InputError);
+                       doctest::Contains("6 parameters (E, A, B, alpha, beta, gamma) but only 5 distinct (N, D)"),
+                       InputError);
+  // Many runs, but all at one (N, D): as few as one.
+  const std::vector<Run> same(40, five.front());
+  CHECK_THROWS_WITH_AS(fit_interaction_from(same, interaction_point({6, 6, 0.5, 0.34, 0.28}), InteractionOptions{}),
+                       doctest::Contains("only 1 distinct (N, D)"), InputError);
   InteractionOptions o;
   o.gammas = {};
   CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("gammas"), FieldError);
