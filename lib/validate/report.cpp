@@ -194,7 +194,7 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   const bool inter = report->interaction.has_value();
   std::vector<double> a2_a, a2_b, a3_a, a3_e, a3_alpha, a3_beta, gap;
   std::vector<double> ia_a, ia_e, ia_alpha, ia_beta, ia_gamma, ia_gap;
-  int failed2 = 0, failed3 = 0, failed_gap = 0, failed_i = 0, failed_i_gap = 0;
+  int failed2 = 0, failed3 = 0, failed_gap = 0, failed_i = 0, failed_i_gap = 0, same_choice = 0;
   std::vector<fit::Run> sample2, sample3;
   std::vector<std::vector<fit::Run>> drawn;
   std::set<double> sizes;
@@ -235,6 +235,12 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
     }
     if (inter) {
       const std::optional<fit::InteractionResult> r = fit::refit_interaction(sample3, report->interaction->law.x, ia);
+      try {
+        same_choice += fit::choose_form(sample3, report->approach3->x, report->interaction->law.x,
+                                        options.form_choice)
+                           .chosen == report->interaction->choice.chosen;
+      } catch (const InputError&) {
+      }
       if (r) {
         a_inter = r->a;
         ia_a.push_back(r->a), ia_e.push_back(r->E), ia_alpha.push_back(r->alpha), ia_beta.push_back(r->beta);
@@ -267,6 +273,7 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   if (inter) {
     InteractionFit& f = *report->interaction;
     f.bootstrap_failed = failed_i;
+    f.choice_same_in_resamples = same_choice;
     set_intervals({{"a", &ia_a}, {"E", &ia_e}, {"alpha", &ia_alpha}, {"beta", &ia_beta}, {"gamma", &ia_gamma}},
                   failed_i, &f.intervals);
     if (two) f.a_difference = interval_counting_failed(ia_gap, failed_i_gap);

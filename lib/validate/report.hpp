@@ -117,6 +117,9 @@ struct InteractionFit {
   int bootstrap_failed = 0;                        // resamples whose refit failed (counted outside)
   std::optional<fit::Interval> a_difference;       // Approach 2's a − this law's a, paired over the resamples
   fit::FormChoice choice;
+  // The choice's stability: resamples whose own held-out comparison (the same folds, on the resample's runs) made
+  // the same choice, out of the bootstrap's resamples; a resample that cannot be compared counts as not the same.
+  int choice_same_in_resamples = 0;
   bool operator==(const InteractionFit&) const = default;
 };
 

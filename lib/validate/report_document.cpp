@@ -40,7 +40,8 @@ inline constexpr auto fields<validate::InteractionFit> = std::tuple{
     field("law", &validate::InteractionFit::law), field("intervals", &validate::InteractionFit::intervals),
     field("bootstrap_failed", &validate::InteractionFit::bootstrap_failed),
     field("a_difference", &validate::InteractionFit::a_difference),
-    field("choice", &validate::InteractionFit::choice)};
+    field("choice", &validate::InteractionFit::choice),
+    added_later(field("choice_same_in_resamples", &validate::InteractionFit::choice_same_in_resamples))};
 
 namespace {
 

@@ -91,8 +91,11 @@ std::string interaction_page(const validate::ValidationReport& f) {
          (interaction ? "it cuts the additive form's held-out error by more than " + margin +
                             ", so it is chosen and its E is judged beside the additive law's (floor_interaction)"
                       : "it does not cut the additive form's held-out error by more than " + margin +
-                            ", so the additive form is kept") +
-         "\n";
+                            ", so the additive form is kept");
+  if (f.bootstrap_resamples > 0)
+    out += "; the same choice in " + std::to_string(i.choice_same_in_resamples) + " of " +
+           std::to_string(f.bootstrap_resamples) + " resamples";
+  out += "\n";
   return out;
 }
 

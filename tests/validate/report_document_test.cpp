@@ -285,6 +285,9 @@ KeptRun refit_kept(const std::string& name, size_t runs = 35) {
   CHECK(k.refit.interaction->choice.chosen == k.kept.report.interaction->choice.chosen);
   CHECK(k.refit.interaction->choice.rms_interaction ==
         doctest::Approx(k.kept.report.interaction->choice.rms_interaction).epsilon(1e-6));
+  CHECK(k.refit.interaction->choice_same_in_resamples == k.kept.report.interaction->choice_same_in_resamples);
+  // On each kept record the choice is stable: the resamples' own comparisons agree at least 95 % of the time.
+  CHECK(k.refit.interaction->choice_same_in_resamples >= 0.95 * k.refit.bootstrap_resamples);
   return k;
 }
 
