@@ -72,7 +72,8 @@ inline constexpr auto fields<fit::FormChoice> =
                field("folds", &fit::FormChoice::folds), field("held_out_runs", &fit::FormChoice::held_out_runs),
                field("rms_chinchilla", &fit::FormChoice::rms_chinchilla),
                field("rms_interaction", &fit::FormChoice::rms_interaction),
-               field("min_improvement", &fit::FormChoice::min_improvement)};
+               // Written from 2026-12-05 21:00; a choice from before it had no margin: 0.
+               added_later(field("min_improvement", &fit::FormChoice::min_improvement))};
 
 template <>
 inline constexpr auto fields<fit::BudgetFit> =

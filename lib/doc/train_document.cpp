@@ -21,7 +21,8 @@ constexpr auto kData = std::tuple{
         field("val_tokens", &Data::val_tokens),
         via(&Data::quanta, field("skills", &Quanta::skills), field("alpha", &Quanta::alpha),
             field("branching", &Quanta::branching), field("zipf", &Quanta::zipf), field("segment", &Quanta::segment),
-            field("alphabet", &Quanta::alphabet), field("seed", &Quanta::seed))),
+            // A result written before skills had alphabets (2026-12-05) used every body token: alphabet 0.
+            added_later(field("alphabet", &Quanta::alphabet)), field("seed", &Quanta::seed))),
     field("val_fraction", &Data::val_fraction)};
 
 using M = train::ModelConfig;

@@ -32,11 +32,18 @@ FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
   c.min_improvement = options.min_improvement;
   double sq3 = 0, sqi = 0;
   std::vector<Run> train;
+  std::set<std::pair<double, double>> distinct;
   for (double held : budgets) {
     train.clear();
+    distinct.clear();
     for (const auto& r : runs)
-      if (r.flops != held) train.push_back(r);
-    // Each refit throws InputError, naming the count, when the fold has fewer distinct runs than parameters.
+      if (r.flops != held) {
+        train.push_back(r);
+        distinct.insert({r.params, r.tokens});
+      }
+    if (distinct.size() < 6)
+      throw InputError("holding out the budget of " + units::format_scientific(held) + " FLOPs leaves " +
+                       std::to_string(distinct.size()) + " distinct (N, D); the interaction law needs 6");
     const Approach3Result f3 = fit_approach3_from(train, chinchilla, a3);
     const InteractionResult fi = fit_interaction_from(train, interaction, ia);
     for (const auto& r : runs) {
@@ -55,8 +62,11 @@ FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
   }
   c.rms_chinchilla = std::sqrt(sq3 / c.held_out_runs);
   c.rms_interaction = std::sqrt(sqi / c.held_out_runs);
-  c.chosen = c.rms_interaction < (1 - options.min_improvement) * c.rms_chinchilla ? ParametricForm::kInteraction
-                                                                                  : ParametricForm::kChinchilla;
+  // Both errors at rounding level (a law fitted to its own noise-free values) is a tie, whatever their ratio.
+  constexpr double kRoundingLogLoss = 1e-12;
+  const double cut = c.rms_chinchilla - c.rms_interaction;
+  c.chosen = cut > options.min_improvement * c.rms_chinchilla && cut > kRoundingLogLoss ? ParametricForm::kInteraction
+                                                                                        : ParametricForm::kChinchilla;
   return c;
 }
 

@@ -7,7 +7,8 @@
 // below the additive form's by more than `min_improvement` (relative); otherwise the additive law, the simpler
 // of two nested forms, is kept. The extra parameter γ is paid for in the held-out error, and the margin is its
 // false-positive guard: with a sweep's few dozen runs the two held-out errors differ by chance even when the
-// runs follow an additive law (by up to 23 % in 200 simulated 5 x 7 sweeps at 0.5 % noise; form_choice_test).
+// runs follow an additive law (by up to 19 % in 100 simulated sweeps of 5 budgets x 7 sizes at 0.5 % noise;
+// form_choice_test).
 // The smallest and largest budgets are held out too, so two of the folds test the form as an extrapolation,
 // which is how a law is used.
 #pragma once

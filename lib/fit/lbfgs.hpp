@@ -49,14 +49,16 @@ double nlopt_trampoline(unsigned, const double* x, double* grad, void* data) {
     c->best_f = f;
     std::copy(x, x + N, c->best_x.begin());
   }
-  // scipy's projected-gradient test: every |∂f/∂x_k| ≤ gtol ends the descent, where a coordinate held at a bound
-  // by a gradient pointing out of the box counts as 0.
+  // scipy's projected-gradient test: the step x − ∇f clipped to the bounds, minus x, has every component ≤ gtol
+  // in magnitude (without bounds, every |∂f/∂x_k| ≤ gtol). Near a bound the gradient counts only as far as the
+  // bound; at it, a gradient pointing out of the box counts as 0.
   if (grad && std::isfinite(f)) {
     double g = 0;
     for (std::size_t k = 0; k < N; ++k) {
-      const bool held_low = c->lower && x[k] <= (*c->lower)[k] && grad[k] > 0;
-      const bool held_high = c->upper && x[k] >= (*c->upper)[k] && grad[k] < 0;
-      if (!held_low && !held_high) g = std::max(g, std::fabs(grad[k]));
+      double step = x[k] - grad[k];
+      if (c->lower) step = std::max(step, (*c->lower)[k]);
+      if (c->upper) step = std::min(step, (*c->upper)[k]);
+      g = std::max(g, std::fabs(step - x[k]));
     }
     if (g <= c->gtol) nlopt_force_stop(c->opt);
   }

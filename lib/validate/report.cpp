@@ -273,7 +273,7 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   if (inter) {
     InteractionFit& f = *report->interaction;
     f.bootstrap_failed = failed_i;
-    f.choice_same_in_resamples = same_choice;
+    f.choice_same_in_resamples = same_choice;  // only set when resamples were drawn
     set_intervals({{"a", &ia_a}, {"E", &ia_e}, {"alpha", &ia_alpha}, {"beta", &ia_beta}, {"gamma", &ia_gamma}},
                   failed_i, &f.intervals);
     if (two) f.a_difference = interval_counting_failed(ia_gap, failed_i_gap);

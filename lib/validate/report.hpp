@@ -119,7 +119,7 @@ struct InteractionFit {
   fit::FormChoice choice;
   // The choice's stability: resamples whose own held-out comparison (the same folds, on the resample's runs) made
   // the same choice, out of the bootstrap's resamples; a resample that cannot be compared counts as not the same.
-  int choice_same_in_resamples = 0;
+  std::optional<int> choice_same_in_resamples;  // none without a bootstrap (or in a document from before it)
   bool operator==(const InteractionFit&) const = default;
 };
 

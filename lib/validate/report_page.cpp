@@ -88,12 +88,13 @@ std::string interaction_page(const validate::ValidationReport& f) {
   out += "\n  each budget held out in turn (" + std::to_string(c.folds) + " folds, " + std::to_string(c.held_out_runs) +
          " runs predicted): rms of ln(predicted/measured) " + number(c.rms_chinchilla) + " for the additive form, " +
          number(c.rms_interaction) + " for the interaction form; " +
-         (interaction ? "it cuts the additive form's held-out error by more than " + margin +
-                            ", so it is chosen and its E is judged beside the additive law's (floor_interaction)"
+         (interaction ? "it cuts the additive form's held-out error by more than " + margin + ", so it is chosen" +
+                            (f.floor ? std::string(" and its E is judged beside the additive law's (floor_interaction)")
+                                     : std::string())
                       : "it does not cut the additive form's held-out error by more than " + margin +
                             ", so the additive form is kept");
-  if (f.bootstrap_resamples > 0)
-    out += "; the same choice in " + std::to_string(i.choice_same_in_resamples) + " of " +
+  if (i.choice_same_in_resamples)
+    out += "; the same choice in " + std::to_string(*i.choice_same_in_resamples) + " of " +
            std::to_string(f.bootstrap_resamples) + " resamples";
   out += "\n";
   return out;

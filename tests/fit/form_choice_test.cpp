@@ -57,12 +57,13 @@ TEST_CASE("runs of a bottleneck law: the interaction form predicts held-out budg
   CHECK(c.rms_chinchilla > 2 * c.rms_interaction);
 }
 
-TEST_CASE("runs of Chinchilla's additive law, the cpu preset's 5 x 7 design, seeds 1 to 100: the additive form is kept") {
+TEST_CASE("runs of Chinchilla's additive law, 5 budgets x 7 sizes, seeds 1 to 100: the additive form is kept") {
   // The margin's false-positive rate. γ brings nothing a held-out budget can see, but with 35 runs the two
   // held-out errors still differ by chance, either way: the interaction form's is lower for 27 of these 100
-  // seeds, by up to 19 % (23 % over seeds 1–200). The 30 % margin keeps the additive form at every one; the kept
-  // cpu records' cut is 55–57 %.
+  // seeds, by up to 19 %. The 30 % margin keeps the additive form at every one; the kept cpu records' cut is
+  // 55–57 %.
   double lowest_ratio = 2;
+  int interaction_lower = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     const auto runs = runs_of(1, 0.005, seed, {1e19, 3e19, 1e20, 3e20, 1e21});
     const Fitted f = fit_both(runs);
@@ -71,7 +72,12 @@ TEST_CASE("runs of Chinchilla's additive law, the cpu preset's 5 x 7 design, see
     CHECK(c.rms_chinchilla < 0.0125);  // the noise, 0.5 % in ln L, more where a fold extrapolates
     CHECK(c.chosen == ParametricForm::kChinchilla);
     lowest_ratio = std::min(lowest_ratio, c.rms_interaction / c.rms_chinchilla);
+    interaction_lower += c.rms_interaction < c.rms_chinchilla;
   }
+  // 27 here (README); one seed's ratio is 1.00015, so a build that rounds differently may count one more or less.
+  CHECK(interaction_lower >= 20);
+  CHECK(interaction_lower <= 35);
+  CHECK(lowest_ratio == doctest::Approx(0.806).epsilon(0.005));  // a 19 % cut (README)
   CHECK(lowest_ratio < 1);  // the test does see chance wins, which the margin absorbs
   CHECK(lowest_ratio > 1 - FormChoiceOptions{}.min_improvement);
   MESSAGE("lowest held-out ratio, interaction / additive: " << lowest_ratio);
