@@ -136,11 +136,14 @@ void Approach3Options::validate() const {
   if (threads < 0) throw FieldError("threads", "must be 0 (default) or more");
 }
 
+Allocation allocation_of(double A, double B, double alpha, double beta) {
+  const double s = alpha + beta;
+  return {beta / s, alpha / s, std::pow(alpha * A / (beta * B), 1 / s)};
+}
+
 void set_allocation(Approach3Result* r) {
-  const double s = r->alpha + r->beta;
-  r->a = r->beta / s;
-  r->b = r->alpha / s;
-  r->G = std::pow(r->alpha * r->A / (r->beta * r->B), 1 / s);
+  const Allocation allocation = allocation_of(r->A, r->B, r->alpha, r->beta);
+  r->a = allocation.a, r->b = allocation.b, r->G = allocation.G;
 }
 
 double approach3_log_loss(const LawPoint& x, double params, double tokens) {

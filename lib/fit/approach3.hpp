@@ -91,6 +91,12 @@ Approach3Result fit_approach3(std::vector<Run> runs, const Approach3Options& opt
 // One L-BFGS descent from `start` (no grid); used by the bootstrap. Returns the result with starts = 1.
 Approach3Result fit_approach3_from(std::vector<Run> runs, const LawPoint& start, const Approach3Options& options);
 
+// The compute-optimal allocation of eq. 4: N_opt = G·(C/6)^a, D_opt = G⁻¹·(C/6)^b.
+struct Allocation {
+  double a = 0, b = 0, G = 0;
+};
+Allocation allocation_of(double A, double B, double alpha, double beta);
+
 // Fills a, b, G from α, β, A, B (eq. 4).
 void set_allocation(Approach3Result* r);
 

@@ -32,18 +32,13 @@ FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
   c.min_improvement = options.min_improvement;
   double sq3 = 0, sqi = 0;
   std::vector<Run> train;
-  std::set<std::pair<double, double>> distinct;
   for (double held : budgets) {
     train.clear();
-    distinct.clear();
     for (const auto& r : runs)
-      if (r.flops != held) {
-        train.push_back(r);
-        distinct.insert({r.params, r.tokens});
-      }
-    if (distinct.size() < 6)
+      if (r.flops != held) train.push_back(r);
+    if (const size_t distinct = distinct_points(train); distinct < 6)
       throw InputError("holding out the budget of " + units::format_scientific(held) + " FLOPs leaves " +
-                       std::to_string(distinct.size()) + " distinct (N, D); the interaction law needs 6");
+                       std::to_string(distinct) + " distinct (N, D); the interaction law needs 6");
     const Approach3Result f3 = fit_approach3_from(train, chinchilla, a3);
     const InteractionResult fi = fit_interaction_from(train, interaction, ia);
     for (const auto& r : runs) {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "core/error.hpp"
 #include "fit/lbfgs.hpp"
@@ -67,21 +66,18 @@ InteractionResult summarise(const DescentResult<6>& d, size_t runs) {
   r.alpha = d.x[kAlpha];
   r.beta = d.x[kBeta];
   r.gamma = std::exp(d.x[kLogGamma]);
-  // Eq. 4 through Approach 3's own helper: the allocation does not depend on γ (see the header).
-  Approach3Result allocation;
-  allocation.A = r.A, allocation.B = r.B, allocation.alpha = r.alpha, allocation.beta = r.beta;
-  set_allocation(&allocation);
+  // Eq. 4, as for Approach 3: the allocation does not depend on γ (see the header).
+  const Allocation allocation = allocation_of(r.A, r.B, r.alpha, r.beta);
   r.a = allocation.a, r.b = allocation.b, r.G = allocation.G;
   r.runs = runs;
   return r;
 }
 
 void check_runs(const std::vector<Run>& runs) {
-  std::set<std::pair<double, double>> distinct;
-  for (const auto& r : runs) distinct.insert({r.params, r.tokens});
-  if (distinct.size() < 6)
+  const size_t distinct = distinct_points(runs);
+  if (distinct < 6)
     throw InputError("the interaction law fits 6 parameters (E, A, B, alpha, beta, gamma) but only " +
-                     std::to_string(distinct.size()) + " distinct (N, D) are left; give at least 6");
+                     std::to_string(distinct) + " distinct (N, D) are left; give at least 6");
 }
 
 DescentResult<6> descend(const std::vector<LogRun>& data, const InteractionPoint& start, const InteractionOptions& o) {

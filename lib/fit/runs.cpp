@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -97,6 +98,12 @@ void sort_canonically(std::vector<Run>* runs) {
   std::sort(runs->begin(), runs->end(), [](const Run& a, const Run& b) {
     return std::tie(a.params, a.tokens, a.flops, a.loss, a.line) < std::tie(b.params, b.tokens, b.flops, b.loss, b.line);
   });
+}
+
+size_t distinct_points(const std::vector<Run>& runs) {
+  std::set<std::pair<double, double>> points;
+  for (const auto& r : runs) points.insert({r.params, r.tokens});
+  return points.size();
 }
 
 std::vector<Run> select_runs(std::vector<Run> runs, const Selection& s) {

@@ -65,4 +65,7 @@ std::vector<Run> select_runs(std::vector<Run> runs, const Selection& selection);
 // Sorts runs canonically (params, tokens, flops, loss, line).
 void sort_canonically(std::vector<Run>* runs);
 
+// How many distinct (N, D) the runs hold: what a parametric law L(N, D) can be fitted to.
+size_t distinct_points(const std::vector<Run>& runs);
+
 }  // namespace isoflop::fit

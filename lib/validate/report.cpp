@@ -198,7 +198,6 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   std::vector<fit::Run> sample2, sample3;
   std::vector<std::vector<fit::Run>> drawn;
   std::set<double> sizes;
-  std::set<std::pair<double, double>> distinct;
   for (int k = 0; k < options.bootstrap_resamples; ++k) {
     draw_within_budgets(budgets, options.seed, k, &drawn);
     sample2.clear();
@@ -221,11 +220,9 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
         ++failed2;  // fewer than 2 budgets kept a minimum inside the sizes they drew
       }
     }
-    distinct.clear();
-    for (const auto& r : sample3) distinct.insert({r.params, r.tokens});
     if (three) {
       std::optional<fit::Approach3Result> r;
-      if (distinct.size() >= 5) r = fit::refit_approach3(sample3, report->approach3->x, a3);
+      if (fit::distinct_points(sample3) >= 5) r = fit::refit_approach3(sample3, report->approach3->x, a3);
       if (r && std::isfinite(r->a)) {
         a_three = r->a;
         a3_a.push_back(r->a), a3_e.push_back(r->E), a3_alpha.push_back(r->alpha), a3_beta.push_back(r->beta);
