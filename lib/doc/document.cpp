@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
+#include "core/utf8.hpp"
 #include "doc/yaml_json.hpp"
 
 namespace isoflop::doc {
@@ -65,6 +66,9 @@ Json parse_data(const std::string& source, std::string_view text, std::map<std::
     }
     return json;
   }
+  if (const auto bad = first_invalid_utf8(text))
+    throw InputError(source + ": not UTF-8 text (byte " + std::to_string(*bad) +
+                     " cannot start or continue a character); isoflop reads documents as UTF-8 JSON or YAML");
   const YAML::Node root = load_yaml(source, text);
   if (!root.IsMap()) return parse_json(source, text);
   try {
