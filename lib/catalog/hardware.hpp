@@ -31,6 +31,10 @@ struct Accelerator {
   bool calibrated = false;
   double comm_efficiency = 0;            // achieved fraction of link bandwidth in collectives
   double zero3_overlap = 0;              // ZeRO-3 prefetching hides its traffic behind this fraction of compute
+  // Fixed time per layer per micro-batch, forward and backward, that does not shrink with the shape: the
+  // kernel launches and synchronisation a layer costs however small its GEMMs. Models of a few million
+  // parameters are bound by it; 0 = not measured (the published runs' layers are too large to show it).
+  double layer_overhead_s = 0;
   std::string calibration_source;
   std::string source;
   std::string file;                      // where it was defined (for messages): "data/hardware.yaml:12"

@@ -36,7 +36,8 @@ template <either<model::Architecture> E, class F> void fields(E& a, F&& f) {
 template <either<Accelerator> E, class F> void fields(E& a, F&& f) {
   f(a.name, a.display_name, a.vendor, a.peak_16bit_flops, a.peak_fp32_flops, a.peak_fp8_flops, a.memory_bytes,
     a.memory_bandwidth_bytes_per_s, a.tdp_w, a.measured_power_w, a.reference_node, a.gemm_efficiency_max,
-    a.gemm_half_width, a.gemm_half_rows, a.calibrated, a.comm_efficiency, a.zero3_overlap, a.calibration_source,
+    a.gemm_half_width, a.gemm_half_rows, a.calibrated, a.comm_efficiency, a.zero3_overlap, a.layer_overhead_s,
+    a.calibration_source,
     a.source, a.file);
 }
 template <either<Node> E, class F> void fields(E& n, F&& f) {

@@ -54,7 +54,7 @@ Json calibration_json(const CalibrationDocument& d) {
                         {"predicted_step_time_s", p.predicted_step_time_s}, {"error", p.error()}});
     j["accelerators"].push_back({{"name", a.name}, {"gemm_efficiency_max", a.gemm_efficiency_max},
                                  {"gemm_half_width", a.gemm_half_width}, {"gemm_half_rows", a.gemm_half_rows},
-                                 {"comm_efficiency", a.comm_efficiency},
+                                 {"comm_efficiency", a.comm_efficiency}, {"layer_overhead_s", a.layer_overhead_s},
                                  {"calibration_error", error_json(r.calibration_error)},
                                  {"held_out_error", error_json(r.held_out_error)}, {"runs", runs}});
   }
@@ -81,6 +81,7 @@ void from_json(const Json& j, CalibrationDocument& d) {
     read(a, "gemm_half_width", r.accelerator.gemm_half_width);
     read(a, "gemm_half_rows", r.accelerator.gemm_half_rows);
     read(a, "comm_efficiency", r.accelerator.comm_efficiency);
+    if (a.contains("layer_overhead_s")) read(a, "layer_overhead_s", r.accelerator.layer_overhead_s);  // added later
     read_error(a.at("calibration_error"), r.calibration_error);
     read_error(a.at("held_out_error"), r.held_out_error);
     for (const Json& run : a.at("runs")) {
@@ -101,7 +102,8 @@ std::string render_calibration(const CalibrationDocument& d) {
     const auto& a = r.accelerator;
     out += a.name + ": gemm_efficiency_max " + fixed(a.gemm_efficiency_max, "%.4f") + ", gemm_half_width " +
            fixed(a.gemm_half_width, "%.1f") + ", gemm_half_rows " + fixed(a.gemm_half_rows, "%.1f") +
-           ", comm_efficiency " + fixed(a.comm_efficiency, "%.4f") + "\n";
+           ", comm_efficiency " + fixed(a.comm_efficiency, "%.4f") +
+           (a.layer_overhead_s > 0 ? ", layer_overhead " + fixed(a.layer_overhead_s * 1e6, "%.1f us") : "") + "\n";
     report::TextTable table({"run", "held out", "measured step", "predicted step", "error"});
     for (const auto* list : {&r.calibration, &r.held_out})
       for (const auto& p : *list)
@@ -142,6 +144,7 @@ std::string calibration_overlay_yaml(const CalibrationDocument& d) {
     y << YAML::Key << "calibrated" << YAML::Value << true;
     y << YAML::Key << "comm_efficiency" << YAML::Value << a.comm_efficiency;
     y << YAML::Key << "zero3_overlap" << YAML::Value << a.zero3_overlap;
+    if (a.layer_overhead_s > 0) y << YAML::Key << "layer_overhead_us" << YAML::Value << a.layer_overhead_s * 1e6;
     y << YAML::Key << "source" << YAML::Value << a.calibration_source + " from " + d.runs_file;
     y << YAML::EndMap;
     y << YAML::Key << "source" << YAML::Value << a.source;

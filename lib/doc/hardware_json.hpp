@@ -30,6 +30,7 @@ inline constexpr auto fields<catalog::Accelerator> =
                      field("calibrated", &catalog::Accelerator::calibrated),
                      field("comm_efficiency", &catalog::Accelerator::comm_efficiency),
                      field("zero3_overlap", &catalog::Accelerator::zero3_overlap),
+                     added_later(field("layer_overhead_s", &catalog::Accelerator::layer_overhead_s)),
                      field("source", &catalog::Accelerator::calibration_source)),
                field("source", &catalog::Accelerator::source), field("file", &catalog::Accelerator::file)};
 

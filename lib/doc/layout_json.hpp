@@ -48,7 +48,8 @@ inline constexpr auto fields<parallel::StepBreakdown> =
                field("dp_comm_s", &parallel::StepBreakdown::dp_comm_s),
                field("embedding_sync_s", &parallel::StepBreakdown::embedding_sync_s),
                field("moe_comm_s", &parallel::StepBreakdown::moe_comm_s),
-               field("optimizer_s", &parallel::StepBreakdown::optimizer_s)};
+               field("optimizer_s", &parallel::StepBreakdown::optimizer_s),
+               added_later(field("layer_overhead_s", &parallel::StepBreakdown::layer_overhead_s))};
 
 // An element of "layouts": the knobs, then memory (the total is the breakdown's sum) and step time.
 template <>

@@ -46,6 +46,7 @@ std::string best_breakdowns(const parallel::RankedLayout& best, double usable_by
                                     {"tied-embedding sync", share(b.embedding_sync_s)},
                                     {"expert all-to-all", share(b.moe_comm_s)},
                                     {"optimizer step", share(b.optimizer_s)},
+                                    {"per-layer overhead", share(b.layer_overhead_s)},
                                     {"hidden by overlap", "TP " + units::format_duration(b.tp_hidden_s) + ", CP " +
                                                               units::format_duration(b.cp_hidden_s) + ", DP " +
                                                               units::format_duration(b.dp_hidden_s)},

@@ -76,7 +76,9 @@ ErrorSummary summarize(const std::vector<RunPrediction>& predictions) {
 
 namespace {
 
-constexpr unsigned kConstants = 4;  // efficiency max, half width, half rows, comm efficiency (log space)
+// Efficiency max, half width, half rows, comm efficiency and the per-layer overhead, all in log space.
+constexpr unsigned kConstants = 5;
+constexpr unsigned kLayerOverhead = 4;  // its index
 
 struct FitContext {
   const catalog::Accelerator* start;
@@ -84,17 +86,21 @@ struct FitContext {
   const std::vector<RunSetup>* setups;
   std::array<double, kConstants> x0;
   double prior_weight;
+  bool fit_layer_overhead;
 };
 
-catalog::Accelerator with_constants(const catalog::Accelerator& start, const double* x) {
+// The start's record with the constants x; the per-layer overhead stays the start's (possibly 0, which log space
+// cannot hold) unless it is fitted.
+catalog::Accelerator with_constants(const catalog::Accelerator& start, const double* x, bool fit_layer_overhead) {
   catalog::Accelerator a = start;
-  set_efficiency_constants(a, {std::exp(x[0]), std::exp(x[1]), std::exp(x[2]), std::exp(x[3])});
+  set_efficiency_constants(a, {std::exp(x[0]), std::exp(x[1]), std::exp(x[2]), std::exp(x[3]),
+                               fit_layer_overhead ? std::exp(x[4]) : start.layer_overhead_s});
   return a;
 }
 
 double objective(unsigned n, const double* x, double* /*grad*/, void* data) {
   const auto* c = static_cast<const FitContext*>(data);
-  const catalog::Accelerator a = with_constants(*c->start, x);
+  const catalog::Accelerator a = with_constants(*c->start, x, c->fit_layer_overhead);
   double sum = 0;
   for (size_t i = 0; i < c->runs->size(); ++i) {
     const RunPrediction p = predict_run((*c->setups)[i], *(*c->runs)[i], a);
@@ -102,7 +108,10 @@ double objective(unsigned n, const double* x, double* /*grad*/, void* data) {
     sum += r * r;
   }
   double value = sum / static_cast<double>(c->runs->size());
-  for (unsigned k = 0; k < n; ++k) value += c->prior_weight * (x[k] - c->x0[k]) * (x[k] - c->x0[k]);
+  // The pull toward the start holds the GEMM and link constants; the per-layer overhead has no prior value to
+  // hold (its start is a guess), and where the runs do not determine it, it is too small to move a prediction.
+  for (unsigned k = 0; k < n && k < kLayerOverhead; ++k)
+    value += c->prior_weight * (x[k] - c->x0[k]) * (x[k] - c->x0[k]);
   return value;
 }
 
@@ -127,14 +136,18 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   if (!(c0.gemm_efficiency_max > 0)) c0 = n;
   if (!(c0.gemm_half_rows > 0)) c0.gemm_half_rows = n.gemm_half_rows;
   if (!(c0.comm_efficiency > 0)) c0.comm_efficiency = n.comm_efficiency;
-  FitContext ctx{&start, &fit_runs, &fit_setups, {}, options.prior_weight};
+  if (!(c0.layer_overhead_s > 0)) c0.layer_overhead_s = n.layer_overhead_s;
+  FitContext ctx{&start, &fit_runs, &fit_setups, {}, options.prior_weight, options.fit_layer_overhead};
   std::array<double, kConstants> x = {std::log(c0.gemm_efficiency_max), std::log(c0.gemm_half_width),
-                                      std::log(c0.gemm_half_rows), std::log(c0.comm_efficiency)};
+                                      std::log(c0.gemm_half_rows), std::log(c0.comm_efficiency),
+                                      std::log(c0.layer_overhead_s)};
   ctx.x0 = x;
-  // Bounds: efficiencies in (0.05, 1]; widths and rows between 1 and 1e6.
-  std::array<double, kConstants> lower = {std::log(0.05), 0.0, 0.0, std::log(0.05)};
-  std::array<double, kConstants> upper = {0.0, std::log(1e6), std::log(1e6), 0.0};
+  // Bounds: efficiencies in (0.05, 1]; widths and rows between 1 and 1e6; the per-layer overhead between
+  // 10 ns and 100 ms.
+  std::array<double, kConstants> lower = {std::log(0.05), 0.0, 0.0, std::log(0.05), std::log(1e-8)};
+  std::array<double, kConstants> upper = {0.0, std::log(1e6), std::log(1e6), 0.0, std::log(0.1)};
   if (!options.fit_comm_efficiency) lower[3] = upper[3] = x[3];
+  if (!options.fit_layer_overhead) lower[4] = upper[4] = x[4];
   for (unsigned k = 0; k < kConstants; ++k) x[k] = std::clamp(x[k], lower[k], upper[k]);
   nlopt_opt opt = nlopt_create(NLOPT_LN_NELDERMEAD, kConstants);
   nlopt_set_lower_bounds(opt, lower.data());
@@ -143,7 +156,7 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   nlopt_set_xtol_rel(opt, 1e-6);
   nlopt_set_ftol_abs(opt, 1e-12);
   nlopt_set_maxeval(opt, 4000);
-  const std::array<double, kConstants> step = {0.2, 0.5, 0.5, 0.2};
+  const std::array<double, kConstants> step = {0.2, 0.5, 0.5, 0.2, 0.5};
   nlopt_set_initial_step(opt, step.data());
   // Nelder–Mead's simplex can collapse before the minimum; restarting from its answer until the objective
   // stops improving is the usual remedy.
@@ -158,7 +171,7 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   if (status < 0) throw Error("calibration: the optimizer failed (NLopt status " + std::to_string(status) + ")");
 
   CalibrationResult out;
-  out.accelerator = with_constants(start, x.data());
+  out.accelerator = with_constants(start, x.data(), options.fit_layer_overhead);
   out.accelerator.calibrated = true;
   for (size_t i = 0; i < fit_runs.size(); ++i)
     out.calibration.push_back(predict_run(fit_setups[i], *fit_runs[i], out.accelerator));

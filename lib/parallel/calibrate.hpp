@@ -52,9 +52,13 @@ struct CalibrationOptions {
   // that the runs do not determine (one run, one shape) where they were.
   double prior_weight = 1e-4;
   bool fit_comm_efficiency = true;  // false: keep the starting comm_efficiency
+  // true: fit the fixed per-layer time too (layer_overhead_s). Only runs of small layers determine it; the
+  // published runs' layers take tens of milliseconds, so their calibration keeps the catalog's value.
+  bool fit_layer_overhead = false;
   // Where the fit starts for constants the catalog lacks (an accelerator without calibration): a middling
   // efficiency, GEMMs saturating at a few hundred columns and rows, 80 % of link bandwidth.
-  EfficiencyConstants neutral_start{0.5, 256, 512, 0.8};
+  // A per-layer overhead starts at 10 µs: a few kernel launches.
+  EfficiencyConstants neutral_start{0.5, 256, 512, 0.8, 10e-6};
 };
 
 struct CalibrationResult {
@@ -64,8 +68,8 @@ struct CalibrationResult {
   ErrorSummary calibration_error, held_out_error;
 };
 
-// Fits gemm_efficiency_max, gemm_half_width, gemm_half_rows and comm_efficiency of accelerator `gpu` to the
-// runs on it that are not held out, minimising the mean squared log error of the step times (Nelder–Mead
+// Fits gemm_efficiency_max, gemm_half_width, gemm_half_rows, comm_efficiency and (when asked) layer_overhead_s
+// of accelerator `gpu` to the runs on it that are not held out, minimising the mean squared log error of the step times (Nelder–Mead
 // in log space, bounded: efficiencies ≤ 1), starting from the catalog's constants. Throws FieldError("gpu")
 // when no run names the accelerator or every run on it is held out.
 CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const std::vector<catalog::MeasuredRun>& runs,

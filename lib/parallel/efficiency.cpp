@@ -17,7 +17,7 @@ double gemm_efficiency(const catalog::Accelerator& a, double width, double rows)
 }
 
 EfficiencyConstants efficiency_constants(const catalog::Accelerator& a) {
-  return {a.gemm_efficiency_max, a.gemm_half_width, a.gemm_half_rows, a.comm_efficiency};
+  return {a.gemm_efficiency_max, a.gemm_half_width, a.gemm_half_rows, a.comm_efficiency, a.layer_overhead_s};
 }
 
 void set_efficiency_constants(catalog::Accelerator& a, const EfficiencyConstants& c) {
@@ -25,6 +25,7 @@ void set_efficiency_constants(catalog::Accelerator& a, const EfficiencyConstants
   a.gemm_half_width = c.gemm_half_width;
   a.gemm_half_rows = c.gemm_half_rows;
   a.comm_efficiency = c.comm_efficiency;
+  a.layer_overhead_s = c.layer_overhead_s;
 }
 
 }  // namespace isoflop::parallel

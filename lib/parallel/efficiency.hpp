@@ -27,6 +27,7 @@ struct EfficiencyConstants {
   double gemm_half_width = 0;      // per-GPU width at which the width factor is 1/2
   double gemm_half_rows = 0;       // token rows at which the row factor is 1/2
   double comm_efficiency = 0;      // achieved fraction of link bandwidth in collectives
+  double layer_overhead_s = 0;     // fixed time per layer per micro-batch (kernel launches); 0 = not measured
   bool operator==(const EfficiencyConstants&) const = default;
 };
 

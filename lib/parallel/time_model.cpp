@@ -166,7 +166,11 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   const double logits_mb = micro.logits / rate + 3 * 4 * b * (s / cp) * arch.vocab / t / hbm;
   const double embedding_mb = (bytes + 4) * b * (s / cp) * h / hbm;
 
-  const double layer_mb = layer_compute + layer_recompute + layer_tp + layer_cp + layer_moe;
+  // Each layer's kernels cost a fixed time per micro-batch however small the layer (the accelerator's
+  // layer_overhead_s, 0 where unmeasured): what bounds models of a few million parameters (reference/training.md,
+  // "small models are launch-bound").
+  const double layer_overhead = acc.layer_overhead_s;
+  const double layer_mb = layer_compute + layer_recompute + layer_tp + layer_cp + layer_moe + layer_overhead;
   const StageLayers st = pipeline_stage_layers(arch.layers, l);
   const double first = st.first * layer_mb + pp_mb + embedding_mb + (l.pp == 1 ? logits_mb : 0.0);
   const double last = l.pp == 1 ? first : st.last * layer_mb + pp_mb + logits_mb;
@@ -182,6 +186,7 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
   bd.tp_comm_s = m * critical_layers * layer_tp;
   bd.cp_comm_s = m * critical_layers * layer_cp;
   bd.moe_comm_s = m * critical_layers * layer_moe;
+  bd.layer_overhead_s = m * critical_layers * layer_overhead;
   bd.pp_comm_s = m * pp_mb;
   bd.logits_s = critical_last ? m * logits_mb : 0.0;
   bd.embedding_s = critical_first ? m * embedding_mb : 0.0;
@@ -263,9 +268,9 @@ double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const 
                           const StepFlops& flops) {
   const LayerCompute c = layer_compute_s(job, cluster.accelerator, l, flops.micro);
   const int most = l.pp == 1 ? st.first : l.pp == 2 ? std::max(st.first, st.last) : st.most();
-  // Every stage spends at least its layers' GEMMs per micro-batch: m of them on the slowest (≥ the most
-  // layers), and the bubble is the other stages' time over v, at least the remaining layers' GEMMs.
-  const double per_layer = c.compute_s + c.recompute_s;
+  // Every stage spends at least its layers' GEMMs and fixed per-layer costs per micro-batch: m of them on the
+  // slowest (≥ the most layers), and the bubble is the other stages' time over v, at least the remaining layers'.
+  const double per_layer = c.compute_s + c.recompute_s + cluster.accelerator.layer_overhead_s;
   const double m = static_cast<double>(l.micro_batches(job.global_batch));
   return m * most * per_layer + (job.architecture.layers - most) * per_layer / l.vpp;
 }

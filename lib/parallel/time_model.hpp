@@ -53,12 +53,13 @@ struct StepBreakdown {
   double embedding_sync_s = 0;  // all-reduce of the tied embedding's gradient between first and last stage
   double moe_comm_s = 0;     // expert-parallel all-to-all
   double optimizer_s = 0;    // optimizer step (memory-bound)
+  double layer_overhead_s = 0;  // fixed per-layer costs of the slowest stage (kernel launches), all micro-batches
   double tp_hidden_s = 0;    // tensor-parallel traffic hidden behind GEMMs (tp_comm_overlap)
   double cp_hidden_s = 0;    // ring-attention traffic hidden behind attention
   double dp_hidden_s = 0;    // data-parallel traffic hidden behind backward/forward passes
   double total_s() const {
     return compute_s + recompute_s + tp_comm_s + cp_comm_s + pp_comm_s + logits_s + embedding_s + bubble_s +
-           dp_comm_s + embedding_sync_s + moe_comm_s + optimizer_s;
+           dp_comm_s + embedding_sync_s + moe_comm_s + optimizer_s + layer_overhead_s;
   }
   bool operator==(const StepBreakdown&) const = default;
 };
@@ -97,8 +98,8 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                             const ParameterSplit& split, const MemoryBreakdown& memory, const StepFlops& flops,
                             const TimeOptions& options);
 
-// A lower bound of estimate_step_time's step time that skips its collectives, in its two parts: the GEMMs
-// (the slowest stage's over the micro-batches and the pipeline bubble's), which read the micro-batch and
+// A lower bound of estimate_step_time's step time that skips its collectives, in its two parts: the GEMMs and
+// fixed per-layer costs (the slowest stage's over the micro-batches and the pipeline bubble's), which read the micro-batch and
 // recompute but not the ZeRO stage or sequence parallelism, so a search computes them once for the layouts
 // that differ in those alone; and the optimizer step, which reads the memory. `stages` is the layout's
 // pipeline_stage_layers (the search has them with the stages' model states). Throws as estimate_step_time does

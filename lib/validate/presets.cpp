@@ -81,6 +81,7 @@ CpuSpeedConstants read_cpu(const std::string& file) {
   out.constants.gemm_half_width = c.positive("gemm_half_width");
   out.constants.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
   out.constants.comm_efficiency = 1;  // one device: no collectives to price
+  out.constants.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * 1e-6;
   out.source = c.string("source");
   c.finish();
   top.finish();

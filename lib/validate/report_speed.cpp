@@ -152,7 +152,10 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
     measured.push_back(m);
   }
   if (measured.empty()) throw FieldError("save_calibration", "no finished run reports its speed and device");
-  return parallel::calibrate_runs(with_devices, measured);
+  // A sweep's layers are small enough that their fixed per-layer time shows: it is fitted with the GEMM curve.
+  parallel::CalibrationOptions options;
+  options.fit_layer_overhead = true;
+  return parallel::calibrate_runs(with_devices, measured, std::nullopt, options);
 }
 
 }  // namespace isoflop::validate

@@ -33,7 +33,7 @@ std::map<std::string, catalog::Accelerator> speed_accelerators(const std::vector
 SpeedRow predict_speed(const ReportRun& run, const catalog::Accelerator& accelerator);
 
 // Fits the efficiency constants of every device the finished runs used to their measured tokens/s
-// (parallel::calibrate_accelerator), for `isoflop calibrate`'s overlay.
+// (parallel::calibrate_accelerator), the fixed per-layer time included, for `isoflop calibrate`'s overlay.
 std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<ReportRun>& runs,
                                                          const std::map<std::string, catalog::Accelerator>& accelerators,
                                                          const catalog::Catalog& catalog);

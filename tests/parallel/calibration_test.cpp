@@ -112,6 +112,8 @@ TEST_CASE("the catalog's constants are the fit of the runs that are not held out
       if (r.gpu == gpu && !r.held_out) with_catalog.push_back(predict_run(run_setup(cat(), r), r, a));
     CHECK(summarize(with_catalog).rms_log_error <= 1.02 * fit.calibration_error.rms_log_error);
     CHECK(fit.held_out.size() > 0);
+    // The published runs' layers are too large to show a per-layer overhead: it is not fitted and stays unmeasured.
+    CHECK(fit.accelerator.layer_overhead_s == 0);
   }
 }
 

@@ -239,3 +239,24 @@ TEST_CASE("a job without heads prices attention's core at the layer's width, not
   // The layer's width (12288 / √8 per GPU) is wider than a head of 128: the core runs faster, not infinitely.
   CHECK(headless.breakdown.compute_s < with_heads.breakdown.compute_s);
 }
+
+TEST_CASE("a per-layer overhead costs every layer of the slowest stage once per micro-batch, the bubble too") {
+  Setup s(64, 64);
+  const Layout l = layout(8, 8, 1, 1);  // 12 layers per stage, 64 micro-batches
+  const StepTime base = estimate_step_time(s.job, s.cluster, l);
+  CHECK(base.breakdown.layer_overhead_s == 0);  // the catalog's accelerators do not measure it
+  Setup o(64, 64);
+  o.cluster.accelerator.layer_overhead_s = 500e-6;
+  const StepTime with = estimate_step_time(o.job, o.cluster, l);
+  EXPECT_CLOSE(with.breakdown.layer_overhead_s, 64 * 12 * 500e-6, 1e-12);
+  EXPECT_CLOSE(with.step_time_s, with.breakdown.total_s(), 1e-12);
+  // The other stages' fill and drain carry their layers' overhead once, over v = 1: 7 stages of 12 layers.
+  EXPECT_CLOSE(with.breakdown.bubble_s - base.breakdown.bubble_s, 7 * 12 * 500e-6, 1e-9);
+  EXPECT_CLOSE(with.step_time_s - base.step_time_s, (64 + 7) * 12 * 500e-6, 1e-9);
+  // The search's lower bound stays below the step time and moves with the overhead.
+  const StepFlops flops = step_flops(o.job, l);
+  const StageLayers st = pipeline_stage_layers(o.job.architecture.layers, l);
+  const double bound = gemm_lower_bound_s(o.job, o.cluster, l, st, flops);
+  CHECK(bound <= with.step_time_s);
+  EXPECT_CLOSE(bound - gemm_lower_bound_s(s.job, s.cluster, l, st, flops), (64 + 7) * 12 * 500e-6, 1e-9);
+}

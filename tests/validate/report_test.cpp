@@ -346,6 +346,36 @@ TEST_CASE("speed: the step-time model's prediction scales with the peak, and cal
   CHECK(fitted[0].calibration_error.max_abs_error < 0.02);
 }
 
+TEST_CASE("speed: a sweep's calibration recovers a fixed per-layer time that its tiny layers are bound by") {
+  const catalog::Catalog catalog = catalog::load_catalog();
+  std::vector<ReportRun> runs;
+  for (int layers : {1, 2, 3, 4, 6, 8})
+    for (int d_model : {16, 48, 128}) {
+      ReportRun r;
+      r.peak_flops = 1e11;
+      r.id = "l" + std::to_string(layers) + "-d" + std::to_string(d_model);
+      r.finished = true;
+      r.accelerator = kCpuAccelerator;
+      r.batch = 8;
+      r.architecture.layers = layers;
+      r.architecture.d_model = d_model;
+      r.architecture.heads = 4;
+      r.architecture.vocab = 64;
+      r.architecture.seq = 64;
+      runs.push_back(r);
+    }
+  const auto devices = speed_accelerators(runs, catalog, 51.2e9);
+  // "Measured": the reference constants with 400 us per layer and micro-batch.
+  catalog::Accelerator truth = devices.at(kCpuAccelerator);
+  truth.layer_overhead_s = 400e-6;
+  for (auto& r : runs) r.tokens_per_s = predict_speed(r, truth).predicted_tokens_per_s;
+  CHECK(predict_speed(runs[0], devices.at(kCpuAccelerator)).error > 0.1);  // without it: too fast
+  const auto fitted = calibrate_speed(runs, devices, catalog);
+  REQUIRE(fitted.size() == 1);
+  EXPECT_CLOSE(fitted[0].accelerator.layer_overhead_s, 400e-6, 0.02);
+  CHECK(fitted[0].calibration_error.max_abs_error < 0.01);
+}
+
 TEST_CASE("the speed comparison: expected is the model's tokens/s, measured the run's, off by |pred/meas - 1|") {
   auto runs = sweep_from_law(0.002);
   for (size_t i = 0; i < runs.size(); ++i) {
