@@ -3,12 +3,12 @@
 #include "catalog/hardware.hpp"
 
 #include "catalog/entry_fields.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::catalog {
 namespace {
 constexpr double kTera = 1e12;
 constexpr double kGiga = 1e9;
-constexpr double kMicro = 1e-6;
 }  // namespace
 
 Accelerator parse_accelerator(FieldReader& r) {
@@ -34,7 +34,7 @@ Accelerator parse_accelerator(FieldReader& r) {
       a.comm_efficiency = c.fraction("comm_efficiency");
       a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
       if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");
-      a.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * kMicro;
+      a.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * units::kSecondsPerMicrosecond;
       a.calibration_source = c.string("source");
       c.finish();
     }

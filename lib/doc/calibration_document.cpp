@@ -9,6 +9,7 @@
 #include "catalog/measured_runs.hpp"
 #include "core/input_file.hpp"
 #include "report/text_table.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -103,7 +104,10 @@ std::string render_calibration(const CalibrationDocument& d) {
     out += a.name + ": gemm_efficiency_max " + fixed(a.gemm_efficiency_max, "%.4f") + ", gemm_half_width " +
            fixed(a.gemm_half_width, "%.1f") + ", gemm_half_rows " + fixed(a.gemm_half_rows, "%.1f") +
            ", comm_efficiency " + fixed(a.comm_efficiency, "%.4f") +
-           (a.layer_overhead_s > 0 ? ", layer_overhead " + fixed(a.layer_overhead_s * 1e6, "%.1f us") : "") + "\n";
+           (a.layer_overhead_s > 0
+                ? ", layer_overhead " + fixed(a.layer_overhead_s / units::kSecondsPerMicrosecond, "%.1f us")
+                : "") +
+           "\n";
     report::TextTable table({"run", "held out", "measured step", "predicted step", "error"});
     for (const auto* list : {&r.calibration, &r.held_out})
       for (const auto& p : *list)
@@ -144,7 +148,8 @@ std::string calibration_overlay_yaml(const CalibrationDocument& d) {
     y << YAML::Key << "calibrated" << YAML::Value << true;
     y << YAML::Key << "comm_efficiency" << YAML::Value << a.comm_efficiency;
     y << YAML::Key << "zero3_overlap" << YAML::Value << a.zero3_overlap;
-    if (a.layer_overhead_s > 0) y << YAML::Key << "layer_overhead_us" << YAML::Value << a.layer_overhead_s * 1e6;
+    if (a.layer_overhead_s > 0)
+      y << YAML::Key << "layer_overhead_us" << YAML::Value << a.layer_overhead_s / units::kSecondsPerMicrosecond;
     y << YAML::Key << "source" << YAML::Value << a.calibration_source + " from " + d.runs_file;
     y << YAML::EndMap;
     y << YAML::Key << "source" << YAML::Value << a.source;

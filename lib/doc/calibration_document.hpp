@@ -3,7 +3,7 @@
 // later commands use the constants (--catalog DIR).
 //
 //   {"schema", "inputs": {"runs_file", "gpu" (null: every accelerator the runs name)}, "accelerators": [{"name", "gemm_efficiency_max", "gemm_half_width",
-//    "gemm_half_rows", "comm_efficiency", "calibration_error": {"runs", "mean_abs_error", "max_abs_error", "rms_log_error"},
+//    "gemm_half_rows", "comm_efficiency", "layer_overhead_s", "calibration_error": {"runs", "mean_abs_error", "max_abs_error", "rms_log_error"},
 //    "held_out_error": {...}, "runs": [{"name", "held_out", "measured_step_time_s", "predicted_step_time_s",
 //    "error"}]}]}
 #pragma once

@@ -34,26 +34,28 @@ std::string best_breakdowns(const parallel::RankedLayout& best, double usable_by
   };
   const auto& set = best.time.settings;
   auto on = [](bool v) { return v ? "on" : "off"; };
-  out += report::render_key_values({{"compute", share(b.compute_s)},
-                                    {"recompute", share(b.recompute_s)},
-                                    {"tensor-parallel comm", share(b.tp_comm_s)},
-                                    {"context-parallel comm", share(b.cp_comm_s)},
-                                    {"pipeline comm", share(b.pp_comm_s)},
-                                    {"logits and loss", share(b.logits_s)},
-                                    {"embedding", share(b.embedding_s)},
-                                    {"pipeline bubble", share(b.bubble_s)},
-                                    {"data-parallel comm", share(b.dp_comm_s)},
-                                    {"tied-embedding sync", share(b.embedding_sync_s)},
-                                    {"expert all-to-all", share(b.moe_comm_s)},
-                                    {"optimizer step", share(b.optimizer_s)},
-                                    {"per-layer overhead", share(b.layer_overhead_s)},
-                                    {"hidden by overlap", "TP " + units::format_duration(b.tp_hidden_s) + ", CP " +
-                                                              units::format_duration(b.cp_hidden_s) + ", DP " +
-                                                              units::format_duration(b.dp_hidden_s)},
-                                    {"settings", std::string("grad reduce ") + on(set.overlap_grad_reduce) +
-                                                     ", param gather " + on(set.overlap_param_gather) +
-                                                     " (overlap), TP overlap " + on(set.tp_comm_overlap) + ", " +
-                                                     fixed(set.grad_reduce_bytes, 0) + "-byte gradients"}});
+  std::vector<std::pair<std::string, std::string>> parts = {{"compute", share(b.compute_s)},
+                                                            {"recompute", share(b.recompute_s)},
+                                                            {"tensor-parallel comm", share(b.tp_comm_s)},
+                                                            {"context-parallel comm", share(b.cp_comm_s)},
+                                                            {"pipeline comm", share(b.pp_comm_s)},
+                                                            {"logits and loss", share(b.logits_s)},
+                                                            {"embedding", share(b.embedding_s)},
+                                                            {"pipeline bubble", share(b.bubble_s)},
+                                                            {"data-parallel comm", share(b.dp_comm_s)},
+                                                            {"tied-embedding sync", share(b.embedding_sync_s)},
+                                                            {"expert all-to-all", share(b.moe_comm_s)},
+                                                            {"optimizer step", share(b.optimizer_s)}};
+  // Only an accelerator whose calibration measured it (validate report --save-calibration) has a per-layer overhead.
+  if (b.layer_overhead_s > 0) parts.emplace_back("per-layer overhead", share(b.layer_overhead_s));
+  parts.insert(parts.end(),
+               {{"hidden by overlap", "TP " + units::format_duration(b.tp_hidden_s) + ", CP " +
+                                          units::format_duration(b.cp_hidden_s) + ", DP " +
+                                          units::format_duration(b.dp_hidden_s)},
+                {"settings", std::string("grad reduce ") + on(set.overlap_grad_reduce) + ", param gather " +
+                                 on(set.overlap_param_gather) + " (overlap), TP overlap " + on(set.tp_comm_overlap) +
+                                 ", " + fixed(set.grad_reduce_bytes, 0) + "-byte gradients"}});
+  out += report::render_key_values(parts);
   return out;
 }
 

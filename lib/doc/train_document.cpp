@@ -65,7 +65,8 @@ constexpr auto kTrainDocument = std::tuple{
         field("params", &R::params, count()), field("non_embedding_params", &R::non_embedding_params, count()),
         field("steps", &R::steps), field("steps_total", &R::steps_total), field("tokens", &R::tokens, count()),
         field("flops_per_token", &R::flops_per_token), field("flops", &R::flops), field("flops_6nd", &R::flops_6nd),
-        field("wall_s", &R::wall_s), field("train_s", &R::train_s), field("tokens_per_s", &R::tokens_per_s),
+        field("wall_s", &R::wall_s), field("train_s", &R::train_s),
+        added_later(field("first_step_s", &R::first_step_s)), field("tokens_per_s", &R::tokens_per_s),
         field("achieved_tflops", &R::achieved_tflops), field("mfu", &R::mfu),
         // The peak MFU is measured against: null when none is known.
         custom(

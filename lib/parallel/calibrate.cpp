@@ -78,7 +78,10 @@ namespace {
 
 // Efficiency max, half width, half rows, comm efficiency and the per-layer overhead, all in log space.
 constexpr unsigned kConstants = 5;
-constexpr unsigned kLayerOverhead = 4;  // its index
+// Which constants the pull toward the start holds: the GEMM and link constants. The per-layer overhead has no
+// prior value to hold (its start is a guess), and where the runs do not determine it, it is too small to move a
+// prediction.
+constexpr std::array<bool, kConstants> kPulledToStart = {true, true, true, true, false};
 
 struct FitContext {
   const catalog::Accelerator* start;
@@ -108,10 +111,8 @@ double objective(unsigned n, const double* x, double* /*grad*/, void* data) {
     sum += r * r;
   }
   double value = sum / static_cast<double>(c->runs->size());
-  // The pull toward the start holds the GEMM and link constants; the per-layer overhead has no prior value to
-  // hold (its start is a guess), and where the runs do not determine it, it is too small to move a prediction.
-  for (unsigned k = 0; k < n && k < kLayerOverhead; ++k)
-    value += c->prior_weight * (x[k] - c->x0[k]) * (x[k] - c->x0[k]);
+  for (unsigned k = 0; k < n; ++k)
+    if (kPulledToStart[k]) value += c->prior_weight * (x[k] - c->x0[k]) * (x[k] - c->x0[k]);
   return value;
 }
 

@@ -213,7 +213,9 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
       return (ring(n) * dense + ring(n_experts) * experts) * value_bytes / bandwidth;
     };
     const double grads = pass(set.grad_reduce_bytes), weights = pass(bytes);
-    const double mb = slowest - pp_mb;                      // one micro-batch of the slowest stage
+    // One micro-batch of the slowest stage, its layers' fixed overhead included: the collectives run on their own
+    // stream while the kernels are launched, so launch gaps hide traffic as compute does.
+    const double mb = slowest - pp_mb;
     const double backward_window = mb * 2.0 / 3.0 + critical_layers * layer_recompute;
     const double forward_window = mb / 3.0;
     // Overlapped traffic hides behind `window` of compute; the rest is exposed.

@@ -33,7 +33,8 @@ std::string largest_overhead(const parallel::StepTime& t) {
   const std::pair<double, const char*> parts[] = {
       {b.dp_comm_s, "data-parallel communication"}, {b.bubble_s, "pipeline bubble"},
       {b.tp_comm_s, "tensor-parallel communication"}, {b.pp_comm_s, "pipeline sends"},
-      {b.moe_comm_s, "expert all-to-all"},           {b.optimizer_s, "optimizer step"}};
+      {b.moe_comm_s, "expert all-to-all"},           {b.optimizer_s, "optimizer step"},
+      {b.layer_overhead_s, "per-layer overhead (kernel launches)"}};
   const auto* top = &parts[0];
   for (const auto& p : parts)
     if (p.first > top->first) top = &p;

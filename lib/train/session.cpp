@@ -199,6 +199,11 @@ void TrainingSession::restore_or_initialise() {
   elapsed_before_s_ = state_.elapsed_s;
 }
 
+double TrainingSession::steady_step_s() const {
+  if (session_steps_ >= 2) return (train_s_ - first_step_s_) / static_cast<double>(session_steps_ - 1);
+  return session_steps_ > 0 ? train_s_ / static_cast<double>(session_steps_) : 0.0;
+}
+
 double TrainingSession::now_s() const {
   return elapsed_before_s_ + std::chrono::duration<double>(Clock::now() - start_).count();
 }
@@ -230,7 +235,9 @@ const CurvePoint& TrainingSession::step() {
   update.grad_scale = clip_scale(norm, job_.train.clip);
   update.t = state_.step + 1;
   backend_->update(update);
-  train_s_ += std::chrono::duration<double>(Clock::now() - step_start).count();
+  const double step_s = std::chrono::duration<double>(Clock::now() - step_start).count();
+  if (session_steps_ == 0) first_step_s_ = step_s;
+  train_s_ += step_s;
   ++state_.step;
   ++session_steps_;
 
@@ -260,8 +267,8 @@ void TrainingSession::report(const CurvePoint& point) {
   progress.train_loss = point.train_loss;
   if (point.eval_loss >= 0) progress.eval_loss = point.eval_loss;
   progress.lr = point.lr;
-  progress.tokens_per_s = static_cast<double>(session_steps_ * span_) / train_s_;
-  progress.eta_s = static_cast<double>(steps_total_ - state_.step) * train_s_ / static_cast<double>(session_steps_);
+  progress.tokens_per_s = static_cast<double>(span_) / steady_step_s();
+  progress.eta_s = static_cast<double>(steps_total_ - state_.step) * steady_step_s();
   options_.on_progress(progress);
 }
 
@@ -311,10 +318,10 @@ TrainResult TrainingSession::finish(bool interrupted) {
   r.flops_6nd = 6.0 * r.params * r.tokens;
   r.wall_s = already_finished_ ? state_.elapsed_s : now_s();
   r.train_s = train_s_;
-  if (train_s_ > 0) {
-    const double session_tokens = static_cast<double>(session_steps_ * span_);
-    r.tokens_per_s = session_tokens / train_s_;
-    r.achieved_tflops = r.flops_per_token * session_tokens / train_s_ / 1e12;
+  r.first_step_s = first_step_s_;
+  if (const double step_s = steady_step_s(); step_s > 0) {
+    r.tokens_per_s = static_cast<double>(span_) / step_s;
+    r.achieved_tflops = r.flops_per_token * r.tokens_per_s / 1e12;
     if (r.peak_flops > 0) r.mfu = r.achieved_tflops * 1e12 / r.peak_flops;
   }
   r.peak_rss_bytes = peak_rss_bytes();

@@ -64,8 +64,10 @@ class TrainingSession {
   LrSchedule schedule_;
   std::vector<int32_t> inputs_, targets_;
   long long val_batches_ = 1;
-  double elapsed_before_s_ = 0, train_s_ = 0;
+  double elapsed_before_s_ = 0, train_s_ = 0, first_step_s_ = 0;
   long long session_steps_ = 0;
+  // Steady-state seconds per step of this session: its steps after the first (TrainResult::first_step_s).
+  double steady_step_s() const;
   std::optional<double> last_eval_;
 };
 

@@ -71,8 +71,12 @@ struct TrainResult {
   double flops_6nd = 0;                 // 6 · params · tokens
   double wall_s = 0;                    // over all resumed segments
   double train_s = 0;                   // this session's time inside training steps
-  double tokens_per_s = 0;              // this session's training throughput
-  double achieved_tflops = 0;           // this session: App. F FLOPs / train_s
+  // This session's first step, in train_s: it also builds the GEMM plans and touches the buffers, a one-time
+  // cost (about 0.19 s per run on the H200) that would make a short run look slow.
+  double first_step_s = 0;
+  // This session's training throughput in steady state: its steps after the first (all of them when it took one).
+  double tokens_per_s = 0;
+  double achieved_tflops = 0;           // this session, the same steps: App. F FLOPs per second / 1e12
   std::optional<double> mfu;            // achieved / peak_flops (bf16: 16-bit tensor peak, fp32: fp32 peak)
   std::string device;                   // "cpu (2 threads, OpenBLAS SkylakeX)", "NVIDIA H200"
   std::string accelerator;              // catalog id used for the peak ("" when none)

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "emit/launch_data.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::emit {
 const std::vector<EmbeddedText>& embedded_validate_files();
@@ -81,7 +82,7 @@ CpuSpeedConstants read_cpu(const std::string& file) {
   out.constants.gemm_half_width = c.positive("gemm_half_width");
   out.constants.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
   out.constants.comm_efficiency = 1;  // one device: no collectives to price
-  out.constants.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * 1e-6;
+  out.constants.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * units::kSecondsPerMicrosecond;
   out.source = c.string("source");
   c.finish();
   top.finish();

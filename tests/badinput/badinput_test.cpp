@@ -206,6 +206,10 @@ void make_fixtures(const fs::path& d) {
                       "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
                       "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
       {"ov-power", acc.substr(0, acc.find("    tdp")) + "    tdp: lots\n    source: test\n"},
+      {"ov-overhead", acc.substr(0, acc.find("    source")) +
+                          "    calibration:\n      gemm_efficiency_max: 0.5\n      gemm_half_width: 100\n"
+                          "      comm_efficiency: 0.8\n      layer_overhead_us: -5\n      source: test\n"
+                          "    source: test\n"},
       {"ov-binary", std::string("accelerators:\n  - name: \x01\x02\xff\n") + '\0'},  // ends in a NUL byte
   };
   for (const auto& [name, text] : overlays) write(d / name / "catalog.yaml", text);

@@ -88,4 +88,22 @@ TEST_CASE("bad layout sections name the file and the JSON path") {
   CHECK(message(broken).find("l.json") == 0);
 }
 
+TEST_CASE("a layout document written before the per-layer overhead reads with it at 0") {
+  // Such a document has no layer_overhead_s in its step breakdowns or in its accelerator's calibration.
+  doc::LayoutDocument d = mt_nlg(2240, 1920);
+  d.sections.cluster.accelerator.layer_overhead_s = 300e-6;  // would be read back if the key were there
+  doc::Json j = d;
+  REQUIRE(j.at("cluster").at("accelerator").at("calibration").contains("layer_overhead_s"));
+  j["cluster"]["accelerator"]["calibration"].erase("layer_overhead_s");
+  for (auto& layout : j.at("layouts")) {
+    REQUIRE(layout.at("step_breakdown").contains("layer_overhead_s"));
+    layout["step_breakdown"].erase("layer_overhead_s");
+  }
+  const auto back = j.get<doc::LayoutDocument>();
+  CHECK(back.sections.cluster.accelerator.layer_overhead_s == 0);
+  REQUIRE_FALSE(back.sections.result.layouts.empty());
+  CHECK(back.sections.result.layouts[0].time.breakdown.layer_overhead_s == 0);
+  CHECK(back.sections.result.layouts[0].time.step_time_s == d.sections.result.layouts[0].time.step_time_s);
+}
+
 }  // namespace isoflop

@@ -130,6 +130,20 @@ TEST_CASE("calibrating from one published run reproduces its step time") {
   CHECK(fit.accelerator.calibrated);
 }
 
+TEST_CASE("a per-layer overhead the catalog states is kept, not fitted, when calibrating on published runs") {
+  catalog::Catalog with_overhead = cat();
+  for (auto& a : with_overhead.accelerators)
+    if (a.name == "h100-sxm5-80gb") a.layer_overhead_s = 300e-6;
+  const CalibrationResult fit = calibrate_accelerator(with_overhead, published(), "h100-sxm5-80gb");
+  CHECK(fit.accelerator.layer_overhead_s == 300e-6);
+  // Asked to fit it, the published runs' large layers leave it where it does the least harm: far below 300 us.
+  CalibrationOptions free;
+  free.fit_layer_overhead = true;
+  const CalibrationResult fitted = calibrate_accelerator(with_overhead, published(), "h100-sxm5-80gb", free);
+  CHECK(fitted.accelerator.layer_overhead_s < 300e-6);
+  CHECK(fitted.calibration_error.rms_log_error <= fit.calibration_error.rms_log_error * (1 + 1e-9));
+}
+
 TEST_CASE("accelerators without measured runs say they are uncalibrated") {
   for (const char* gpu : {"h200-sxm-141gb", "a100-sxm4-40gb", "mi300x", "tpu-v4"}) {
     CAPTURE(gpu);

@@ -260,3 +260,27 @@ TEST_CASE("a per-layer overhead costs every layer of the slowest stage once per 
   CHECK(bound <= with.step_time_s);
   EXPECT_CLOSE(bound - gemm_lower_bound_s(s.job, s.cluster, l, st, flops), (64 + 7) * 12 * 500e-6, 1e-9);
 }
+
+TEST_CASE("a per-layer overhead with interleaving and uneven stages: the slowest stage's layers, the bubble over v") {
+  Setup s(64, 64), o(64, 64);
+  o.cluster.accelerator.layer_overhead_s = 500e-6;
+  // 96 layers on 8 stages of 2 chunks: first and last stages pinned to 6 layers, the 6 others 14 each.
+  Layout l = layout(8, 8, 1, 1);
+  l.vpp = 2;
+  l.first_stage_layers = l.last_stage_layers = 6;
+  const StageLayers st = pipeline_stage_layers(s.job.architecture.layers, l);
+  REQUIRE(st.first == 6);
+  REQUIRE(st.middle == 14);
+  REQUIRE(st.last == 6);
+  const StepTime base = estimate_step_time(s.job, s.cluster, l), with = estimate_step_time(o.job, o.cluster, l);
+  const int slowest = std::max({st.first, st.middle, st.last});
+  EXPECT_CLOSE(with.breakdown.layer_overhead_s, 64 * slowest * 500e-6, 1e-9);
+  // Every other stage's layers carry it once in the fill and drain, over v = 2.
+  const int others = s.job.architecture.layers - slowest;
+  EXPECT_CLOSE(with.breakdown.bubble_s - base.breakdown.bubble_s, others * 500e-6 / 2, 1e-9);
+  // The lower bound moves by at most the step time's change and stays below it.
+  const StepFlops flops = step_flops(o.job, l);
+  const double bound = gemm_lower_bound_s(o.job, o.cluster, l, st, flops);
+  CHECK(bound <= with.step_time_s);
+  CHECK(bound - gemm_lower_bound_s(s.job, s.cluster, l, st, flops) <= with.step_time_s - base.step_time_s + 1e-12);
+}

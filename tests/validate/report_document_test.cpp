@@ -166,6 +166,10 @@ TEST_CASE("--save-calibration on CPU runs writes a cpu entry that a later report
   REQUIRE(cpu);
   CHECK(cpu->calibrated);
   CHECK(cpu->memory_bandwidth_bytes_per_s == 51.2e9);
+  // The fixed per-layer time is fitted and written (in microseconds) with the curve; it loads back in seconds.
+  CHECK(yaml.find("layer_overhead_us: ") != std::string::npos);
+  CHECK(cpu->layer_overhead_s > 0);
+  CHECK(cpu->layer_overhead_s < 1e-3);
   const ValidationDocument after = validation_document(inputs_for(dir), calibrated);
   double worst_before = 0, worst_after = 0;
   for (const auto& s : before.report.speed) worst_before = std::max(worst_before, std::fabs(s.error));
