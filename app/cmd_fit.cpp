@@ -32,6 +32,7 @@ int run_fit(const std::vector<std::string>& args) {
                              {"run-column", &r.columns.run}})
     if (auto v = get_string(vm, flag)) *field = *v;
   if (auto list = get_string(vm, "approach")) r.approaches = fit::parse_approaches(*list, r.curves_file.has_value());
+  r.form = get_enum(vm, "form", fit::kFormRequestNames).value_or(r.form);
   r.selection.min_flops = get_count(vm, "min-flops");
   r.selection.max_flops = get_count(vm, "max-flops");
   r.selection.drop_highest_loss = get_int(vm, "drop-highest-loss", units::Sign::kNonNegative).value_or(0);

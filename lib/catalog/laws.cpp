@@ -25,7 +25,8 @@ double positive_or_log(FieldReader& r, const std::string& key) {
 }  // namespace
 
 double ParametricLaw::loss(double params, double tokens) const {
-  return E + A / std::pow(params, alpha) + B / std::pow(tokens, beta);
+  const double reducible = A / std::pow(params, alpha) + B / std::pow(tokens, beta);
+  return E + (gamma == 1 ? reducible : std::pow(reducible, gamma));
 }
 
 const ParametricLaw* LawSpec::parametric() const {
@@ -61,6 +62,7 @@ LawSpec parse_law(FieldReader& r) {
         law.form = DataConstrainedLaw{p, r.positive("r_n_star")};
       } else {
         p.r_d_star = r.non_negative_or("r_d_star", 0);
+        p.gamma = r.positive_or("gamma", 1);
         law.form = p;
       }
       break;

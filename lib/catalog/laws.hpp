@@ -25,13 +25,16 @@ struct AllocationRow {
   bool operator==(const AllocationRow&) const = default;
 };
 
-// Chinchilla-type parametric law L(N, D) = E + A/N^α + B/D^β (Hoffmann et al. 2022, eq. 2). It may carry a
-// repetition decay r_d_star (0 = none): then repeated tokens count as Muennighoff et al. 2023's effective data.
+// Chinchilla-type parametric law L(N, D) = E + A/N^α + B/D^β (Hoffmann et al. 2022, eq. 2), or with an
+// interaction exponent γ, L = E + (A/N^α + B/D^β)^γ (lib/fit/interaction.hpp; `isoflop fit --form` saves one).
+// At fixed compute γ does not move the optimum, so the allocation (eq. 4) is the same either way. It may carry
+// a repetition decay r_d_star (0 = none): then repeated tokens count as Muennighoff et al. 2023's effective data.
 struct ParametricLaw {
   double E = 0, A = 0, B = 0, alpha = 0, beta = 0;
   double r_d_star = 0;
+  double gamma = 1;  // 1: Chinchilla's additive law
 
-  // E + A/N^α + B/D^β: the closed form, written once.
+  // E + (A/N^α + B/D^β)^γ: the closed form, written once.
   double loss(double params, double tokens) const;
   bool operator==(const ParametricLaw&) const = default;
 };

@@ -54,7 +54,7 @@ template <either<PuePreset> E, class F> void fields(E& p, F&& f) {
   f(p.name, p.display_name, p.pue, p.source, p.file);
 }
 template <either<ParametricLaw> E, class F> void fields(E& l, F&& f) {
-  f(l.E, l.A, l.B, l.alpha, l.beta, l.r_d_star);
+  f(l.E, l.A, l.B, l.alpha, l.beta, l.r_d_star, l.gamma);
 }
 template <either<KaplanLaw> E, class F> void fields(E& l, F&& f) {
   f(l.nc, l.dc, l.alpha_n, l.alpha_d, l.frontier_coefficient, l.frontier_exponent, l.flops_per_pf_day);

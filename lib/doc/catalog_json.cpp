@@ -67,7 +67,9 @@ constexpr auto kParametricConstants =
     std::tuple{field("E", &ParametricLaw::E), field("A", &ParametricLaw::A), field("B", &ParametricLaw::B),
                field("alpha", &ParametricLaw::alpha), field("beta", &ParametricLaw::beta)};
 constexpr auto kParametric =
-    std::tuple_cat(kParametricConstants, std::tuple{field("r_d_star", &ParametricLaw::r_d_star, null_when(0.0))});
+    std::tuple_cat(kParametricConstants, std::tuple{field("r_d_star", &ParametricLaw::r_d_star, null_when(0.0)),
+                                                    when([](const ParametricLaw& p) { return p.gamma != 1; },
+                                                         field("gamma", &ParametricLaw::gamma))});
 constexpr auto kDataConstrained =
     std::tuple{via(&catalog::DataConstrainedLaw::base, kParametricConstants),
                via(&catalog::DataConstrainedLaw::base, field("r_d_star", &ParametricLaw::r_d_star)),

@@ -23,6 +23,47 @@ std::vector<fit::EnvelopePoint> thinned(const std::vector<fit::EnvelopePoint>& e
   return out;
 }
 
+// The runs with each one's FLOPs replaced by its IsoFLOP budget's (Approach 2's grouping within `tolerance`), so
+// that leaving one budget out leaves out every run of it.
+std::vector<fit::Run> labelled_by_budget(const std::vector<fit::Run>& runs, double tolerance) {
+  std::vector<fit::Run> out;
+  for (const auto& budget : fit::group_budgets(runs, tolerance))
+    for (fit::Run r : budget) {
+      r.flops = budget.front().flops;
+      out.push_back(r);
+    }
+  return out;
+}
+
+// The interaction law beside Approach 3 and, for --form auto, the held-out choice between them.
+void fit_forms(const fit::FitRequest& request, const std::vector<fit::Run>& runs, FitDocument& d) {
+  if (request.form == fit::FormRequest::kAdditive) return;
+  const fit::InteractionOptions io = request.interaction_options();
+  try {
+    d.interaction = fit::fit_interaction(runs, io, {fit::interaction_point(d.approach3->x)});
+    if (request.form != fit::FormRequest::kAuto) return;
+    fit::FormChoiceOptions choice;
+    choice.approach3 = request.approach3_options();
+    choice.interaction = io;
+    d.form_choice =
+        fit::choose_form(labelled_by_budget(runs, request.budget_tolerance), d.approach3->x, d.interaction->x, choice);
+  } catch (const InputError& e) {
+    throw InputError(request.runs_file + ": --form " + std::string(fit::kFormRequestNames.name(request.form)) + ": " +
+                     e.what() + (request.form == fit::FormRequest::kAuto
+                                     ? " (runs within --budget-tolerance " +
+                                           units::format_significant(request.budget_tolerance) + " of each other's "
+                                           "FLOPs form one budget; --form interaction fits it without the choice)"
+                                     : ""));
+  }
+}
+
+// The form --save-law writes: the one asked for, or under --form auto the one the held-out budgets chose.
+fit::ParametricForm saved_form(const FitDocument& d) {
+  if (d.form_choice) return d.form_choice->chosen;
+  return d.inputs.form == fit::FormRequest::kInteraction ? fit::ParametricForm::kInteraction
+                                                         : fit::ParametricForm::kChinchilla;
+}
+
 }  // namespace
 
 FitDocument fit_document(fit::FitRequest request, const std::function<void(int, int)>& progress) {
@@ -41,6 +82,7 @@ FitDocument fit_document(fit::FitRequest request, const std::function<void(int, 
       throw InputError(request.runs_file + ": Approach 3 fits 5 parameters but only " + std::to_string(runs.size()) +
                        " runs are left after selection; give at least 5");
     d.approach3 = fit::fit_approach3(runs, a3);
+    fit_forms(request, runs, d);
   }
   if (request.uses(2)) d.approach2 = fit::fit_approach2(runs, a2);
   if (request.uses(1)) {
@@ -62,17 +104,27 @@ FitDocument fit_document(fit::FitRequest request, const std::function<void(int, 
   }
   if (request.save_law)
     d.saved_law = SavedLaw{*request.save_law,
-                           (std::filesystem::path(*request.catalog_dir) / (*request.save_law + ".yaml")).string()};
+                           (std::filesystem::path(*request.catalog_dir) / (*request.save_law + ".yaml")).string(),
+                           saved_form(d)};
   return d;
 }
 
 std::string fit_law_yaml(const FitDocument& d) {
   if (!d.saved_law || !d.approach3) throw InputError("fit: no Approach-3 law to save");
   const auto& in = d.inputs;
-  const std::string source = "isoflop fit (Approach 3) of " + in.runs_file + ": " + std::to_string(d.runs.used) +
-                             " runs, Huber delta " + units::format_significant(in.huber_delta) + ", " +
-                             std::string(fit::kReduceNames.name(in.reduce)) + ", grid " + in.grid;
-  const std::string yaml = fit::law_catalog_yaml(*d.approach3, d.saved_law->name, source);
+  const bool interaction = d.saved_law->form == fit::ParametricForm::kInteraction;
+  if (interaction && !d.interaction) throw InputError("fit: no interaction law to save");
+  std::string source = "isoflop fit (Approach 3" + std::string(interaction ? ", interaction form" : "") + ") of " +
+                       in.runs_file + ": " + std::to_string(d.runs.used) + " runs, Huber delta " +
+                       units::format_significant(in.huber_delta) + ", " +
+                       (interaction ? std::string("sum") : std::string(fit::kReduceNames.name(in.reduce))) +
+                       ", grid " + (interaction ? std::string("coarse x 4 gamma") : in.grid);
+  if (d.form_choice)
+    source += "; chosen by leaving each of " + std::to_string(d.form_choice->folds) +
+              " budgets out (held-out rms of ln L " + units::format_significant(d.form_choice->rms_chinchilla, 3) +
+              " additive, " + units::format_significant(d.form_choice->rms_interaction, 3) + " interaction)";
+  const std::string yaml = interaction ? fit::law_catalog_yaml(*d.interaction, d.saved_law->name, source)
+                                       : fit::law_catalog_yaml(*d.approach3, d.saved_law->name, source);
   catalog::Catalog check;
   catalog::merge_catalog_text(yaml, d.saved_law->file, &check);  // what we write must load
   return yaml;

@@ -2,7 +2,7 @@
 // the saved law.
 //   {"schema": "isoflop/fit/v2", "inputs": {...}, "runs": {"read", "used", "dropped", "points": [...]},
 //    "approach3": {...}|null, "approach2": {...}|null, "approach1": {...}|null, "bootstrap": {...}|null,
-//    "saved_law": {"name", "file"}|null}
+//    "saved_law": {"name", "file", "form"}|null, "interaction": {...}|null, "form_choice": {...}|null}
 #pragma once
 
 #include <functional>
@@ -35,6 +35,7 @@ struct FitBootstrap {
 struct SavedLaw {
   std::string name;
   std::string file;
+  fit::ParametricForm form = fit::ParametricForm::kChinchilla;  // which fit it is
   bool operator==(const SavedLaw&) const = default;
 };
 
@@ -46,6 +47,8 @@ struct FitDocument {
   std::optional<fit::Approach1Result> approach1;  // envelope thinned to at most 301 points
   std::optional<FitBootstrap> bootstrap;
   std::optional<SavedLaw> saved_law;
+  std::optional<fit::InteractionResult> interaction;  // --form interaction or auto
+  std::optional<fit::FormChoice> form_choice;         // --form auto: held-out budgets choose
 
   bool operator==(const FitDocument&) const = default;
 };
@@ -54,7 +57,7 @@ struct FitDocument {
 // during the bootstrap when set. Writes nothing.
 FitDocument fit_document(fit::FitRequest request, const std::function<void(int, int)>& progress = {});
 
-// The saved law as catalog YAML (checked to load), for saved_law.file; the document must have approach3.
+// The saved law as catalog YAML (checked to load), for saved_law.file: the fit saved_law.form names.
 std::string fit_law_yaml(const FitDocument& d);
 
 // The figure: loss against compute with the frontier, IsoFLOP profiles, and optimal N and D against compute.
@@ -86,7 +89,9 @@ inline constexpr auto fields<FitBootstrap> = std::tuple{field("resamples", &FitB
                                                         field("approach2", &FitBootstrap::approach2)};
 
 template <>
-inline constexpr auto fields<SavedLaw> = std::tuple{field("name", &SavedLaw::name), field("file", &SavedLaw::file)};
+inline constexpr auto fields<SavedLaw> =
+    std::tuple{field("name", &SavedLaw::name), field("file", &SavedLaw::file),
+               added_later(field("form", &SavedLaw::form, names(fit::kParametricFormNames)))};
 
 template <>
 inline constexpr auto fields<FitDocument> = std::tuple{schema_key("fit"),
@@ -96,7 +101,9 @@ inline constexpr auto fields<FitDocument> = std::tuple{schema_key("fit"),
                                                        field("approach2", &FitDocument::approach2),
                                                        field("approach1", &FitDocument::approach1),
                                                        field("bootstrap", &FitDocument::bootstrap),
-                                                       field("saved_law", &FitDocument::saved_law)};
+                                                       field("saved_law", &FitDocument::saved_law),
+                                                       added_later(field("interaction", &FitDocument::interaction),
+                                                                   field("form_choice", &FitDocument::form_choice))};
 
 std::string render_fit(const FitDocument& d);
 

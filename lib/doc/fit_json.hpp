@@ -22,6 +22,7 @@ inline constexpr auto fields<fit::FitRequest> =
     std::tuple{field("runs_file", &fit::FitRequest::runs_file),
                field("curves_file", &fit::FitRequest::curves_file), field("columns", &fit::FitRequest::columns),
                field("approaches", &fit::FitRequest::approaches),
+               added_later(field("form", &fit::FitRequest::form, names(fit::kFormRequestNames))),
                via(&fit::FitRequest::selection, field("drop_highest_loss", &fit::Selection::drop_highest_loss),
                    field("min_flops", &fit::Selection::min_flops), field("max_flops", &fit::Selection::max_flops)),
                field("huber_delta", &fit::FitRequest::huber_delta),

@@ -38,6 +38,37 @@ std::string approach3_page(const FitDocument& d) {
   return out + "\n";
 }
 
+// The interaction law and, under --form auto, the held-out comparison that chose between the two forms.
+std::string interaction_page(const FitDocument& d) {
+  const auto& f = *d.interaction;
+  std::string out = "Approach 3, interaction form L(N, D) = E + (A/N^alpha + B/D^beta)^gamma:\n";
+  out += report::render_key_values(
+      {{"E", sig(f.E)},
+       {"A", sig(f.A)},
+       {"B", sig(f.B)},
+       {"alpha", sig(f.alpha)},
+       {"beta", sig(f.beta)},
+       {"gamma", sig(f.gamma) + " (1: the additive law; where one term dominates, L - E falls as N^-" +
+                     sig(f.gamma * f.alpha, 3) + " or D^-" + sig(f.gamma * f.beta, 3) + ")"},
+       {"a = beta/(alpha+beta)", sig(f.a)},
+       {"b = alpha/(alpha+beta)", sig(f.b)},
+       {"G", sig(f.G)},
+       {"objective", units::format_scientific(f.objective, 10) + " (sum of Huber terms)"},
+       {"starts", std::to_string(f.starts) + " (" + std::to_string(f.starts_failed) + " failed)"}});
+  if (d.form_choice) {
+    const fit::FormChoice& c = *d.form_choice;
+    out += "\neach budget held out in turn (" + std::to_string(c.folds) + " folds, " +
+           std::to_string(c.held_out_runs) + " runs predicted): rms of ln(predicted/measured) " +
+           sig(c.rms_chinchilla, 3) + " for the additive form, " + sig(c.rms_interaction, 3) +
+           " for the interaction form; " +
+           (c.chosen == fit::ParametricForm::kInteraction
+                ? "the interaction form cuts it by more than " + sig(100 * c.min_improvement, 3) + " %: chosen\n"
+                : "the interaction form does not cut it by more than " + sig(100 * c.min_improvement, 3) +
+                      " %: the additive form is kept\n");
+  }
+  return out + "\n";
+}
+
 std::string approach2_page(const FitDocument& d) {
   const auto& a = *d.approach2;
   const auto* iv = d.bootstrap && d.bootstrap->approach2 ? &*d.bootstrap->approach2 : nullptr;
@@ -71,13 +102,17 @@ std::string render_fit(const FitDocument& d) {
   std::string out = "runs: " + std::to_string(d.runs.used) + " used of " + std::to_string(d.runs.read) +
                     " read from " + d.inputs.runs_file + "\n\n";
   if (d.approach3) out += approach3_page(d);
+  if (d.interaction) out += interaction_page(d);
   if (d.approach2) out += approach2_page(d);
   if (d.approach1) out += approach1_page(d);
   if (d.bootstrap)
     out += "bootstrap: " + std::to_string(d.bootstrap->resamples) + " resamples (seed " +
            std::to_string(d.bootstrap->seed) + "), " + std::to_string(d.bootstrap->approach3_failed) +
            " failed refits\n";
-  if (d.saved_law) out += "saved law '" + d.saved_law->name + "' to " + d.saved_law->file + "\n";
+  if (d.saved_law)
+    out += "saved law '" + d.saved_law->name + "' (" +
+           (d.saved_law->form == fit::ParametricForm::kInteraction ? "interaction" : "additive") + " form) to " +
+           d.saved_law->file + "\n";
   return out;
 }
 

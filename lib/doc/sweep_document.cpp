@@ -14,7 +14,8 @@ namespace {
 using O = SweepOrigin;
 using P = catalog::ParametricLaw;
 constexpr auto kParametric = std::tuple{field("E", &P::E), field("A", &P::A), field("B", &P::B),
-                                        field("alpha", &P::alpha), field("beta", &P::beta)};
+                                        field("alpha", &P::alpha), field("beta", &P::beta),
+                                        when([](const P& p) { return p.gamma != 1; }, field("gamma", &P::gamma))};
 
 constexpr auto kOrigin =
     std::tuple{field("plan_file", &O::plan_file, null_when_empty()),

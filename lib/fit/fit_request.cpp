@@ -46,6 +46,15 @@ Approach3Options FitRequest::approach3_options() const {
   return o;
 }
 
+InteractionOptions FitRequest::interaction_options() const {
+  InteractionOptions o;
+  o.huber_delta = huber_delta;
+  o.rules.ftol = ftol;
+  o.rules.gtol = gtol;
+  o.threads = threads;
+  return o;
+}
+
 Approach2Options FitRequest::approach2_options() const {
   Approach2Options o;
   o.file = runs_file;
@@ -83,9 +92,13 @@ void FitRequest::resolve() {
     if (!catalog_dir) throw FieldError("save_law", "needs a catalog directory to write NAME.yaml into");
     if (!uses(3)) throw FieldError("save_law", "saves the Approach-3 law; include 3 in the approaches");
   }
+  if (form != FormRequest::kAdditive && !uses(3))
+    throw FieldError("form", std::string(kFormRequestNames.name(form)) +
+                                 " fits the interaction law beside Approach 3; include 3 in the approaches");
   grid = parse_grid(grid).describe();
   selection.validate();
   approach3_options().validate();
+  interaction_options().validate();
   approach2_options().validate();
   approach1_options().validate();
 }

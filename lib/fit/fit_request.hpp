@@ -12,15 +12,22 @@
 #include "fit/approach2.hpp"
 #include "fit/approach3.hpp"
 #include "fit/bootstrap.hpp"
+#include "fit/form_choice.hpp"
+#include "fit/interaction.hpp"
 #include "fit/runs.hpp"
 
 namespace isoflop::fit {
+
+// Which parametric law Approach 3 fits: Chinchilla's additive law, the interaction law (fit/interaction.hpp), or
+// both with the one that predicts held-out budgets better (fit/form_choice.hpp).
+ISOFLOP_NAMED_ENUM(FormRequest, (kAdditive, "additive"), (kInteraction, "interaction"), (kAuto, "auto"));
 
 struct FitRequest {
   std::string runs_file;
   std::optional<std::string> curves_file;  // training curves (Approach 1)
   RunColumns columns;
   std::vector<int> approaches;             // 1, 2, 3 in increasing order (default: 3, and 1 with curves)
+  FormRequest form = FormRequest::kAdditive;  // the interaction law needs Approach 3 too
   Selection selection;
   double huber_delta = 1e-3;
   Reduce reduce = Reduce::kSum;
@@ -38,6 +45,9 @@ struct FitRequest {
 
   bool uses(int approach) const;
   Approach3Options approach3_options() const;
+  // The interaction fit: Approach 3's Huber δ, stopping rules and threads (always the sum of the Huber terms),
+  // from its own grid of starts (the coarse grid at four γ₀).
+  InteractionOptions interaction_options() const;
   Approach2Options approach2_options() const;
   Approach1Options approach1_options() const;
   // Cross-field rules and each option's range; fills `approaches` when empty.

@@ -26,8 +26,8 @@ FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
                      "two forms on a budget they were not fitted to; need 3");
   // From the full-data optimum the default stopping rules stop at once: the bootstrap's refit tolerances.
   const BootstrapOptions tight;
-  const Approach3Options a3 = refit_options(Approach3Options{}, tight);
-  const InteractionOptions ia = refit_options(InteractionOptions{}, tight);
+  const Approach3Options a3 = refit_options(options.approach3, tight);
+  const InteractionOptions ia = refit_options(options.interaction, tight);
   FormChoice c;
   c.min_improvement = options.min_improvement;
   double sq3 = 0, sqi = 0;

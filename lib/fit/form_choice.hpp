@@ -25,6 +25,9 @@ ISOFLOP_NAMED_ENUM(ParametricForm, (kChinchilla, "chinchilla"), (kInteraction, "
 
 struct FormChoiceOptions {
   double min_improvement = 0.3;  // the interaction form must cut the held-out rms by more than this fraction
+  // The fits the folds refit, each with the bootstrap's tight refit tolerances (bootstrap.hpp refit_options).
+  Approach3Options approach3;
+  InteractionOptions interaction;
   void validate() const;
 };
 

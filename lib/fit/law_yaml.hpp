@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fit/approach3.hpp"
+#include "fit/interaction.hpp"
 
 namespace isoflop::fit {
 
@@ -15,5 +16,7 @@ void validate_law_name(const std::string& name, const std::string& what = "save_
 // YAML text: `laws: [{name, display_name, kind: parametric, E, A, B, alpha, beta, convention, note,
 // source}]`, numbers at full precision. `source` says where the fit came from (file, runs, options).
 std::string law_catalog_yaml(const Approach3Result& fit, const std::string& name, const std::string& source);
+// The interaction law: the same with `gamma`.
+std::string law_catalog_yaml(const InteractionResult& fit, const std::string& name, const std::string& source);
 
 }  // namespace isoflop::fit

@@ -24,8 +24,10 @@ constexpr double kMaxTokens = kMaxSearchFlops;
 // D on the contour L(N, D[, U]) = target at fixed N, or +inf when N alone cannot reach the target.
 double contour_tokens(const LawSpec& law, double params, double target, const std::optional<double>& unique) {
   if (const auto* p = law.as<catalog::ParametricLaw>(); p && !unique) {
-    // Closed form of eq. 2 solved for D: B/D^β = target − E − A/N^α.
-    const double rest = target - p->E - p->A / std::pow(params, p->alpha);
+    // Closed form of eq. 2 solved for D: B/D^β = (target − E)^(1/γ) − A/N^α.
+    if (!(target > p->E)) return std::numeric_limits<double>::infinity();
+    const double reducible = p->gamma == 1 ? target - p->E : std::pow(target - p->E, 1 / p->gamma);
+    const double rest = reducible - p->A / std::pow(params, p->alpha);
     if (!(rest > 0)) return std::numeric_limits<double>::infinity();
     return std::pow(p->B / rest, 1.0 / p->beta);
   }

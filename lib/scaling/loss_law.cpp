@@ -113,23 +113,26 @@ LawSpec parametric_law(double E, double A, double B, double alpha, double beta, 
 }
 
 LawSpec law_from_params(const std::string& text, const std::string& what) {
-  static const char* const kNames[] = {"E", "A", "B", "alpha", "beta"};
+  static const char* const kNames[] = {"E", "A", "B", "alpha", "beta", "gamma"};
   std::vector<double> values;
   std::string item;
   std::istringstream in(text);
   while (std::getline(in, item, ',')) {
-    if (values.size() == 5)
-      throw FieldError(what, "expected 5 comma-separated numbers E,A,B,alpha,beta, got more in '" + text + "'");
+    if (values.size() == 6)
+      throw FieldError(what, "expected 5 or 6 comma-separated numbers E,A,B,alpha,beta[,gamma], got more in '" +
+                                 text + "'");
     try {
       values.push_back(units::parse_number(item, kNames[values.size()], units::Sign::kPositive));
     } catch (const InputError& e) {
       throw FieldError(what, e.what());
     }
   }
-  if (values.size() != 5 || (!text.empty() && text.back() == ','))
-    throw FieldError(what, "expected 5 comma-separated numbers E,A,B,alpha,beta (e.g. 1.69,406.4,410.7,0.34,0.28), got '" +
-                               text + "'");
-  return parametric_law(values[0], values[1], values[2], values[3], values[4]);
+  if (values.size() < 5 || (!text.empty() && text.back() == ','))
+    throw FieldError(what, "expected 5 or 6 comma-separated numbers E,A,B,alpha,beta[,gamma] (e.g. "
+                           "1.69,406.4,410.7,0.34,0.28), got '" + text + "'");
+  LawSpec law = parametric_law(values[0], values[1], values[2], values[3], values[4]);
+  if (values.size() == 6) std::get<catalog::ParametricLaw>(law.form).gamma = values[5];
+  return law;
 }
 
 LawSpec with_repetition_decay(const LawSpec& law, const LawSpec& donor) {

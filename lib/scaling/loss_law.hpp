@@ -34,8 +34,9 @@ bool has_loss(const catalog::LawSpec& law);
 bool handles_unique_tokens(const catalog::LawSpec& law);
 
 // The predicted loss in nats per token.
-//  - parametric: E + A/N^α + B/D^β (Hoffmann et al. 2022, eq. 2); with unique_tokens, D is replaced by the
-//    effective data D' of Muennighoff et al. 2023 using the law's r_d_star.
+//  - parametric: E + A/N^α + B/D^β (Hoffmann et al. 2022, eq. 2), or E + (A/N^α + B/D^β)^γ with an
+//    interaction exponent; with unique_tokens, D is replaced by the effective data D' of Muennighoff et al. 2023
+//    using the law's r_d_star.
 //  - data-constrained: Muennighoff et al. 2023 (datablations README): effective data D' and effective
 //    parameters N' (excess parameters beyond the compute-optimal size for U decay with r_n_star).
 //  - kaplan: [(N_c/N)^(α_N/α_D) + D_c/D]^α_D (Kaplan et al. 2020, eq. 1.5), N non-embedding.

@@ -93,6 +93,13 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
   CHECK(error_of("grids:\n  - {name: x, kind: country, intensity: 5 furlongs, year: 2020, source: s}\n")
             .find("'5 furlongs' is not a carbon intensity") != std::string::npos);
   CHECK(error_of("pue:\n  - {name: p, pue: 0.9, source: s}\n").find("must be at least 1") != std::string::npos);
+  // A parametric law's interaction exponent must be positive; a data-constrained law has none.
+  const std::string law = "laws:\n  - {name: l, kind: parametric, E: 1.7, A: 400, B: 400, alpha: 0.3, beta: 0.3, ";
+  CHECK(error_of(law + "gamma: 0, source: s}\n").find("field 'gamma': must be positive") != std::string::npos);
+  CHECK(error_of(law + "gamma: 0.5, source: s}\n").empty());
+  CHECK(error_of("laws:\n  - {name: l, kind: data-constrained, E: 1.7, A: 400, B: 400, alpha: 0.3, beta: 0.3, "
+                 "r_d_star: 15, r_n_star: 5, gamma: 0.5, source: s}\n")
+            .find("unknown field 'gamma'") != std::string::npos);
   CHECK(error_of("nodes:\n  - {name: n, accelerator: a, gpus_per_node: -8, max_power: 1 kW,\n"
                  "     intra_node_bandwidth_gb_per_s: 1, inter_node_bandwidth_gb_per_s: 1, source: s}\n")
             .find("field 'gpus_per_node': must be positive") != std::string::npos);

@@ -136,6 +136,18 @@ TEST_CASE("target loss: minimum compute, and a target at or below E is unreachab
   EXPECT_CLOSE(*k.loss, 2.5, 1e-9);
 }
 
+TEST_CASE("target loss under an interaction law: the budget's own loss gives the budget back, on the contour") {
+  const auto bottleneck = law_from_params("1.8172,482.01,2085.43,0.3478,0.3658,0.6");  // epoch-2024's, gamma 0.6
+  const Allocation a = allocate(bottleneck, 5.88e23);
+  const Allocation back = allocate_for_loss(bottleneck, *a.loss);
+  EXPECT_CLOSE(back.flops, 5.88e23, 1e-9);
+  EXPECT_CLOSE(back.params, a.params, 1e-9);
+  // Fixed parameters: the tokens that reach the target lie on its contour (the closed form solved for D).
+  const Allocation fixed = allocate_fixed_params_for_loss(bottleneck, a.params / 2, *a.loss);
+  EXPECT_CLOSE(predicted_loss(bottleneck, fixed.params, fixed.tokens), *a.loss, 1e-9);
+  CHECK(fixed.flops > a.flops);  // off the optimum the same loss costs more
+}
+
 TEST_CASE("fixed parameters or tokens under a budget, and fixed parameters for a target loss") {
   const auto& c = law("chinchilla");
   const Allocation n = allocate_fixed_params(c, 5.76e23, 70e9);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "scaling/allocate.hpp"
 #include "support/expect_close.hpp"
 #include "scaling/laws_fixture.hpp"
 
@@ -56,7 +57,18 @@ TEST_CASE("--law-params builds a parametric law — malformed lists are rejected
   CHECK(custom.name == "custom");
   CHECK(predicted_loss(custom, 1e9, 1e11) == predicted_loss(law("chinchilla"), 1e9, 1e11));
   CHECK_THROWS_AS(law_from_params("1.69,406.4,410.7,0.34"), InputError);
-  CHECK_THROWS_AS(law_from_params("1.69,406.4,410.7,0.34,0.28,1"), InputError);
+  CHECK_THROWS_AS(law_from_params("1.69,406.4,410.7,0.34,0.28,1,1"), InputError);
+  CHECK_THROWS_AS(law_from_params("1.69,406.4,410.7,0.34,0.28,0"), InputError);  // gamma must be positive
+  // A sixth number is the interaction exponent: L = E + (A/N^α + B/D^β)^γ; 1 is the additive law.
+  CHECK(predicted_loss(law_from_params("1.69,406.4,410.7,0.34,0.28,1"), 1e9, 1e11) ==
+        predicted_loss(custom, 1e9, 1e11));
+  const auto bottleneck = law_from_params("1.69,406.4,410.7,0.34,0.28,0.5");
+  const double reducible = 406.4 / std::pow(1e9, 0.34) + 410.7 / std::pow(1e11, 0.28);
+  CHECK(predicted_loss(bottleneck, 1e9, 1e11) == doctest::Approx(1.69 + std::sqrt(reducible)).epsilon(1e-14));
+  // γ does not move the compute-optimal allocation (eq. 4), only the loss at it.
+  const Allocation a = allocate(custom, 1e22), b = allocate(bottleneck, 1e22);
+  CHECK(b.params == doctest::Approx(a.params).epsilon(1e-12));
+  CHECK(*b.loss > *a.loss);  // the reducible part is below 1, so its square root is larger
   CHECK_THROWS_AS(law_from_params("1.69,406.4,x,0.34,0.28"), InputError);
   CHECK_THROWS_AS(law_from_params("1.69,-406.4,410.7,0.34,0.28"), InputError);
   CHECK_THROWS_AS(law_from_params("1.69,406.4,410.7,0.34,0.28,"), InputError);

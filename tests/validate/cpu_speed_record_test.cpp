@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
-#include "validate/report_document.hpp"
 #include "parallel/calibrate.hpp"
 #include "validate/presets.hpp"
+#include "validate/report_document.hpp"
 #include "validate/report_speed.hpp"
 
 using namespace isoflop;

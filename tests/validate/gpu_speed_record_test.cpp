@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "catalog/catalog.hpp"
 #include "train/trainer.hpp"
@@ -57,7 +56,8 @@ std::vector<ReportRun> sweep_runs() {
   for (const char* file : {"validate-h200-2026-12-04.json", "validate-h200-2026-12-04-848089b.json",
                            "validate-h200-2026-12-04-markov.json"}) {
     const Json kept = read_kept(file);
-    for (const auto& [id, result] : kept.at("runs").items()) runs.push_back(run_of(std::string(file) + ":" + id, result));
+    for (const auto& [id, result] : kept.at("runs").items())
+      runs.push_back(run_of(std::string(file) + ":" + id, result));
   }
   return runs;
 }
@@ -179,4 +179,3 @@ TEST_CASE("the kept H200 timings carry a one-time cost of about 0.19 s per run, 
   CHECK(worst_with < 0.09);                          // README: the worst timing 8.7 % off with it
   CHECK(worst_without > 0.2);                        // and 21.9 % without it
 }
-
