@@ -106,7 +106,7 @@ LawSpec parametric_law(double E, double A, double B, double alpha, double beta, 
   LawSpec law;
   law.name = name;
   law.display_name = "custom parametric law";
-  law.form = catalog::ParametricLaw{E, A, B, alpha, beta, 0.0};
+  law.form = catalog::ParametricLaw{E, A, B, alpha, beta, 0.0, 1.0};
   law.convention = "as the constants were fitted; C = 6ND";
   law.source = "constants given by the user";
   return law;

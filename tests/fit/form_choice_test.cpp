@@ -13,6 +13,13 @@
 namespace isoflop::fit {
 namespace {
 
+// Options with the margin `m` and the fits' defaults.
+FormChoiceOptions margin(double m) {
+  FormChoiceOptions o;
+  o.min_improvement = m;
+  return o;
+}
+
 std::vector<Run> runs_of(double gamma, double noise, std::uint64_t seed, std::vector<double> budgets) {
   SimulationSpec s;
   if (gamma != 1) {  // Chinchilla's magnitudes with the reducible part as (·)^γ (interaction_test.cpp)
@@ -95,9 +102,9 @@ TEST_CASE("the margin: the same law in both forms keeps the additive form, and t
   const auto bottleneck = runs_of(0.5, 0.005, 1, {1e19, 3e19, 1e20, 3e20, 1e21});
   const Fitted f = fit_both(bottleneck);
   // The bottleneck's cut is large, so no reasonable margin changes the choice; one of 0.95 does.
-  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, FormChoiceOptions{0}).chosen ==
+  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, margin(0)).chosen ==
         ParametricForm::kInteraction);
-  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, FormChoiceOptions{0.95}).chosen ==
+  CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, margin(0.95)).chosen ==
         ParametricForm::kChinchilla);
 }
 
@@ -117,8 +124,8 @@ TEST_CASE("bad input: fewer than 3 budgets, a fold with too few distinct runs, a
   const Fitted g = fit_both(runs);
   CHECK_THROWS_WITH_AS(choose_form(thin, g.additive.x, g.interaction.x), doctest::Contains("distinct (N, D)"),
                        InputError);
-  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, FormChoiceOptions{1.0}), FieldError);
-  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, FormChoiceOptions{-0.1}), FieldError);
+  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, margin(1.0)), FieldError);
+  CHECK_THROWS_AS(choose_form(runs, g.additive.x, g.interaction.x, margin(-0.1)), FieldError);
 }
 
 }  // namespace isoflop::fit

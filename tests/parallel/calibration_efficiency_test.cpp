@@ -9,7 +9,7 @@ using namespace isoflop::parallel;
 
 TEST_CASE("GEMM efficiency rises with width and rows toward the calibrated maximum") {
   catalog::Accelerator a;
-  set_efficiency_constants(a, {0.6, 200, 500, 0.8});
+  set_efficiency_constants(a, {0.6, 200, 500, 0.8, 0});
   CHECK(gemm_efficiency(a, 200, 1e12) == doctest::Approx(0.3).epsilon(1e-6));  // half width: half the maximum
   CHECK(gemm_efficiency(a, 1e12, 500) == doctest::Approx(0.3).epsilon(1e-6));  // half rows: half the maximum
   CHECK(gemm_efficiency(a, 1e12, 1e12) == doctest::Approx(0.6).epsilon(1e-6));
