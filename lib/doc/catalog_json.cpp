@@ -68,8 +68,7 @@ constexpr auto kParametricConstants =
                field("alpha", &ParametricLaw::alpha), field("beta", &ParametricLaw::beta)};
 constexpr auto kParametric =
     std::tuple_cat(kParametricConstants, std::tuple{field("r_d_star", &ParametricLaw::r_d_star, null_when(0.0)),
-                                                    when([](const ParametricLaw& p) { return p.gamma != 1; },
-                                                         field("gamma", &ParametricLaw::gamma))});
+                                                    unless_usual("gamma", &ParametricLaw::gamma, 1.0)});
 constexpr auto kDataConstrained =
     std::tuple{via(&catalog::DataConstrainedLaw::base, kParametricConstants),
                via(&catalog::DataConstrainedLaw::base, field("r_d_star", &ParametricLaw::r_d_star)),

@@ -264,6 +264,26 @@ constexpr When<Pred, F...> when(Pred pred, F... fields) {
   return {pred, {fields...}};
 }
 
+// A number written only when it is not `usual`, and read whenever its key is there (absent: `usual`). Unlike
+// when(), whose test on reading sees only the members read so far, the key itself decides.
+template <class S, class T>
+struct UnlessUsual {
+  const char* key;
+  T S::*member;
+  T usual;
+  void write(Json& j, const S& s) const {
+    if (s.*member != usual) j[key] = s.*member;
+  }
+  void read(const Json& j, S& s) const {
+    s.*member = usual;
+    if (j.contains(key) && !j.at(key).is_null()) read_value(j.at(key), s.*member);
+  }
+};
+template <class S, class T>
+constexpr UnlessUsual<S, T> unless_usual(const char* key, T S::*member, T usual) {
+  return {key, member, usual};
+}
+
 template <class F>
 struct OnRead {
   F fn;

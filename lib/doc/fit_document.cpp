@@ -39,21 +39,26 @@ std::vector<fit::Run> labelled_by_budget(const std::vector<fit::Run>& runs, doub
 void fit_forms(const fit::FitRequest& request, const std::vector<fit::Run>& runs, FitDocument& d) {
   if (request.form == fit::FormRequest::kAdditive) return;
   const fit::InteractionOptions io = request.interaction_options();
+  const std::string what = request.runs_file + ": --form " + std::string(fit::kFormRequestNames.name(request.form));
   try {
     d.interaction = fit::fit_interaction(runs, io, {fit::interaction_point(d.approach3->x)});
-    if (request.form != fit::FormRequest::kAuto) return;
-    fit::FormChoiceOptions choice;
-    choice.approach3 = request.approach3_options();
-    choice.interaction = io;
+  } catch (const InputError& e) {
+    throw InputError(what + ": " + e.what());
+  }
+  if (request.form != fit::FormRequest::kAuto) return;
+  fit::FormChoiceOptions choice;
+  choice.approach3 = request.approach3_options();
+  // Both forms' folds sum their Huber terms, so the comparison is of the forms, not of stopping rules that a
+  // mean-reduced objective would loosen for one of them only.
+  choice.approach3.reduce = fit::Reduce::kSum;
+  choice.interaction = io;
+  try {
     d.form_choice =
         fit::choose_form(labelled_by_budget(runs, request.budget_tolerance), d.approach3->x, d.interaction->x, choice);
   } catch (const InputError& e) {
-    throw InputError(request.runs_file + ": --form " + std::string(fit::kFormRequestNames.name(request.form)) + ": " +
-                     e.what() + (request.form == fit::FormRequest::kAuto
-                                     ? " (runs within --budget-tolerance " +
-                                           units::format_significant(request.budget_tolerance) + " of each other's "
-                                           "FLOPs form one budget; --form interaction fits it without the choice)"
-                                     : ""));
+    throw InputError(what + ": " + e.what() + " (runs within --budget-tolerance " +
+                     units::format_significant(request.budget_tolerance) +
+                     " of each other's FLOPs form one budget; --form interaction fits it without the choice)");
   }
 }
 

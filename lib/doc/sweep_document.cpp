@@ -15,7 +15,7 @@ using O = SweepOrigin;
 using P = catalog::ParametricLaw;
 constexpr auto kParametric = std::tuple{field("E", &P::E), field("A", &P::A), field("B", &P::B),
                                         field("alpha", &P::alpha), field("beta", &P::beta),
-                                        when([](const P& p) { return p.gamma != 1; }, field("gamma", &P::gamma))};
+                                        unless_usual("gamma", &P::gamma, 1.0)};
 
 constexpr auto kOrigin =
     std::tuple{field("plan_file", &O::plan_file, null_when_empty()),
