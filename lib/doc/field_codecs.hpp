@@ -50,6 +50,26 @@ constexpr Named<E, N> names(const EnumNames<E, N>& table) {
   return {&table};
 }
 
+// An enum by its names that also reads the name one value was written with before it was renamed (`former`).
+template <class E, size_t N>
+struct NamedOrFormer {
+  Named<E, N> named;
+  std::string_view former;
+  E value;
+  Json encode(E v) const { return named.encode(v); }
+  void decode(const Json& j, const char* key, E& out) const {
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_string() && it->template get_ref<const std::string&>() == former)
+      out = value;
+    else
+      named.decode(j, key, out);
+  }
+};
+template <class E, size_t N>
+constexpr NamedOrFormer<E, N> names_or_former(const EnumNames<E, N>& table, std::string_view former, E value) {
+  return {{&table}, former, value};
+}
+
 // An enum whose value `none` is written as null (and null reads as it).
 template <class E, size_t N>
 struct NamedOrNull {

@@ -66,7 +66,7 @@ void fit_forms(const fit::FitRequest& request, const std::vector<fit::Run>& runs
 fit::ParametricForm saved_form(const FitDocument& d) {
   if (d.form_choice) return d.form_choice->chosen;
   return d.inputs.form == fit::FormRequest::kInteraction ? fit::ParametricForm::kInteraction
-                                                         : fit::ParametricForm::kChinchilla;
+                                                         : fit::ParametricForm::kAdditive;
 }
 
 }  // namespace

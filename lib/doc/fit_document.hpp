@@ -35,7 +35,7 @@ struct FitBootstrap {
 struct SavedLaw {
   std::string name;
   std::string file;
-  fit::ParametricForm form = fit::ParametricForm::kChinchilla;  // which fit it is
+  fit::ParametricForm form = fit::ParametricForm::kAdditive;  // which fit it is
   bool operator==(const SavedLaw&) const = default;
 };
 
@@ -91,7 +91,7 @@ inline constexpr auto fields<FitBootstrap> = std::tuple{field("resamples", &FitB
 template <>
 inline constexpr auto fields<SavedLaw> =
     std::tuple{field("name", &SavedLaw::name), field("file", &SavedLaw::file),
-               added_later(field("form", &SavedLaw::form, names(fit::kParametricFormNames)))};
+               added_later(field("form", &SavedLaw::form, kParametricFormCodec))};
 
 template <>
 inline constexpr auto fields<FitDocument> = std::tuple{schema_key("fit"),

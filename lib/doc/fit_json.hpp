@@ -11,6 +11,10 @@
 
 namespace isoflop::doc {
 
+// A parametric form by its name; "chinchilla", the additive form's name before 2026-12-06, still reads.
+inline constexpr auto kParametricFormCodec =
+    names_or_former(fit::kParametricFormNames, fit::kAdditiveFormerName, fit::ParametricForm::kAdditive);
+
 template <>
 inline constexpr auto fields<fit::RunColumns> =
     std::tuple{field("params", &fit::RunColumns::params), field("tokens", &fit::RunColumns::tokens),
@@ -69,7 +73,7 @@ inline constexpr auto fields<fit::InteractionResult> =
 
 template <>
 inline constexpr auto fields<fit::FormChoice> =
-    std::tuple{field("chosen", &fit::FormChoice::chosen, names(fit::kParametricFormNames)),
+    std::tuple{field("chosen", &fit::FormChoice::chosen, kParametricFormCodec),
                field("folds", &fit::FormChoice::folds), field("held_out_runs", &fit::FormChoice::held_out_runs),
                field("rms_chinchilla", &fit::FormChoice::rms_chinchilla),
                field("rms_interaction", &fit::FormChoice::rms_interaction),

@@ -24,7 +24,7 @@ namespace isoflop::doc {
 struct SweepOrigin {
   std::string plan_file;                             // "" when designed from --flops and law flags
   std::string law;                                   // catalog name of the allocation law ("custom" for flags)
-  std::optional<catalog::ParametricLaw> parametric;  // E, A, B, α, β of a parametric law; empty otherwise
+  std::optional<catalog::ParametricLaw> parametric;  // E, A, B, α, β (and γ) of a parametric law; empty otherwise
   std::vector<std::string> law_flags;                // the law's command-line words as given, if any
   double law_exponent_a = 0;     // d ln N_opt / d ln C of the law at the full budget (Hoffmann et al. eq. 4: a)
   double law_exponent_b = 0;     // d ln D_opt / d ln C

@@ -61,7 +61,7 @@ FormChoice choose_form(const std::vector<Run>& runs, const LawPoint& chinchilla,
   constexpr double kRoundingLogLoss = 1e-12;
   const double cut = c.rms_chinchilla - c.rms_interaction;
   c.chosen = cut > options.min_improvement * c.rms_chinchilla && cut > kRoundingLogLoss ? ParametricForm::kInteraction
-                                                                                        : ParametricForm::kChinchilla;
+                                                                                        : ParametricForm::kAdditive;
   return c;
 }
 

@@ -21,7 +21,10 @@
 
 namespace isoflop::fit {
 
-ISOFLOP_NAMED_ENUM(ParametricForm, (kChinchilla, "chinchilla"), (kInteraction, "interaction"));
+// The two forms, named as `fit --form` names them: additive is Chinchilla's L = E + A/N^α + B/D^β (documents
+// written before 2026-12-06 spell it "chinchilla", which their readers still take).
+ISOFLOP_NAMED_ENUM(ParametricForm, (kAdditive, "additive"), (kInteraction, "interaction"));
+inline constexpr std::string_view kAdditiveFormerName = "chinchilla";
 
 struct FormChoiceOptions {
   double min_improvement = 0.3;  // the interaction form must cut the held-out rms by more than this fraction
@@ -32,10 +35,10 @@ struct FormChoiceOptions {
 };
 
 struct FormChoice {
-  ParametricForm chosen = ParametricForm::kChinchilla;
+  ParametricForm chosen = ParametricForm::kAdditive;
   int folds = 0;                      // budgets held out in turn
   int held_out_runs = 0;              // runs predicted over all folds
-  double rms_chinchilla = 0;          // held-out rms of ln(L̂/L), Chinchilla's law
+  double rms_chinchilla = 0;          // held-out rms of ln(L̂/L), the additive (Chinchilla's) law
   double rms_interaction = 0;         // the same, the interaction law
   double min_improvement = 0;         // the margin the choice used
   bool operator==(const FormChoice&) const = default;

@@ -11,7 +11,7 @@
 
 namespace isoflop::scaling {
 
-// Which laws answer: a catalog law by name, a parametric law by its constants "E,A,B,alpha,beta", or every
+// Which laws answer: a catalog law by name, a parametric law by its constants "E,A,B,alpha,beta[,gamma]", or every
 // catalog law. None given: the default law (kDefaultLaw).
 struct LawChoice {
   std::optional<std::string> law;

@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include <omp.h>
+
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "fit/bootstrap.hpp"
@@ -185,6 +187,14 @@ void set_intervals(const std::vector<std::pair<const char*, const std::vector<do
 //    intervals (lib/fit/bootstrap.hpp). It fails when the resample holds fewer distinct (N, D) than its 5
 //    parameters or the descent fails.
 // A failed resample counts as outside each interval it has no value for (quantile_counting_failed).
+// One resample's estimates, each empty where its fit failed.
+struct ResampleFits {
+  std::optional<fit::Approach2Result> two;
+  std::optional<fit::Approach3Result> three;
+  std::optional<fit::InteractionResult> interaction;
+  bool same_choice = false;  // its own held-out comparison chose the full data's form
+};
+
 void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& approach2_budgets,
                     const fit::Approach2Options& a2, const ReportOptions& options, ValidationReport* report) {
   const Budgets budgets = by_budget(all);
@@ -192,69 +202,83 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
   const fit::InteractionOptions ia = fit::refit_options(fit::InteractionOptions{}, fit::BootstrapOptions{});
   const bool two = report->approach2.has_value(), three = report->approach3.has_value();
   const bool inter = report->interaction.has_value();
-  std::vector<double> a2_a, a2_b, a3_a, a3_e, a3_alpha, a3_beta, gap;
-  std::vector<double> ia_a, ia_e, ia_alpha, ia_beta, ia_gamma, ia_gap;
-  int failed2 = 0, failed3 = 0, failed_gap = 0, failed_i = 0, failed_i_gap = 0, same_choice = 0;
-  std::vector<fit::Run> sample2, sample3;
-  std::vector<std::vector<fit::Run>> drawn;
-  std::set<double> sizes;
-  for (int k = 0; k < options.bootstrap_resamples; ++k) {
+  // The resamples are independent (each draws from its own stream), so they are fitted in parallel and then
+  // gathered in their order: the intervals do not depend on the number of threads.
+  const int k_total = options.bootstrap_resamples;
+  std::vector<ResampleFits> fits(static_cast<size_t>(k_total));
+  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int k = 0; k < k_total; ++k) {
+    ResampleFits& out = fits[static_cast<size_t>(k)];
+    std::vector<std::vector<fit::Run>> drawn;
     draw_within_budgets(budgets, options.seed, k, &drawn);
-    sample2.clear();
-    sample3.clear();
+    std::vector<fit::Run> sample2, sample3;
     for (const auto& budget : drawn) {
       sample3.insert(sample3.end(), budget.begin(), budget.end());
       if (!approach2_budgets.count(budget.front().flops)) continue;
-      sizes.clear();
-      for (const auto& r : budget) sizes.insert(r.params);
+      const std::set<double> sizes = [&] {
+        std::set<double> s;
+        for (const auto& r : budget) s.insert(r.params);
+        return s;
+      }();
       if (sizes.size() >= 3) sample2.insert(sample2.end(), budget.begin(), budget.end());  // as approach2_runs
     }
-    std::optional<double> a_two, a_three, a_inter;
     if (two) {
       try {
-        const fit::Approach2Result r = fit_inside(sample2, a2, nullptr);
-        a_two = r.a;
-        a2_a.push_back(r.a);
-        a2_b.push_back(r.b);
+        out.two = fit_inside(sample2, a2, nullptr);
       } catch (const InputError&) {
-        ++failed2;  // fewer than 2 budgets kept a minimum inside the sizes they drew
+        // fewer than 2 budgets kept a minimum inside the sizes they drew
       }
     }
-    if (three) {
-      std::optional<fit::Approach3Result> r;
-      if (fit::distinct_points(sample3) >= 5) r = fit::refit_approach3(sample3, report->approach3->x, a3);
-      if (r && std::isfinite(r->a)) {
-        a_three = r->a;
-        a3_a.push_back(r->a), a3_e.push_back(r->E), a3_alpha.push_back(r->alpha), a3_beta.push_back(r->beta);
-      } else {
-        ++failed3;
-      }
+    if (three && fit::distinct_points(sample3) >= 5) {
+      out.three = fit::refit_approach3(sample3, report->approach3->x, a3);
+      if (out.three && !std::isfinite(out.three->a)) out.three.reset();
     }
     if (inter) {
-      const std::optional<fit::InteractionResult> r = fit::refit_interaction(sample3, report->interaction->law.x, ia);
+      out.interaction = fit::refit_interaction(sample3, report->interaction->law.x, ia);
       try {
-        same_choice += fit::choose_form(sample3, report->approach3->x, report->interaction->law.x,
-                                        options.form_choice)
-                           .chosen == report->interaction->choice.chosen;
+        out.same_choice = fit::choose_form(sample3, report->approach3->x, report->interaction->law.x,
+                                           options.form_choice)
+                              .chosen == report->interaction->choice.chosen;
       } catch (const InputError&) {
       }
-      if (r) {
-        a_inter = r->a;
-        ia_a.push_back(r->a), ia_e.push_back(r->E), ia_alpha.push_back(r->alpha), ia_beta.push_back(r->beta);
-        ia_gamma.push_back(r->gamma);
-      } else {
+    }
+  }
+
+  std::vector<double> a2_a, a2_b, a3_a, a3_e, a3_alpha, a3_beta, gap;
+  std::vector<double> ia_a, ia_e, ia_alpha, ia_beta, ia_gamma, ia_gap;
+  int failed2 = 0, failed3 = 0, failed_gap = 0, failed_i = 0, failed_i_gap = 0, same_choice = 0;
+  for (const ResampleFits& f : fits) {
+    if (two) {
+      if (f.two)
+        a2_a.push_back(f.two->a), a2_b.push_back(f.two->b);
+      else
+        ++failed2;
+    }
+    if (three) {
+      if (f.three)
+        a3_a.push_back(f.three->a), a3_e.push_back(f.three->E), a3_alpha.push_back(f.three->alpha),
+            a3_beta.push_back(f.three->beta);
+      else
+        ++failed3;
+    }
+    if (inter) {
+      same_choice += f.same_choice;
+      if (f.interaction)
+        ia_a.push_back(f.interaction->a), ia_e.push_back(f.interaction->E), ia_alpha.push_back(f.interaction->alpha),
+            ia_beta.push_back(f.interaction->beta), ia_gamma.push_back(f.interaction->gamma);
+      else
         ++failed_i;
-      }
     }
     if (two && three) {
-      if (a_two && a_three)
-        gap.push_back(*a_two - *a_three);
+      if (f.two && f.three)
+        gap.push_back(f.two->a - f.three->a);
       else
         ++failed_gap;
     }
     if (two && inter) {
-      if (a_two && a_inter)
-        ia_gap.push_back(*a_two - *a_inter);
+      if (f.two && f.interaction)
+        ia_gap.push_back(f.two->a - f.interaction->a);
       else
         ++failed_i_gap;
     }
@@ -409,7 +433,7 @@ void compare_speed(const std::vector<ReportRun>& runs, const std::map<std::strin
 }  // namespace
 
 fit::ParametricForm ValidationReport::chosen_form() const {
-  return interaction ? interaction->choice.chosen : fit::ParametricForm::kChinchilla;
+  return interaction ? interaction->choice.chosen : fit::ParametricForm::kAdditive;
 }
 
 ValidationReport build_report(const std::vector<ReportRun>& runs, const PlanReference& plan,

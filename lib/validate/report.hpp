@@ -107,6 +107,7 @@ struct ReportOptions {
   // Fewer finished runs: the interaction law (6 parameters) is not fitted; it also needs 3 budgets to hold out.
   int min_runs_interaction = 12;
   fit::FormChoiceOptions form_choice;
+  int threads = 0;  // the bootstrap's threads; 0: every core (the result does not depend on it)
 };
 
 // Approach 3 with an interaction exponent γ, L = E + (A/N^α + B/D^β)^γ (fit/interaction.hpp), fitted beside

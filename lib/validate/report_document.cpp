@@ -33,7 +33,8 @@ inline constexpr auto fields<validate::SpeedRow> = std::tuple{
     field("measured_tokens_per_s", &validate::SpeedRow::measured_tokens_per_s),
     field("predicted_tokens_per_s", &validate::SpeedRow::predicted_tokens_per_s),
     field("measured_mfu", &validate::SpeedRow::measured_mfu), field("predicted_mfu", &validate::SpeedRow::predicted_mfu),
-    field("error", &validate::SpeedRow::error), field("constants", &validate::SpeedRow::constants)};
+    field("error", &validate::SpeedRow::error),
+    added_later(field("constants", &validate::SpeedRow::constants))};
 
 template <>
 inline constexpr auto fields<validate::InteractionFit> = std::tuple{
@@ -84,8 +85,10 @@ constexpr auto kReport = std::tuple{
     field("approach2_error", &R::approach2_error, null_when_empty()),
     field("approach2_intervals", &R::approach2_intervals), field("bootstrap_resamples", &R::bootstrap_resamples),
     field("bootstrap_failed", &R::bootstrap_failed), field("budgets_outside", &R::budgets_outside),
-    field("approach3", &R::approach3), field("approach3_intervals", &R::approach3_intervals),
-    field("approach3_bootstrap_failed", &R::approach3_bootstrap_failed), field("a_difference", &R::a_difference),
+    field("approach3", &R::approach3),
+    added_later(field("approach3_intervals", &R::approach3_intervals),
+                field("approach3_bootstrap_failed", &R::approach3_bootstrap_failed),
+                field("a_difference", &R::a_difference)),
     field("approach3_note", &R::approach3_note, null_when_empty()),
     added_later(field("interaction", &R::interaction),
                 field("interaction_note", &R::interaction_note, null_when_empty())),

@@ -35,5 +35,17 @@ TEST_CASE("the same key in different objects, and every other document, reads as
   CHECK_THROWS_AS(parse_json_unique_keys("", "doc.json"), nlohmann::ordered_json::parse_error);
 }
 
+TEST_CASE("a long array of objects (a train result's curve) reads whole, and a repeat in its last is found") {
+  std::string text = R"({"curve": [)";
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) text += (i ? "," : "") + std::string(R"({"step": )") + std::to_string(i) + R"(, "loss": 1.5})";
+  text += "]}";
+  const nlohmann::ordered_json read = parse_json_unique_keys(text, "doc.json");
+  CHECK(read == nlohmann::ordered_json::parse(text));
+  CHECK(read.at("curve").size() == static_cast<size_t>(n));
+  text.insert(text.size() - 3, R"(, "step": 1)");
+  CHECK(refusal(text) == "doc.json: curve[99999]: duplicate key 'step' (a key may appear once in an object)");
+}
+
 }  // namespace
 }  // namespace isoflop

@@ -105,9 +105,9 @@ TEST_CASE("fit --form auto: an additive law's runs keep the additive law, and sa
   r.catalog_dir = (dir / "laws").string();
   const FitDocument d = fit_document(r);
   REQUIRE(d.form_choice);
-  CHECK(d.form_choice->chosen == fit::ParametricForm::kChinchilla);
+  CHECK(d.form_choice->chosen == fit::ParametricForm::kAdditive);
   REQUIRE(d.saved_law);
-  CHECK(d.saved_law->form == fit::ParametricForm::kChinchilla);
+  CHECK(d.saved_law->form == fit::ParametricForm::kAdditive);
   const std::string yaml = fit_law_yaml(d);
   CHECK(yaml.find("gamma") == std::string::npos);
   CHECK(yaml.find("    alpha: ") != std::string::npos);
@@ -119,6 +119,17 @@ TEST_CASE("fit --form auto: an additive law's runs keep the additive law, and sa
   REQUIRE(both.interaction);
   CHECK_FALSE(both.form_choice);
   CHECK(both.interaction->gamma == doctest::Approx(1).epsilon(0.15));
+
+  // The document names the form as --form does; one written when the additive form was spelled "chinchilla"
+  // reads as it, and a name that is neither is refused with the accepted ones.
+  Json j = d;
+  CHECK(j.at("saved_law").at("form") == "additive");
+  CHECK(j.at("form_choice").at("chosen") == "additive");
+  j["saved_law"]["form"] = "chinchilla";
+  j["form_choice"]["chosen"] = "chinchilla";
+  CHECK(Json(j.get<FitDocument>()) == Json(d));
+  j["saved_law"]["form"] = "kaplan";
+  CHECK_THROWS_WITH(j.get<FitDocument>(), doctest::Contains("'kaplan' is not one of additive|interaction"));
 }
 
 TEST_CASE("fit --form: bad requests name the rule") {

@@ -77,7 +77,7 @@ TEST_CASE("runs of Chinchilla's additive law, 5 budgets x 7 sizes, seeds 1 to 10
     INFO("seed " << seed);
     const FormChoice c = choose_form(runs, f.additive.x, f.interaction.x);
     CHECK(c.rms_chinchilla < 0.0125);  // the noise, 0.5 % in ln L, more where a fold extrapolates
-    CHECK(c.chosen == ParametricForm::kChinchilla);
+    CHECK(c.chosen == ParametricForm::kAdditive);
     lowest_ratio = std::min(lowest_ratio, c.rms_interaction / c.rms_chinchilla);
     interaction_lower += c.rms_interaction < c.rms_chinchilla;
   }
@@ -98,14 +98,14 @@ TEST_CASE("the margin: the same law in both forms keeps the additive form, and t
   const FormChoice tie = choose_form(runs, x, interaction_point(x));
   CHECK(tie.rms_chinchilla < 1e-6);
   CHECK(tie.rms_interaction < 1e-6);
-  CHECK(tie.chosen == ParametricForm::kChinchilla);
+  CHECK(tie.chosen == ParametricForm::kAdditive);
   const auto bottleneck = runs_of(0.5, 0.005, 1, {1e19, 3e19, 1e20, 3e20, 1e21});
   const Fitted f = fit_both(bottleneck);
   // The bottleneck's cut is large, so no reasonable margin changes the choice; one of 0.95 does.
   CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, margin(0)).chosen ==
         ParametricForm::kInteraction);
   CHECK(choose_form(bottleneck, f.additive.x, f.interaction.x, margin(0.95)).chosen ==
-        ParametricForm::kChinchilla);
+        ParametricForm::kAdditive);
 }
 
 TEST_CASE("bad input: fewer than 3 budgets, a fold with too few distinct runs, a margin below 0 or from 1 up") {

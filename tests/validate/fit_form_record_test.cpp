@@ -24,6 +24,7 @@ TEST_CASE("fit --form auto on the kept cpu sweep's runs makes the validate repor
   {
     std::ofstream out(runs);
     out << "params,tokens,loss\n";
+    out.precision(17);  // the document's losses, every digit
     for (const auto& r : kept.runs)
       out << std::to_string(r.params) << ',' << std::to_string(r.tokens) << ',' << r.loss << '\n';
   }

@@ -320,7 +320,7 @@ TEST_CASE("the kept cpu preset run with Kaplan's learning rate: the two approach
         std::string::npos);
   CHECK(page.find("0 refits failed; E [") != std::string::npos);
   // Here the interaction form predicts held-out budgets no better, so only the additive law's E is compared.
-  CHECK(k.refit.interaction->choice.chosen == fit::ParametricForm::kChinchilla);
+  CHECK(k.refit.interaction->choice.chosen == fit::ParametricForm::kAdditive);
   CHECK(k.refit.interaction->choice.rms_interaction > k.refit.interaction->choice.rms_chinchilla);
   REQUIRE(comparison(k.refit, "floor"));
   CHECK(comparison(k.refit, "floor")->measured == k.refit.approach3->E);
@@ -469,6 +469,38 @@ TEST_CASE("a train result written before skills had alphabets reads with alphabe
   // Another key of the same block is still required.
   j["inputs"]["data"]["quanta"].erase("skills");
   CHECK_THROWS_WITH(j.get<TrainDocument>(), doctest::Contains("skills"));
+}
+
+TEST_CASE("every kept validation record reads, whatever day wrote it, and writes back what it read") {
+  // The records of tests/validate/results/ span the document's history: 2026-12-04's have no Approach 3
+  // intervals, no paired difference and no per-run constants, 2026-12-05's early ones no interaction law.
+  int read = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(ISOFLOP_SOURCE_DIR) + "/tests/validate/results")) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().filename().string());
+    const Json kept = Json::parse(std::ifstream(entry.path()));
+    ValidationDocument d;
+    REQUIRE_NOTHROW(d = kept.get<ValidationDocument>());
+    CHECK(d.runs.size() == static_cast<size_t>(kept.at("fit").at("runs").get<int>()));
+    CHECK(d.report.speed.size() == kept.at("fit").at("speed").size());
+    // Every key the record has is written back with its value (the new keys are added, as their defaults),
+    // but for the additive form's former name, "chinchilla", written anew as "additive".
+    Json expected = kept.at("fit");
+    if (expected.contains("interaction") && expected["interaction"].is_object()) {
+      Json& chosen = expected["interaction"]["choice"]["chosen"];
+      if (chosen == "chinchilla") {
+        CHECK(d.report.interaction->choice.chosen == fit::ParametricForm::kAdditive);
+        chosen = "additive";
+      }
+    }
+    const Json again = d;
+    for (const auto& [key, value] : expected.items()) {
+      CAPTURE(key);
+      if (key != "speed") CHECK(again.at("fit").at(key) == value);
+    }
+    ++read;
+  }
+  CHECK(read >= 7);
 }
 
 }  // namespace isoflop::doc
