@@ -318,7 +318,7 @@ TrainResult TrainingSession::finish(bool interrupted) {
   r.flops_6nd = 6.0 * r.params * r.tokens;
   r.wall_s = already_finished_ ? state_.elapsed_s : now_s();
   r.train_s = train_s_;
-  r.first_step_s = first_step_s_;
+  if (session_steps_ > 0) r.first_step_s = first_step_s_;
   if (const double step_s = steady_step_s(); step_s > 0) {
     r.tokens_per_s = static_cast<double>(span_) / step_s;
     r.achieved_tflops = r.flops_per_token * r.tokens_per_s / 1e12;

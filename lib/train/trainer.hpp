@@ -72,8 +72,9 @@ struct TrainResult {
   double wall_s = 0;                    // over all resumed segments
   double train_s = 0;                   // this session's time inside training steps
   // This session's first step, in train_s: it also builds the GEMM plans and touches the buffers, a one-time
-  // cost (about 0.19 s per run on the H200) that would make a short run look slow.
-  double first_step_s = 0;
+  // cost (about 0.19 s per run on the H200) that would make a short run look slow. None when the session took
+  // no step, or in a result written before 2026-12-05 evening, whose tokens_per_s still includes that step.
+  std::optional<double> first_step_s;
   // This session's training throughput in steady state: its steps after the first (all of them when it took one).
   double tokens_per_s = 0;
   double achieved_tflops = 0;           // this session, the same steps: App. F FLOPs per second / 1e12
