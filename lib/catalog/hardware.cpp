@@ -27,18 +27,22 @@ Accelerator parse_accelerator(FieldReader& r) {
     a.reference_node = r.string_or("reference_node", "");
     if (auto cal = r.optional_child("calibration")) {
       FieldReader c(*cal, r.file(), "calibration of accelerator '" + a.name + "'");
-      a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
-      a.gemm_half_width = c.positive("gemm_half_width");
-      a.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
+      read_gemm_calibration(c, a);
       a.calibrated = c.boolean_or("calibrated", false);
       a.comm_efficiency = c.fraction("comm_efficiency");
       a.zero3_overlap = c.non_negative_or("zero3_overlap", 0);
       if (a.zero3_overlap > 1) c.fail("zero3_overlap", "must be a fraction in [0, 1]");
-      a.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * units::kSecondsPerMicrosecond;
       a.calibration_source = c.string("source");
       c.finish();
     }
   });
+}
+
+void read_gemm_calibration(FieldReader& c, Accelerator& a) {
+  a.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
+  a.gemm_half_width = c.positive("gemm_half_width");
+  a.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
+  a.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * units::kSecondsPerMicrosecond;
 }
 
 Node parse_node(FieldReader& r) {

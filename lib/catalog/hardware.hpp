@@ -65,6 +65,10 @@ struct Cluster {
 };
 
 Accelerator parse_accelerator(FieldReader& reader);
+// The step-time curve of a `calibration` block, as an accelerator entry and data/validate/cpu.yaml both state
+// it: gemm_efficiency_max, gemm_half_width, gemm_half_rows (0 when absent) and layer_overhead_us (0 when absent),
+// into `a`'s members of the same names (the overhead in seconds).
+void read_gemm_calibration(FieldReader& calibration, Accelerator& a);
 Node parse_node(FieldReader& reader);
 Cluster parse_cluster(FieldReader& reader);
 

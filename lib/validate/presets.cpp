@@ -7,10 +7,10 @@
 #include <cmath>
 
 #include "catalog/field_reader.hpp"
+#include "catalog/hardware.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "emit/launch_data.hpp"
-#include "units/si.hpp"
 
 namespace isoflop::emit {
 const std::vector<EmbeddedText>& embedded_validate_files();
@@ -77,12 +77,11 @@ YAML::Node embedded_yaml(const std::string& name) {
 CpuSpeedConstants read_cpu(const std::string& file) {
   catalog::FieldReader top(embedded_yaml(file), file, "cpu constants");
   catalog::FieldReader c(top.child("calibration"), file, "calibration");
+  catalog::Accelerator cpu;
+  catalog::read_gemm_calibration(c, cpu);  // the same keys and rules as an accelerator's calibration
+  cpu.comm_efficiency = 1;                 // one device: no collectives to price
   CpuSpeedConstants out;
-  out.constants.gemm_efficiency_max = c.fraction("gemm_efficiency_max");
-  out.constants.gemm_half_width = c.positive("gemm_half_width");
-  out.constants.gemm_half_rows = c.non_negative_or("gemm_half_rows", 0);
-  out.constants.comm_efficiency = 1;  // one device: no collectives to price
-  out.constants.layer_overhead_s = c.non_negative_or("layer_overhead_us", 0) * units::kSecondsPerMicrosecond;
+  out.constants = parallel::efficiency_constants(cpu);
   out.source = c.string("source");
   c.finish();
   top.finish();
