@@ -1,5 +1,6 @@
 // The `fit --plot` figure from a fit document (Hoffmann et al. 2022, Figs. 2–3 in spirit): loss against
-// compute with the frontier, IsoFLOP profiles, and the optimal N and D against compute.
+// compute with the frontier, IsoFLOP profiles, and the optimal N and D against compute; the interaction law
+// (fit --form interaction or auto) beside Approach 3's, in its own colour.
 #include <algorithm>
 #include <cmath>
 
@@ -23,10 +24,20 @@ double law_loss(const Approach3Result& f, double n, double d) {
   return f.E + f.A / std::pow(n, f.alpha) + f.B / std::pow(d, f.beta);
 }
 
+// The interaction law (--form interaction or auto), drawn beside Approach 3's in its own colour.
+constexpr const char* kInteractionColor = "#9467bd";
+double law_loss(const fit::InteractionResult& f, double n, double d) {
+  return std::exp(fit::interaction_log_loss(f.x, n, d));
+}
+std::string interaction_name(const fit::InteractionResult& f) {
+  return "interaction law (gamma = " + units::format_significant(f.gamma, 3) + ", a = " +
+         units::format_significant(f.a, 3) + ")";
+}
+
 // Loss against compute (runs coloured by size, the frontier) and the IsoFLOP profiles.
 std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Approach3Result* a3,
-                                          const Approach2Result* a2, const Approach1Result* a1,
-                                          double budget_tolerance) {
+                                          const fit::InteractionResult* interaction, const Approach2Result* a2,
+                                          const Approach1Result* a1, double budget_tolerance) {
   double cmin = INFINITY, cmax = 0;
   for (const auto& r : runs) cmin = std::min(cmin, r.flops), cmax = std::max(cmax, r.flops);
   if (cmax <= cmin) cmin /= 2, cmax *= 2;
@@ -55,6 +66,18 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
       const double n = a3->G * std::pow(c / 6, a3->a), d = c / (6 * n);
       frontier.x.push_back(c);
       frontier.y.push_back(law_loss(*a3, n, d));
+    }
+    p.series.push_back(frontier);
+  }
+  if (interaction) {
+    report::Series frontier;
+    frontier.name = interaction_name(*interaction) + " frontier";
+    frontier.color = kInteractionColor;
+    for (int k = 0; k <= 120; ++k) {
+      const double c = cmin * std::pow(cmax / cmin, k / 120.0);
+      const double n = interaction->G * std::pow(c / 6, interaction->a);
+      frontier.x.push_back(c);
+      frontier.y.push_back(law_loss(*interaction, n, c / (6 * n)));
     }
     p.series.push_back(frontier);
   }
@@ -111,6 +134,23 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
     q.marked.push_back({n_opt, law_loss(*a3, n_opt, c / (6 * n_opt)), "", "#d62728", report::MarkerShape::kStar, 5,
                         false});
   }
+  for (size_t i = 0; i < budgets.size() && interaction; ++i) {
+    const double c = budgets[i].first, lo = budgets[i].second.first / 1.5, hi = budgets[i].second.second * 1.5;
+    report::Series curve;
+    curve.color = kInteractionColor;
+    curve.dashed = true;
+    curve.line_width_px = 1.2;
+    if (i == 0) curve.name = interaction_name(*interaction);
+    for (int k = 0; k <= 80; ++k) {
+      const double n = lo * std::pow(hi / lo, k / 80.0);
+      curve.x.push_back(n);
+      curve.y.push_back(law_loss(*interaction, n, c / (6 * n)));
+    }
+    q.series.push_back(curve);
+    const double n_opt = interaction->G * std::pow(c / 6, interaction->a);
+    q.marked.push_back({n_opt, law_loss(*interaction, n_opt, c / (6 * n_opt)), i == 0 ? "interaction optimum" : "",
+                        kInteractionColor, report::MarkerShape::kStar, 5, i == 0, false});
+  }
   if (a2) {
     for (const auto& b : a2->budgets) {
       report::Series parabola = budget_parabola(b, b.min_params, b.max_params);
@@ -161,6 +201,11 @@ report::PlotSpec allocation_panel(const FitDocument& d, double cmin, double cmax
     p.series.push_back(power_law("Approach 3 N", a.G * std::pow(6.0, -a.a), a.a, cmin, cmax, "#d62728", false));
     p.series.push_back(power_law("Approach 3 D", std::pow(6.0, -a.b) / a.G, a.b, cmin, cmax, "#d62728", true));
   }
+  if (d.interaction) {
+    const auto& a = *d.interaction;
+    p.series.push_back(power_law("interaction N", a.G * std::pow(6.0, -a.a), a.a, cmin, cmax, kInteractionColor, false));
+    p.series.push_back(power_law("interaction D", std::pow(6.0, -a.b) / a.G, a.b, cmin, cmax, kInteractionColor, true));
+  }
   if (d.approach2) {
     const auto& a = *d.approach2;
     p.series.push_back(power_law("Approach 2 N", a.k_params, a.a, cmin, cmax, "#1f77b4", false));
@@ -198,8 +243,9 @@ std::string render_fit_figure(const FitDocument& d) {
   double cmin = INFINITY, cmax = 0;
   for (const auto& r : runs) cmin = std::min(cmin, r.flops), cmax = std::max(cmax, r.flops);
   if (cmax <= cmin) cmin /= 2, cmax *= 2;
-  auto panels = loss_panels(runs, d.approach3 ? &*d.approach3 : nullptr, d.approach2 ? &*d.approach2 : nullptr,
-                            d.approach1 ? &*d.approach1 : nullptr, d.inputs.budget_tolerance);
+  auto panels = loss_panels(runs, d.approach3 ? &*d.approach3 : nullptr, d.interaction ? &*d.interaction : nullptr,
+                            d.approach2 ? &*d.approach2 : nullptr, d.approach1 ? &*d.approach1 : nullptr,
+                            d.inputs.budget_tolerance);
   panels.push_back(allocation_panel(d, cmin, cmax));
   return report::render_svg_grid(panels, 3);
 }

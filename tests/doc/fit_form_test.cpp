@@ -96,6 +96,13 @@ TEST_CASE("fit --form auto: a bottleneck's runs choose the interaction law, whic
   const double flops = 1e21;
   const scaling::Allocation opt = scaling::allocate(law, flops);
   CHECK(opt.params == doctest::Approx(d.interaction->G * std::pow(flops / 6, d.interaction->a)).epsilon(1e-6));
+
+  // The figure draws it beside Approach 3's law: its frontier, its IsoFLOP curves and optima, its N and D.
+  const std::string svg = render_fit_figure(d);
+  for (const char* legend : {"interaction law (gamma = ", "interaction optimum", "interaction N", "interaction D",
+                             "Approach 3 law", "Approach 3 optimum"})
+    CHECK_MESSAGE(svg.find(legend) != std::string::npos, legend);
+  CHECK(svg.find("#9467bd") != std::string::npos);
 }
 
 TEST_CASE("fit --form auto: an additive law's runs keep the additive law, and save it without gamma") {
@@ -115,6 +122,7 @@ TEST_CASE("fit --form auto: an additive law's runs keep the additive law, and sa
   const FitDocument plain = fit_document(request(r.runs_file, fit::FormRequest::kAdditive));
   CHECK_FALSE(plain.interaction);
   CHECK_FALSE(plain.form_choice);
+  CHECK(render_fit_figure(plain).find("interaction") == std::string::npos);
   const FitDocument both = fit_document(request(r.runs_file, fit::FormRequest::kInteraction));
   REQUIRE(both.interaction);
   CHECK_FALSE(both.form_choice);
