@@ -1,4 +1,4 @@
-// Strict JSON reading: nlohmann's DOM builder, keeping the keys of every open object.
+// Strict JSON reading: nlohmann's SAX parser, building the document and keeping the keys of every open object.
 #include "core/json_input.hpp"
 
 #include <unordered_set>
@@ -11,12 +11,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// One object or array being read: an object's keys so far and its current key, an array's current index.
+// One object or array being read: its members or elements so far, an object's keys so far and its current key,
+// an array's current index. The elements are gathered in a plain vector and become the array when it ends:
+// ordered_json's push_back re-points every element's parent (JSON_DIAGNOSTICS), which would take n²/2 steps.
 struct Frame {
   bool object = false;
   std::unordered_set<std::string> keys;
   std::string key;
   size_t index = 0;
+  Json::object_t members;
+  Json::array_t elements;
 };
 
 // "inputs.layouts[0]" for the frames below the innermost one.
@@ -29,23 +33,25 @@ std::string path_of(const std::vector<Frame>& frames) {
   return path;
 }
 
-// nlohmann's own DOM builder, with each key checked against its object's keys so far. (Not the parser-callback
-// interface: with it, every object that ends scans its parent's elements for discarded values, so an array of n
-// objects, a train result's curve, took n²/2 steps to read.)
+// A SAX handler that builds the document with nlohmann's public interface and checks each key against its
+// object's keys so far. (Not the parser-callback interface: with it, every object that ends scans its parent's
+// elements for discarded values, so an array of n objects, a train result's curve, took n²/2 steps to read.)
+// A container is built on its frame and moved into its parent when it ends, in time linear in its size.
 class UniqueKeysReader {
  public:
-  UniqueKeysReader(Json& out, const std::string& source) : dom_(out), source_(source) {}
+  explicit UniqueKeysReader(const std::string& source) : source_(source) { frames_.reserve(16); }
+  Json take() { return std::move(root_); }
 
-  bool null() { return value(dom_.null()); }
-  bool boolean(bool v) { return value(dom_.boolean(v)); }
-  bool number_integer(Json::number_integer_t v) { return value(dom_.number_integer(v)); }
-  bool number_unsigned(Json::number_unsigned_t v) { return value(dom_.number_unsigned(v)); }
-  bool number_float(Json::number_float_t v, const std::string& text) { return value(dom_.number_float(v, text)); }
-  bool string(std::string& v) { return value(dom_.string(v)); }
-  bool binary(Json::binary_t& v) { return value(dom_.binary(v)); }
-  bool start_object(size_t n) {
-    frames_.push_back(Frame{true, {}, {}, 0});
-    return dom_.start_object(n);
+  bool null() { return add(nullptr); }
+  bool boolean(bool v) { return add(v); }
+  bool number_integer(Json::number_integer_t v) { return add(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return add(v); }
+  bool number_float(Json::number_float_t v, const std::string&) { return add(v); }
+  bool string(std::string& v) { return add(std::move(v)); }
+  bool binary(Json::binary_t& v) { return add(Json::binary(std::move(v))); }
+  bool start_object(size_t) {
+    frames_.push_back(Frame{true, {}, {}, 0, {}, {}});
+    return true;
   }
   bool key(std::string& key) {
     if (!frames_.back().keys.insert(key).second) {
@@ -54,44 +60,53 @@ class UniqueKeysReader {
                        "' (a key may appear once in an object)");
     }
     frames_.back().key = key;
-    return dom_.key(key);
+    return true;
   }
-  bool end_object() {
-    frames_.pop_back();
-    return value(dom_.end_object());
+  bool end_object() { return close(); }
+  bool start_array(size_t) {
+    frames_.push_back(Frame{false, {}, {}, 0, {}, {}});
+    return true;
   }
-  bool start_array(size_t n) {
-    frames_.push_back(Frame{});
-    return dom_.start_array(n);
-  }
-  bool end_array() {
-    frames_.pop_back();
-    return value(dom_.end_array());
-  }
-  template <class Exception>  // the parser's own type (parse_error, out_of_range), which the DOM builder throws
-  bool parse_error(size_t position, const std::string& token, const Exception& e) {
-    return dom_.parse_error(position, token, e);
+  bool end_array() { return close(); }
+  template <class Exception>  // the parser's own type (parse_error, out_of_range), thrown as ordered_json::parse does
+  bool parse_error(size_t, const std::string&, const Exception& e) {
+    throw e;
   }
 
  private:
-  // An element has been read: the enclosing array's index moves on.
-  bool value(bool ok) {
-    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
-    return ok;
+  bool close() {
+    Frame& f = frames_.back();
+    Json done = f.object ? Json(std::move(f.members)) : Json(std::move(f.elements));
+    frames_.pop_back();
+    return add(std::move(done));
+  }
+  // A value has been read: into the enclosing object under its key, or onto the enclosing array.
+  bool add(Json value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return true;
+    }
+    Frame& f = frames_.back();
+    if (f.object) {
+      f.members.emplace(f.key, std::move(value));
+    } else {
+      f.elements.push_back(std::move(value));
+      ++f.index;
+    }
+    return true;
   }
 
-  nlohmann::detail::json_sax_dom_parser<Json> dom_;
   const std::string& source_;
   std::vector<Frame> frames_;
+  Json root_;
 };
 
 }  // namespace
 
 Json parse_json_unique_keys(std::string_view text, const std::string& source) {
-  Json out;
-  UniqueKeysReader reader(out, source);
+  UniqueKeysReader reader(source);
   Json::sax_parse(text.begin(), text.end(), &reader);
-  return out;
+  return reader.take();
 }
 
 }  // namespace isoflop

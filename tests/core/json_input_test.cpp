@@ -43,6 +43,12 @@ TEST_CASE("a long array of objects (a train result's curve) reads whole, and a r
   const nlohmann::ordered_json read = parse_json_unique_keys(text, "doc.json");
   CHECK(read == nlohmann::ordered_json::parse(text));
   CHECK(read.at("curve").size() == static_cast<size_t>(n));
+  // Every value knows its place (the documents' readers name a bad field by it, through JSON_DIAGNOSTICS).
+  const auto place = [](const nlohmann::ordered_json& node) {
+    return std::string(nlohmann::ordered_json::other_error::create(501, "here", &node).what());
+  };
+  CHECK(place(read.at("curve").at(0).at("loss")).find("(/curve/0/loss) here") != std::string::npos);
+  CHECK(place(read.at("curve").at(n - 1).at("step")).find("(/curve/99999/step) here") != std::string::npos);
   text.insert(text.size() - 3, R"(, "step": 1)");
   CHECK(refusal(text) == "doc.json: curve[99999]: duplicate key 'step' (a key may appear once in an object)");
 }
