@@ -150,8 +150,10 @@ std::string render_validation(const ValidationDocument& d) {
       if (f.approach3_intervals.count("E"))
         out += "; E" + interval(f.approach3_intervals, "E") + ", alpha" + interval(f.approach3_intervals, "alpha") +
                ", beta" + interval(f.approach3_intervals, "beta");
-      else
+      else if (20 * f.approach3_bootstrap_failed > f.bootstrap_resamples)
         out += "; no interval (more than 5% failed)";
+      else
+        out += "; no interval in this document (written before Approach 3 had one)";
     }
     out += paired_difference(f, a3.a, f.a_difference, "Approach 3's a") + "\n";
     if (f.interaction) out += interaction_page(f);
@@ -167,7 +169,8 @@ std::string render_validation(const ValidationDocument& d) {
            "peak the model used and with the run's FLOPs per token)\n";
     std::set<std::string> sources;
     for (const auto& s : f.speed)
-      if (sources.insert(s.constants).second) out += "efficiency constants: " + s.constants + "\n";
+      if (!s.constants.empty() && sources.insert(s.constants).second)  // empty: a document from before they were named
+        out += "efficiency constants: " + s.constants + "\n";
     report::TextTable t({"run", "N", "tokens/s", "predicted", "error", "MFU", "predicted MFU"});
     for (const auto& s : f.speed)
       t.add_row({s.id, format_count(s.params), format_significant(s.measured_tokens_per_s),

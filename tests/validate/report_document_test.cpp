@@ -498,6 +498,13 @@ TEST_CASE("every kept validation record reads, whatever day wrote it, and writes
       CAPTURE(key);
       if (key != "speed") CHECK(again.at("fit").at(key) == value);
     }
+    // Its page says nothing the record does not: no failure count for intervals it never had, no empty source.
+    const std::string page = render_validation(d);
+    CHECK(page.find("efficiency constants: \n") == std::string::npos);
+    if (d.report.approach3 && !kept.at("fit").contains("approach3_intervals")) {
+      CHECK(page.find("no interval in this document") != std::string::npos);
+      CHECK(page.find("more than 5% failed") == std::string::npos);
+    }
     ++read;
   }
   CHECK(read >= 7);
