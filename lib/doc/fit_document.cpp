@@ -102,9 +102,15 @@ FitDocument fit_document(fit::FitRequest request, const std::function<void(int, 
     b.seed = request.seed.value_or(0);
     b.approach2 = request.uses(2);
     b.progress = progress;
+    if (d.interaction) {
+      b.interaction_start = d.interaction->x;
+      b.interaction = request.interaction_options();
+    }
     const fit::BootstrapResult r = fit::bootstrap(runs, d.approach3->x, a3, a2, b);
-    FitBootstrap fb{r.resamples, b.seed, r.approach3_failed, r.approach3, std::nullopt, std::nullopt};
+    FitBootstrap fb{r.resamples, b.seed, r.approach3_failed, r.approach3, std::nullopt, std::nullopt,
+                    std::nullopt, std::nullopt};
     if (b.approach2) fb.approach2_failed = r.approach2_failed, fb.approach2 = r.approach2;
+    if (d.interaction) fb.interaction_failed = r.interaction_failed, fb.interaction = r.interaction;
     d.bootstrap = fb;
   }
   if (request.save_law)

@@ -29,6 +29,8 @@ struct FitBootstrap {
   std::map<std::string, fit::Interval> approach3;
   std::optional<int> approach2_failed;  // when Approach 2 was refitted
   std::optional<std::map<std::string, fit::Interval>> approach2;
+  std::optional<int> interaction_failed;  // when the interaction law was refitted (--form interaction or auto)
+  std::optional<std::map<std::string, fit::Interval>> interaction;
   bool operator==(const FitBootstrap&) const = default;
 };
 
@@ -86,7 +88,10 @@ inline constexpr auto fields<FitBootstrap> = std::tuple{field("resamples", &FitB
                                                         field("approach3_failed", &FitBootstrap::approach3_failed),
                                                         field("approach3", &FitBootstrap::approach3),
                                                         field("approach2_failed", &FitBootstrap::approach2_failed),
-                                                        field("approach2", &FitBootstrap::approach2)};
+                                                        field("approach2", &FitBootstrap::approach2),
+                                                        added_later(field("interaction_failed",
+                                                                          &FitBootstrap::interaction_failed),
+                                                                    field("interaction", &FitBootstrap::interaction))};
 
 template <>
 inline constexpr auto fields<SavedLaw> =

@@ -41,18 +41,19 @@ std::string approach3_page(const FitDocument& d) {
 // The interaction law and, under --form auto, the held-out comparison that chose between the two forms.
 std::string interaction_page(const FitDocument& d) {
   const auto& f = *d.interaction;
+  const auto* iv = d.bootstrap && d.bootstrap->interaction ? &*d.bootstrap->interaction : nullptr;
   std::string out = "Approach 3, interaction form L(N, D) = E + (A/N^alpha + B/D^beta)^gamma:\n";
   out += report::render_key_values(
-      {{"E", sig(f.E)},
-       {"A", sig(f.A)},
-       {"B", sig(f.B)},
-       {"alpha", sig(f.alpha)},
-       {"beta", sig(f.beta)},
-       {"gamma", sig(f.gamma) + " (1: the additive law; where one term dominates, L - E falls as N^-" +
+      {{"E", with_interval(iv, "E", f.E)},
+       {"A", with_interval(iv, "A", f.A)},
+       {"B", with_interval(iv, "B", f.B)},
+       {"alpha", with_interval(iv, "alpha", f.alpha)},
+       {"beta", with_interval(iv, "beta", f.beta)},
+       {"gamma", with_interval(iv, "gamma", f.gamma) + " (1: the additive law; where one term dominates, L - E falls as N^-" +
                      sig(f.gamma * f.alpha, 3) + " or D^-" + sig(f.gamma * f.beta, 3) + ")"},
-       {"a = beta/(alpha+beta)", sig(f.a)},
-       {"b = alpha/(alpha+beta)", sig(f.b)},
-       {"G", sig(f.G)},
+       {"a = beta/(alpha+beta)", with_interval(iv, "a", f.a)},
+       {"b = alpha/(alpha+beta)", with_interval(iv, "b", f.b)},
+       {"G", with_interval(iv, "G", f.G)},
        {"objective", units::format_scientific(f.objective, 10) + " (sum of Huber terms)"},
        {"starts", std::to_string(f.starts) + " (" + std::to_string(f.starts_failed) + " failed)"}});
   if (d.form_choice) {
@@ -108,7 +109,11 @@ std::string render_fit(const FitDocument& d) {
   if (d.bootstrap)
     out += "bootstrap: " + std::to_string(d.bootstrap->resamples) + " resamples (seed " +
            std::to_string(d.bootstrap->seed) + "), " + std::to_string(d.bootstrap->approach3_failed) +
-           " failed refits\n";
+           " failed refits" +
+           (d.bootstrap->interaction_failed
+                ? " (" + std::to_string(*d.bootstrap->interaction_failed) + " of the interaction law)"
+                : std::string()) +
+           "\n";
   if (d.saved_law)
     out += "saved law '" + d.saved_law->name + "' (" +
            (d.saved_law->form == fit::ParametricForm::kInteraction ? "interaction" : "additive") + " form) to " +

@@ -82,6 +82,8 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
   const int k_total = o.resamples;
   std::vector<std::optional<Approach3Result>> fits3(k_total);
   std::vector<std::optional<Approach2Result>> fits2(k_total);
+  std::vector<std::optional<InteractionResult>> fits_i(k_total);
+  const InteractionOptions ia = refit_options(o.interaction, o);
   int done = 0;
   const int threads = a3.threads > 0 ? a3.threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -90,6 +92,7 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
     std::vector<Run> sample(runs.size());
     for (auto& r : sample) r = runs[rng() % runs.size()];  // modulo bias < 2^-50 for any table size
     fits3[k] = refit_approach3(sample, start, a3);
+    if (o.interaction_start) fits_i[k] = refit_interaction(sample, *o.interaction_start, ia);
     if (o.approach2) {
       try {
         fits2[k] = fit_approach2(sample, a2);
@@ -123,6 +126,19 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
       v2["a"].push_back(f->a), v2["b"].push_back(f->b);
     }
     for (const auto& [name, values] : v2) result.approach2[name] = interval(values);
+  }
+  if (o.interaction_start) {
+    std::map<std::string, std::vector<double>> vi;
+    for (const auto& f : fits_i) {
+      if (!f) {
+        ++result.interaction_failed;
+        continue;
+      }
+      vi["E"].push_back(f->E), vi["A"].push_back(f->A), vi["B"].push_back(f->B), vi["alpha"].push_back(f->alpha);
+      vi["beta"].push_back(f->beta), vi["gamma"].push_back(f->gamma), vi["a"].push_back(f->a);
+      vi["b"].push_back(f->b), vi["G"].push_back(f->G);
+    }
+    for (const auto& [name, values] : vi) result.interaction[name] = interval(values);
   }
   return result;
 }

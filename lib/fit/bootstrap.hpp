@@ -18,6 +18,10 @@ struct BootstrapOptions {
   int resamples = 100;   // K refits (Hoffmann et al. 2022 used 100; Besiroglu et al. 2024, 4,000)
   std::uint64_t seed = 0;
   bool approach2 = false;  // also refit Approach 2 on each resample
+  // Also refit the interaction law (fit --form interaction or auto) on each resample, from this full-data optimum
+  // with these options (their stopping rules replaced by the refit rules below).
+  std::optional<InteractionPoint> interaction_start;
+  InteractionOptions interaction;
   // Stopping rules of the refits. Each refit starts at the full-data optimum, where the default
   // (scipy-style) rules stop almost at once because the objective is already small and flat there; the
   // intervals would then be implausibly narrow (the objection Besiroglu et al. 2024 raise to the
@@ -39,8 +43,10 @@ struct BootstrapResult {
   int resamples = 0;
   int approach3_failed = 0;  // resamples whose descent reported a failure or a non-finite fit
   int approach2_failed = 0;  // resamples where a budget lost its minimum or its 3 sizes
-  // "E", "A", "B", "alpha", "beta", "a", "b", "G" for Approach 3; "a", "b" for Approach 2.
-  std::map<std::string, Interval> approach3, approach2;
+  int interaction_failed = 0;  // resamples whose interaction refit failed (when one was asked for)
+  // "E", "A", "B", "alpha", "beta", "a", "b", "G" for Approach 3 and the interaction law (with "gamma");
+  // "a", "b" for Approach 2.
+  std::map<std::string, Interval> approach3, approach2, interaction;
   bool operator==(const BootstrapResult&) const = default;
 };
 

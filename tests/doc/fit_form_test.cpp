@@ -140,6 +140,52 @@ TEST_CASE("fit --form auto: an additive law's runs keep the additive law, and sa
   CHECK_THROWS_WITH(j.get<FitDocument>(), doctest::Contains("'kaplan' is not one of additive|interaction"));
 }
 
+TEST_CASE("fit --form interaction --bootstrap: the interaction law gets intervals that hold its gamma") {
+  const fs::path dir = test::fresh_temp_dir("fit-form", "bootstrap");
+  fit::FitRequest r = request(write_runs(dir, bottleneck()), fit::FormRequest::kInteraction);
+  r.bootstrap = 40;
+  r.seed = 3;
+  const FitDocument d = fit_document(r);
+  REQUIRE(d.interaction);
+  REQUIRE(d.bootstrap);
+  REQUIRE(d.bootstrap->interaction);
+  REQUIRE(d.bootstrap->interaction_failed);
+  CHECK(*d.bootstrap->interaction_failed <= 2);
+  const auto& iv = *d.bootstrap->interaction;
+  for (const char* key : {"E", "A", "B", "alpha", "beta", "gamma", "a", "b", "G"}) {
+    CAPTURE(key);
+    REQUIRE(iv.count(key));
+    CHECK(iv.at(key).p2_5 <= iv.at(key).p50);
+    CHECK(iv.at(key).p50 <= iv.at(key).p97_5);
+  }
+  // The estimate and the true law's gamma (0.5) and a (0.56/1.24) lie inside their 95 % intervals.
+  CHECK(iv.at("gamma").p2_5 <= d.interaction->gamma);
+  CHECK(d.interaction->gamma <= iv.at("gamma").p97_5);
+  CHECK(iv.at("gamma").p2_5 <= 0.5);
+  CHECK(0.5 <= iv.at("gamma").p97_5);
+  CHECK(iv.at("a").p2_5 <= 0.56 / 1.24);
+  CHECK(0.56 / 1.24 <= iv.at("a").p97_5);
+  // The same seed on one thread gives the same intervals, and the document reads back as written.
+  fit::FitRequest one = r;
+  one.threads = 1;
+  CHECK(fit_document(one).bootstrap == d.bootstrap);
+  const Json j = d;
+  CHECK(Json(j.get<FitDocument>()) == j);
+  // Without an interaction law there is none to refit, and a document from before the keys reads with none.
+  const FitDocument plain = fit_document([&] {
+    fit::FitRequest a = r;
+    a.form = fit::FormRequest::kAdditive;
+    return a;
+  }());
+  REQUIRE(plain.bootstrap);
+  CHECK_FALSE(plain.bootstrap->interaction);
+  CHECK_FALSE(plain.bootstrap->interaction_failed);
+  Json old = plain;
+  old["bootstrap"].erase("interaction");
+  old["bootstrap"].erase("interaction_failed");
+  CHECK(old.get<FitDocument>().bootstrap == plain.bootstrap);
+}
+
 TEST_CASE("fit --form: bad requests name the rule") {
   const fs::path dir = test::fresh_temp_dir("fit-form", "bad");
   const std::string runs = write_runs(dir, fit::TrueLaw{});

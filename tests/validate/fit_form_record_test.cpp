@@ -2,6 +2,7 @@
 // the same held-out choice as the kept cpu record (two front ends of lib/fit's interaction law and form choice).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -41,6 +42,26 @@ TEST_CASE("fit --form auto on the kept cpu sweep's runs makes the validate repor
   // γ is the least determined parameter: the two optimizer paths agree to 1e-4.
   CHECK(d.interaction->gamma == doctest::Approx(kept.report.interaction->law.gamma).epsilon(1e-3));  // 0.457
   CHECK(d.interaction->E == doctest::Approx(kept.report.interaction->law.E).epsilon(1e-3));          // 1.325
+
+  // --bootstrap 50 --seed 1 refits both laws; the interaction law's intervals as the README gives them, near
+  // validate report's, which resamples within budgets rather than over all runs.
+  fit::FitRequest b = r;
+  b.bootstrap = 50;
+  b.seed = 1;
+  const FitDocument bd = fit_document(b);
+  REQUIRE(bd.bootstrap);
+  REQUIRE(bd.bootstrap->interaction);
+  CHECK(bd.bootstrap->interaction_failed == 0);
+  const auto& iv = *bd.bootstrap->interaction;
+  CHECK(iv.at("gamma").p2_5 == doctest::Approx(0.349).epsilon(0.005));
+  CHECK(iv.at("gamma").p97_5 == doctest::Approx(0.539).epsilon(0.005));
+  CHECK(iv.at("a").p2_5 == doctest::Approx(0.497).epsilon(0.005));
+  CHECK(iv.at("a").p97_5 == doctest::Approx(0.535).epsilon(0.005));
+  CHECK(iv.at("E").p2_5 == doctest::Approx(1.225).epsilon(0.005));
+  CHECK(iv.at("E").p97_5 == doctest::Approx(1.359).epsilon(0.005));
+  const auto& kept_gamma = kept.report.interaction->intervals.at("gamma");
+  CHECK(std::abs(iv.at("gamma").p2_5 - kept_gamma.p2_5) < 0.03);
+  CHECK(std::abs(iv.at("gamma").p97_5 - kept_gamma.p97_5) < 0.03);
 }
 
 }  // namespace isoflop::doc
