@@ -88,7 +88,7 @@ class UniqueKeysReader {
     }
     Frame& f = frames_.back();
     if (f.object) {
-      f.members.emplace(f.key, std::move(value));
+      f.members.emplace_back(f.key, std::move(value));  // the key is new (checked above): no search for it
     } else {
       f.elements.push_back(std::move(value));
       ++f.index;

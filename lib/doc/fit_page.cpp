@@ -108,10 +108,12 @@ std::string render_fit(const FitDocument& d) {
   if (d.approach1) out += approach1_page(d);
   if (d.bootstrap)
     out += "bootstrap: " + std::to_string(d.bootstrap->resamples) + " resamples (seed " +
-           std::to_string(d.bootstrap->seed) + "), " + std::to_string(d.bootstrap->approach3_failed) +
-           " failed refits" +
+           std::to_string(d.bootstrap->seed) + "), failed refits: " + std::to_string(d.bootstrap->approach3_failed) +
+           " of Approach 3" +
+           (d.bootstrap->approach2_failed ? ", " + std::to_string(*d.bootstrap->approach2_failed) + " of Approach 2"
+                                          : std::string()) +
            (d.bootstrap->interaction_failed
-                ? " (" + std::to_string(*d.bootstrap->interaction_failed) + " of the interaction law)"
+                ? ", " + std::to_string(*d.bootstrap->interaction_failed) + " of the interaction law"
                 : std::string()) +
            "\n";
   if (d.saved_law)

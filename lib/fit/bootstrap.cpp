@@ -84,6 +84,7 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
   std::vector<std::optional<Approach2Result>> fits2(k_total);
   std::vector<std::optional<InteractionResult>> fits_i(k_total);
   const InteractionOptions ia = refit_options(o.interaction, o);
+  if (o.interaction_start) ia.validate();  // a bad option is an error here, not every resample failing
   int done = 0;
   const int threads = a3.threads > 0 ? a3.threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)

@@ -145,15 +145,18 @@ std::string render_validation(const ValidationDocument& d) {
            "; a = " + number(a3.a, 4) + interval(f.approach3_intervals, "a") + ", b = " + number(a3.b, 4) +
            inside_approach2(f, a3.a);
     if (f.bootstrap_resamples > 0) {
-      out += "\n  bootstrap: " + std::to_string(f.bootstrap_resamples) + " resamples within budgets, " +
-             std::to_string(f.approach3_bootstrap_failed) + " refits failed";
-      if (f.approach3_intervals.count("E"))
+      const bool has_intervals = f.approach3_intervals.count("E") > 0;
+      const bool too_many_failed = 20 * f.approach3_bootstrap_failed > f.bootstrap_resamples;  // as set_intervals
+      out += "\n  bootstrap: " + std::to_string(f.bootstrap_resamples) + " resamples within budgets";
+      if (has_intervals || too_many_failed)
+        out += ", " + std::to_string(f.approach3_bootstrap_failed) + " refits failed";
+      if (has_intervals)
         out += "; E" + interval(f.approach3_intervals, "E") + ", alpha" + interval(f.approach3_intervals, "alpha") +
                ", beta" + interval(f.approach3_intervals, "beta");
-      else if (20 * f.approach3_bootstrap_failed > f.bootstrap_resamples)
+      else if (too_many_failed)
         out += "; no interval (more than 5% failed)";
-      else
-        out += "; no interval in this document (written before Approach 3 had one)";
+      else  // a record from before Approach 3 was refitted: neither intervals nor a failure count
+        out += "; Approach 3 was not refitted (this document predates its intervals)";
     }
     out += paired_difference(f, a3.a, f.a_difference, "Approach 3's a") + "\n";
     if (f.interaction) out += interaction_page(f);
