@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
 
 #include "core/error.hpp"
@@ -22,6 +23,24 @@ std::uint64_t mix(std::uint64_t x) {
 
 Interval interval(const std::vector<double>& v) {
   return {quantile(v, 0.025), quantile(v, 0.10), quantile(v, 0.5), quantile(v, 0.90), quantile(v, 0.975)};
+}
+
+// Each named member's interval over the refits that succeeded; those that failed are counted in *failed.
+template <class Result>
+std::map<std::string, Interval> intervals_of(const std::vector<std::optional<Result>>& fits,
+                                             std::initializer_list<std::pair<const char*, double Result::*>> members,
+                                             int* failed) {
+  std::map<std::string, std::vector<double>> values;
+  for (const auto& f : fits) {
+    if (!f) {
+      ++*failed;
+      continue;
+    }
+    for (const auto& [name, member] : members) values[name].push_back((*f).*member);
+  }
+  std::map<std::string, Interval> out;
+  for (const auto& [name, v] : values) out[name] = interval(v);
+  return out;
 }
 
 }  // namespace
@@ -107,40 +126,31 @@ BootstrapResult bootstrap(std::vector<Run> runs, const LawPoint& start, const Ap
   }
   BootstrapResult result;
   result.resamples = k_total;
-  std::map<std::string, std::vector<double>> v3, v2;
-  for (const auto& f : fits3) {
-    if (!f) {
-      ++result.approach3_failed;
-      continue;
-    }
-    v3["E"].push_back(f->E), v3["A"].push_back(f->A), v3["B"].push_back(f->B);
-    v3["alpha"].push_back(f->alpha), v3["beta"].push_back(f->beta);
-    v3["a"].push_back(f->a), v3["b"].push_back(f->b), v3["G"].push_back(f->G);
-  }
-  for (const auto& [name, values] : v3) result.approach3[name] = interval(values);
-  if (o.approach2) {
-    for (const auto& f : fits2) {
-      if (!f) {
-        ++result.approach2_failed;
-        continue;
-      }
-      v2["a"].push_back(f->a), v2["b"].push_back(f->b);
-    }
-    for (const auto& [name, values] : v2) result.approach2[name] = interval(values);
-  }
-  if (o.interaction_start) {
-    std::map<std::string, std::vector<double>> vi;
-    for (const auto& f : fits_i) {
-      if (!f) {
-        ++result.interaction_failed;
-        continue;
-      }
-      vi["E"].push_back(f->E), vi["A"].push_back(f->A), vi["B"].push_back(f->B), vi["alpha"].push_back(f->alpha);
-      vi["beta"].push_back(f->beta), vi["gamma"].push_back(f->gamma), vi["a"].push_back(f->a);
-      vi["b"].push_back(f->b), vi["G"].push_back(f->G);
-    }
-    for (const auto& [name, values] : vi) result.interaction[name] = interval(values);
-  }
+  result.approach3 = intervals_of(fits3,
+                                  {{"E", &Approach3Result::E},
+                                   {"A", &Approach3Result::A},
+                                   {"B", &Approach3Result::B},
+                                   {"alpha", &Approach3Result::alpha},
+                                   {"beta", &Approach3Result::beta},
+                                   {"a", &Approach3Result::a},
+                                   {"b", &Approach3Result::b},
+                                   {"G", &Approach3Result::G}},
+                                  &result.approach3_failed);
+  if (o.approach2)
+    result.approach2 =
+        intervals_of(fits2, {{"a", &Approach2Result::a}, {"b", &Approach2Result::b}}, &result.approach2_failed);
+  if (o.interaction_start)
+    result.interaction = intervals_of(fits_i,
+                                      {{"E", &InteractionResult::E},
+                                       {"A", &InteractionResult::A},
+                                       {"B", &InteractionResult::B},
+                                       {"alpha", &InteractionResult::alpha},
+                                       {"beta", &InteractionResult::beta},
+                                       {"gamma", &InteractionResult::gamma},
+                                       {"a", &InteractionResult::a},
+                                       {"b", &InteractionResult::b},
+                                       {"G", &InteractionResult::G}},
+                                      &result.interaction_failed);
   return result;
 }
 

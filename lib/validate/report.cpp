@@ -216,11 +216,8 @@ void bootstrap_fits(const std::vector<fit::Run>& all, const std::set<double>& ap
     for (const auto& budget : drawn) {
       sample3.insert(sample3.end(), budget.begin(), budget.end());
       if (!approach2_budgets.count(budget.front().flops)) continue;
-      const std::set<double> sizes = [&] {
-        std::set<double> s;
-        for (const auto& r : budget) s.insert(r.params);
-        return s;
-      }();
+      std::set<double> sizes;
+      for (const auto& r : budget) sizes.insert(r.params);
       if (sizes.size() >= 3) sample2.insert(sample2.end(), budget.begin(), budget.end());  // as approach2_runs
     }
     if (two) {
