@@ -29,6 +29,42 @@ constexpr const char* kInteractionColor = "#9467bd";
 double law_loss(const fit::InteractionResult& f, double n, double d) {
   return std::exp(fit::interaction_log_loss(f.x, n, d));
 }
+// The shapes drawn for either law (eq. 4's allocation N = G·(C/6)^a, D = C/(6N)), the law's loss through the
+// law_loss overloads above.
+template <class Law>
+double optimal_params(const Law& law, double flops) {
+  return law.G * std::pow(flops / 6, law.a);
+}
+// The compute-optimal frontier: the loss at the optimum for 121 log-spaced budgets from cmin to cmax.
+template <class Law>
+report::Series frontier_of(const Law& law, double cmin, double cmax) {
+  report::Series frontier;
+  for (int k = 0; k <= 120; ++k) {
+    const double c = cmin * std::pow(cmax / cmin, k / 120.0);
+    const double n = optimal_params(law, c);
+    frontier.x.push_back(c);
+    frontier.y.push_back(law_loss(law, n, c / (6 * n)));
+  }
+  return frontier;
+}
+// One budget's IsoFLOP profile of the law from lo to hi parameters (81 log-spaced sizes).
+template <class Law>
+report::Series profile_of(const Law& law, double flops, double lo, double hi) {
+  report::Series curve;
+  for (int k = 0; k <= 80; ++k) {
+    const double n = lo * std::pow(hi / lo, k / 80.0);
+    curve.x.push_back(n);
+    curve.y.push_back(law_loss(law, n, flops / (6 * n)));
+  }
+  return curve;
+}
+// The law's optimum on that budget, as a star.
+template <class Law>
+report::MarkedPoint optimum_of(const Law& law, double flops, const std::string& color) {
+  const double n = optimal_params(law, flops);
+  return {n, law_loss(law, n, flops / (6 * n)), "", color, report::MarkerShape::kStar, 5, false, true};
+}
+
 std::string interaction_name(const fit::InteractionResult& f) {
   return "interaction law (gamma = " + units::format_significant(f.gamma, 3) + ", a = " +
          units::format_significant(f.a, 3) + ")";
@@ -58,27 +94,15 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
   }
   p.series.push_back(points);
   if (a3) {
-    report::Series frontier;
+    report::Series frontier = frontier_of(*a3, cmin, cmax);
     frontier.name = "Approach 3 frontier (a = " + units::format_significant(a3->a, 3) + ")";
     frontier.color = "#d62728";
-    for (int k = 0; k <= 120; ++k) {
-      const double c = cmin * std::pow(cmax / cmin, k / 120.0);
-      const double n = a3->G * std::pow(c / 6, a3->a), d = c / (6 * n);
-      frontier.x.push_back(c);
-      frontier.y.push_back(law_loss(*a3, n, d));
-    }
     p.series.push_back(frontier);
   }
   if (interaction) {
-    report::Series frontier;
+    report::Series frontier = frontier_of(*interaction, cmin, cmax);
     frontier.name = interaction_name(*interaction) + " frontier";
     frontier.color = kInteractionColor;
-    for (int k = 0; k <= 120; ++k) {
-      const double c = cmin * std::pow(cmax / cmin, k / 120.0);
-      const double n = interaction->G * std::pow(c / 6, interaction->a);
-      frontier.x.push_back(c);
-      frontier.y.push_back(law_loss(*interaction, n, c / (6 * n)));
-    }
     p.series.push_back(frontier);
   }
   if (a1) {
@@ -120,36 +144,25 @@ std::vector<report::PlotSpec> loss_panels(const std::vector<Run>& runs, const Ap
   bool first_law = true, first_parabola = true;
   for (size_t i = 0; i < budgets.size() && a3; ++i) {
     const double c = budgets[i].first, lo = budgets[i].second.first / 1.5, hi = budgets[i].second.second * 1.5;
-    report::Series curve;
+    report::Series curve = profile_of(*a3, c, lo, hi);
     curve.color_value = c;
     if (first_law) curve.name = "Approach 3 law";
-    for (int k = 0; k <= 80; ++k) {
-      const double n = lo * std::pow(hi / lo, k / 80.0);
-      curve.x.push_back(n);
-      curve.y.push_back(law_loss(*a3, n, c / (6 * n)));
-    }
     q.series.push_back(curve);
     first_law = false;
-    const double n_opt = a3->G * std::pow(c / 6, a3->a);
-    q.marked.push_back({n_opt, law_loss(*a3, n_opt, c / (6 * n_opt)), "", "#d62728", report::MarkerShape::kStar, 5,
-                        false});
+    q.marked.push_back(optimum_of(*a3, c, "#d62728"));
   }
   for (size_t i = 0; i < budgets.size() && interaction; ++i) {
     const double c = budgets[i].first, lo = budgets[i].second.first / 1.5, hi = budgets[i].second.second * 1.5;
-    report::Series curve;
+    report::Series curve = profile_of(*interaction, c, lo, hi);
     curve.color = kInteractionColor;
     curve.dashed = true;
     curve.line_width_px = 1.2;
     if (i == 0) curve.name = interaction_name(*interaction);
-    for (int k = 0; k <= 80; ++k) {
-      const double n = lo * std::pow(hi / lo, k / 80.0);
-      curve.x.push_back(n);
-      curve.y.push_back(law_loss(*interaction, n, c / (6 * n)));
-    }
     q.series.push_back(curve);
-    const double n_opt = interaction->G * std::pow(c / 6, interaction->a);
-    q.marked.push_back({n_opt, law_loss(*interaction, n_opt, c / (6 * n_opt)), i == 0 ? "interaction optimum" : "",
-                        kInteractionColor, report::MarkerShape::kStar, 5, i == 0, false});
+    report::MarkedPoint optimum = optimum_of(*interaction, c, kInteractionColor);
+    optimum.label_on_plot = false;
+    if (i == 0) optimum.label = "interaction optimum", optimum.in_legend = true;
+    q.marked.push_back(optimum);
   }
   if (a2) {
     for (const auto& b : a2->budgets) {
