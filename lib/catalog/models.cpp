@@ -27,21 +27,28 @@ int to_int(FieldReader& r, const std::string& key, long long value) {
   return static_cast<int>(value);
 }
 
+// A size (d_model, ffn, vocab …) at most model::kMaxArchitectureSize.
+long long size_field(FieldReader& r, const std::string& key, long long value) {
+  if (value > model::kMaxArchitectureSize)
+    r.fail(key, "is implausibly large (at most " + std::to_string(model::kMaxArchitectureSize) + ")");
+  return value;
+}
+
 }  // namespace
 
 model::Architecture parse_architecture(FieldReader& r) {
   model::Architecture a;
   a.name = r.string_or("name", "");
   a.layers = to_int(r, "layers", r.positive_integer("layers"));
-  a.d_model = r.positive_integer("d_model");
+  a.d_model = size_field(r, "d_model", r.positive_integer("d_model"));
   a.heads = to_int(r, "heads", r.positive_integer("heads"));
   a.kv_heads = to_int(r, "kv_heads", r.non_negative_integer_or("kv_heads", 0));
-  a.head_size = r.non_negative_integer_or("head_size", 0);
-  a.ffn = r.non_negative_integer_or("ffn", 0);
+  a.head_size = size_field(r, "head_size", r.non_negative_integer_or("head_size", 0));
+  a.ffn = size_field(r, "ffn", r.non_negative_integer_or("ffn", 0));
   a.activation = parse_enum(r, "activation", model::kActivationNames, model::Activation::kGelu);
-  a.vocab = r.positive_integer("vocab");
+  a.vocab = size_field(r, "vocab", r.positive_integer("vocab"));
   a.vocab_pad_multiple = to_int(r, "vocab_pad_multiple", r.positive_integer_or("vocab_pad_multiple", 1));
-  a.seq = r.positive_integer_or("seq", 2048);
+  a.seq = size_field(r, "seq", r.positive_integer_or("seq", 2048));
   a.positional = parse_enum(r, "positional", model::kPositionalEncodingNames, model::PositionalEncoding::kLearned);
   a.tied_embeddings = r.boolean_or("tied_embeddings", true);
   a.norm = parse_enum(r, "norm", model::kNormKindNames, model::NormKind::kLayerNorm);
@@ -54,7 +61,7 @@ model::Architecture parse_architecture(FieldReader& r) {
     a.moe.eval_capacity_factor = m.positive_or("eval_capacity_factor", 2.0);
     a.moe.every = to_int(m, "every", m.positive_integer_or("every", 1));
     a.moe.shared_experts = to_int(m, "shared_experts", m.non_negative_integer_or("shared_experts", 0));
-    a.moe.expert_ffn = m.non_negative_integer_or("expert_ffn", 0);
+    a.moe.expert_ffn = size_field(m, "expert_ffn", m.non_negative_integer_or("expert_ffn", 0));
     m.finish();
     if (a.moe.top_k > a.moe.experts) m.fail("top_k", "must not exceed experts");
   }

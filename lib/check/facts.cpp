@@ -37,12 +37,12 @@ std::optional<parallel::Layout> pinned_layout(const parallel::LayoutPins& p) {
 std::optional<std::string> product_mismatch(const Proposal& p, long long gpus) {
   const auto& pins = p.layout;
   if (!pins.tp || !pins.pp || !pins.dp) return std::nullopt;
-  const long long product = static_cast<long long>(*pins.tp) * *pins.pp * pins.cp.value_or(1) * *pins.dp;
-  if (product == gpus) return std::nullopt;
+  const parallel::Layout pinned = *pinned_layout(pins);
+  if (pinned.gpus() == gpus) return std::nullopt;
   auto n = [](long long v) { return std::to_string(v); };
   std::string out = "tp " + n(*pins.tp) + " × pp " + n(*pins.pp);
   if (pins.cp) out += " × cp " + n(*pins.cp);
-  out += " × dp " + n(*pins.dp) + " = " + n(product) + " ≠ ";
+  out += " × dp " + n(*pins.dp) + " = " + pinned.gpus_text() + " ≠ ";
   if (p.cluster.gpus) return out + "gpus " + n(gpus);
   return out + "the cluster's " + n(gpus) + " GPUs";
 }

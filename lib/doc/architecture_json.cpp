@@ -28,6 +28,9 @@ void check(const Json& j, const Architecture& a) {
     if (j.at(key).get<long long>() < 1) doc::fail_at(j.at(key), "must be positive");
   for (const char* key : {"kv_heads", "head_size", "ffn"})
     if (j.at(key).get<long long>() < 0) doc::fail_at(j.at(key), "must not be negative");
+  for (const char* key : {"d_model", "head_size", "ffn", "vocab", "seq"})
+    if (j.at(key).get<long long>() > kMaxArchitectureSize)
+      doc::fail_at(j.at(key), "must be at most " + std::to_string(kMaxArchitectureSize));
   if (a.head_size == 0 && a.d_model % a.heads != 0)
     doc::fail_at(j.at("heads"), "d_model " + std::to_string(a.d_model) + " is not divisible by heads " +
                                     std::to_string(a.heads) + " (give head_size to override)");

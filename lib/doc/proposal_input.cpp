@@ -2,6 +2,7 @@
 #include "doc/proposal_input.hpp"
 
 #include <filesystem>
+#include <limits>
 
 #include "check/rules.hpp"
 #include "core/error.hpp"
@@ -15,6 +16,9 @@
 
 namespace isoflop::doc {
 namespace {
+
+// The largest parallel degree or micro-batch a proposal may pin: the bound the command line's --tp, --pp … have.
+constexpr long long kMaxLayoutPin = 1'000'000;
 
 // Reads one input's fields, naming file:line in every error.
 class Fields {
@@ -50,10 +54,14 @@ class Fields {
     }
     fail(path, "must be a number (70B, 1.4T, 5.76e23 accepted)");
   }
-  long long integer(const Json& v, const std::string& path, long long min_value) const {
+  long long integer(const Json& v, const std::string& path, long long min_value,
+                    long long max_value = std::numeric_limits<long long>::max()) const {
     if (!v.is_number_integer()) fail(path, "must be an integer");
+    if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(max_value))
+      fail(path, "must be at most " + std::to_string(max_value));
     const long long n = v.get<long long>();
     if (n < min_value) fail(path, "must be at least " + std::to_string(min_value));
+    if (n > max_value) fail(path, "must be at most " + std::to_string(max_value));
     return n;
   }
   bool boolean(const Json& v, const std::string& path) const {
@@ -71,7 +79,8 @@ void read_layout(const Fields& in, const Json& j, check::Proposal& p) {
                         "sequence_parallel", "trainer"});
   auto& pins = p.layout;
   auto i = [&](const char* key, std::optional<int>& out, long long min_value) {
-    if (j.contains(key)) out = static_cast<int>(in.integer(j.at(key), std::string("layout.") + key, min_value));
+    if (j.contains(key))
+      out = static_cast<int>(in.integer(j.at(key), std::string("layout.") + key, min_value, kMaxLayoutPin));
   };
   i("tp", pins.tp, 1);
   i("pp", pins.pp, 1);

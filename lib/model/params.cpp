@@ -46,10 +46,12 @@ ParamCount count_params(const Architecture& a) {
   if (a.moe.enabled()) {
     const long long expert_hidden = a.moe.expert_ffn > 0 ? a.moe.expert_ffn : mlp_hidden_size(a);
     const double expert = mlp_block(a, expert_hidden);
-    const double router = h * a.moe.experts;
-    p.experts = p.moe_layers * ((a.moe.experts + a.moe.shared_experts) * expert + router);
-    p.routed_experts = p.moe_layers * a.moe.experts * expert;
-    active_experts = p.moe_layers * ((a.moe.top_k + a.moe.shared_experts) * expert + router);
+    // In double: the int counts' sums and products may exceed an int.
+    const double moe_layers = p.moe_layers, experts = a.moe.experts, shared = a.moe.shared_experts;
+    const double router = h * experts;
+    p.experts = moe_layers * ((experts + shared) * expert + router);
+    p.routed_experts = moe_layers * experts * expert;
+    active_experts = moe_layers * ((a.moe.top_k + shared) * expert + router);
   }
   p.output_head = a.tied_embeddings ? 0.0 : static_cast<double>(padded_vocab(a)) * h;
   p.active = p.total() - p.experts + active_experts;

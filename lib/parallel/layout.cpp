@@ -1,6 +1,8 @@
 // Validation of clusters, jobs and layouts: each rule with a message that names it.
 #include "parallel/layout.hpp"
 
+#include <limits>
+
 #include "core/error.hpp"
 #include "parallel/trainer_rules.hpp"
 
@@ -27,6 +29,18 @@ void JobSpec::validate() const {
 std::string layout_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster) {
   const auto v = structural_violation(l, job, cluster);
   return v ? v->reason : "";
+}
+
+long long Layout::gpus() const {
+  long long n = 1;
+  for (const int degree : {tp, pp, cp, dp})
+    if (__builtin_mul_overflow(n, static_cast<long long>(degree), &n)) return std::numeric_limits<long long>::max();
+  return n;
+}
+
+std::string Layout::gpus_text() const {
+  const long long n = gpus();
+  return n == std::numeric_limits<long long>::max() ? "more than 9.2e18" : std::to_string(n);
 }
 
 }  // namespace isoflop::parallel

@@ -88,7 +88,10 @@ struct Layout {
   int first_stage_layers = 0;    // layers on the first pipeline stage; 0 = an even split
   int last_stage_layers = 0;     // layers on the last pipeline stage; 0 = an even split
 
-  int gpus() const { return tp * pp * cp * dp; }
+  // TP·PP·CP·DP; a product past a 64-bit integer (four pins of a million) saturates: no cluster is that large.
+  long long gpus() const;
+  // gpus() in words: the number, or "more than 9.2e18" where it saturated.
+  std::string gpus_text() const;
   // Micro-batches per pipeline per iteration: m = B / (b · d).
   long long micro_batches(long long global_batch) const { return global_batch / (static_cast<long long>(micro_batch) * dp); }
   bool operator==(const Layout&) const = default;

@@ -28,8 +28,12 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
                                     : " (pin the first and last stage layers)"));
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
-  const long long product =
-      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
+  Layout pinned;  // the pinned degrees, 1 where open
+  pinned.tp = pins.tp.value_or(1);
+  pinned.pp = pins.pp.value_or(1);
+  pinned.cp = pins.cp.value_or(1);
+  pinned.dp = pins.dp.value_or(1);
+  const long long product = pinned.gpus();
   if (cluster.gpus % product != 0)
     throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
   if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)

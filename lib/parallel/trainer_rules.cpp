@@ -28,7 +28,7 @@ std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec
   if (l.gpus() != cluster.gpus)
     return fail(words, "gpus", [&] {
       return std::string("TP·PP·CP·DP = " + s(l.tp) + "·" + s(l.pp) + "·" + s(l.cp) + "·" + s(l.dp) + " = " +
-                         s(l.gpus()) + " is not the " + s(cluster.gpus) + " GPUs");
+                         l.gpus_text() + " is not the " + s(cluster.gpus) + " GPUs");
     });
   if (a.heads % l.tp != 0)
     return fail(words, "heads",

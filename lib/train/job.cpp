@@ -14,6 +14,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/output_path.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::train {
 namespace {
@@ -41,6 +42,12 @@ E enum_field(catalog::FieldReader& r, const std::string& key, const EnumNames<E,
   return names.parse(r.string(key), where + ": " + key);
 }
 
+// Every token count is at most kMaxTokens (NaN included in the refusal).
+void check_token_count(const std::string& name, double tokens) {
+  if (!(tokens <= kMaxTokens))
+    throw InputError(name + ": " + units::format_scientific(tokens) + " tokens is too many; at most " + units::format_scientific(kMaxTokens));
+}
+
 }  // namespace
 
 long long Job::warmup_steps() const {
@@ -51,6 +58,10 @@ void Job::validate() const {
   model.validate();
   if (train.batch <= 0) throw InputError("train.batch: must be a positive integer");
   if (!(train.tokens > 0)) throw InputError("train.tokens: must be a positive token count");
+  // Bounded first: the step counts below are whole numbers made from these.
+  check_token_count("train.tokens", train.tokens);
+  check_token_count("train.warmup", train.warmup_tokens);
+  check_token_count("eval.tokens", eval.tokens);
   if (!(train.lr > 0)) throw InputError("train.lr: must be positive");
   if (steps() < 1)
     throw InputError("train.tokens: " + std::to_string(static_cast<long long>(train.tokens)) +
@@ -119,6 +130,8 @@ Job parse_job(const std::string& text, const std::string& file) {
 
   catalog::FieldReader t(top.child("train"), file, "section 'train'");
   job.train.tokens = t.positive("tokens");
+  // The quanta corpus below is sized from it, before validate() runs.
+  if (job.train.tokens > kMaxTokens) t.fail("tokens", "is too large: at most " + units::format_scientific(kMaxTokens) + " tokens");
   job.train.batch = int_field(t, "batch");
   job.train.lr = t.positive("lr");
   job.train.warmup_tokens = t.non_negative_or("warmup", 0);

@@ -161,6 +161,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "proposal-type.yaml", "name: p\narch: chinchilla-70b\ntokens: [1]\ncluster: {gpu: a100-sxm4-80gb, gpus: 8}\n");
   write(d / "proposal-key.yaml", proposal + "layout:\n  tp: 8\n  zeroo: 1\n");
   write(d / "proposal-dup.yaml", proposal + "tokens: 2T\n");
+  write(d / "proposal-tp.yaml", proposal + "layout:\n  tp: 4294967297\n");
   write(d / "proposal-gpu.yaml", "name: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-80\n  gpus: 8\n");
   write(d / "policy-ok.yaml", "rules:\n  days: {max: 90}\n");
   write(d / "policy-unknown.yaml", "rules:\n  days: {max: 90}\n  loss_gap_vs_optimum: {max_percent: 1}\n");
@@ -221,6 +222,7 @@ void make_fixtures(const fs::path& d) {
            "\n    peak_16bit_tflops: 100\n    memory_gb: 80\n    memory_bandwidth_gb_per_s: 2000\n"
            "    tdp: 700 W\n    source: a generated overlay entry for the scale test of the catalog loader\n";
   write(d / "ov-big" / "catalog.yaml", big);
+  write(d / "arch-wide.yaml", "layers: 2\nd_model: 4000000000000000000\nheads: 1\nvocab: 32\n");
   write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
   write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");
   write(d / "not-a-doc.json", "{\"hello\": 1}\n");

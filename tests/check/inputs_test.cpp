@@ -73,6 +73,14 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
         "micro_batch, zero, recompute, sequence_parallel, trainer");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", kProposal + "  tp: 4\n"); }) ==
         "p.yaml:12: duplicate key 'tp' (first at line 9)");
+  // Pins are bounded as --tp, --pp … are; past an int one would have wrapped to a small degree.
+  CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", kProposal + "  ep: 4294967297\n"); }) ==
+        "p.yaml:12: layout.ep: must be at most 1000000");
+  CHECK(error_of([] {
+          doc::parse_proposal(cat(), "p.json",
+                              "{\"arch\": \"chinchilla-70b\", \"tokens\": \"1.4T\", \"cluster\": {\"gpu\": "
+                              "\"a100-sxm4-80gb\", \"gpus\": 1024},\n \"layout\": {\"micro_batch\": 18446744073709551615}}\n");
+        }) == "p.json:2: layout.micro_batch: must be at most 1000000");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
         "p.yaml:1: cluster: missing (gpu and gpus or nodes)");
   CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  day: {max: 9}\n"); }) ==

@@ -63,6 +63,17 @@ TEST_CASE("systems rules: memory headroom, MFU, runnability") {
   CHECK(verdict(kDense, "layout_runnable: {trainer: megatron}").outcome == Outcome::kPass);
   CHECK(verdict(odd_tp, "layout_runnable: {trainer: megatron}").outcome == Outcome::kFail);
   CHECK(verdict(odd_tp, "layout_runnable: {severity: warn}").outcome == Outcome::kWarn);
+  // Four pins at the largest degree accepted multiply past a 64-bit integer: a failed verdict that says so,
+  // never a wrapped product, and no layout costed.
+  const std::string vast = "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+                           "layout: {tp: 1000000, pp: 1000000, cp: 1000000, dp: 1000000}\n";
+  const auto runnable = verdict(vast, "layout_runnable: {trainer: megatron}");
+  CHECK(runnable.outcome == Outcome::kFail);
+  CHECK(runnable.reason.find("= more than 9.2e18 is not the 1024 GPUs") != std::string::npos);
+  const auto memory = verdict(vast, "memory_headroom_gib: {min: 4}");
+  CHECK(memory.outcome == Outcome::kFail);
+  CHECK(memory.reason.find("× dp 1000000 = more than 9.2e18 ≠ gpus 1024") != std::string::npos);
+  CHECK(verdict(vast, "days: {max: 90}").outcome == Outcome::kNotApplicable);
   // 70B with every model state on each of 8 tensor-parallel 40 GB GPUs does not fit; the fix is named.
   const std::string big = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: a100-sxm4-40gb, gpus: 512}\n"
                           "layout: {tp: 8, pp: 1, dp: 64, zero: 0, recompute: none}\n";

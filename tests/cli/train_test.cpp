@@ -150,6 +150,10 @@ TEST_CASE("train: bad jobs exit 2 with one line, and what was written stays") {
       {"backend: cpu", "backend: gpu", "not one of auto|cpu|cuda"},
       {"source: markov", "source: wikipedia", "source"},
       {"  tokens: 60k", "  tokens: 500", "does not fit"},
+      // Token counts past kMaxTokens would overflow the whole-number step counts made from them.
+      {"tokens: 49152", "tokens: 3.9e124", "field 'tokens': is too large: at most 1e16 tokens"},
+      {"warmup: 4k", "warmup: 1e200", "train.warmup: 1e200 tokens is too many; at most 1e16"},
+      {"tokens: 4k", "tokens: 1e30", "eval.tokens: 1e30 tokens is too many"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.needle);
