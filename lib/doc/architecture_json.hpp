@@ -26,8 +26,8 @@ inline constexpr auto fields<model::MoeConfig> =
                  if (m.top_k < 1) fail_at(j.at("top_k"), "must be at least 1");
                  if (m.shared_experts < 0) fail_at(j.at("shared_experts"), "must not be negative");
                  if (m.expert_ffn < 0 || m.expert_ffn > model::kMaxArchitectureSize)
-                   fail_at(j.at("expert_ffn"),
-                           "must be in [0, " + std::to_string(model::kMaxArchitectureSize) + "] (0: the dense ffn size)");
+                   fail_at(j.at("expert_ffn"), "must be in [0, " + std::to_string(model::kMaxArchitectureSize) +
+                                                   "] (0: the dense ffn size)");
                })};
 
 }  // namespace isoflop::doc

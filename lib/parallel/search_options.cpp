@@ -35,9 +35,10 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   pinned.dp = pins.dp.value_or(1);
   const long long product = pinned.gpus();
   if (cluster.gpus % product != 0)
-    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " does not divide the " + s(cluster.gpus) + " GPUs");
+    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " does not divide the " + s(cluster.gpus) +
+                     " GPUs");
   if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)
-    throw InputError("the pinned TP·PP·CP·DP = " + s(product) + " is not the " + s(cluster.gpus) + " GPUs");
+    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " is not the " + s(cluster.gpus) + " GPUs");
   if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
     throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
                                          s(static_cast<long long>(*pins.dp) * *pins.micro_batch));

@@ -45,7 +45,8 @@ E enum_field(catalog::FieldReader& r, const std::string& key, const EnumNames<E,
 // Every token count is at most kMaxTokens (NaN included in the refusal).
 void check_token_count(const std::string& name, double tokens) {
   if (!(tokens <= kMaxTokens))
-    throw InputError(name + ": " + units::format_scientific(tokens) + " tokens is too many; at most " + units::format_scientific(kMaxTokens));
+    throw InputError(name + ": " + units::format_scientific(tokens) + " tokens is too many; at most " +
+                     units::format_scientific(kMaxTokens));
 }
 
 }  // namespace
@@ -131,7 +132,8 @@ Job parse_job(const std::string& text, const std::string& file) {
   catalog::FieldReader t(top.child("train"), file, "section 'train'");
   job.train.tokens = t.positive("tokens");
   // The quanta corpus below is sized from it, before validate() runs.
-  if (job.train.tokens > kMaxTokens) t.fail("tokens", "is too large: at most " + units::format_scientific(kMaxTokens) + " tokens");
+  if (job.train.tokens > kMaxTokens)
+    t.fail("tokens", "is too large: at most " + units::format_scientific(kMaxTokens) + " tokens");
   job.train.batch = int_field(t, "batch");
   job.train.lr = t.positive("lr");
   job.train.warmup_tokens = t.non_negative_or("warmup", 0);

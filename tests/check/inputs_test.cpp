@@ -77,9 +77,10 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", kProposal + "  ep: 4294967297\n"); }) ==
         "p.yaml:12: layout.ep: must be at most 1000000");
   CHECK(error_of([] {
-          doc::parse_proposal(cat(), "p.json",
-                              "{\"arch\": \"chinchilla-70b\", \"tokens\": \"1.4T\", \"cluster\": {\"gpu\": "
-                              "\"a100-sxm4-80gb\", \"gpus\": 1024},\n \"layout\": {\"micro_batch\": 18446744073709551615}}\n");
+          doc::parse_proposal(
+              cat(), "p.json",
+              "{\"arch\": \"chinchilla-70b\", \"tokens\": \"1.4T\", \"cluster\": {\"gpu\": "
+              "\"a100-sxm4-80gb\", \"gpus\": 1024},\n \"layout\": {\"micro_batch\": 18446744073709551615}}\n");
         }) == "p.json:2: layout.micro_batch: must be at most 1000000");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
         "p.yaml:1: cluster: missing (gpu and gpus or nodes)");

@@ -65,8 +65,9 @@ TEST_CASE("systems rules: memory headroom, MFU, runnability") {
   CHECK(verdict(odd_tp, "layout_runnable: {severity: warn}").outcome == Outcome::kWarn);
   // Four pins at the largest degree accepted multiply past a 64-bit integer: a failed verdict that says so,
   // never a wrapped product, and no layout costed.
-  const std::string vast = "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
-                           "layout: {tp: 1000000, pp: 1000000, cp: 1000000, dp: 1000000}\n";
+  const std::string vast =
+      "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+      "layout: {tp: 1000000, pp: 1000000, cp: 1000000, dp: 1000000}\n";
   const auto runnable = verdict(vast, "layout_runnable: {trainer: megatron}");
   CHECK(runnable.outcome == Outcome::kFail);
   CHECK(runnable.reason.find("= more than 9.2e18 is not the 1024 GPUs") != std::string::npos);

@@ -97,13 +97,15 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
         "a.json: architecture.vocab: must be at most 1000000000000");
   CHECK(message(with(sparse, P("/moe/expert_ffn"), -1)) ==
         "a.json: architecture.moe.expert_ffn: must be in [0, 1000000000000] (0: the dense ffn size)");
-  CHECK(message(with(sparse, P("/moe/top_k"), -2147483647 - 1)) == "a.json: architecture.moe.top_k: must be at least 1");
+  CHECK(message(with(sparse, P("/moe/top_k"), -2147483647 - 1)) ==
+        "a.json: architecture.moe.top_k: must be at least 1");
   CHECK(message(with(sparse, P("/moe/shared_experts"), -1)) ==
         "a.json: architecture.moe.shared_experts: must not be negative");
   // Counts as large as an int holds are counted in double: 65536 layers × 65536 experts, 2^31 − 1 shared
   // experts. The routed experts scale exactly with layers × experts from a small model of the same widths.
   auto counted = [&](int layers, int experts, int shared) {
-    model::Architecture a = with(with(sparse, P("/layers"), layers), P("/moe/experts"), experts).get<model::Architecture>();
+    model::Architecture a =
+        with(with(sparse, P("/layers"), layers), P("/moe/experts"), experts).get<model::Architecture>();
     a.moe.every = 1;
     a.moe.shared_experts = shared;
     return model::count_params(a);
@@ -111,7 +113,7 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
   const model::ParamCount small = counted(4, 4, 0), vast = counted(65536, 65536, 2147483647);
   CHECK(vast.routed_experts / small.routed_experts == doctest::Approx(65536.0 * 65536.0 / 16.0).epsilon(1e-12));
   CHECK(vast.experts > vast.routed_experts * 2147483647.0 / 65536.0);  // the shared experts are all counted
-  CHECK(vast.active > vast.routed_experts);                              // each token passes every shared one
+  CHECK(vast.active > vast.routed_experts);                            // each token passes every shared one
 }
 
 TEST_CASE("resolve_architecture: catalog ids, documents as JSON and YAML, bare objects and models.yaml files") {
