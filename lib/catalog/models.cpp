@@ -4,6 +4,8 @@
 #include "catalog/entry_fields.hpp"
 
 #include "core/error.hpp"
+#include "model/params.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::catalog {
 namespace {
@@ -70,6 +72,9 @@ model::Architecture parse_architecture(FieldReader& r) {
                         std::to_string(a.heads) + " (give head_size to override)");
   if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
     r.fail("kv_heads", "heads " + std::to_string(a.heads) + " must be a multiple of kv_heads");
+  if (const double params = model::count_params(a).total(); params > model::kMaxParams)
+    r.fail("", units::format_scientific(params) + " parameters are implausibly many (at most " +
+                   units::format_scientific(model::kMaxParams) + ")");
   return a;
 }
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "units/format.hpp"
+
 namespace isoflop::model {
 namespace {
 
@@ -37,6 +39,9 @@ void check(const Json& j, const Architecture& a) {
   if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
     doc::fail_at(j.at("kv_heads"), "heads " + std::to_string(a.heads) + " must be a multiple of kv_heads");
   if (a.moe.enabled() && a.moe.top_k > a.moe.experts) doc::fail_at(j.at("moe").at("top_k"), "must not exceed experts");
+  if (const double params = count_params(a).total(); params > kMaxParams)
+    doc::fail_at(j, units::format_scientific(params) + " parameters are implausibly many (at most " +
+                        units::format_scientific(kMaxParams) + ")");
 }
 
 // "moe_layers", "params", "non_embedding_params", "active_params": from one count, not read.

@@ -6,6 +6,10 @@
 
 namespace isoflop::model {
 
+// The most parameters an architecture read from a file may have: a million times today's largest models, and
+// within the 64-bit integers documents write parameter counts in.
+inline constexpr double kMaxParams = 1e18;
+
 struct ParamCount {
   double token_embedding = 0;     // padded vocabulary × d_model
   double position_embedding = 0;  // learned positions: seq × d_model

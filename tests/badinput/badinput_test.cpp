@@ -223,6 +223,7 @@ void make_fixtures(const fs::path& d) {
            "    tdp: 700 W\n    source: a generated overlay entry for the scale test of the catalog loader\n";
   write(d / "ov-big" / "catalog.yaml", big);
   write(d / "arch-wide.yaml", "layers: 2\nd_model: 4000000000000000000\nheads: 1\nvocab: 32\n");
+  write(d / "arch-vast.yaml", "layers: 1000000000\nd_model: 1000000000000\nheads: 1\nvocab: 32\n");
   write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
   write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");
   write(d / "not-a-doc.json", "{\"hello\": 1}\n");

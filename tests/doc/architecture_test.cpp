@@ -101,6 +101,9 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
         "a.json: architecture.moe.top_k: must be at least 1");
   CHECK(message(with(sparse, P("/moe/shared_experts"), -1)) ==
         "a.json: architecture.moe.shared_experts: must not be negative");
+  // Parameter counts are written as 64-bit integers: a model past 1e18 parameters is refused, not written wrapped.
+  CHECK(message(with(dense, P("/layers"), 1'000'000'000)) ==
+        "a.json: architecture: 1.81e18 parameters are implausibly many (at most 1e18)");
   // Counts as large as an int holds are counted in double: 65536 layers × 65536 experts, 2^31 − 1 shared
   // experts. The routed experts scale exactly with layers × experts from a small model of the same widths.
   auto counted = [&](int layers, int experts, int shared) {
