@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
 
 namespace isoflop::catalog {
@@ -73,6 +74,15 @@ bool FieldReader::has(const std::string& key) const {
 std::string FieldReader::where(const std::string& key) const {
   const YAML::Node* value = find(key);
   return value && value->IsDefined() ? location(file_, *value) : location(file_, node_);
+}
+
+long long FieldReader::limited(const std::string& key, long long value) const {
+  try {
+    units::check_integer_limit(key, value);
+  } catch (const FieldError& e) {
+    fail(key, e.message());
+  }
+  return value;
 }
 
 void FieldReader::fail(const std::string& key, const std::string& message) const {

@@ -47,6 +47,9 @@ class FieldReader {
   // A whole number in [low, high] that fits an int (counts of devices, years), checked before any arithmetic.
   int int_in(const std::string& key, long long low, long long high);
   int int_in_or(const std::string& key, long long low, long long high, int fallback);
+  // `value` (read from `key`) within the sanity limit every command applies to that field ("seq", "vocab",
+  // "global_batch"; units/integer_limits.hpp), so that their products stay within 64 bits.
+  long long limited(const std::string& key, long long value) const;
 
   // Quantities with units, parsed by lib/units (a bare number is taken in the SI unit: W, J, s, kg/kWh).
   double power_w(const std::string& key);

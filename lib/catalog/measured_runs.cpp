@@ -26,9 +26,9 @@ MeasuredRun parse_run(FieldReader& r, const Catalog& catalog) {
     run.architecture = parse_architecture(a);
     a.finish();
   }
-  run.seq = r.positive_integer_or("seq", run.architecture.seq);
+  run.seq = r.limited("seq", r.positive_integer_or("seq", run.architecture.seq));
   run.architecture.seq = run.seq;
-  run.global_batch = r.positive_integer("global_batch");
+  run.global_batch = r.limited("global_batch", r.positive_integer("global_batch"));
   FieldReader l(r.child("layout"), r.file(), "layout of run '" + run.name + "'");
   run.tp = l.int_in_or("tp", 1, 1024, 1);
   run.pp = l.int_in_or("pp", 1, 4096, 1);
@@ -44,9 +44,10 @@ MeasuredRun parse_run(FieldReader& r, const Catalog& catalog) {
   }
   run.sequence_parallel = l.boolean_or("sequence_parallel", run.tp > 1);
   l.finish();
-  if (run.gpus % (run.tp * run.pp * run.cp) != 0)
-    r.fail("gpus", std::to_string(run.gpus) + " is not a multiple of tp x pp x cp = " +
-                       std::to_string(run.tp * run.pp * run.cp));
+  // In 64 bits: the accepted degrees multiply past an int (1024 × 4096 × 1024).
+  const long long model_parallel = static_cast<long long>(run.tp) * run.pp * run.cp;
+  if (run.gpus % model_parallel != 0)
+    r.fail("gpus", std::to_string(run.gpus) + " is not a multiple of tp x pp x cp = " + std::to_string(model_parallel));
   run.trainer = r.string_or("trainer", "");
   FieldReader m(r.child("measured"), r.file(), "measured of run '" + run.name + "'");
   int given = 0;

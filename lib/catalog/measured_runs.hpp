@@ -39,7 +39,7 @@ struct MeasuredRun {
   std::string source;
   std::string file;                  // "published_runs.yaml:12"
 
-  int dp() const { return gpus / (tp * pp * cp); }
+  int dp() const { return static_cast<int>(gpus / (static_cast<long long>(tp) * pp * cp)); }
 };
 
 // Parses a runs file: `runs:` a list of entries

@@ -5,7 +5,6 @@
 
 #include "core/error.hpp"
 #include "model/params.hpp"
-#include "units/format.hpp"
 
 namespace isoflop::catalog {
 namespace {
@@ -29,7 +28,7 @@ int to_int(FieldReader& r, const std::string& key, long long value) {
   return static_cast<int>(value);
 }
 
-// A size (d_model, ffn, vocab …) at most model::kMaxArchitectureSize.
+// A size (d_model, head_size, ffn, expert_ffn) at most model::kMaxArchitectureSize.
 long long size_field(FieldReader& r, const std::string& key, long long value) {
   if (value > model::kMaxArchitectureSize)
     r.fail(key, "is implausibly large (at most " + std::to_string(model::kMaxArchitectureSize) + ")");
@@ -48,9 +47,9 @@ model::Architecture parse_architecture(FieldReader& r) {
   a.head_size = size_field(r, "head_size", r.non_negative_integer_or("head_size", 0));
   a.ffn = size_field(r, "ffn", r.non_negative_integer_or("ffn", 0));
   a.activation = parse_enum(r, "activation", model::kActivationNames, model::Activation::kGelu);
-  a.vocab = size_field(r, "vocab", r.positive_integer("vocab"));
+  a.vocab = r.limited("vocab", r.positive_integer("vocab"));
   a.vocab_pad_multiple = to_int(r, "vocab_pad_multiple", r.positive_integer_or("vocab_pad_multiple", 1));
-  a.seq = size_field(r, "seq", r.positive_integer_or("seq", 2048));
+  a.seq = r.limited("seq", r.positive_integer_or("seq", 2048));
   a.positional = parse_enum(r, "positional", model::kPositionalEncodingNames, model::PositionalEncoding::kLearned);
   a.tied_embeddings = r.boolean_or("tied_embeddings", true);
   a.norm = parse_enum(r, "norm", model::kNormKindNames, model::NormKind::kLayerNorm);
@@ -73,8 +72,7 @@ model::Architecture parse_architecture(FieldReader& r) {
   if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
     r.fail("kv_heads", "heads " + std::to_string(a.heads) + " must be a multiple of kv_heads");
   if (const double params = model::count_params(a).total(); params > model::kMaxParams)
-    r.fail("", units::format_scientific(params) + " parameters are implausibly many (at most " +
-                   units::format_scientific(model::kMaxParams) + ")");
+    r.fail("", model::too_many_params(params));
   return a;
 }
 

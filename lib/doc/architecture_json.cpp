@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "units/format.hpp"
+#include "units/integer_limits.hpp"
 
 namespace isoflop::model {
 namespace {
@@ -30,9 +30,12 @@ void check(const Json& j, const Architecture& a) {
     if (j.at(key).get<long long>() < 1) doc::fail_at(j.at(key), "must be positive");
   for (const char* key : {"kv_heads", "head_size", "ffn"})
     if (j.at(key).get<long long>() < 0) doc::fail_at(j.at(key), "must not be negative");
-  for (const char* key : {"d_model", "head_size", "ffn", "vocab", "seq"})
+  for (const char* key : {"d_model", "head_size", "ffn"})
     if (j.at(key).get<long long>() > kMaxArchitectureSize)
       doc::fail_at(j.at(key), "must be at most " + std::to_string(kMaxArchitectureSize));
+  for (const char* key : {"vocab", "seq"})  // the sanity limits every command applies (units/integer_limits.hpp)
+    if (const long long limit = *units::integer_limit(key); j.at(key).get<long long>() > limit)
+      doc::fail_at(j.at(key), "must be at most " + std::to_string(limit));
   if (a.head_size == 0 && a.d_model % a.heads != 0)
     doc::fail_at(j.at("heads"), "d_model " + std::to_string(a.d_model) + " is not divisible by heads " +
                                     std::to_string(a.heads) + " (give head_size to override)");
@@ -40,8 +43,7 @@ void check(const Json& j, const Architecture& a) {
     doc::fail_at(j.at("kv_heads"), "heads " + std::to_string(a.heads) + " must be a multiple of kv_heads");
   if (a.moe.enabled() && a.moe.top_k > a.moe.experts) doc::fail_at(j.at("moe").at("top_k"), "must not exceed experts");
   if (const double params = count_params(a).total(); params > kMaxParams)
-    doc::fail_at(j, units::format_scientific(params) + " parameters are implausibly many (at most " +
-                        units::format_scientific(kMaxParams) + ")");
+    doc::fail_at(j, too_many_params(params));
 }
 
 // "moe_layers", "params", "non_embedding_params", "active_params": from one count, not read.

@@ -12,6 +12,7 @@
 #include "doc/architecture_json.hpp"
 #include "doc/plan_document.hpp"
 #include "doc/yaml_json.hpp"
+#include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
 
 namespace isoflop::doc {
@@ -182,8 +183,10 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
   if (!j.contains("tokens")) in.fail("tokens", "missing (training tokens, e.g. 1.4T)");
   p.tokens = in.count(j.at("tokens"), "tokens");
   if (j.contains("unique_tokens")) p.unique_tokens = in.count(j.at("unique_tokens"), "unique_tokens");
-  if (j.contains("seq")) p.seq = in.integer(j.at("seq"), "seq", 1);
-  if (j.contains("global_batch")) p.global_batch = in.integer(j.at("global_batch"), "global_batch", 1);
+  // seq and global_batch within the sanity limits every command applies (their product stays within 64 bits).
+  if (j.contains("seq")) p.seq = in.integer(j.at("seq"), "seq", 1, *units::integer_limit("seq"));
+  if (j.contains("global_batch"))
+    p.global_batch = in.integer(j.at("global_batch"), "global_batch", 1, *units::integer_limit("global_batch"));
   if (!j.contains("cluster")) in.fail("cluster", "missing (gpu and gpus or nodes)");
   read_cluster(in, j.at("cluster"), p);
   if (j.contains("layout")) read_layout(in, j.at("layout"), p);

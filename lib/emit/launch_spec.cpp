@@ -93,7 +93,7 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
                                          std::to_string(s.gpus_per_node));
   s.nodes = s.gpus / s.gpus_per_node;
   if (s.layout.gpus() != s.gpus)
-    throw FieldError("plan layout", "TP·PP·CP·DP = " + std::to_string(s.layout.gpus()) + " is not the cluster's " +
+    throw FieldError("plan layout", "TP·PP·CP·DP = " + s.layout.gpus_text() + " is not the cluster's " +
                                        std::to_string(s.gpus) + " GPUs");
   s.global_batch = plan.job.global_batch;
   const long long per_pass = static_cast<long long>(s.layout.micro_batch) * s.layout.dp;

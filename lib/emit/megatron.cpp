@@ -73,7 +73,7 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
   add(a, "pipeline-model-parallel-size", {str(l.pp)});
   if (l.first_stage_layers > 0) add(a, "decoder-first-pipeline-num-layers", {str(l.first_stage_layers)});
   if (l.last_stage_layers > 0) add(a, "decoder-last-pipeline-num-layers", {str(l.last_stage_layers)});
-  if (l.vpp > 1) add(a, "num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (l.pp * l.vpp))});
+  if (l.vpp > 1) add(a, "num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (static_cast<long long>(l.pp) * l.vpp))});
   if (l.sequence_parallel && l.tp > 1) add(a, "sequence-parallel");
   if (l.cp > 1) add(a, "context-parallel-size", {str(l.cp)});
   if (l.ep > 1) add(a, "expert-model-parallel-size", {str(l.ep)});

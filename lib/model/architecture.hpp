@@ -17,9 +17,9 @@ ISOFLOP_NAMED_ENUM(PositionalEncoding, (kLearned, "learned"), (kRotary, "rotary"
 
 ISOFLOP_NAMED_ENUM(NormKind, (kLayerNorm, "layernorm"), (kRmsNorm, "rmsnorm"));
 
-// The largest size an architecture may name (d_model, head_size, ffn, expert_ffn, vocab, seq): a million times
-// today's largest models' and small enough that every size derived from one (4·d_model, the padded vocabulary)
-// stays exact in a 64-bit integer. Counts (layers, heads, experts) are ints.
+// The largest width an architecture may name (d_model, head_size, ffn, expert_ffn): a million times today's
+// largest models' and small enough that every size derived from one (4·d_model) stays exact in a 64-bit integer.
+// Counts (layers, heads, experts) are ints; seq and vocab have the limits of units/integer_limits.hpp.
 inline constexpr long long kMaxArchitectureSize = 1'000'000'000'000;
 
 // Sparse mixture-of-experts fields; experts == 0 means a dense model.

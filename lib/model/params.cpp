@@ -1,6 +1,8 @@
 // Parameter counting, component by component.
 #include "model/params.hpp"
 
+#include "units/format.hpp"
+
 namespace isoflop::model {
 namespace {
 
@@ -14,6 +16,12 @@ double mlp_block(const Architecture& a, long long hidden) {
 }
 
 }  // namespace
+
+std::string too_many_params(double params) {
+  // Six digits: a count just past the bound does not print as the bound itself.
+  return units::format_scientific(params, 6) + " parameters are more than the " +
+         units::format_scientific(kMaxParams) + " an architecture may have";
+}
 
 long long padded_vocab(const Architecture& a) {
   const long long m = a.vocab_pad_multiple > 0 ? a.vocab_pad_multiple : 1;

@@ -2,6 +2,8 @@
 // non-embedding (Kaplan et al. 2020) and active per token (MoE).
 #pragma once
 
+#include <string>
+
 #include "model/architecture.hpp"
 
 namespace isoflop::model {
@@ -9,6 +11,10 @@ namespace isoflop::model {
 // The most parameters an architecture read from a file may have: a million times today's largest models, and
 // within the 64-bit integers documents write parameter counts in.
 inline constexpr double kMaxParams = 1e18;
+
+// Why an architecture of `params` > kMaxParams parameters is refused, in one phrase:
+// "1.2e34 parameters are more than the 1e18 an architecture may have".
+std::string too_many_params(double params);
 
 struct ParamCount {
   double token_embedding = 0;     // padded vocabulary × d_model

@@ -26,9 +26,12 @@ void ShapeOptions::validate() const {
   if (!(tolerance > 0 && tolerance < 1)) throw InputError("shape: tolerance must be in (0, 1)");
 }
 
+
 ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   o.validate();
   if (!(target > 0) || !std::isfinite(target)) throw FieldError("params", "must be a positive number");
+  // No architecture past kMaxParams is read back, so none is made.
+  if (target > kMaxParams) throw FieldError("params", too_many_params(target));
   const double aspect = static_cast<double>(o.reference.d_model) / o.reference.layers;
   const long long head = o.reference.effective_head_size();
   const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
@@ -66,7 +69,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
         a.ffn = static_cast<long long>(std::llround(static_cast<double>(o.reference.ffn) / o.reference.d_model * a.d_model / 256.0)) * 256;
       const double params = count_params(a).total();
       const double ratio = params / target;
-      if (std::fabs(ratio - 1) > o.tolerance) continue;
+      if (std::fabs(ratio - 1) > o.tolerance || params > kMaxParams) continue;
       found.push_back({{a, params, ratio}, score(a, ratio)});
     }
   }
@@ -196,6 +199,7 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   o.validate();
   if (!(target > 0) || !std::isfinite(target))
     throw FieldError(o.target_active ? "active_params" : "params", "must be a positive number");
+  if (target > kMaxParams) throw FieldError(o.target_active ? "active_params" : "params", too_many_params(target));
   const Architecture& block = o.block;
   auto make = [&](int layers, long long d_model, long long head) {
     Architecture a = block;
@@ -259,7 +263,7 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
         c.architecture = make(layers, k * step, head);
         std::tie(c.params, c.active_params) = measure(c.architecture);
         c.ratio = metric({c.params, c.active_params}) / target;
-        if (std::fabs(c.ratio - 1) > o.tolerance) continue;
+        if (std::fabs(c.ratio - 1) > o.tolerance || c.params > kMaxParams) continue;  // readers refuse more
         c.preferred = preferred_shape(o.family, c.active_params, o.head_sizes);
         const double d = static_cast<double>(c.architecture.d_model);
         const double departure = o.family.rule == ShapeRule::kAspect

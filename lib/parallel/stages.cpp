@@ -31,9 +31,13 @@ bool stage_layers_consistent(int layers, const Layout& l) {
 }
 
 EdgeLayers balanced_edge_layers(int layers, int pp, int vpp) {
-  if (pp < 2 || vpp < 1 || layers % (pp * vpp) == 0) return {0, 0};
-  const int middle = (layers + pp * vpp - 1) / (pp * vpp) * vpp;
-  const int rest = layers - middle * (pp - 2);
+  // In 64 bits: PP and VPP pinned up to a million each multiply past an int.
+  const long long round = static_cast<long long>(pp) * vpp;
+  if (pp < 2 || vpp < 1 || layers % round == 0) return {0, 0};
+  const long long middle = (layers + round - 1) / round * vpp;
+  const long long rest_layers = layers - middle * (pp - 2);
+  if (rest_layers < 2LL * vpp) return {0, 0};
+  const int rest = static_cast<int>(rest_layers);  // at most layers
   if (rest < 2 * vpp || rest % vpp != 0) return {0, 0};
   const int last = rest / vpp / 2 * vpp;
   const int first = rest - last;
@@ -47,8 +51,8 @@ std::string stage_split_violation(int layers, const Layout& l) {
   const bool first_set = l.first_stage_layers > 0, last_set = l.last_stage_layers > 0;
   if (l.first_stage_layers < 0 || l.last_stage_layers < 0) return "first and last stage layers must not be negative";
   if (!first_set && !last_set) {
-    if (layers % (pp * vpp) != 0)
-      return "layers " + s(layers) + " are not divisible by PP·VPP = " + s(pp * vpp) +
+    if (const long long round = static_cast<long long>(pp) * vpp; layers % round != 0)
+      return "layers " + s(layers) + " are not divisible by PP·VPP = " + s(round) +
              " (give the first and last stages' layers for an uneven split)";
     return "";
   }

@@ -46,7 +46,7 @@ std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec
   if (!stage_layers_consistent(a.layers, l)) {
     if (l.first_stage_layers == 0 && l.last_stage_layers == 0)
       return fail(words, "stages", [&] {
-        return std::string("layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(l.pp * l.vpp) +
+        return std::string("layers " + s(a.layers) + " are not divisible by PP·VPP = " + s(static_cast<long long>(l.pp) * l.vpp) +
                            " (give the first and last stages' layers for an uneven split)");
       });
     const StageLayers st = pipeline_stage_layers(a.layers, l);

@@ -42,11 +42,22 @@ E enum_field(catalog::FieldReader& r, const std::string& key, const EnumNames<E,
   return names.parse(r.string(key), where + ": " + key);
 }
 
-// Every token count is at most kMaxTokens (NaN included in the refusal).
+// Why a token count past kMaxTokens is refused: "is too large: 1e200 tokens (at most 1e16)".
+std::string too_many_tokens(double tokens) {
+  return "is too large: " + units::format_scientific(tokens) + " tokens (at most " +
+         units::format_scientific(kMaxTokens) + ")";
+}
+
+// A token count read from `key`, at most kMaxTokens: the step counts are whole numbers made from it.
+double token_field(catalog::FieldReader& r, const std::string& key, double tokens) {
+  if (tokens > kMaxTokens) r.fail(key, too_many_tokens(tokens));
+  return tokens;
+}
+
+// The same bound on a job built in code, where a NaN may reach it too.
 void check_token_count(const std::string& name, double tokens) {
-  if (!(tokens <= kMaxTokens))
-    throw InputError(name + ": " + units::format_scientific(tokens) + " tokens is too many; at most " +
-                     units::format_scientific(kMaxTokens));
+  if (std::isnan(tokens)) throw InputError(name + ": is not a number");
+  if (tokens > kMaxTokens) throw InputError(name + ": " + too_many_tokens(tokens));
 }
 
 }  // namespace
@@ -130,13 +141,10 @@ Job parse_job(const std::string& text, const std::string& file) {
                         std::to_string(job.model.heads));
 
   catalog::FieldReader t(top.child("train"), file, "section 'train'");
-  job.train.tokens = t.positive("tokens");
-  // The quanta corpus below is sized from it, before validate() runs.
-  if (job.train.tokens > kMaxTokens)
-    t.fail("tokens", "is too large: at most " + units::format_scientific(kMaxTokens) + " tokens");
+  job.train.tokens = token_field(t, "tokens", t.positive("tokens"));  // sizes the quanta corpus below
   job.train.batch = int_field(t, "batch");
   job.train.lr = t.positive("lr");
-  job.train.warmup_tokens = t.non_negative_or("warmup", 0);
+  job.train.warmup_tokens = token_field(t, "warmup", t.non_negative_or("warmup", 0));
   job.train.min_lr_fraction = t.non_negative_or("min_lr_fraction", job.train.min_lr_fraction);
   job.train.weight_decay = t.non_negative_or("weight_decay", job.train.weight_decay);
   job.train.clip = t.non_negative_or("clip", job.train.clip);
@@ -186,7 +194,7 @@ Job parse_job(const std::string& text, const std::string& file) {
   if (auto e = top.optional_child("eval")) {
     catalog::FieldReader r(*e, file, "section 'eval'");
     job.eval.every = r.non_negative_integer_or("every", 0);
-    job.eval.tokens = r.positive_or("tokens", job.eval.tokens);
+    job.eval.tokens = token_field(r, "tokens", r.positive_or("tokens", job.eval.tokens));
     r.finish();
   }
   std::string stem = fs::path(file).stem().string();

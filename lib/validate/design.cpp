@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "model/shape.hpp"
 #include "scaling/allocate.hpp"
+#include "train/job.hpp"
 #include "units/format.hpp"
 #include "validate/shape.hpp"
 
@@ -140,7 +141,14 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
       r.params = m.params;
       r.non_embedding_params = m.non_embedding_params;
       r.shape = m.config;
-      r.steps = std::llround(c / (6 * m.params) / step_tokens);
+      const double tokens = c / (6 * m.params);  // C = 6ND
+      if (!(tokens <= train::kMaxTokens))  // a job of more tokens is refused by train (and its steps pass a long long)
+        throw FieldError("total_flops", "the budget " + flops_text(c) + " gives the model of " +
+                                            units::format_count(m.params) + " parameters " +
+                                            units::format_scientific(tokens) + " tokens, more than the " +
+                                            units::format_scientific(train::kMaxTokens) +
+                                            " a training job may run; lower the total compute");
+      r.steps = std::llround(tokens / step_tokens);
       if (r.steps < p.min_steps)
         throw FieldError("total_flops", "the budget " + flops_text(c) + " is too small for the model of " +
                                             units::format_count(m.params) + " parameters: " + std::to_string(r.steps) +

@@ -223,6 +223,12 @@ void make_fixtures(const fs::path& d) {
            "    tdp: 700 W\n    source: a generated overlay entry for the scale test of the catalog loader\n";
   write(d / "ov-big" / "catalog.yaml", big);
   write(d / "arch-wide.yaml", "layers: 2\nd_model: 4000000000000000000\nheads: 1\nvocab: 32\n");
+  // Measured runs whose degrees multiply past an int, or whose batch is past the sanity limit.
+  const std::string run = "runs:\n  - name: wide\n    gpu: a100-sxm4-80gb\n    node: dgx-a100\n    gpus: 32\n"
+                          "    arch: {layers: 24, d_model: 2304, heads: 24, vocab: 51200, seq: 2048}\n";
+  const std::string measured = "    measured: {hardware_tflops_per_gpu: 137}\n    source: a test\n";
+  write(d / "runs-wide.yaml", run + "    global_batch: 512\n    layout: {tp: 1024, pp: 4096, cp: 1024}\n" + measured);
+  write(d / "runs-batch.yaml", run + "    global_batch: 9000000000000000000\n    layout: {tp: 1}\n" + measured);
   write(d / "arch-vast.yaml", "layers: 1000000000\nd_model: 1000000000000\nheads: 1\nvocab: 32\n");
   write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
   write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");

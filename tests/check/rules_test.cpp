@@ -75,6 +75,12 @@ TEST_CASE("systems rules: memory headroom, MFU, runnability") {
   CHECK(memory.outcome == Outcome::kFail);
   CHECK(memory.reason.find("× dp 1000000 = more than 9.2e18 ≠ gpus 1024") != std::string::npos);
   CHECK(verdict(vast, "days: {max: 90}").outcome == Outcome::kNotApplicable);
+  // PP·VPP of two pins of a million is named as it is, not wrapped in an int.
+  const std::string deep = "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1000000}\n"
+                           "layout: {tp: 1, pp: 1000000, dp: 1, vpp: 1000000}\n";
+  const auto stages = verdict(deep, "layout_runnable: {trainer: megatron}");
+  CHECK(stages.outcome == Outcome::kFail);
+  CHECK(stages.reason.find("layers 80 are not divisible by PP·VPP = 1000000000000") != std::string::npos);
   // 70B with every model state on each of 8 tensor-parallel 40 GB GPUs does not fit; the fix is named.
   const std::string big = "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: a100-sxm4-40gb, gpus: 512}\n"
                           "layout: {tp: 8, pp: 1, dp: 64, zero: 0, recompute: none}\n";

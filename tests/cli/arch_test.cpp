@@ -212,3 +212,18 @@ TEST_CASE("arch output is accepted as it is by layout --arch and flops --from, a
     CHECK(!doc["layouts"].empty());
   }
 }
+
+TEST_CASE("arch makes no architecture past the 1e18 parameters a reader accepts: one at the bound reads back") {
+  const auto dir = isoflop::test::fresh_temp_dir("arch", "bound");
+  // A million experts of a 1e18-parameter model: the shapes within 2 % above the bound are not offered.
+  const auto arch = run_cli("arch --moe --experts 1000000 --params 1e18 -o json");
+  REQUIRE(arch.status == 0);
+  const auto made = nlohmann::json::parse(arch.out);
+  const double params = made["architecture"]["params"].get<double>();
+  CHECK(params <= 1e18);
+  CHECK(params >= 0.98e18);
+  const auto file = (dir / "near.json").string();
+  std::ofstream(file) << arch.out;
+  const auto flops = run_json("flops --arch " + file + " --tokens 1e9 -o json");
+  CHECK(flops["architecture"]["params"].get<double>() == params);
+}

@@ -151,9 +151,9 @@ TEST_CASE("train: bad jobs exit 2 with one line, and what was written stays") {
       {"source: markov", "source: wikipedia", "source"},
       {"  tokens: 60k", "  tokens: 500", "does not fit"},
       // Token counts past kMaxTokens would overflow the whole-number step counts made from them.
-      {"tokens: 49152", "tokens: 3.9e124", "field 'tokens': is too large: at most 1e16 tokens"},
-      {"warmup: 4k", "warmup: 1e200", "train.warmup: 1e200 tokens is too many; at most 1e16"},
-      {"tokens: 4k", "tokens: 1e30", "eval.tokens: 1e30 tokens is too many"},
+      {"tokens: 49152", "tokens: 3.9e124", "section 'train' field 'tokens': is too large: 3.9e124 tokens (at most 1e16)"},
+      {"warmup: 4k", "warmup: 1e200", "section 'train' field 'warmup': is too large: 1e200 tokens (at most 1e16)"},
+      {"tokens: 4k", "tokens: 1e30", "section 'eval' field 'tokens': is too large: 1e30 tokens (at most 1e16)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.needle);

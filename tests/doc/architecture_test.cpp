@@ -90,11 +90,11 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
     return j;
   };
   using P = doc::Json::json_pointer;
-  // 4·d_model and the padded vocabulary stay within a 64-bit integer.
+  // 4·d_model stays within a 64-bit integer; vocab and seq have the limits every command applies.
   CHECK(message(with(dense, P("/d_model"), 4'000'000'000'000'000'000LL)) ==
         "a.json: architecture.d_model: must be at most 1000000000000");
   CHECK(message(with(dense, P("/vocab"), 9'223'372'036'854'775'807LL)) ==
-        "a.json: architecture.vocab: must be at most 1000000000000");
+        "a.json: architecture.vocab: must be at most 16777216");
   CHECK(message(with(sparse, P("/moe/expert_ffn"), -1)) ==
         "a.json: architecture.moe.expert_ffn: must be in [0, 1000000000000] (0: the dense ffn size)");
   CHECK(message(with(sparse, P("/moe/top_k"), -2147483647 - 1)) ==
@@ -103,7 +103,7 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
         "a.json: architecture.moe.shared_experts: must not be negative");
   // Parameter counts are written as 64-bit integers: a model past 1e18 parameters is refused, not written wrapped.
   CHECK(message(with(dense, P("/layers"), 1'000'000'000)) ==
-        "a.json: architecture: 1.81e18 parameters are implausibly many (at most 1e18)");
+        "a.json: architecture: 1.8121e18 parameters are more than the 1e18 an architecture may have");
   // Counts as large as an int holds are counted in double: 65536 layers × 65536 experts, 2^31 − 1 shared
   // experts. The routed experts scale exactly with layers × experts from a small model of the same widths.
   auto counted = [&](int layers, int experts, int shared) {

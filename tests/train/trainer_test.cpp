@@ -36,6 +36,20 @@ TEST_CASE("the example job parses and validates") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("a job built in code is held to the token bound its file is: no step count made from 1e200 tokens") {
+  const fs::path dir = temp_dir("bound");
+  Job job = parse(kTinyJob, dir);
+  job.train.warmup_tokens = 1e200;
+  CHECK_THROWS_WITH_AS(job.validate(), "train.warmup: is too large: 1e200 tokens (at most 1e16)", InputError);
+  job = parse(kTinyJob, dir);
+  job.eval.tokens = std::nan("");
+  CHECK_THROWS_WITH_AS(job.validate(), "eval.tokens: is not a number", InputError);
+  job = parse(kTinyJob, dir);
+  job.train.tokens = kMaxTokens;  // the bound itself is accepted
+  CHECK_NOTHROW(job.validate());
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a small model on the order-1 markov source (V 64) approaches the entropy floor from above") {
   const fs::path dir = temp_dir("floor");
   const Job job = parse(R"(
