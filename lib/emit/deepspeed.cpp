@@ -2,7 +2,9 @@
 // (deepspeedai/DeepSpeed deepspeed/runtime/config.py _batch_assertion); the layout it states is held to DeepSpeed's
 // runnability rules (data/trainers.yaml: ZeRO-2/3 refused with pipeline stages, no interleaved schedule, ...).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -98,12 +100,18 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
     if (option == "num_nodes") nodes = literal_integer(c[k + 1]).value_or(0);
     if (option == "num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
   }
-  f.cluster.gpus = static_cast<int>(nodes * per_node);
-  f.cluster.gpus_per_node = static_cast<int>(per_node);
+  f.cluster.gpus = world_size(nodes, per_node);
+  f.cluster.gpus_per_node = world_size(1, per_node);
   ParsedArguments a = parse_arguments(program_arguments(words, "pretrain_gpt.py"), data.megatron_deepspeed_flags,
                                       "Megatron-DeepSpeed", "");
   for (auto& p : a.problems) problems.push_back("isoflop.launch: " + p);
-  auto n = [&](const char* name, double fallback) { return static_cast<int>(a.number(name).value_or(fallback)); };
+  // A literal as an int: past an int's range it is clamped (every rule then refuses it); NaN is the fallback.
+  auto n = [&](const char* name, double fallback) {
+    const double v = a.number(name).value_or(fallback);
+    if (std::isnan(v)) return static_cast<int>(fallback);
+    return static_cast<int>(std::clamp(v, static_cast<double>(std::numeric_limits<int>::min()),
+                                       static_cast<double>(std::numeric_limits<int>::max())));
+  };
   f.layout.tp = n("tensor-model-parallel-size", f.layout.tp);
   f.layout.pp = n("pipeline-model-parallel-size", f.layout.pp);
   f.layout.ep = n("moe-expert-parallel-size", 1);
@@ -112,7 +120,7 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
   m.layers = n("num-layers", 0);
   m.heads = n("num-attention-heads", 0);
   m.kv_heads = n("num-key-value-heads", 0);
-  if (a.has("num-experts") && !a.values["num-experts"].empty()) m.moe.experts = std::atoi(a.values["num-experts"][0].c_str());
+  if (a.has("num-experts") && !a.values["num-experts"].empty()) m.moe.experts = n("num-experts", 0);
   f.job.seq = n("seq-length", 0);
   if (const int per_virtual = n("num-layers-per-virtual-pipeline-stage", 0); per_virtual > 0)
     f.layout.vpp = std::max(2, m.layers / std::max(1, f.layout.pp * per_virtual));  // interleaved either way

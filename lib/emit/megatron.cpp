@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 
 #include "core/error.hpp"
 #include "emit/argv.hpp"
@@ -349,7 +350,7 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
   if (const auto it = directives.find("nodes"); nodes == 0 && it != directives.end())
     nodes = literal_integer(it->second).value_or(0);
   auto problems = std::move(args.problems);
-  for (auto& p : megatron_rule_problems(args, static_cast<int>(nodes * per_node), env)) problems.push_back(p);
+  for (auto& p : megatron_rule_problems(args, world_size(nodes, per_node), env)) problems.push_back(p);
   return problems;
 }
 
@@ -358,7 +359,15 @@ std::optional<long long> literal_integer(const std::string& word) {
   const size_t dflt = w.find(":-");
   if (w.rfind("${", 0) == 0 && dflt != std::string::npos && w.back() == '}') w = w.substr(dflt + 2, w.size() - dflt - 3);
   if (w.empty() || w.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoll(w);
+  // Past a billion (no launch has that many nodes or GPUs per node) a literal reads as a billion, so that
+  // a product of two stays within 64 bits; the rules then refuse it.
+  const size_t first = w.find_first_not_of('0');
+  if (first == std::string::npos) return 0;
+  return w.size() - first > 10 ? kLargestLiteral : std::min(kLargestLiteral, std::stoll(w.substr(first)));
+}
+
+int world_size(long long nodes, long long gpus_per_node) {
+  return static_cast<int>(std::min<long long>(nodes * gpus_per_node, std::numeric_limits<int>::max()));
 }
 
 std::string emit_megatron(const LaunchSpec& s, const std::string& version) {

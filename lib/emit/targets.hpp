@@ -96,7 +96,11 @@ std::vector<std::string> check_slurm(const std::string& script);
 // The #SBATCH directives sbatch reads (those before the first command), value by option name ("" for a switch).
 std::map<std::string, std::string> sbatch_directives(const std::string& script);
 
-// The value of a word such as "${NNODES:-420}" or "420": its literal default; nullopt when it has none.
+// The value of a word such as "${NNODES:-420}" or "420": its literal default; nullopt when it has none. A value
+// past kLargestLiteral reads as kLargestLiteral.
+inline constexpr long long kLargestLiteral = 1'000'000'000;
 std::optional<long long> literal_integer(const std::string& word);
+// nodes × GPUs per node as an int, clamped to an int's range (literals are at most kLargestLiteral).
+int world_size(long long nodes, long long gpus_per_node);
 
 }  // namespace isoflop::emit

@@ -1,6 +1,7 @@
 // lib/emit: the launch spec's arithmetic against published launch scripts, and each target's checks.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -148,6 +149,10 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
         std::string::npos);
   CHECK(with("--bf16", "--bf16 --num-layer 3").at(0).find("--num-layer is not an option") != std::string::npos);
   CHECK(check_megatron("echo hello\n", d, "core_v0.13.0").at(0) == "no command runs pretrain_gpt.py");
+  // Node counts past a 64-bit integer, or whose world size passes one, are refused, not an internal error.
+  CHECK(with("--nnodes 128", "--nnodes 99999999999999999999").at(0) == "world size must be divisible by TP x PP x CP");
+  CHECK(with("--nnodes 128 --nproc-per-node 8", "--nnodes 9999999999 --nproc-per-node 9999999999").at(0) ==
+        "world size must be divisible by TP x PP x CP");
 }
 
 TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with pipeline stages is refused") {
@@ -299,6 +304,10 @@ TEST_CASE("shell words: quoting reads back as the same word") {
   CHECK(program_arguments(a, "p.py") == std::vector<std::string>{"--x", "1", "--y", "two words", "--z"});
   CHECK(literal_integer("${NNODES:-420}") == 420);
   CHECK(!literal_integer("$SLURM_JOB_NUM_NODES"));
+  CHECK(literal_integer("000") == 0);
+  CHECK(literal_integer("0000000000000000000000042") == 42);
+  CHECK(literal_integer("99999999999999999999") == kLargestLiteral);  // past a long long: no stoll error
+  CHECK(world_size(kLargestLiteral, kLargestLiteral) == std::numeric_limits<int>::max());
 }
 
 TEST_CASE("options by name: the table's option strings become names, and a name round-trips to its word") {
