@@ -101,7 +101,7 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
     if (option == "num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
   }
   f.cluster.gpus = world_size(nodes, per_node);
-  f.cluster.gpus_per_node = world_size(1, per_node);
+  f.cluster.gpus_per_node = clamp_to_int(per_node);
   ParsedArguments a = parse_arguments(program_arguments(words, "pretrain_gpt.py"), data.megatron_deepspeed_flags,
                                       "Megatron-DeepSpeed", "");
   for (auto& p : a.problems) problems.push_back("isoflop.launch: " + p);

@@ -366,10 +366,6 @@ std::optional<long long> literal_integer(const std::string& word) {
   return w.size() - first > 10 ? kLargestLiteral : std::min(kLargestLiteral, std::stoll(w.substr(first)));
 }
 
-int world_size(long long nodes, long long gpus_per_node) {
-  return static_cast<int>(std::min<long long>(nodes * gpus_per_node, std::numeric_limits<int>::max()));
-}
-
 std::string emit_megatron(const LaunchSpec& s, const std::string& version) {
   std::string out = "#!/bin/bash\n" + header_comment(s, "Megatron-LM " + version + " (pretrain_gpt.py)", "# ");
   out += "# Run on every node (the SLURM script does that); torchrun starts one process per GPU. Set DATA_PATH to\n"

@@ -28,11 +28,10 @@ std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, Layou
   auto& a = f.job.architecture;
   if (a.heads <= 0) a.heads = f.layout.tp;
   // Products of degrees read from a file are clamped to an int (a larger one fails the GPU count rule anyway).
-  auto clamped = [](long long v) { return static_cast<int>(std::min<long long>(v, std::numeric_limits<int>::max())); };
-  if (a.layers <= 0) a.layers = clamped(static_cast<long long>(f.layout.pp) * f.layout.vpp);
+  if (a.layers <= 0) a.layers = clamp_to_int(static_cast<long long>(f.layout.pp) * f.layout.vpp);
   if (f.layout.ep > 1 && a.moe.experts <= 0) a.moe.experts = f.layout.ep;
   if (f.job.seq <= 0) f.job.seq = 2LL * f.layout.cp * std::max(1, rules.context_sequence_multiple);
-  if (f.cluster.gpus <= 0) f.cluster.gpus = clamped(f.layout.gpus());
+  if (f.cluster.gpus <= 0) f.cluster.gpus = clamp_to_int(f.layout.gpus());
   if (f.cluster.gpus_per_node <= 0) f.cluster.gpus_per_node = std::max(1, f.layout.tp);
   if (const auto v = parallel::runnability_violation(rules, f.layout, f.job, f.cluster)) return {in_words(*v)};
   return {};

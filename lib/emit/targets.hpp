@@ -2,6 +2,8 @@
 // does (lib/emit/megatron.cpp, deepspeed.cpp, nemo.cpp, slurm.cpp). Internal to lib/emit; emit.hpp is the API.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,7 +102,11 @@ std::map<std::string, std::string> sbatch_directives(const std::string& script);
 // past kLargestLiteral reads as kLargestLiteral.
 inline constexpr long long kLargestLiteral = 1'000'000'000;
 std::optional<long long> literal_integer(const std::string& word);
+// A count read from a file as an int: past an int's range it is clamped, and every rule then refuses it.
+inline int clamp_to_int(long long v) {
+  return static_cast<int>(std::clamp<long long>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
 // nodes × GPUs per node as an int, clamped to an int's range (literals are at most kLargestLiteral).
-int world_size(long long nodes, long long gpus_per_node);
+inline int world_size(long long nodes, long long gpus_per_node) { return clamp_to_int(nodes * gpus_per_node); }
 
 }  // namespace isoflop::emit
