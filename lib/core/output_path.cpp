@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,9 +21,23 @@
 namespace isoflop {
 namespace {
 
+// A file the command reads, by identity. Its path (empty for standard input) is checked again before the
+// identity is trusted: once the file is deleted its inode number may be given to a new file, which is then no
+// input at all (a long command such as `validate run` deletes and creates many files).
+struct InputFile {
+  dev_t device;
+  ino_t inode;
+  std::string path;
+  bool same(const struct stat& st) const { return device == st.st_dev && inode == st.st_ino; }
+  bool still_there() const {
+    struct stat now {};
+    return path.empty() || (::stat(path.c_str(), &now) == 0 && same(now));
+  }
+};
+
 struct Inputs {
   std::mutex mutex;
-  std::vector<std::pair<dev_t, ino_t>> files;
+  std::vector<InputFile> files;
 };
 
 Inputs& inputs() {
@@ -30,21 +45,19 @@ Inputs& inputs() {
   return registry;
 }
 
-void remember(const struct stat& st) {
+void remember(const struct stat& st, const std::string& path) {
   if (!S_ISREG(st.st_mode)) return;
   Inputs& r = inputs();
   std::lock_guard<std::mutex> lock(r.mutex);
-  for (const auto& f : r.files)
-    if (f.first == st.st_dev && f.second == st.st_ino) return;
-  r.files.emplace_back(st.st_dev, st.st_ino);
+  std::erase_if(r.files, [&](const InputFile& f) { return f.same(st); });
+  r.files.push_back({st.st_dev, st.st_ino, path});
 }
 
 bool is_input(const struct stat& st) {
   Inputs& r = inputs();
   std::lock_guard<std::mutex> lock(r.mutex);
-  for (const auto& f : r.files)
-    if (f.first == st.st_dev && f.second == st.st_ino) return true;
-  return false;
+  std::erase_if(r.files, [](const InputFile& f) { return !f.still_there(); });
+  return std::any_of(r.files.begin(), r.files.end(), [&](const InputFile& f) { return f.same(st); });
 }
 
 std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
@@ -64,7 +77,10 @@ int rename_no_replace(const std::string& temp, const std::string& target) {
 
 void note_input(const std::string& path) {
   struct stat st {};
-  if (!path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0) remember(st);
+  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0) return;
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  remember(st, ec ? path : absolute.string());
 }
 
 void note_folder_inputs(const std::string& folder) {
@@ -77,12 +93,12 @@ void forget_input(const std::string& path) {
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
   Inputs& r = inputs();
   std::lock_guard<std::mutex> lock(r.mutex);
-  std::erase_if(r.files, [&](const auto& f) { return f.first == st.st_dev && f.second == st.st_ino; });
+  std::erase_if(r.files, [&](const InputFile& f) { return f.same(st); });
 }
 
 void note_input_fd(int fd) {
   struct stat st {};
-  if (::fstat(fd, &st) == 0) remember(st);
+  if (::fstat(fd, &st) == 0) remember(st, "");
 }
 
 OutputTarget check_output_path(const std::string& path, const std::string& what, const OutputRules& rules) {

@@ -10,8 +10,9 @@
 
 namespace isoflop {
 
-// Remembers a file the command reads (by device and inode), so that no output can replace it. Called by
-// read_input_text for every file it reads; call it for inputs read otherwise. Missing files are ignored.
+// Remembers a file the command reads (by device and inode), so that no output can replace it while its path
+// still leads to it (a deleted input's inode number may be given to a new file). Called by read_input_text for
+// every file it reads; call it for inputs read otherwise. Missing files are ignored.
 void note_input(const std::string& path);
 // The same for an open descriptor (standard input redirected from a file).
 void note_input_fd(int fd);

@@ -60,3 +60,24 @@ TEST_CASE("every file of a folder noted as an input is refused as an output, eve
   forget_input(law);
   CHECK_NOTHROW(check_output_path(law, "plot", replace));
 }
+
+TEST_CASE("an input is known by its file, not by an inode number a deleted input leaves free") {
+  const fs::path dir = test::fresh_temp_dir("output-path", "inode");
+  const OutputRules replace{true, ""};
+  const std::string input = (dir / "job.yaml").string(), other = (dir / "curve.svg").string();
+  std::ofstream(input) << "train: {}\n";
+  note_input(input);
+  // A second name of the same file is still the input.
+  fs::create_hard_link(input, other);
+  CHECK_THROWS_WITH_AS(check_output_path(other, "plot", replace),
+                       ("plot: '" + other + "' is one of this command's inputs; name another file").c_str(),
+                       InputError);
+  // Once the input's own path no longer leads to that inode (deleted: the file system may give the number to
+  // the next file it makes), a file with that inode is not an input.
+  fs::remove(input);
+  CHECK_NOTHROW(check_output_path(other, "plot", replace));
+  // An input replaced under its name is the new file at that name.
+  std::ofstream(input) << "train: {}\n";
+  note_input(input);
+  CHECK_THROWS_AS(check_output_path(input, "plot", replace), InputError);
+}
