@@ -36,7 +36,8 @@ int read_knob(const Json& value, const Dimension& d) {
   }
   if (!value.is_number_integer()) doc::fail_at(value, "must be an integer");
   if (value.get<long long>() < d.min || value.get<long long>() > d.max)
-    doc::fail_at(value, "is out of range for the " + std::string(d.meaning));
+    doc::fail_at(value, value.dump() + " is out of range for the " + std::string(d.meaning) +
+                            "; accepted: " + std::to_string(d.min) + " to " + std::to_string(d.max));
   return value.get<int>();
 }
 

@@ -82,7 +82,11 @@ TEST_CASE("bad layout sections name the file and the JSON path") {
   CHECK(message(broken).find("l.json: layouts[0].recompute: 'most' is not one of none|selective|full") == 0);
   broken = j;
   broken["search"]["options"]["pins"]["zero_stage"] = 7;
-  CHECK(message(broken).find("l.json: search.options.pins.zero_stage: is out of range") == 0);
+  CHECK(message(broken) ==
+        "l.json: search.options.pins.zero_stage: 7 is out of range for the ZeRO stage; accepted: 0 to 3");
+  broken = j;
+  broken["layouts"][0]["tp"] = 4294967297LL;
+  CHECK(message(broken).find("l.json: layouts[0].tp: 4294967297 is out of range for the ") == 0);
   broken = j;
   broken["schema"] = "isoflop/cost/v2";
   CHECK(message(broken).find("l.json") == 0);

@@ -14,7 +14,10 @@ a sanitizer build changes). `check.py --update` rewrites the saved outputs after
 
 A full run (no NAME) also checks the schemas against the documents' history: no schema requires a key that the
 readers in lib/ take as added later (`added_later(...)`, `unless_usual(...)`: older documents lack it and still
-read), and every kept record (tests/validate/results/*.json) is valid against its schema.
+read), and every kept record (tests/validate/results/*.json) is valid against its schema. It also holds the
+architecture's bounds in share/schema/arch.schema.json to the readers': for every member with a minimum or a
+maximum, the saved MoE architecture with that member one past the bound is invalid and `isoflop flops --from`
+refuses it naming the member, and at the bound itself the reader names no complaint about it.
 
 Usage: check.py BINARY [--update] [NAME ...]
 """
@@ -192,6 +195,72 @@ def schema_history_problems():
     return problems
 
 
+# The architecture members whose values the readers bound (lib/doc/architecture_json.*): the schema must give
+# each a minimum and a maximum.
+BOUNDED_MEMBERS = {
+    "architecture": ["layers", "d_model", "heads", "kv_heads", "head_size", "ffn", "vocab", "vocab_pad_multiple",
+                     "seq"],
+    "moe": ["experts", "top_k", "every", "shared_experts", "expert_ffn"],
+}
+
+# How the readers word a value outside its bounds.
+BOUND_WORDS = ("must be positive", "must not be negative", "must be at most", "must be at least", "must be in [",
+               "is out of range")
+
+
+def bound_problems(binary):
+    """The schema's bounds on an architecture against the reader's, one past and at each bound."""
+    problems = []
+    validator, problem = validator_for("arch")
+    if problem:
+        return [f"arch: {problem}"]
+    with open(os.path.join(ROOT, "share", "schema", "arch.schema.json")) as f:
+        defs = json.load(f)["$defs"]
+    with open(os.path.join(HERE, "arch-moe.json")) as f:
+        saved = json.load(f)
+    checked = 0
+    with tempfile.TemporaryDirectory(prefix="isoflop-bounds-") as tmp:
+        for where, members in BOUNDED_MEMBERS.items():
+            for member in members:
+                spec = defs[where]["properties"][member]
+                if "minimum" not in spec or "maximum" not in spec:
+                    problems.append(f"arch.schema.json: {where}.{member}: no minimum and maximum")
+                    continue
+                path = ["architecture"] + (["moe"] if where == "moe" else []) + [member]
+                name = ".".join(path)
+                for value, inside in ((spec["minimum"] - 1, False), (spec["minimum"], True),
+                                      (spec["maximum"], True), (spec["maximum"] + 1, False)):
+                    doc = json.loads(json.dumps(saved))
+                    node = doc
+                    for key in path[:-1]:
+                        node = node[key]
+                    node[member] = value
+                    schema_says = not any(True for _ in validator.iter_errors(doc))
+                    file = os.path.join(tmp, "a.json")
+                    with open(file, "w") as f:
+                        json.dump(doc, f)
+                    p = subprocess.run([binary, "flops", "--from", file, "--tokens", "1e9"], capture_output=True,
+                                       text=True, timeout=60, env=dict(os.environ, NO_COLOR="1"))
+                    # Refused for its bound, not for a relation to another member (heads dividing d_model).
+                    reader_names_it = p.returncode == 2 and f"{name}:" in p.stderr and any(
+                        w in p.stderr for w in BOUND_WORDS)
+                    checked += 1
+                    if not inside and (schema_says or not reader_names_it):
+                        problems.append(f"{name} = {value}: the schema {'accepts' if schema_says else 'refuses'} it, "
+                                        f"the reader {'refuses it naming it' if reader_names_it else 'does not name it'}"
+                                        f" (exit {p.returncode}: {p.stderr.strip()[:200]})")
+                    if inside and reader_names_it:
+                        problems.append(f"{name} = {value}: inside the schema's bounds, but the reader refuses it: "
+                                        f"{p.stderr.strip()[:200]}")
+                    if inside and not schema_says:
+                        problems.append(f"{name} = {value}: at its bound, but the schema refuses the document")
+                    if inside and p.returncode not in (0, 2):
+                        problems.append(f"{name} = {value}: exit {p.returncode}: {p.stderr.strip()[:200]}")
+    if checked < 4 * sum(len(m) for m in BOUNDED_MEMBERS.values()):
+        problems.append(f"checked only {checked} bounds")
+    return problems
+
+
 def run_case(binary, name, update):
     args, want_status, ignore, tolerance = load_case(name)
     if args is None:
@@ -248,6 +317,9 @@ def main(argv):
         history = schema_history_problems()
         print(f"{'FAIL' if history else 'ok  '} schemas against older documents and the kept records")
         failures += history
+        bounds = bound_problems(binary)
+        print(f"{'FAIL' if bounds else 'ok  '} the architecture's bounds: schema and reader agree")
+        failures += bounds
     for name in names:
         errs = run_case(binary, name, update)
         print(f"{'FAIL' if errs else 'ok  '} {name}")
