@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/output_path.hpp"
@@ -38,12 +37,20 @@ std::string input_name(const std::string& path) { return path == "-" ? "<stdin>"
 
 std::string read_input_text(const std::string& path) {
   if (path.empty()) throw InputError("empty file name");
+  auto too_large = [](const std::string& name) {
+    return InputError(name + ": more than " + std::to_string(kMaxInputBytes >> 20) +
+                      " MiB; isoflop reads documents, proposals, run tables and launch configs of at most that");
+  };
   if (path == "-") {
     note_input_fd(0);
-    std::ostringstream text;
-    text << std::cin.rdbuf();
+    std::string text;
+    char buffer[1 << 16];
+    while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+      text.append(buffer, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > kMaxInputBytes) throw too_large("<stdin>");
+    }
     if (std::cin.bad()) throw InputError("<stdin>: cannot read");
-    return text.str();
+    return text;
   }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": cannot read: is a directory");
@@ -53,7 +60,13 @@ std::string read_input_text(const std::string& path) {
   std::string text;
   char buffer[1 << 16];
   size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+    text.append(buffer, n);
+    if (text.size() > kMaxInputBytes) {  // an endless device (/dev/zero) or a file that is not an input
+      std::fclose(f);
+      throw too_large(path);
+    }
+  }
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) throw InputError(path + ": cannot read: " + std::strerror(errno));

@@ -1,13 +1,18 @@
 // Reading an input the user named: a file, or "-" for standard input.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace isoflop {
 
+// The most bytes an input may have: far more than any document, proposal, run table or launch config, and
+// little enough that an endless device (/dev/zero) or a file named by mistake is refused before it fills memory.
+inline constexpr size_t kMaxInputBytes = size_t{64} << 20;
+
 // The whole text of `path`, or of standard input when `path` is "-". Throws InputError naming the path and
-// the reason ("plan.json: cannot read: No such file or directory").
+// the reason ("plan.json: cannot read: No such file or directory", "… more than 64 MiB …").
 std::string read_input_text(const std::string& path);
 
 // Input paths with shell wildcards (*, ?, [) expanded in sorted order, for callers whose patterns arrive

@@ -44,35 +44,60 @@ YAML::Node load_yaml(const std::string& source, const std::string_view text) {
   }
 }
 
-Json yaml_to_json(const YAML::Node& node, FieldLines* lines, const std::string& path) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      Json j = Json::object();
-      for (const auto& item : node) {
-        // YAML allows a list or a mapping as a key ("? [a, b]"); a document's keys are names.
-        if (!item.first.IsScalar())
-          throw InputError("line " + std::to_string(item.first.Mark().line + 1) +
-                           ": a key must be a plain name, not a list or a mapping");
-        const std::string key = path.empty() ? item.first.Scalar() : path + "." + item.first.Scalar();
-        if (lines) (*lines)[key] = item.first.Mark().line + 1;
-        j[item.first.Scalar()] = yaml_to_json(item.second, lines, key);
+namespace {
+
+// YAML aliases make a graph of the text: one that refers to itself is endless, and a few lines of aliases
+// of aliases expand to billions of values. Documents are shallow and small, so both are bounded.
+constexpr int kMaxDepth = 64;
+constexpr long long kMaxValues = 1'000'000;
+
+struct Conversion {
+  FieldLines* lines;
+  long long values = 0;
+
+  Json convert(const YAML::Node& node, const std::string& path, int depth) {
+    if (depth > kMaxDepth)
+      throw InputError("line " + std::to_string(node.Mark().line + 1) + ": nested more than " +
+                       std::to_string(kMaxDepth) +
+                       " levels deep (an alias inside itself?); isoflop's documents are shallow");
+    if (++values > kMaxValues)
+      throw InputError("more than " + std::to_string(kMaxValues) +
+                       " values once its aliases are expanded; isoflop's documents have far fewer");
+    switch (node.Type()) {
+      case YAML::NodeType::Map: {
+        Json j = Json::object();
+        for (const auto& item : node) {
+          // YAML allows a list or a mapping as a key ("? [a, b]"); a document's keys are names.
+          if (!item.first.IsScalar())
+            throw InputError("line " + std::to_string(item.first.Mark().line + 1) +
+                             ": a key must be a plain name, not a list or a mapping");
+          const std::string key = path.empty() ? item.first.Scalar() : path + "." + item.first.Scalar();
+          if (lines) (*lines)[key] = item.first.Mark().line + 1;
+          j[item.first.Scalar()] = convert(item.second, key, depth + 1);
+        }
+        return j;
       }
-      return j;
-    }
-    case YAML::NodeType::Sequence: {
-      Json j = Json::array();
-      for (const auto& item : node) {
-        const std::string key = path + "[" + std::to_string(j.size()) + "]";
-        if (lines) (*lines)[key] = item.Mark().line + 1;
-        j.push_back(yaml_to_json(item, lines, key));
+      case YAML::NodeType::Sequence: {
+        Json j = Json::array();
+        for (const auto& item : node) {
+          const std::string key = path + "[" + std::to_string(j.size()) + "]";
+          if (lines) (*lines)[key] = item.Mark().line + 1;
+          j.push_back(convert(item, key, depth + 1));
+        }
+        return j;
       }
-      return j;
+      case YAML::NodeType::Scalar:
+        return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
+      default:
+        return nullptr;
     }
-    case YAML::NodeType::Scalar:
-      return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
-    default:
-      return nullptr;
   }
+};
+
+}  // namespace
+
+Json yaml_to_json(const YAML::Node& node, FieldLines* lines, const std::string& path) {
+  return Conversion{lines}.convert(node, path, 0);
 }
 
 }  // namespace isoflop::doc

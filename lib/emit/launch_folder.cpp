@@ -14,6 +14,12 @@ void check_launch_folder(const std::string& folder, Target target, const NamedOu
 
 void write_launch_folder(const std::string& folder, const std::vector<EmittedFile>& files, const LaunchSpec& spec,
                          const NamedOutputs& outputs) {
+  // Every file is checked again before the first is written: inputs read since check_launch_folder (the plan
+  // document) are known now, and a refusal must leave the folder as it was.
+  if (check_output_folder(folder, spelled(outputs.spell, "out"))) {
+    for (const auto& f : files) outputs.check(folder_prefix(folder) + f.name, "out");
+    outputs.check(folder_prefix(folder) + kManifestName, "out");
+  }
   make_output_folder(folder, spelled(outputs.spell, "out"));
   for (const auto& f : files) outputs.write(folder_prefix(folder) + f.name, f.content, "out");
   outputs.write(folder_prefix(folder) + kManifestName, manifest(files, spec), "out");

@@ -229,6 +229,16 @@ void make_fixtures(const fs::path& d) {
   const std::string measured = "    measured: {hardware_tflops_per_gpu: 137}\n    source: a test\n";
   write(d / "runs-wide.yaml", run + "    global_batch: 512\n    layout: {tp: 1024, pp: 4096, cp: 1024}\n" + measured);
   write(d / "runs-batch.yaml", run + "    global_batch: 9000000000000000000\n    layout: {tp: 1}\n" + measured);
+  // YAML aliases: one inside itself (an endless graph) and aliases of aliases (9^8 values from 8 lines).
+  write(d / "alias-loop.yaml", "a: &a [*a]\n");
+  std::string bomb = "a: &a [x,x,x,x,x,x,x,x,x]\n";
+  for (char c = 'b'; c <= 'h'; ++c) {
+    const std::string prev(1, static_cast<char>(c - 1)), alias = "*" + prev;
+    bomb += std::string(1, c) + (c < 'h' ? ": &" + std::string(1, c) + " [" : ": [");
+    for (int k = 0; k < 9; ++k) bomb += alias + (k < 8 ? "," : "]\n");
+  }
+  write(d / "alias-bomb.yaml", bomb);
+  write(d / "deep.yaml", "schema: " + std::string(100, '[') + std::string(100, ']') + "\n");
   write(d / "arch-vast.yaml", "layers: 1000000000\nd_model: 1000000000000\nheads: 1\nvocab: 32\n");
   write(d / "arch-dup.yaml", "layers: 2\nlayers: 3\nd_model: 64\n");
   write(d / "doc-dup.yaml", "schema: isoflop/plan/v2\nschema: isoflop/cost/v2\n");

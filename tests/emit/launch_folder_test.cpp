@@ -62,5 +62,19 @@ TEST_CASE("the launch folder is made and takes every file, the manifest last") {
   CHECK(manifest.at("files")[1].at("bytes") == files[1].content.size());
 }
 
+TEST_CASE("a launch folder one of whose files is an input is refused before any file is written") {
+  const fs::path dir = test::fresh_temp_dir("emit-folder", "input");
+  std::ofstream(dir / "job.sbatch") << "a plan, named as the folder's last file\n";
+  note_input((dir / "job.sbatch").string());  // read after check_launch_folder ran, as the plan document is
+  const NamedOutputs outputs{OutputRules{true, "no"}, flag_like, nullptr};
+  const std::vector<EmittedFile> files = {{"megatron.sh", Target::kMegatron, "#!/bin/bash\n", "", ""},
+                                          {"job.sbatch", Target::kSlurm, "#!/bin/bash\n#SBATCH -N 1\n", "", ""}};
+  CHECK_THROWS_WITH_AS(write_launch_folder(dir.string(), files, LaunchSpec{}, outputs),
+                       doctest::Contains("job.sbatch' is one of this command's inputs"), InputError);
+  CHECK_FALSE(fs::exists(dir / "megatron.sh"));
+  CHECK_FALSE(fs::exists(dir / "manifest.json"));
+  CHECK(test::read_file(dir / "job.sbatch") == "a plan, named as the folder's last file\n");
+}
+
 }  // namespace
 }  // namespace isoflop::emit
