@@ -64,7 +64,8 @@ int report_command(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("validate", "report"), args, lists, {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
-  if (!dir) throw InputError("validate report: missing DIR, a folder written by 'isoflop validate --emit DIR'");
+  if (!dir || dir->empty())
+    throw InputError("validate report: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   return report(parsed->common, parsed->values, *dir);
 }
 
@@ -74,7 +75,8 @@ int run(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("validate", "run"), args, lists, {"dir"});
   if (!parsed) return 0;
   const auto dir = get_string(parsed->values, "dir");
-  if (!dir) throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
+  if (!dir || dir->empty())
+    throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
   validate::RunnerOptions o;

@@ -156,6 +156,22 @@ OutputTarget write_output(const std::string& path, const std::string& content, c
   return t;
 }
 
+void require_distinct_outputs(const std::vector<PlannedOutput>& outputs) {
+  std::vector<std::pair<std::filesystem::path, const PlannedOutput*>> seen;
+  for (const PlannedOutput& o : outputs) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(o.path, ec);
+    const std::filesystem::path canonical =
+        std::filesystem::weakly_canonical(ec ? std::filesystem::path(o.path) : absolute, ec);
+    const std::filesystem::path file = ec ? std::filesystem::path(o.path).lexically_normal() : canonical;
+    for (const auto& [other, first] : seen)
+      if (other == file)
+        throw InputError(o.what + ": " + in_quotes(o.path) + " is also the " + first->what +
+                         " file; name a file of its own");
+    seen.emplace_back(file, &o);
+  }
+}
+
 OutputTarget NamedOutputs::check(const std::string& path, std::string_view field) const {
   return check_output_path(path, spelled(spell, field), rules);
 }

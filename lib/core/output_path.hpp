@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/spelling.hpp"
 
@@ -47,6 +48,16 @@ OutputTarget check_output_path(const std::string& path, const std::string& what,
 // allowed); the temporary file is removed on every failure. Returns where the bytes went.
 OutputTarget write_output(const std::string& path, const std::string& content, const std::string& what,
                           const OutputRules& rules);
+
+// One of the files a command will write, and how messages name it ("--plot", "checkpoint.path").
+struct PlannedOutput {
+  std::string path;
+  std::string what;
+};
+// Throws InputError "<what>: '<path>' is also the <other what> file; name a file of its own" when two of
+// `outputs` are one file (links followed; files and folders that do not exist yet are compared by name), so
+// that no output of a command replaces another. Call it before the work.
+void require_distinct_outputs(const std::vector<PlannedOutput>& outputs);
 
 // The files a caller names for a library call to write (a figure, a saved law): the rules they are written
 // under, the caller's names for their fields in messages (Spelling: plot → --plot), and who hears of

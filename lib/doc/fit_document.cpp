@@ -152,6 +152,9 @@ void check_fit_outputs(const fit::FitRequest& request, const NamedOutputs& outpu
   if (law_file) forget_input(*law_file);
   note_input(request.runs_file);
   if (request.curves_file) note_input(*request.curves_file);
+  if (request.plot && law_file)
+    require_distinct_outputs(
+        {{*law_file, spelled(outputs.spell, "save_law")}, {*request.plot, spelled(outputs.spell, "plot")}});
   if (request.plot) outputs.check(*request.plot, "plot");
   if (std::error_code ec; law_file && std::filesystem::is_directory(*request.catalog_dir, ec))
     outputs.check(*law_file, "save_law");

@@ -47,13 +47,12 @@ void RunFolder::prepare() {
   if (!lock_.held()) lock_and_clean();
   std::vector<RunOutput> all = outputs_;
   all.push_back({checkpoint_, "checkpoint.path", OutputRules{true, ""}});
-  std::set<fs::path> targets, folders;
+  std::vector<PlannedOutput> planned;
+  for (const RunOutput& o : all) planned.push_back({o.path, o.what});
+  require_distinct_outputs(planned);
+  std::set<fs::path> folders;
   for (const RunOutput& o : all) {
     const OutputTarget t = check_output_path(o.path, o.what, o.rules);
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(t.target, ec);
-    if (!targets.insert(ec ? fs::path(t.target) : target).second)
-      throw InputError(o.what + ": '" + o.path + "' is another file of this run too; name a file of its own");
     // A folder that refuses a new file (read-only, full of inodes) fails now, not after the training.
     if (folders.insert(folder_of(t.target)).second) ::unlink(write_temporary_beside(t.target, "", o.what, 0600).c_str());
   }

@@ -1,5 +1,6 @@
 // The validation figure, after Hoffmann et al. 2022 Fig. 3: IsoFLOP curves (loss against N at each budget)
 // with their fitted parabolas and minima, and N_opt(C) from the minima, extrapolated to the plan's budget.
+#include <algorithm>
 #include <cmath>
 
 #include "doc/isoflop_panel.hpp"
@@ -60,6 +61,20 @@ report::PlotSpec isoflop_panel(const ValidationDocument& d) {
   }
   if (d.report.failed > 0)
     p.notes.push_back(std::to_string(d.report.failed) + " failed run(s) not drawn: see the report");
+  if (runs.x.empty()) {
+    // Nothing finished yet: the axes span the sizes the sweep will train, with nothing on them.
+    double lo = INFINITY, hi = 0, c_lo = INFINITY, c_hi = 0;
+    for (const auto& r : d.runs) {
+      if (r.params > 0) lo = std::min(lo, r.params), hi = std::max(hi, r.params);
+      if (r.budget_flops > 0) c_lo = std::min(c_lo, r.budget_flops), c_hi = std::max(c_hi, r.budget_flops);
+    }
+    p.x.min = hi > 0 ? lo / 1.2 : 1;
+    p.x.max = hi > 0 ? hi * 1.2 : 10;
+    p.y.min = 0, p.y.max = 1;
+    p.color_scale->min = c_hi > 0 ? c_lo / 2 : 1;
+    p.color_scale->max = c_hi > 0 ? c_hi * 2 : 10;
+    p.notes.push_back("no finished runs yet: nothing to draw");
+  }
   return p;
 }
 

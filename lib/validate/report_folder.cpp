@@ -2,10 +2,19 @@
 #include "validate/report_folder.hpp"
 
 #include <filesystem>
+#include <vector>
 
 namespace isoflop::validate {
 
 void check_report_files(const ReportRequest& request) {
+  // The report's own files are replaced each time; neither may be an output the caller named as well.
+  const std::filesystem::path folder = std::filesystem::path(request.inputs.sweep_dir) / kReportFolder;
+  std::vector<PlannedOutput> planned{{(folder / "validation.json").string(), "report's JSON"}};
+  planned.push_back(request.plot ? PlannedOutput{*request.plot, spelled(request.outputs.spell, "plot")}
+                                 : PlannedOutput{(folder / "validation.svg").string(), "report's SVG"});
+  if (request.save_calibration)
+    planned.push_back({*request.save_calibration, spelled(request.outputs.spell, "save_calibration")});
+  require_distinct_outputs(planned);
   if (request.plot) request.outputs.check(*request.plot, "plot");
   if (request.save_calibration) request.outputs.check(*request.save_calibration, "save_calibration");
 }

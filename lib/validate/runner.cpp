@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/folder_lock.hpp"
 #include "units/format.hpp"
 #include "validate/run_state.hpp"
 
@@ -127,6 +128,8 @@ std::string summary_text(const SweepRunSummary& summary, size_t runs, bool termi
 
 SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& dir, const RunnerOptions& o) {
   if (o.jobs < 1) throw FieldError("jobs", "must be at least 1");
+  // A second runner on the folder would find the first one's runs locked and record them as failed.
+  const FolderLock lock(dir, "sweep folder");
   SweepRunSummary summary;
   std::vector<const doc::SweepRun*> queue;
   double todo_flops = 0, done_flops = 0;

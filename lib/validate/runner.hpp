@@ -31,6 +31,8 @@ struct SweepRunSummary {
   std::vector<std::string> failures;  // "b1-s2: exit 2: …"
 };
 
+// Runs the sweep's unfinished runs in `dir`, holding the folder's lock (core/folder_lock.hpp) throughout: a
+// second runner on the same folder is refused ("sweep folder 'x' is in use by pid N").
 SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& dir, const RunnerOptions& options);
 
 // The runner's lines and bar put out through `write` (text as it is, newlines included): on a terminal each line

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/folder_lock.hpp"
 #include "core/output_path.hpp"
 #include "report/output.hpp"
 #include "train/job_writer.hpp"
@@ -17,11 +18,12 @@ namespace fs = std::filesystem;
 // "'runs', 'jobs' and 'sweep.json' beside the scripts": what a sweep folder may hold already.
 bool is_sweep_entry(const std::string& name) {
   return name == kSweepFile || name == "jobs" || name == "runs" || name == "run.sh" || name == "slurm.sh" ||
-         name == "report";
+         name == "report" || name == kFolderLockName;  // the lock `validate run` holds
 }
 
 // Refuses a folder that holds another sweep or other files; true when it holds this very sweep.
 bool check_folder(const doc::SweepDocument& sweep, const std::string& dir) {
+  if (dir.empty()) throw FieldError("emit", "empty folder name; name a new or empty folder");
   std::error_code ec;
   if (!fs::exists(dir, ec)) return false;
   if (!fs::is_directory(dir, ec)) throw FieldError("emit", "'" + dir + "' exists and is not a folder");

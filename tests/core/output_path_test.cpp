@@ -81,3 +81,24 @@ TEST_CASE("an input is known by its file, not by an inode number a deleted input
   note_input(input);
   CHECK_THROWS_AS(check_output_path(input, "plot", replace), InputError);
 }
+
+TEST_CASE("two outputs of one command that are one file are refused, by name, through a link or a folder") {
+  const fs::path dir = test::fresh_temp_dir("output-path", "distinct");
+  const std::string a = (dir / "a.svg").string(), b = (dir / "b.svg").string();
+  CHECK_NOTHROW(require_distinct_outputs({{a, "--plot"}, {b, "--curve"}}));
+  CHECK_THROWS_WITH_AS(
+      require_distinct_outputs({{a, "--plot"}, {(dir / "." / "a.svg").string(), "--curve"}}),
+      ("--curve: '" + (dir / "." / "a.svg").string() + "' is also the --plot file; name a file of its own").c_str(),
+      InputError);
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  CHECK_THROWS_WITH_AS(require_distinct_outputs(
+                           {{(dir / "real" / "x").string(), "--save-law"}, {(dir / "link" / "x").string(), "--plot"}}),
+                       doctest::Contains("is also the --save-law file"), InputError);
+  // Files of folders that do not exist yet are told apart by name.
+  CHECK_NOTHROW(
+      require_distinct_outputs({{(dir / "new" / "x").string(), "--plot"}, {(dir / "new" / "y").string(), "--curve"}}));
+  CHECK_THROWS_AS(
+      require_distinct_outputs({{(dir / "new" / "x").string(), "--plot"}, {(dir / "new" / "x").string(), "--curve"}}),
+      InputError);
+}

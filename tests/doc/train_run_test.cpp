@@ -82,10 +82,9 @@ TEST_CASE("the files a run writes are checked before the first step, named as th
   CHECK(test::read_file(*f.request.plot) == "kept");
   CHECK_FALSE(fs::exists(f.dir / "out" / "results.json"));
   f.request.curve = f.request.plot = (f.dir / "same.csv").string();
-  CHECK_THROWS_WITH_AS(
-      run_train_job(f.request, train::RunOptions{}),
-      ("--plot: '" + *f.request.plot + "' is another file of this run too; name a file of its own").c_str(),
-      InputError);
+  CHECK_THROWS_WITH_AS(run_train_job(f.request, train::RunOptions{}),
+                       ("--plot: '" + *f.request.plot + "' is also the --curve file; name a file of its own").c_str(),
+                       InputError);
   CHECK_FALSE(fs::exists(f.dir / "out" / "checkpoint.bin"));
 }
 

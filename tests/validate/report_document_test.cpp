@@ -200,6 +200,21 @@ TEST_CASE("a run without results.json is reported as failed, by name, and the fi
   CHECK(again.report.failures[0] == sweep.runs[4].id + ": failed: exit 2: train.lr: must be positive");
 }
 
+TEST_CASE("a sweep none of whose runs has finished is reported, its figure drawn empty, not refused") {
+  const fs::path dir = test::fresh_temp_dir("validation", "none-finished");
+  const SweepDocument sweep = write_sweep(dir);
+  for (const auto& run : sweep.runs) fs::remove(dir / run.folder / "results.json");
+  const ValidationDocument d = validation_document(inputs_for(dir), catalog::load_catalog());
+  CHECK(d.report.finished == 0);
+  CHECK(d.report.failed == static_cast<int>(sweep.runs.size()));
+  CHECK_FALSE(d.report.passed);
+  CHECK_FALSE(d.report.approach2.has_value());
+  const std::string svg = render_validation_figure(d);
+  CHECK(svg.find("no finished runs yet: nothing to draw") != std::string::npos);
+  CHECK(svg.find("NaN") == std::string::npos);
+  CHECK(svg.find("nan") == std::string::npos);
+}
+
 TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of another sweep") {
   const catalog::Catalog catalog = catalog::load_catalog();
   const fs::path empty = test::fresh_temp_dir("validation", "empty");

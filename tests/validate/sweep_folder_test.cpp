@@ -10,6 +10,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
+#include "core/folder_lock.hpp"
 #include "support/temp_files.hpp"
 #include "train/job.hpp"
 #include "validate/run_state.hpp"
@@ -55,6 +56,26 @@ TEST_CASE("--emit refuses a folder of other files, and run refuses a folder with
                        FieldError);
   CHECK(test::read_file(dir / "notes.txt") == "mine\n");
   CHECK_THROWS_WITH_AS(read_sweep_folder(dir.string()), doctest::Contains("holds no sweep"), FieldError);
+  // An empty name is no folder (it used to write into the current folder, past the check above).
+  CHECK_THROWS_WITH_AS(write_sweep_folder(smoke(), "", 4), "emit: empty folder name; name a new or empty folder",
+                       FieldError);
+}
+
+TEST_CASE("one runner at a time: a sweep folder another process runs is refused, and its lock file is the sweep's") {
+  const auto dir = test::fresh_temp_dir("isoflop-validate-test", "locked") / "sweep";
+  const doc::SweepDocument d = smoke();
+  write_sweep_folder(d, dir.string(), 4);
+  {
+    const FolderLock held(dir.string(), "sweep folder");  // as a runner in another process holds it
+    RunnerOptions o;
+    o.train_command = [](const std::string&, bool) { return std::vector<std::string>{"/bin/false"}; };
+    CHECK_THROWS_WITH_AS(run_sweep(d, dir.string(), o),
+                         doctest::Contains(("sweep folder '" + dir.string() + "' is in use by pid").c_str()),
+                         InputError);
+    for (const auto& run : d.runs) CHECK(run_status(dir.string(), run).state == RunState::kPending);
+  }
+  REQUIRE(fs::exists(dir / kFolderLockName));
+  CHECK_NOTHROW(write_sweep_folder(d, dir.string(), 4));  // the lock file left behind is no foreign file
 }
 
 TEST_CASE("the SLURM array script: sbatch's spellings, one task per run, bash -n clean") {
