@@ -6,14 +6,30 @@
 
 #include <cstdio>
 
-#include "train/cpu/blas_core.hpp"
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "core/error.hpp"
 #include "doc/train_run.hpp"
+#include "emit/shell.hpp"
+#include "train/cpu/blas_core.hpp"
 #include "train/stop_signals.hpp"
 
 namespace isoflop::app {
+namespace {
+
+// The command that continues an interrupted run: the same job, output folder and threads, and the curve and
+// figure this session wrote (so replacing them is allowed).
+std::string resume_command(const std::string& job_file, const doc::TrainRequest& request) {
+  std::string command = "isoflop train " + emit::shell_quote(job_file);
+  if (request.output) command += " --output " + emit::shell_quote(*request.output);
+  if (request.threads) command += " --threads " + std::to_string(*request.threads);
+  if (request.curve) command += " --curve " + emit::shell_quote(*request.curve);
+  if (request.plot) command += " --plot " + emit::shell_quote(*request.plot);
+  if (request.curve || request.plot) command += " --force";
+  return command + " --resume";
+}
+
+}  // namespace
 
 int run_train(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("train"), args, {declared_options("train")}, {"job"});
@@ -55,8 +71,8 @@ int run_train(const std::vector<std::string>& args) {
   }
   const train::TrainResult& result = r.document.result;
   if (result.interrupted && !r.finished_before)
-    spdlog::warn("interrupted after step {} of {}; checkpoint saved to {}; continue with: isoflop train {} --resume",
-                 result.steps, result.steps_total, result.checkpoint_path, *job_file);
+    spdlog::warn("interrupted after step {} of {}; checkpoint saved to {}; continue with: {}", result.steps,
+                 result.steps_total, result.checkpoint_path, resume_command(*job_file, request));
   write_document(parsed->common, r.json, [&] { return doc::render_train(r.document); }, "curve");
   if (result.interrupted && !r.finished_before) return 128 + (stop_signal ? stop_signal : SIGINT);
   return 0;

@@ -1,6 +1,8 @@
 // Loading and splitting training data; the batch cursor.
 #include "train/data.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +27,13 @@ uint64_t fnv1a(const std::vector<int32_t>& tokens) {
 }
 
 std::string read_file(const std::string& path) {
+  // A regular file only: a folder fails mid-read, a FIFO blocks on open and a device (/dev/zero) never ends.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError("data.path: cannot read '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw InputError("data.path: '" + path + "' is " + (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
+                     "; name a file of text or tokens");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("data.path: cannot read '" + path + "': " + std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

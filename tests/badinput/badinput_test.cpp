@@ -144,6 +144,15 @@ void make_fixtures(const fs::path& d) {
                               "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_tokens: 20}\n"},
   };
   for (const auto& [name, text] : jobs) write(d / name, text);
+  // Text data that is no file: a folder, a FIFO (open would block) and a device that never ends.
+  for (const auto& [name, path] :
+       std::map<std::string, std::string>{{"job-text-folder.yaml", (d / "empty-catalog").string()},
+                                          {"job-text-fifo.yaml", (d / "fifo").string()},
+                                          {"job-text-zero.yaml", "/dev/zero"}})
+    write(d / name,
+          "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 256}\n"
+          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: text, path: '" +
+              path + "'}\n");
   // Training runs: a job too large for any machine, a folder another trainer holds (this process), a finished
   // run and jobs that resume it changed, a checkpoint named like a temporary file.
   const std::string tiny = "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n";

@@ -106,14 +106,17 @@ TEST_CASE("train: SIGINT saves a checkpoint and exits 130 — --resume ends with
   text = replace_all(text, "tokens: 49152", "tokens: 160k");
   text = replace_all(text, "  tokens: 60k", "  tokens: 200k");
   text = replace_all(text, "every: 500", "every: 20");
-  const auto reference = run_cli("train " + write_job(whole, text) + " -q");
+  const auto reference = run_cli("train " + write_job(whole, text) + " --threads 1 -q");  // results repeat per count
   REQUIRE_MESSAGE(reference.status == 0, reference.err);
 
   const std::string job = write_job(split, text);
-  const std::string checkpoint = (split / "run" / "checkpoint.bin").string();
+  // Run with the output options a user gives, so the printed command must carry them.
+  const std::string output = (split / "out").string(), curve = (split / "curve.csv").string();
+  const std::string checkpoint = (split / "out" / "checkpoint.bin").string();
   // A script, so the shell's job control ($!, wait) needs no quoting here.
   const fs::path script = split / "interrupt.sh";
-  std::ofstream(script) << "'" << ISOFLOP_BINARY << "' train '" << job << "' >/dev/null 2>'" << (split / "err.txt").string()
+  std::ofstream(script) << "'" << ISOFLOP_BINARY << "' train '" << job << "' --output '" << output << "' --curve '"
+                        << curve << "' --threads 1 >/dev/null 2>'" << (split / "err.txt").string()
                         << "' &\npid=$!\ni=0\nwhile [ ! -f '" << checkpoint << "' ]; do\n"
                         << "  kill -0 $pid 2>/dev/null || { echo exited-before-a-checkpoint; exit 0; }\n"
                         << "  i=$((i+1)); [ $i -gt 6000 ] && { kill -KILL $pid; echo no-checkpoint-in-60-s; exit 0; }\n"
@@ -125,14 +128,19 @@ TEST_CASE("train: SIGINT saves a checkpoint and exits 130 — --resume ends with
   ::pclose(pipe);
   CHECK(std::string(buffer, n) == "130\n");
   const std::string err = read_file(split / "err.txt");
-  CHECK(err.find("--resume") != std::string::npos);
   CHECK(fs::exists(checkpoint));
-
-  const auto resumed = run_cli("train '" + job + "' --resume -q -o json");
-  REQUIRE_MESSAGE(resumed.status == 0, resumed.err);
+  // The printed command, run as printed (the shell reads its quoting), finishes this run.
+  const std::string marker = "continue with: isoflop ";
+  const size_t at = err.find(marker);
+  REQUIRE_MESSAGE(at != std::string::npos, err);
+  const size_t end = err.find('\n', at);
+  const std::string printed = err.substr(at + marker.size(), end == std::string::npos ? end : end - at - marker.size());
+  CHECK(printed.find("--output") != std::string::npos);
+  CHECK(printed.find("--threads 1") != std::string::npos);
+  const auto resumed = run_cli(printed + " -q -o json");
+  REQUIRE_MESSAGE(resumed.status == 0, std::string(printed + ": " + resumed.err));
   CHECK(nlohmann::json::parse(resumed.out)["resumed"] == true);
-  CHECK(loss_columns(read_file(split / "run" / "loss_curve.csv")) ==
-        loss_columns(read_file(whole / "run" / "loss_curve.csv")));
+  CHECK(loss_columns(read_file(curve)) == loss_columns(read_file(whole / "run" / "loss_curve.csv")));
   fs::remove_all(whole);
   fs::remove_all(split);
 }
