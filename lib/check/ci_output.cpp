@@ -46,6 +46,21 @@ std::string escape_property(const std::string& s) {
   return out;
 }
 
+// XML 1.0 has no control characters but tab, newline and carriage return, not even as character references
+// (which pugixml writes for them): one in a proposal's name or path would make the report unreadable to every
+// JUnit reader. Each becomes U+FFFD, the replacement character.
+std::string xml_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+      out += "\xEF\xBF\xBD";
+    else
+      out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_junit(const CheckResult& r, const std::string& timestamp) {
@@ -68,7 +83,7 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
       }
     }
     auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = p.name.c_str();
+    suite.append_attribute("name") = xml_text(p.name).c_str();
     suite.append_attribute("timestamp") = timestamp.c_str();
     suite.append_attribute("hostname") = "isoflop";
     suite.append_attribute("tests") = static_cast<int>(p.verdicts.size());
@@ -82,33 +97,33 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
     for (const auto& [name, value] : {std::pair<const char*, std::string>{"proposal", p.source}, {"policy", r.policy}}) {
       auto prop = props.append_child("property");
       prop.append_attribute("name") = name;
-      prop.append_attribute("value") = value.c_str();
+      prop.append_attribute("value") = xml_text(value).c_str();
     }
     auto count = props.append_child("property");  // reporters list a suite's properties beside its cases
     count.append_attribute("name") = "warnings";
     count.append_attribute("value") = static_cast<int>(warned.size());
     for (const Verdict* v : warned) {
       auto prop = props.append_child("property");
-      prop.append_attribute("name") = ("warn." + v->rule).c_str();
+      prop.append_attribute("name") = xml_text("warn." + v->rule).c_str();
       std::string value = v->reason;
       if (!v->fix.empty()) value += "; fix: " + v->fix;
-      prop.append_attribute("value") = (p.source + ":" + std::to_string(v->line) + ": " + value).c_str();
+      prop.append_attribute("value") = xml_text(p.source + ":" + std::to_string(v->line) + ": " + value).c_str();
     }
     for (const auto& v : p.verdicts) {
       auto c = suite.append_child("testcase");
-      c.append_attribute("name") = v.rule.c_str();
-      c.append_attribute("classname") = ("isoflop.check." + p.name).c_str();
+      c.append_attribute("name") = xml_text(v.rule).c_str();
+      c.append_attribute("classname") = xml_text("isoflop.check." + p.name).c_str();
       c.append_attribute("time") = "0";
       if (fails(v, r.strict)) {
         auto f = c.append_child("failure");
-        f.append_attribute("message") = v.reason.c_str();
+        f.append_attribute("message") = xml_text(v.reason).c_str();
         f.append_attribute("type") = std::string(kSeverityNames.name(v.severity)).c_str();
-        f.text().set(details(v, p.source).c_str());
+        f.text().set(xml_text(details(v, p.source)).c_str());
       } else if (v.outcome == Outcome::kNotApplicable) {
-        c.append_child("skipped").append_attribute("message") = ("not applicable: " + v.reason).c_str();
+        c.append_child("skipped").append_attribute("message") = xml_text("not applicable: " + v.reason).c_str();
       }
     }
-    suite.append_child("system-out").text().set(warnings.c_str());
+    suite.append_child("system-out").text().set(xml_text(warnings).c_str());
     suite.append_child("system-err");
   }
   std::ostringstream out;

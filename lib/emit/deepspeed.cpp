@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/error.hpp"
+#include "core/json_input.hpp"
 #include "emit/argv.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
@@ -199,12 +201,30 @@ std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
 
 std::vector<std::string> check_deepspeed(const std::string& json_text, const LaunchData& data,
                                          const catalog::TrainerRules& rules) {
+  // The library's exception text less its "[json.exception.…] " prefix.
+  auto reason = [](const std::exception& e) {
+    std::string what = e.what();
+    if (const size_t p = what.find("] "); what.rfind("[json.exception.", 0) == 0 && p != std::string::npos)
+      what = what.substr(p + 2);
+    return what;
+  };
+  Json j;
   try {
-    return deepspeed_problems(Json::parse(json_text), data, rules);
-  } catch (const Json::parse_error& e) {
-    return {std::string("not JSON: ") + e.what()};
+    j = parse_json_unique_keys(json_text, "");  // a key twice: DeepSpeed would keep one of them silently
+  } catch (const Json::exception& e) {          // a syntax error, or a number past a double (1e400)
+    return {"not JSON: " + reason(e)};
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    return {"not a ds_config: " + (what.rfind(": ", 0) == 0 ? what.substr(2) : what)};
+  }
+  if (j.is_object() && j.contains("schema") && j["schema"].is_string() &&
+      j["schema"].get<std::string>().rfind("isoflop/", 0) == 0)
+    return {"an isoflop document (" + j["schema"].get<std::string>() +
+            "), not a ds_config; 'isoflop emit deepspeed --from FILE' writes one"};
+  try {
+    return deepspeed_problems(j, data, rules);
   } catch (const Json::exception& e) {
-    return {std::string("a value has the wrong type: ") + e.what()};
+    return {"a value has the wrong type: " + reason(e)};
   }
 }
 

@@ -127,6 +127,28 @@ def check_junit_warnings(binary):
                        f"junit: system-out names the warning {v['rule']}")
 
 
+def check_junit_control_characters(binary):
+    """A proposal name with control characters (a script's stray escape sequence) still gives well-formed XML that
+    validates: each such character becomes U+FFFD."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ctl.yaml")
+        with open(path, "w") as f:
+            f.write('name: "c\\x01d \\e[31mRED"\narch: chinchilla-70b\ntokens: 300B\nglobal_batch: 1536\n'
+                    "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n")
+        r = run(binary, path, "--policy", POLICY, "-o", "junit")
+        expect(r.returncode in (0, 1), f"junit control characters: exit {r.returncode}: {r.stderr.strip()}")
+        try:
+            xml = etree.fromstring(r.stdout.encode())
+        except etree.XMLSyntaxError as e:
+            failures.append(f"junit control characters: not well-formed XML: {e}")
+            return
+        schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+        if not schema.validate(xml):
+            failures.append("junit control characters: invalid against JUnit.xsd: " + str(schema.error_log))
+        expect(xml.find("testsuite").get("name") == "c\ufffdd \ufffd[31mRED",
+               f"junit control characters: suite name {xml.find('testsuite').get('name')!r}")
+
+
 def check_timestamp_csv_and_formats(binary):
     path = os.path.join(EXAMPLES, "gopher-280b.yaml")
     stamps = lambda out: {s.get("timestamp") for s in etree.fromstring(out.encode()).findall("testsuite")}
@@ -215,6 +237,7 @@ def main():
     check_examples(binary)
     check_junit(binary)
     check_junit_warnings(binary)
+    check_junit_control_characters(binary)
     check_timestamp_csv_and_formats(binary)
     check_annotations(binary)
     check_plan_document(binary)

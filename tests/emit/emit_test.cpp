@@ -178,7 +178,16 @@ TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with p
                         "train_batch_size 1535 != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP 8",
                         "rule 'batch': global batch 1535 is not divisible by micro-batch·DP = 8"});
   CHECK(check_deepspeed("{\"train_batch_size\": 8}", launch_data(), ds).size() == 2);
-  CHECK(check_deepspeed("{", launch_data(), ds).at(0).find("not JSON") == 0);
+  CHECK(check_deepspeed("{", launch_data(), ds) ==
+        std::vector<std::string>{"not JSON: parse error at line 1, column 2: syntax error while parsing object key - "
+                                 "unexpected end of input; expected string literal"});
+  // What DeepSpeed would read silently or not at all: a key twice, a number past a double, an isoflop document.
+  CHECK(check_deepspeed("{\"train_batch_size\": 8, \"train_batch_size\": 16}", launch_data(), ds) ==
+        std::vector<std::string>{
+            "not a ds_config: duplicate key 'train_batch_size' (a key may appear once in an object)"});
+  CHECK(check_deepspeed("{\"train_batch_size\": 1e400}", launch_data(), ds) ==
+        std::vector<std::string>{"not JSON: number overflow parsing '1e400'"});
+  CHECK(check_deepspeed("{\"schema\": \"isoflop/plan/v2\"}", launch_data(), ds).at(0).find("an isoflop document") == 0);
 }
 
 TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
