@@ -113,6 +113,11 @@ CostDocument recost_document(const SourceDocument& source, const cost::EnergyReq
     d = decode<CostDocument>(source);
   } else {
     if (!source.json.contains("cost")) throw InputError(source.source + ": cost: missing");
+    // An infeasible plan (no layout fits) has no run to cost: say so, as `plan` did, not that the key is malformed.
+    if (source.json.at("cost").is_null())
+      throw InfeasibleError(source.source +
+                            ": no layout of this plan fits, so it has no run to cost; "
+                            "re-plan with more GPUs or another accelerator");
     d.cost = decode<cost::CostReport>(source, source.json.at("cost"));
     d.inputs.gpu = d.cost.accelerator;
     d.inputs.gpus = d.cost.inputs.gpus;

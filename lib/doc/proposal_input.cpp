@@ -79,9 +79,9 @@ void read_layout(const Fields& in, const Json& j, check::Proposal& p) {
   in.only(j, "layout", {"tp", "pp", "dp", "ep", "cp", "vpp", "micro_batch", "zero", "recompute",
                         "sequence_parallel", "trainer"});
   auto& pins = p.layout;
-  auto i = [&](const char* key, std::optional<int>& out, long long min_value) {
+  auto i = [&](const char* key, std::optional<int>& out, long long min_value, long long max_value = kMaxLayoutPin) {
     if (j.contains(key))
-      out = static_cast<int>(in.integer(j.at(key), std::string("layout.") + key, min_value, kMaxLayoutPin));
+      out = static_cast<int>(in.integer(j.at(key), std::string("layout.") + key, min_value, max_value));
   };
   i("tp", pins.tp, 1);
   i("pp", pins.pp, 1);
@@ -90,7 +90,7 @@ void read_layout(const Fields& in, const Json& j, check::Proposal& p) {
   i("cp", pins.cp, 1);
   i("vpp", pins.vpp, 1);
   i("micro_batch", pins.micro_batch, 1);
-  i("zero", pins.zero_stage, 0);
+  i("zero", pins.zero_stage, 0, 3);  // ZeRO stages 0 to 3 (Rajbhandari et al. 2020)
   if (j.contains("recompute")) {
     try {
       pins.recompute = model::kRecomputeNames.parse(in.text(j.at("recompute"), "layout.recompute"), "layout.recompute");

@@ -11,6 +11,8 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "units/format.hpp"
+#include "units/integer_limits.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::emit {
@@ -102,6 +104,10 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
                                              std::to_string(per_pass));
   s.grad_accum = s.global_batch / per_pass;
   s.tokens = plan.allocation.tokens;
+  if (!(s.tokens <= units::kMaxTrainingTokens))  // the sample and iteration counts are 64-bit integers
+    throw FieldError("plan tokens", units::format_scientific(s.tokens) + " tokens are more than the " +
+                                        units::format_scientific(units::kMaxTrainingTokens) +
+                                        " a training run may have");
   s.train_samples = std::llround(s.tokens / static_cast<double>(s.seq));
   if (s.train_samples < s.global_batch)
     throw FieldError("plan tokens", "fewer tokens than one global batch");

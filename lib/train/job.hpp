@@ -7,6 +7,7 @@
 
 #include "train/config.hpp"
 #include "train/data.hpp"
+#include "units/integer_limits.hpp"
 
 namespace isoflop::train {
 
@@ -39,9 +40,8 @@ struct CheckpointOptions {
 
 // The most CPU threads a job may ask for (OpenMP's and OpenBLAS's pools are sized by it).
 inline constexpr int kMaxThreads = 4096;
-// The largest token count a job may name (train.tokens, train.warmup, eval.tokens): a thousand times the longest
-// published runs, and small enough that every step and token count stays exact in a 64-bit integer.
-inline constexpr double kMaxTokens = 1e16;
+// The largest token count a job may name (train.tokens, train.warmup, eval.tokens): any training run's bound.
+inline constexpr double kMaxTokens = units::kMaxTrainingTokens;
 
 struct Job {
   std::string file;  // the job file ("" when built in code); relative paths resolve against its folder

@@ -10,6 +10,11 @@
 
 namespace isoflop::units {
 
+// The largest token count a training run may have (a job's train.tokens, a launch config's samples): a thousand
+// times the longest published runs, and small enough that every step and sample count made from it stays
+// exact in a 64-bit integer.
+inline constexpr double kMaxTrainingTokens = 1e16;
+
 // The largest value `field` accepts ("seq" → 2^24 tokens), or nothing for a field without a limit.
 std::optional<long long> integer_limit(std::string_view field);
 

@@ -171,6 +171,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "proposal-key.yaml", proposal + "layout:\n  tp: 8\n  zeroo: 1\n");
   write(d / "proposal-dup.yaml", proposal + "tokens: 2T\n");
   write(d / "proposal-tp.yaml", proposal + "layout:\n  tp: 4294967297\n");
+  write(d / "proposal-zero.yaml", proposal + "layout:\n  zero: 9\n");
   write(d / "proposal-gpu.yaml", "name: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-80\n  gpus: 8\n");
   write(d / "policy-ok.yaml", "rules:\n  days: {max: 90}\n");
   write(d / "policy-unknown.yaml", "rules:\n  days: {max: 90}\n  loss_gap_vs_optimum: {max_percent: 1}\n");

@@ -297,3 +297,18 @@ TEST_CASE("cost: library errors are reported under the flag the user typed") {
   const auto m = run_cli("cost --gpu a100-sxm4-80gb --gpus 64 --flops 1e22 --mfu 1.5");
   CHECK(m.err.rfind("isoflop: error: --mfu: ", 0) == 0);
 }
+
+TEST_CASE("cost --from an infeasible plan: infeasible (exit 1), naming why, as layout and emit say of it") {
+  const auto dir = isoflop::test::fresh_temp_dir("cost-cli", "infeasible");
+  const auto p = run_cli("plan --arch mt-nlg-530b --gpus 8 --gpu a100-sxm4-80gb --days 1 -o json");
+  REQUIRE(p.status == 1);
+  REQUIRE(nlohmann::json::parse(p.out)["cost"].is_null());
+  const std::string file = (dir / "plan.json").string();
+  std::ofstream(file) << p.out;
+  const auto r = run_cli("cost --from " + file);
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "isoflop: infeasible: " + file +
+                     ": no layout of this plan fits, so it has no run to cost; re-plan with more GPUs or another "
+                     "accelerator\n");
+}

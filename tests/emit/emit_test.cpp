@@ -77,6 +77,19 @@ TEST_CASE("the training length and batch match the GPT-3 175B launch script of t
   CHECK(s.schedule.min_lr == doctest::Approx(6.0e-6));   // decays 10x (Chinchilla App. D.1)
 }
 
+TEST_CASE("a plan's tokens: at most a training run's 1e16, so the sample counts stay whole 64-bit numbers") {
+  plan::PlanResult p = gpt3_plan();
+  p.allocation.tokens = 1e16;
+  CHECK(spec_of(p).train_samples == 4882812500000LL);  // 1e16 / 2048
+  for (const double tokens : {1.0000001e16, 9.3e22, std::numeric_limits<double>::infinity()}) {
+    p.allocation.tokens = tokens;
+    CHECK_THROWS_WITH_AS(spec_of(p), doctest::Contains("tokens are more than the 1e16 a training run may have"),
+                         FieldError);
+  }
+  p.allocation.tokens = 2048.0 * 1535;  // one sample short of a global batch of 1536
+  CHECK_THROWS_WITH_AS(spec_of(p), "plan tokens: fewer tokens than one global batch", FieldError);
+}
+
 TEST_CASE("the peak learning rate falls with model size between the published anchors and is clamped") {
   const LaunchData& d = launch_data();
   CHECK(peak_learning_rate(d, 1e6) == doctest::Approx(2.0e-4));
