@@ -355,8 +355,15 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
   } else {
     fit::Approach3Options a3;
     a3.grid = options.grid;
-    report->approach3 = fit::fit_approach3(all, a3);
-    fit_interaction(all, options, report);
+    const fit::Approach3Result fitted = fit::fit_approach3(all, a3);
+    if (fitted.starts_failed >= fitted.starts || !std::isfinite(fitted.objective)) {
+      // No start converged: the "best" point is a start's, not a fit, and is not reported as one.
+      report->approach3_note = "every one of the " + std::to_string(fitted.starts) +
+                               " starts failed; Approach 3 could not be fitted to these runs";
+    } else {
+      report->approach3 = fitted;
+      fit_interaction(all, options, report);
+    }
   }
   std::set<double> approach2_budgets;
   for (const auto& r : a2_runs) approach2_budgets.insert(r.flops);
@@ -410,7 +417,7 @@ void compare_speed(const std::vector<ReportRun>& runs, const std::map<std::strin
                    const Tolerances& tol, ValidationReport* report) {
   const SpeedRow* worst = nullptr;
   for (const auto& r : runs) {
-    if (!r.finished) continue;
+    if (!r.finished || !(r.tokens_per_s > 0)) continue;  // a run that timed no step has no speed to compare
     const auto it = accelerators.find(r.accelerator);
     if (it == accelerators.end()) continue;
     report->speed.push_back(predict_speed(r, it->second));

@@ -1,6 +1,7 @@
 // The validation document: reading a sweep folder back, its JSON, and the calibration overlay.
 #include "validate/report_document.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -9,6 +10,8 @@
 #include "doc/sweep_document.hpp"
 #include "doc/train_document.hpp"
 #include "train/trainer.hpp"
+#include "units/format.hpp"
+#include "units/integer_limits.hpp"
 #include "validate/report_speed.hpp"
 #include "validate/run_state.hpp"
 #include "validate/sweep_folder.hpp"
@@ -134,6 +137,20 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
                      ") is not the sweep's run " + planned.id + " (" + train::describe(planned.shape) +
                      "); this folder holds another sweep");
   const train::TrainResult& res = t.result;
+  // Values no training run writes: the file was edited or damaged, and a fit of them would mislead.
+  auto damaged = [&](const std::string& field, const std::string& why) {
+    return InputError(source.source + ": " + field + ": " + why + "; results.json is damaged (rerun the run)");
+  };
+  if (!(std::fabs(res.params / planned.params - 1) < 1e-9))
+    throw damaged("params", units::format_significant(res.params, 6) + " is not the " +
+                                units::format_significant(planned.params, 6) + " of the sweep's run " + planned.id);
+  if (!(res.tokens >= 0 && res.tokens <= units::kMaxTrainingTokens))
+    throw damaged("tokens", units::format_significant(res.tokens, 6) + " is not a token count");
+  if (res.eval_loss && !(*res.eval_loss > 0 && std::isfinite(*res.eval_loss)))
+    throw damaged("eval_loss",
+                  units::format_significant(*res.eval_loss, 6) + " is not a loss (a positive number of nats)");
+  if (!(res.tokens_per_s >= 0 && std::isfinite(res.tokens_per_s)))
+    throw damaged("tokens_per_s", units::format_significant(res.tokens_per_s, 6) + " is not a throughput");
   r.params = res.params;
   r.tokens = res.tokens;
   r.floor = res.val_floor;

@@ -133,7 +133,7 @@ std::vector<parallel::CalibrationResult> calibrate_speed(const std::vector<Repor
     with_devices.nodes.push_back(single_device_node(a));
   }
   for (const auto& r : runs) {
-    if (!r.finished || !accelerators.count(r.accelerator)) continue;
+    if (!r.finished || !(r.tokens_per_s > 0) || !accelerators.count(r.accelerator)) continue;
     catalog::MeasuredRun m;
     m.name = r.id;
     m.gpu = r.accelerator;

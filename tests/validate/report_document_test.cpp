@@ -215,6 +215,31 @@ TEST_CASE("a sweep none of whose runs has finished is reported, its figure drawn
   CHECK(svg.find("nan") == std::string::npos);
 }
 
+TEST_CASE("a results.json with values no run writes is damaged input, naming the field, not a point of the fit") {
+  const catalog::Catalog catalog = catalog::load_catalog();
+  const fs::path dir = test::fresh_temp_dir("validation", "damaged");
+  const SweepDocument sweep = write_sweep(dir);
+  const fs::path results = dir / sweep.runs[3].folder / "results.json";
+  const std::string kept = test::read_file(results);
+  const std::vector<std::pair<std::string, Json>> edits = {
+      {"eval_loss", -3.0}, {"eval_loss", 0.0}, {"params", 0}, {"tokens", -1}, {"tokens_per_s", -5.0}};
+  for (const auto& [key, value] : edits) {
+    Json j = Json::parse(kept);
+    REQUIRE(j.contains(key));
+    j[key] = value;
+    write_text(results, j.dump());
+    CHECK_THROWS_WITH_AS(validation_document(inputs_for(dir), catalog), doctest::Contains((key + ": ").c_str()),
+                         InputError);
+  }
+  // A run that timed no step (0 tokens/s) is fitted, and has no speed row rather than an infinite error.
+  Json j = Json::parse(kept);
+  j["tokens_per_s"] = 0;
+  write_text(results, j.dump());
+  const ValidationDocument d = validation_document(inputs_for(dir), catalog);
+  CHECK(d.runs[3].finished);
+  for (const auto& row : d.report.speed) CHECK(row.id != sweep.runs[3].id);
+}
+
 TEST_CASE("bad sweep folders: no sweep.json, a corrupt results.json, results of another sweep") {
   const catalog::Catalog catalog = catalog::load_catalog();
   const fs::path empty = test::fresh_temp_dir("validation", "empty");
