@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "doc/train_document.hpp"
 #include "report/text_table.hpp"
@@ -78,6 +80,32 @@ constexpr auto kRun =
                field("folder", &Run::folder)};
 
 using D = SweepDocument;
+
+// What a hand-edited sweep.json may no longer say: the report groups runs by budget and compares with the
+// plan's N_opt at its full budget, so each must be a real budget, size and run.
+void check_sweep(const Json& j, const D& d) {
+  auto positive = [](double v) { return v > 0 && std::isfinite(v); };
+  const Json& origin = j.at("origin");
+  if (!positive(d.origin.full_budget_flops))
+    fail_at(origin.at("full_budget_flops"), "must be a positive number of FLOPs");
+  if (!positive(d.origin.n_opt)) fail_at(origin.at("n_opt"), "must be a positive number of parameters");
+  if (d.budgets.empty()) fail_at(j.at("budgets"), "must list at least one budget");
+  for (size_t b = 0; b < d.budgets.size(); ++b)
+    if (!positive(d.budgets[b].flops)) fail_at(j.at("budgets")[b].at("flops"), "must be a positive number of FLOPs");
+  std::set<std::string> ids;
+  for (size_t i = 0; i < d.runs.size(); ++i) {
+    const SweepRun& r = d.runs[i];
+    const Json& at = j.at("runs")[i];
+    if (!ids.insert(r.id).second) fail_at(at.at("id"), "'" + r.id + "' names another run too");
+    if (r.budget < 0 || static_cast<size_t>(r.budget) >= d.budgets.size())
+      fail_at(at.at("budget"), std::to_string(r.budget) + " is not one of the " + std::to_string(d.budgets.size()) +
+                                   " budgets (0 to " + std::to_string(d.budgets.size() - 1) + ")");
+    if (!positive(r.flops)) fail_at(at.at("flops"), "must be a positive number of FLOPs");
+    if (!positive(r.params)) fail_at(at.at("params"), "must be a positive number of parameters");
+    if (!positive(r.tokens)) fail_at(at.at("tokens"), "must be a positive number of tokens");
+  }
+}
+
 constexpr auto kSweep =
     std::tuple{schema_key("sweep"),
                field("origin", &D::origin, as(kOrigin)),
@@ -101,7 +129,8 @@ constexpr auto kSweep =
                field("total_flops", &D::total_flops),
                field("sizes_per_budget", &D::sizes_per_budget),
                field("budgets", &D::budgets),
-               field("runs", &D::runs, as(kRun))};
+               field("runs", &D::runs, as(kRun)),
+               on_read(check_sweep)};
 
 std::string count_text(double v) { return units::format_count(v); }
 

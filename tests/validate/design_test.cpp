@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
@@ -14,6 +17,7 @@
 #include "support/temp_files.hpp"
 #include "train/job_writer.hpp"
 #include "validate/shape.hpp"
+#include "validate/sweep_folder.hpp"
 #include "validate/sweep_options.hpp"
 
 namespace isoflop::validate {
@@ -197,6 +201,26 @@ TEST_CASE("a sweep document emitted before the rule had a form reads as Kaplan's
   CHECK(old == d);
   j["rules"].erase("lr_intercept");  // a key the document always had is still required
   CHECK_THROWS(j.get<doc::SweepDocument>());
+}
+
+TEST_CASE("a hand-edited sweep.json is refused where a budget, a run or the plan's reference is no longer real") {
+  const doc::SweepDocument d = design("smoke");
+  const auto dir = test::fresh_temp_dir("isoflop-validate-test", "edited");
+  const std::vector<std::tuple<std::string, doc::Json, std::string>> edits = {
+      {"/runs/0/budget", 7, "runs[0].budget: 7 is not one of the 3 budgets (0 to 2)"},
+      {"/runs/0/budget", -1, "runs[0].budget: -1 is not one of the 3 budgets (0 to 2)"},
+      {"/runs/1/id", d.runs[0].id, "runs[1].id: '" + d.runs[0].id + "' names another run too"},
+      {"/runs/0/params", -5, "runs[0].params: "},
+      {"/budgets", doc::Json::array(), "budgets: must list at least one budget"},
+      {"/origin/full_budget_flops", -1, "origin.full_budget_flops: must be a positive number of FLOPs"},
+      {"/origin/n_opt", 0, "origin.n_opt: must be a positive number of parameters"}};
+  for (const auto& [pointer, value, message] : edits) {
+    CAPTURE(pointer);
+    doc::Json j = d;
+    j[doc::Json::json_pointer(pointer)] = value;
+    std::ofstream(dir / "sweep.json") << j.dump(2);
+    CHECK_THROWS_WITH_AS(validate::read_sweep_folder(dir.string()), doctest::Contains(message.c_str()), InputError);
+  }
 }
 
 TEST_CASE("the sweep document reads back as written, and its job files as the jobs") {
