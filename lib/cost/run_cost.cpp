@@ -108,6 +108,12 @@ RunCost estimate_run_cost(const RunCostInputs& in) {
   if (in.price_per_gpu_hour_usd) c.compute_cost_usd = c.gpu_hours * *in.price_per_gpu_hour_usd;
   if (in.price_per_kwh_usd) c.energy_cost_usd = c.energy_kwh * *in.price_per_kwh_usd;
   if (c.compute_cost_usd || c.energy_cost_usd) c.cost_usd = c.compute_cost_usd.value_or(0) + c.energy_cost_usd.value_or(0);
+  // Each price is finite, but a vast one times a long run may not be: no cost is written as "$inf".
+  if (c.compute_cost_usd && !std::isfinite(*c.compute_cost_usd))
+    throw FieldError("price_per_gpu_hour_usd",
+                     "is too large: the run's cost would overflow a double (1.8e308 dollars)");
+  if (c.cost_usd && !std::isfinite(*c.cost_usd))
+    throw FieldError("price_per_kwh_usd", "is too large: the run's cost would overflow a double (1.8e308 dollars)");
   return c;
 }
 

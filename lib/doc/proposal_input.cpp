@@ -12,6 +12,7 @@
 #include "doc/architecture_json.hpp"
 #include "doc/plan_document.hpp"
 #include "doc/yaml_json.hpp"
+#include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
 
@@ -254,6 +255,9 @@ check::Policy parse_policy(const std::string& source, std::string_view text) {
         }
       }
     }
+    if (s.numbers.count("min") && s.numbers.count("max") && s.numbers["min"] > s.numbers["max"])
+      in.fail(path + ".min", units::format_significant(s.numbers["min"], 6) + " is above max " +
+                                 units::format_significant(s.numbers["max"], 6) + ": no proposal could pass");
     policy.rules.push_back(std::move(s));
   }
   return policy;

@@ -120,10 +120,12 @@ Approach3Result summarise(const LawPoint& x, double f, size_t runs) {
   return r;
 }
 
+// Repeated (N, D) points (the same run twice, or a bootstrap resample's draws) add no information.
 void check_runs(const std::vector<Run>& runs) {
-  if (runs.size() < 5)
-    throw InputError("Approach 3 fits 5 parameters (E, A, B, alpha, beta) but only " + std::to_string(runs.size()) +
-                     " runs are left; give at least 5");
+  const size_t distinct = distinct_points(runs);
+  if (distinct < 5)
+    throw InputError("Approach 3 fits 5 parameters (E, A, B, alpha, beta) but only " + std::to_string(distinct) +
+                     " distinct (N, D) are left; give at least 5");
 }
 
 }  // namespace

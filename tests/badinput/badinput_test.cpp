@@ -86,6 +86,9 @@ void make_fixtures(const fs::path& d) {
   write(d / "bom.csv", "\xEF\xBB\xBF" + runs);
   write(d / "empty.csv", "");
   write(d / "header.csv", "params,tokens,loss\n");
+  std::string one_point = "params,tokens,loss\n";
+  for (int k = 0; k < 8; ++k) one_point += "1e6,2e7,3.5\n";  // eight rows, one run
+  write(d / "one-point.csv", one_point);
   write(d / "ragged.csv", "params,tokens,loss\n1e9,2e10\n");
   write(d / "text.csv", "params,tokens,loss\n1e9,abc,2.5\n");
   write(d / "negative.csv", "params,tokens,loss\n-1e9,2e10,2.5\n");
@@ -178,6 +181,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "policy-type.yaml", "rules:\n  days:\n    max: many\n");
   write(d / "policy-dup.yaml", "rules:\n  days: {max: 90}\n  days: {max: 30}\n");
   write(d / "policy-negative.yaml", "rules:\n  co2e_t:\n    max: -5\n");
+  write(d / "policy-crossed.yaml", "rules:\n  tokens_per_param: {min: 300, max: 10}\n");
   write(d / "policy-setting.yaml", "rules:\n  mfu: {minn: 0.3}\n");
   write(d / "policy-severity.yaml", "rules:\n  mfu: {min: 0.3, severity: fatal}\n");
   fs::create_directories(d / "locked");

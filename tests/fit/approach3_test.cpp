@@ -153,7 +153,11 @@ TEST_CASE("grids: named, custom, and bad specs") {
 TEST_CASE("fewer runs than parameters and bad options are rejected") {
   auto runs = chinchilla_runs(0, 1);
   runs.resize(4);
-  CHECK_THROWS_WITH_AS(fit_approach3(runs, coarse()), doctest::Contains("only 4 runs"), InputError);
+  CHECK_THROWS_WITH_AS(fit_approach3(runs, coarse()), doctest::Contains("only 4 distinct (N, D)"), InputError);
+  // Eight runs of four points are still four points.
+  const auto four = runs;
+  runs.insert(runs.end(), four.begin(), four.end());
+  CHECK_THROWS_WITH_AS(fit_approach3(runs, coarse()), doctest::Contains("only 4 distinct (N, D)"), InputError);
   Approach3Options o = coarse();
   o.huber_delta = 0;
   CHECK_THROWS_AS(o.validate(), InputError);
