@@ -13,6 +13,7 @@
 #include "catalog/field_reader.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "core/output_path.hpp"
 #include "units/format.hpp"
 
@@ -220,12 +221,9 @@ Job parse_job(const std::string& text, const std::string& file) {
 }
 
 Job load_job(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("JOB: cannot read '" + path + "': " + std::strerror(errno));
-  std::stringstream s;
-  s << in.rdbuf();
-  note_input(path);  // no output may replace the job file or its data
-  Job job = parse_job(s.str(), path);
+  // read_input_text refuses a folder and a device that never ends, and notes the file as an input: no output
+  // may replace the job file (nor, below, its data).
+  Job job = parse_job(read_input_text(path), path);
   note_input(job.data.path);
   return job;
 }

@@ -99,7 +99,9 @@ SweepTarget target_from_law(const catalog::LawSpec& law, double flops, const std
 
 doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule) {
   const Preset& p = request.preset;
-  if (p.budgets < 1) throw FieldError("budgets", "must be at least 1");
+  // Approach 2's exponent needs two budgets; past 16 the sweep is no longer a small check of the plan.
+  if (p.budgets < 2 || p.budgets > 16)
+    throw FieldError("budgets", std::to_string(p.budgets) + " is out of range; accepted: 2 to 16 (Approach 2 needs 2)");
   if (p.sizes < 2) throw FieldError("sizes", "must be at least 2 to find a minimum");
   doc::SweepDocument d;
   d.origin = request.target.origin;
