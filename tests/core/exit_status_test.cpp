@@ -43,3 +43,11 @@ TEST_CASE("infeasible exits 1, output that never arrived and anything unforeseen
   CHECK(other.message == "broken invariant");
   CHECK(error_outcome(Error("plain")).status == ExitStatus::kInternal);
 }
+
+TEST_CASE("a message stays one line of text: a newline or a terminal escape it quotes is written as an escape") {
+  const ErrorOutcome e = error_outcome(InputError("p.json: architecture.norm: 'rmsnorm\n--foo\x1b[31m' is not one of"));
+  CHECK(e.message == "p.json: architecture.norm: 'rmsnorm\\n--foo\\x1b[31m' is not one of");
+  CHECK(error_outcome(FieldError("name", "tab\there\r")).message == "name: tab\\there\\r");
+  CHECK(error_outcome(InputError("caf\xc3\xa9 \xe2\x80\x94 plain UTF-8 is kept")).message ==
+        "caf\xc3\xa9 \xe2\x80\x94 plain UTF-8 is kept");
+}
