@@ -19,6 +19,8 @@ int run_check(const std::vector<std::string>& args) {
   const auto& vm = parsed->values;
   const auto& common = parsed->common;
   if (get_switch(vm, "list-rules")) {
+    if (const auto f = get_string(vm, "format"); f && *f != "table")
+      throw InputError("--list-rules: prints a table for reading; give it without -o/--format");
     std::fputs(doc::render_rule_list().c_str(), stdout);
     return 0;
   }

@@ -18,6 +18,11 @@ int run_emit(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("emit"), args, {declared_options("emit"), from_option("a plan document"), plan_list}, {"target"});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
+  // The files are the trainers' own forms (a script, ds_config JSON, NeMo YAML); a check's answer is its lines.
+  if (const auto f = get_string(vm, "format"); f && *f != "table")
+    throw InputError(
+        "-o/--format: emit writes each trainer's own file form, and --check a line per problem; "
+        "give it without -o");
   const auto target_name = get_string(vm, "target");
   const std::string accepted = join(emit::kTargetNames.names(), "|");
   const auto target = target_name ? std::optional(emit::kTargetNames.parse(*target_name, "--target")) : std::nullopt;
