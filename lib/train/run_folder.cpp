@@ -42,14 +42,18 @@ void RunFolder::lock_and_clean() {
 }
 
 void RunFolder::prepare() {
-  create_folder(output_, "output");
-  create_folder(folder_of(checkpoint_), "checkpoint.path");
-  if (!lock_.held()) lock_and_clean();
   std::vector<RunOutput> all = outputs_;
   all.push_back({checkpoint_, "checkpoint.path", OutputRules{true, ""}});
   std::vector<PlannedOutput> planned;
   for (const RunOutput& o : all) planned.push_back({o.path, o.what});
   require_distinct_outputs(planned);
+  // The files in folders that exist already are checked before any folder is made: a refused run (a --plot
+  // that exists) leaves nothing behind, not an empty output folder with its lock file.
+  for (const RunOutput& o : all)
+    if (std::error_code ec; fs::is_directory(folder_of(o.path), ec)) (void)check_output_path(o.path, o.what, o.rules);
+  create_folder(output_, "output");
+  create_folder(folder_of(checkpoint_), "checkpoint.path");
+  if (!lock_.held()) lock_and_clean();
   std::set<fs::path> folders;
   for (const RunOutput& o : all) {
     const OutputTarget t = check_output_path(o.path, o.what, o.rules);
