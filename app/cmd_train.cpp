@@ -17,12 +17,14 @@
 namespace isoflop::app {
 namespace {
 
-// The command that continues an interrupted run: the same job, output folder and threads, and the curve and
-// figure this session wrote (so replacing them is allowed).
-std::string resume_command(const std::string& job_file, const doc::TrainRequest& request) {
+// The command that continues an interrupted run: the same job, output folder, threads and memory limit, and the
+// curve and figure this session wrote (so replacing them is allowed).
+std::string resume_command(const std::string& job_file, const doc::TrainRequest& request,
+                           const std::optional<std::string>& max_memory) {
   std::string command = "isoflop train " + emit::shell_quote(job_file);
   if (request.output) command += " --output " + emit::shell_quote(*request.output);
   if (request.threads) command += " --threads " + std::to_string(*request.threads);
+  if (max_memory) command += " --max-memory " + emit::shell_quote(*max_memory);
   if (request.curve) command += " --curve " + emit::shell_quote(*request.curve);
   if (request.plot) command += " --plot " + emit::shell_quote(*request.plot);
   if (request.curve || request.plot) command += " --force";
@@ -72,7 +74,8 @@ int run_train(const std::vector<std::string>& args) {
   const train::TrainResult& result = r.document.result;
   if (result.interrupted && !r.finished_before)
     spdlog::warn("interrupted after step {} of {}; checkpoint saved to {}; continue with: {}", result.steps,
-                 result.steps_total, result.checkpoint_path, resume_command(*job_file, request));
+                 result.steps_total, result.checkpoint_path,
+                 resume_command(*job_file, request, get_string(vm, "max-memory")));
   write_document(parsed->common, r.json, [&] { return doc::render_train(r.document); }, "curve");
   if (result.interrupted && !r.finished_before) return 128 + (stop_signal ? stop_signal : SIGINT);
   return 0;

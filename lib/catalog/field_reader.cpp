@@ -20,17 +20,21 @@ std::string location(const std::string& file, const YAML::Node& node) {
 
 void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
   std::vector<YAML::Node> pending{root};  // no recursion: a deep tree cannot overflow the stack here
-  // Aliases make a graph of the text: one that refers to itself never ends, a few lines of aliases of aliases
-  // expand to billions of values. The largest catalog file has some thousands.
-  constexpr size_t kMaxValues = 4'000'000;
   size_t visited = 0;
+  // Counted as they are found, not as they are taken: a loop of several branches ([*a, *a, *a]) grows the list
+  // faster than it is worked off.
+  auto found = [&](size_t more) {
+    visited += more;
+    if (visited > kMaxYamlValues)
+      throw CatalogError(file + ": more than " + std::to_string(kMaxYamlValues) +
+                         " values once its aliases are expanded (an alias inside itself, or aliases of aliases); "
+                         "isoflop's files have far fewer");
+  };
+  found(1);
   while (!pending.empty()) {
     const YAML::Node node = pending.back();
     pending.pop_back();
-    if (++visited > kMaxValues)
-      throw CatalogError(file + ": more than " + std::to_string(kMaxValues) +
-                         " values once its aliases are expanded (an alias inside itself, or aliases of aliases); "
-                         "isoflop's files have far fewer");
+    if (node.IsMap() || node.IsSequence()) found(node.size());
     if (node.IsMap()) {
       std::unordered_map<std::string, int> seen;
       for (const auto& item : node) {

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,8 +14,14 @@ namespace isoflop::catalog {
 // "data/hardware.yaml:12" for a node, from yaml-cpp's mark (0-based line).
 std::string location(const std::string& file, const YAML::Node& node);
 
+// The most values a YAML input may hold once its aliases are expanded. Aliases make a graph of the text: one
+// inside itself never ends, and a few lines of aliases of aliases expand to billions of values; the largest
+// catalog file has some thousands.
+inline constexpr size_t kMaxYamlValues = 4'000'000;
+
 // Throws CatalogError "file:12: duplicate key 'lr' (first at line 9)" when any mapping in the tree under
-// `root` has a key twice (YAML parsers keep one silently). Every YAML input calls it after parsing.
+// `root` has a key twice (YAML parsers keep one silently), and "file: more than 4000000 values …" past
+// kMaxYamlValues. Every YAML input calls it after parsing.
 void reject_duplicate_keys(const YAML::Node& root, const std::string& file);
 
 // Reads the fields of one mapping (a catalog entry). Quantity fields accept a number in the unit named by

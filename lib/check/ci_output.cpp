@@ -52,11 +52,18 @@ std::string escape_property(const std::string& s) {
 std::string xml_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are no XML characters either.
+    if (c == '\xEF' && i + 2 < text.size() && text[i + 1] == '\xBF' &&
+        (text[i + 2] == '\xBE' || text[i + 2] == '\xBF')) {
       out += "\xEF\xBF\xBD";
-    else
+      i += 2;
+    } else if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      out += "\xEF\xBF\xBD";
+    } else {
       out += c;
+    }
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #include "core/input_file.hpp"
 
 #include <glob.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,8 +38,8 @@ std::string input_name(const std::string& path) { return path == "-" ? "<stdin>"
 
 std::string read_input_text(const std::string& path) {
   if (path.empty()) throw InputError("empty file name");
-  auto too_large = [](const std::string& name) {
-    return InputError(name + ": more than " + std::to_string(kMaxInputBytes >> 20) +
+  auto too_large = [](const std::string& name, size_t limit) {
+    return InputError(name + ": more than " + std::to_string(limit >> 20) +
                       " MiB; isoflop reads documents, proposals, run tables and launch configs of at most that");
   };
   if (path == "-") {
@@ -47,7 +48,7 @@ std::string read_input_text(const std::string& path) {
     char buffer[1 << 16];
     while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
       text.append(buffer, static_cast<size_t>(std::cin.gcount()));
-      if (text.size() > kMaxInputBytes) throw too_large("<stdin>");
+      if (text.size() > kMaxStreamBytes) throw too_large("<stdin>", kMaxStreamBytes);
     }
     if (std::cin.bad()) throw InputError("<stdin>: cannot read");
     return text;
@@ -57,14 +58,18 @@ std::string read_input_text(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path + ": cannot read: " + std::strerror(errno));
   note_input(path);
+  // A regular file ends where its size says (a long run's results.json, one curve point per step, may pass
+  // 64 MiB); a device, FIFO or pipe may never end.
+  struct stat st {};
+  const size_t limit = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? kMaxFileBytes : kMaxStreamBytes;
   std::string text;
   char buffer[1 << 16];
   size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
     text.append(buffer, n);
-    if (text.size() > kMaxInputBytes) {  // an endless device (/dev/zero) or a file that is not an input
+    if (text.size() > limit) {  // an endless device (/dev/zero) or a file that is not an input
       std::fclose(f);
-      throw too_large(path);
+      throw too_large(path, limit);
     }
   }
   const bool failed = std::ferror(f) != 0;

@@ -7,9 +7,11 @@
 
 namespace isoflop {
 
-// The most bytes an input may have: far more than any document, proposal, run table or launch config, and
-// little enough that an endless device (/dev/zero) or a file named by mistake is refused before it fills memory.
-inline constexpr size_t kMaxInputBytes = size_t{64} << 20;
+// The most bytes an input may have: from a device, FIFO or standard input, far more than any document,
+// proposal, run table or launch config, and little enough that an endless one (/dev/zero) is refused before it
+// fills memory; from a regular file, room for a results.json of millions of steps.
+inline constexpr size_t kMaxStreamBytes = size_t{64} << 20;
+inline constexpr size_t kMaxFileBytes = size_t{1} << 30;
 
 // The whole text of `path`, or of standard input when `path` is "-". Throws InputError naming the path and
 // the reason ("plan.json: cannot read: No such file or directory", "… more than 64 MiB …").

@@ -112,8 +112,11 @@ RunCost estimate_run_cost(const RunCostInputs& in) {
   if (c.compute_cost_usd && !std::isfinite(*c.compute_cost_usd))
     throw FieldError("price_per_gpu_hour_usd",
                      "is too large: the run's cost would overflow a double (1.8e308 dollars)");
-  if (c.cost_usd && !std::isfinite(*c.cost_usd))
+  if (c.energy_cost_usd && !std::isfinite(*c.energy_cost_usd))
     throw FieldError("price_per_kwh_usd", "is too large: the run's cost would overflow a double (1.8e308 dollars)");
+  if (c.cost_usd && !std::isfinite(*c.cost_usd))  // each part finite, their sum not
+    throw FieldError("price_per_kwh_usd",
+                     "is too large: with the compute cost the run's cost would overflow a double (1.8e308 dollars)");
   return c;
 }
 

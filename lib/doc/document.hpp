@@ -95,9 +95,9 @@ void read_value(const Json& value, T& out) {
                                                      : static_cast<long double>(value.get<long long>());
     if (v < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
         v > static_cast<long double>(std::numeric_limits<T>::max()))
-      fail_at(value, value.dump() + " is out of range; accepted: an integer from " +
-                         std::to_string(std::numeric_limits<T>::lowest()) + " to " +
-                         std::to_string(std::numeric_limits<T>::max()));
+      fail_at(value, value.dump() + " is out of range; accepted: " +
+                         (v > 0 ? "at most " + std::to_string(std::numeric_limits<T>::max())
+                                : "at least " + std::to_string(std::numeric_limits<T>::lowest())));
     out = static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (!value.is_number()) fail_at(value, "must be a number");

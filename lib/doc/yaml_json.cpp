@@ -49,7 +49,7 @@ namespace {
 // YAML aliases make a graph of the text: one that refers to itself is endless, and a few lines of aliases
 // of aliases expand to billions of values. Documents are shallow and small, so both are bounded.
 constexpr int kMaxDepth = 64;
-constexpr long long kMaxValues = 1'000'000;
+constexpr long long kMaxValues = static_cast<long long>(catalog::kMaxYamlValues);
 
 struct Conversion {
   FieldLines* lines;

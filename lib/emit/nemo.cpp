@@ -3,9 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
+#include "catalog/field_reader.hpp"
 #include "core/error.hpp"
 #include "emit/argv.hpp"
 #include "emit/targets.hpp"
@@ -190,6 +192,16 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
     return {"not YAML: line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
   if (!root.IsMap()) return {"a NeMo config is a mapping"};
+  try {
+    // A key twice (YAML loaders keep one silently), and aliases whose expansion never ends (a map inside itself).
+    catalog::reject_duplicate_keys(root, "");
+  } catch (const CatalogError& e) {
+    // ":5: duplicate key …" or ": more than … values …" (no file name was given; the caller prefixes its own).
+    const std::string what = e.what();
+    if (what.size() > 1 && what[0] == ':' && std::isdigit(static_cast<unsigned char>(what[1])))
+      return {"line " + what.substr(1)};
+    return {what.rfind(": ", 0) == 0 ? what.substr(2) : what};
+  }
   std::vector<std::string> problems, paths;
   flatten(root, "", paths);
   for (const auto& p : paths)

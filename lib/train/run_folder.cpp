@@ -49,8 +49,15 @@ void RunFolder::prepare() {
   require_distinct_outputs(planned);
   // The files in folders that exist already are checked before any folder is made: a refused run (a --plot
   // that exists) leaves nothing behind, not an empty output folder with its lock file.
+  // A file in a folder that does not exist and that this run does not make (a --plot in a missing folder)
+  // is refused here too.
+  const auto made_here = [&](const fs::path& folder) {
+    return folder.lexically_normal() == fs::path(output_).lexically_normal() ||
+           folder.lexically_normal() == folder_of(checkpoint_).lexically_normal();
+  };
   for (const RunOutput& o : all)
-    if (std::error_code ec; fs::is_directory(folder_of(o.path), ec)) (void)check_output_path(o.path, o.what, o.rules);
+    if (std::error_code ec; fs::is_directory(folder_of(o.path), ec) || !made_here(folder_of(o.path)))
+      (void)check_output_path(o.path, o.what, o.rules);
   create_folder(output_, "output");
   create_folder(folder_of(checkpoint_), "checkpoint.path");
   if (!lock_.held()) lock_and_clean();

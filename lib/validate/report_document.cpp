@@ -146,9 +146,9 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
                                 units::format_significant(planned.params, 6) + " of the sweep's run " + planned.id);
   if (!(res.tokens >= 0 && res.tokens <= units::kMaxTrainingTokens))
     throw damaged("tokens", units::format_significant(res.tokens, 6) + " is not a token count");
-  if (res.eval_loss && !(*res.eval_loss > 0 && std::isfinite(*res.eval_loss)))
+  if (res.eval_loss && !(*res.eval_loss >= 0 && std::isfinite(*res.eval_loss)))
     throw damaged("eval_loss",
-                  units::format_significant(*res.eval_loss, 6) + " is not a loss (a positive number of nats)");
+                  units::format_significant(*res.eval_loss, 6) + " is not a loss (a number of nats, not negative)");
   if (!(res.tokens_per_s >= 0 && std::isfinite(res.tokens_per_s)))
     throw damaged("tokens_per_s", units::format_significant(res.tokens_per_s, 6) + " is not a throughput");
   r.params = res.params;

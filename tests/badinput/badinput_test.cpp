@@ -245,6 +245,8 @@ void make_fixtures(const fs::path& d) {
   write(d / "runs-batch.yaml", run + "    global_batch: 9000000000000000000\n    layout: {tp: 1}\n" + measured);
   // YAML aliases: one inside itself (an endless graph) and aliases of aliases (9^8 values from 8 lines).
   write(d / "alias-loop.yaml", "a: &a [*a]\n");
+  write(d / "alias-map.yaml", "model: &a {x: *a}\n");            // a NeMo config inside itself
+  write(d / "alias-branches.yaml", "a: &a [*a, *a, *a, *a]\n");  // a loop that grows faster than it is walked
   std::string bomb = "a: &a [x,x,x,x,x,x,x,x,x]\n";
   for (char c = 'b'; c <= 'h'; ++c) {
     const std::string prev(1, static_cast<char>(c - 1)), alias = "*" + prev;

@@ -128,12 +128,12 @@ def check_junit_warnings(binary):
 
 
 def check_junit_control_characters(binary):
-    """A proposal name with control characters (a script's stray escape sequence) still gives well-formed XML that
-    validates: each such character becomes U+FFFD."""
+    """A proposal name with control characters (a script's stray escape sequence) or U+FFFE still gives
+    well-formed XML that validates: each such character becomes U+FFFD."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "ctl.yaml")
         with open(path, "w") as f:
-            f.write('name: "c\\x01d \\e[31mRED"\narch: chinchilla-70b\ntokens: 300B\nglobal_batch: 1536\n'
+            f.write('name: "c\\x01d \\e[31mRED \\uFFFE"\narch: chinchilla-70b\ntokens: 300B\nglobal_batch: 1536\n'
                     "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n")
         r = run(binary, path, "--policy", POLICY, "-o", "junit")
         expect(r.returncode in (0, 1), f"junit control characters: exit {r.returncode}: {r.stderr.strip()}")
@@ -145,7 +145,7 @@ def check_junit_control_characters(binary):
         schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
         if not schema.validate(xml):
             failures.append("junit control characters: invalid against JUnit.xsd: " + str(schema.error_log))
-        expect(xml.find("testsuite").get("name") == "c\ufffdd \ufffd[31mRED",
+        expect(xml.find("testsuite").get("name") == "c\ufffdd \ufffd[31mRED \ufffd",
                f"junit control characters: suite name {xml.find('testsuite').get('name')!r}")
 
 

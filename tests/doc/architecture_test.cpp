@@ -103,7 +103,7 @@ TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no 
         "a.json: architecture.moe.shared_experts: must not be negative");
   // A count past an int's range says what the field holds.
   CHECK(message(with(dense, P("/heads"), 2147483648LL)) ==
-        "a.json: architecture.heads: 2147483648 is out of range; accepted: an integer from -2147483648 to 2147483647");
+        "a.json: architecture.heads: 2147483648 is out of range; accepted: at most 2147483647");
   // Parameter counts are written as 64-bit integers: a model past 1e18 parameters is refused, not written wrapped.
   CHECK(message(with(dense, P("/layers"), 1'000'000'000)) ==
         "a.json: architecture: 1.8121e18 parameters are more than the 1e18 an architecture may have");

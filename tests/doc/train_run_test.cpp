@@ -81,6 +81,11 @@ TEST_CASE("the files a run writes are checked before the first step, named as th
                        ("--plot: " + *f.request.plot + " exists; no").c_str(), InputError);
   CHECK(test::read_file(*f.request.plot) == "kept");
   CHECK_FALSE(fs::exists(f.dir / "out"));  // no output folder made (nor its lock file) for a refused run
+  const auto kept_plot = f.request.plot;
+  f.request.plot = (f.dir / "missing" / "curve.svg").string();  // a folder this run does not make
+  CHECK_THROWS_WITH_AS(run_train_job(f.request, train::RunOptions{}), doctest::Contains("does not exist"), InputError);
+  CHECK_FALSE(fs::exists(f.dir / "out"));
+  f.request.plot = kept_plot;
   f.request.curve = f.request.plot = (f.dir / "same.csv").string();
   CHECK_THROWS_WITH_AS(run_train_job(f.request, train::RunOptions{}),
                        ("--plot: '" + *f.request.plot + "' is also the --curve file; name a file of its own").c_str(),

@@ -222,7 +222,7 @@ TEST_CASE("a results.json with values no run writes is damaged input, naming the
   const fs::path results = dir / sweep.runs[3].folder / "results.json";
   const std::string kept = test::read_file(results);
   const std::vector<std::pair<std::string, Json>> edits = {
-      {"eval_loss", -3.0}, {"eval_loss", 0.0}, {"params", 0}, {"tokens", -1}, {"tokens_per_s", -5.0}};
+      {"eval_loss", -3.0}, {"eval_loss", -1e-300}, {"params", 0}, {"tokens", -1}, {"tokens_per_s", -5.0}};
   for (const auto& [key, value] : edits) {
     Json j = Json::parse(kept);
     REQUIRE(j.contains(key));

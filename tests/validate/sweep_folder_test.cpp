@@ -75,7 +75,19 @@ TEST_CASE("one runner at a time: a sweep folder another process runs is refused,
     for (const auto& run : d.runs) CHECK(run_status(dir.string(), run).state == RunState::kPending);
   }
   REQUIRE(fs::exists(dir / kFolderLockName));
-  CHECK_NOTHROW(write_sweep_folder(d, dir.string(), 4));  // the lock file left behind is no foreign file
+  CHECK_NOTHROW(write_sweep_folder(d, dir.string(), 4));
+  // The lock file left behind is no foreign file, even where no sweep.json says the folder is a sweep's.
+  const auto bare = dir.parent_path() / "bare";
+  fs::create_directories(bare);
+  { const FolderLock once(bare.string(), "sweep folder"); }
+  REQUIRE(fs::exists(bare / kFolderLockName));
+  CHECK_NOTHROW(write_sweep_folder(d, bare.string(), 4));
+  const auto other = dir.parent_path() / "other";
+  fs::create_directories(other);
+  std::ofstream(other / "notes.txt") << "mine\n";
+  { const FolderLock once(other.string(), "sweep folder"); }
+  CHECK_THROWS_WITH_AS(write_sweep_folder(d, other.string(), 4), doctest::Contains("not a sweep ('notes.txt')"),
+                       FieldError);
 }
 
 TEST_CASE("the SLURM array script: sbatch's spellings, one task per run, bash -n clean") {
