@@ -139,7 +139,8 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
   const train::TrainResult& res = t.result;
   // Values no training run writes: the file was edited or damaged, and a fit of them would mislead.
   auto damaged = [&](const std::string& field, const std::string& why) {
-    return InputError(source.source + ": " + field + ": " + why + "; results.json is damaged (rerun the run)");
+    return InputError(source.source + ": " + field + ": " + why + "; results.json is damaged (delete " +
+                      (fs::path(dir) / planned.folder).string() + " and 'validate run' trains the run again)");
   };
   if (!(std::fabs(res.params / planned.params - 1) < 1e-9))
     throw damaged("params", units::format_significant(res.params, 6) + " is not the " +

@@ -230,6 +230,9 @@ TEST_CASE("a results.json with values no run writes is damaged input, naming the
     write_text(results, j.dump());
     CHECK_THROWS_WITH_AS(validation_document(inputs_for(dir), catalog), doctest::Contains((key + ": ").c_str()),
                          InputError);
+    const std::string remedy = "results.json is damaged (delete " + (dir / sweep.runs[3].folder).string() +
+                               " and 'validate run' trains the run again)";
+    CHECK_THROWS_WITH_AS(validation_document(inputs_for(dir), catalog), doctest::Contains(remedy.c_str()), InputError);
   }
   // A run that timed no step (0 tokens/s) is fitted, and has no speed row rather than an infinite error.
   Json j = Json::parse(kept);
