@@ -35,7 +35,7 @@ int run_check(const std::vector<std::string>& args) {
   if (junit_path) outputs.check(*junit_path, "junit");
 
   const catalog::Catalog cat = load_catalog(common);
-  const check::Policy policy = doc::read_policy(*policy_path);
+  const check::Policy policy = doc::read_policy(cat, *policy_path);
   const auto proposals = doc::read_proposals(cat, vm["proposal"].as<std::vector<std::string>>());
   const check::CheckResult result = check::check_proposals(cat, proposals, policy, get_switch(vm, "strict"));
 

@@ -33,7 +33,7 @@ int run_emit(const std::vector<std::string>& args) {
     const std::string name = input_name(*file);
     const auto report = emit::check_file(name, target, read_input_text(*file), eo);
     if (report.inferred && !parsed->common.quiet)
-      std::fprintf(stderr, "%s: checked as %s (its form; --target names another)\n", name.c_str(),
+      std::fprintf(stderr, "%s: checked as %s (read from its form; --target T checks it as another)\n", name.c_str(),
                    std::string(emit::kTargetNames.name(report.target)).c_str());
     for (const auto& p : report.problems) std::fprintf(stderr, "%s: %s\n", name.c_str(), p.c_str());
     if (report.problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", name.c_str());

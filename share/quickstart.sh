@@ -12,7 +12,7 @@ jobs="${JOBS:-$(nproc)}"
 packages=(build-essential cmake ninja-build pkg-config ccache groff
           libboost-program-options-dev libboost-math-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
           doctest-dev nlohmann-json3-dev libopenblas-dev libnlopt-dev libnlopt-cxx-dev
-          libpugixml-dev python3 python3-jsonschema python3-lxml
+          libpugixml-dev python3 python3-jsonschema python3-lxml python3-yaml
           clang-14 libclang-rt-14-dev libomp-14-dev)  # clang: the fuzz targets (share/fuzz.sh)
 
 install_missing() {

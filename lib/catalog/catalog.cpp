@@ -137,7 +137,7 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
 void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_one_document(text);
   } catch (const YAML::Exception& e) {
     throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }

@@ -18,6 +18,14 @@ std::string location(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(mark.line + 1);
 }
 
+YAML::Node load_one_document(const std::string& text) {
+  std::vector<YAML::Node> documents = YAML::LoadAll(text);
+  if (documents.empty()) return YAML::Node();
+  if (documents.size() > 1)
+    throw YAML::ParserException(documents[1].Mark(), "a second document ('---') in the file; accepted: one document");
+  return documents.front();
+}
+
 void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
   std::vector<YAML::Node> pending{root};  // no recursion: a deep tree cannot overflow the stack here
   size_t visited = 0;

@@ -24,6 +24,10 @@ inline constexpr size_t kMaxYamlValues = 4'000'000;
 // kMaxYamlValues. Every YAML input calls it after parsing.
 void reject_duplicate_keys(const YAML::Node& root, const std::string& file);
 
+// YAML::Load of a text that must hold one document: a second one ("---" and more) would be ignored by
+// YAML::Load, so it is refused here with a YAML::ParserException at its line, as PyYAML's safe_load refuses it.
+YAML::Node load_one_document(const std::string& text);
+
 // Reads the fields of one mapping (a catalog entry). Quantity fields accept a number in the unit named by
 // the key (`memory_gib: 80`) or, where a unit parser is used, a string with a unit (`max_power: 6.5 kW`).
 // Call `finish()` after reading: a key that was never read is rejected as unknown (typos are errors).

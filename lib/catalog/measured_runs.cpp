@@ -71,7 +71,7 @@ MeasuredRun parse_run(FieldReader& r, const Catalog& catalog) {
 std::vector<MeasuredRun> parse_measured_runs(const std::string& text, const std::string& file, const Catalog& catalog) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_one_document(text);
   } catch (const YAML::Exception& e) {
     throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }

@@ -2,6 +2,7 @@
 // and the function that measures a proposal's facts against a setting.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,10 +24,18 @@ struct Finding {
 };
 
 enum class SettingKind { kNumber, kText, kList };
+// What the names of a kList setting must be.
+enum class NameList { kAny, kGridRegions };
 struct SettingSpec {
   const char* key;
   SettingKind kind;
   bool non_negative;  // a cap or floor that cannot be below zero
+  double least = -std::numeric_limits<double>::infinity();  // bounds of a kNumber beyond its sign: a fraction's
+  double most = std::numeric_limits<double>::infinity();    // 1, a count's floor of 1
+  NameList names = NameList::kAny;
+
+  // The lowest value the setting accepts (its sign and `least` together).
+  double lowest() const { return non_negative && least < 0 ? 0.0 : least; }
 };
 
 struct RuleInfo {

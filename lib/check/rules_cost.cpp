@@ -64,8 +64,10 @@ void add_cost_rules(std::vector<RuleInfo>& t) {
                "region|cluster", cap(), co2e_t});
   t.push_back({"cost_usd", "money of the priced parts of the run", "USD", "GPU-hours x price per GPU-hour",
                "price_per_gpu_hour|cluster", cap(), cost_usd});
-  t.push_back({"regions", "the grid region is one the policy allows", "", "the policy's list", "region",
-               {{"allow", SettingKind::kList, false}}, regions});
+  const SettingSpec allow{
+      .key = "allow", .kind = SettingKind::kList, .non_negative = false, .names = NameList::kGridRegions};
+  t.push_back(
+      {"regions", "the grid region is one the policy allows", "", "the policy's list", "region", {allow}, regions});
   t.push_back({"grid_intensity", "carbon intensity of the run's grid", "g CO2e/kWh", "data/grids.yaml", "region|cluster",
                cap(), grid_intensity});
 }

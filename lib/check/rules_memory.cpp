@@ -97,9 +97,11 @@ void add_memory_rules(std::vector<RuleInfo>& t) {
   t.push_back({"memory_headroom_gib", "device memory left on the most loaded GPU of the layout", "GiB",
                "Korthikanti et al. 2022 activations; Rajbhandari et al. 2020 ZeRO model states", "layout|cluster",
                {{"min", SettingKind::kNumber, false}}, memory_headroom});
+  const std::vector<SettingSpec> fraction = {{"min", SettingKind::kNumber, true, 0, 1},
+                                             {"max", SettingKind::kNumber, true, 0, 1}};
   t.push_back({"mfu", "predicted model FLOPs utilisation of the layout", "fraction",
-               "Narayanan et al. 2021 step time; Korthikanti et al. 2022 eq. 7 model FLOPs", "layout|cluster",
-               {{"min", SettingKind::kNumber, true}, {"max", SettingKind::kNumber, true}}, mfu});
+               "Narayanan et al. 2021 step time; Korthikanti et al. 2022 eq. 7 model FLOPs", "layout|cluster", fraction,
+               mfu});
   t.push_back({"layout_runnable", "the trainer accepts the layout (degrees, divisibility, its own rules)", "",
                "data/trainers.yaml (Megatron-LM, DeepSpeed, NeMo, FSDP arguments)", "layout",
                {{"trainer", SettingKind::kText, false}}, layout_runnable});

@@ -59,12 +59,15 @@ Finding st_moe(const RuleSetting&, const Facts& f) {
 
 void add_moe_rules(std::vector<RuleInfo>& t) {
   const char* src = "Zoph et al. 2022 (ST-MoE) recommendations, data/shapes.yaml";
-  t.push_back({"moe_experts", "experts per MoE layer (default max: ST-MoE's)", "experts", src, "arch|params",
-               {{"max", SettingKind::kNumber, true}, {"min", SettingKind::kNumber, true}}, experts});
+  // A count of experts: a bound below one would pass no model.
+  const std::vector<SettingSpec> counts = {{"max", SettingKind::kNumber, true, 1},
+                                           {"min", SettingKind::kNumber, true, 1}};
+  t.push_back(
+      {"moe_experts", "experts per MoE layer (default max: ST-MoE's)", "experts", src, "arch|params", counts, experts});
   t.push_back({"moe_capacity_factor", "training capacity factor (default: 1 to ST-MoE's 1.25)", "", src, "arch|params",
                {{"min", SettingKind::kNumber, true}, {"max", SettingKind::kNumber, true}}, capacity_factor});
-  t.push_back({"moe_top_k", "experts each token is routed to (default max: ST-MoE's top-2)", "experts", src, "arch|params",
-               {{"max", SettingKind::kNumber, true}, {"min", SettingKind::kNumber, true}}, top_k});
+  t.push_back({"moe_top_k", "experts each token is routed to (default max: ST-MoE's top-2)", "experts", src,
+               "arch|params", counts, top_k});
   t.push_back({"moe_st_moe", "every departure from ST-MoE's routing advice, experts per device included",
                "departures", src, "arch|params", {}, st_moe});
 }

@@ -104,6 +104,11 @@ void note_input_fd(int fd) {
 OutputTarget check_output_path(const std::string& path, const std::string& what, const OutputRules& rules) {
   namespace fs = std::filesystem;
   if (path.empty()) throw InputError(what + ": empty file name");
+  // "-" reads standard input where a command reads; these outputs are files, never standard output.
+  if (path == "-")
+    throw InputError(what +
+                     ": '-' would be a file named '-' (this output is a file, standard output is for -o); "
+                     "name a file, or ./- for that name");
   OutputTarget out{path, path, false};
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {

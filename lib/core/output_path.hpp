@@ -39,8 +39,9 @@ struct OutputTarget {
 };
 
 // Checks `path` against the rules; throws InputError "<what>: <reason>" (the target untouched) when it is
-// empty, one of the command's inputs, a directory, not a regular file (device, FIFO, socket), a link to
-// nowhere, in a folder that does not exist, or exists and `rules.replace` is false.
+// empty or "-" (standard output is not one of these files), one of the command's inputs, a directory, not a regular
+// file (device, FIFO, socket), a link to nowhere, in a folder that does not exist, or exists and `rules.replace` is
+// false.
 OutputTarget check_output_path(const std::string& path, const std::string& what, const OutputRules& rules);
 
 // Checks `path` and writes `content` all-or-nothing: a temporary file created exclusively in the target's

@@ -129,6 +129,9 @@ CostDocument recost_document(const SourceDocument& source, const cost::EnergyReq
     }
   }
   d.inputs.from = source.source;
+  // The run's inputs as recorded, before the command line's energy options: a fault names the document's key.
+  check_document_section(source, "cost.inputs", [&] { d.cost.inputs.validate(); },
+                         {{"cfe_fraction", "cfe"}, {"utilisation", "mfu"}});
   d.cost = cost::recost(d.cost, energy, cat);
   return d;
 }

@@ -142,4 +142,15 @@ void fail_at(const Json& node, const std::string& what) { throw Json::other_erro
 
 Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
+void check_document_section(const SourceDocument& document, const std::string& section,
+                            const std::function<void()>& check, const std::map<std::string, std::string>& keys) {
+  try {
+    check();
+  } catch (const FieldError& e) {
+    const auto renamed = keys.find(e.field());
+    throw InputError(document.source + ": " + section + "." + (renamed == keys.end() ? e.field() : renamed->second) +
+                     ": " + e.message());
+  }
+}
+
 }  // namespace isoflop::doc

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -44,6 +45,12 @@ Json parse_data(const std::string& source, std::string_view text, std::map<std::
 SourceDocument parse_document(const std::string& source, std::string_view text);
 // The same for a path ("-" is stdin): the one reader of documents.
 SourceDocument read_document(const std::string& path);
+
+// Runs `check`, a validate() of values read from `document`'s `section`, and re-throws its FieldError as an
+// InputError naming the document's key ("plan.json: cluster.gpus: must be positive, got 0"), where a command
+// line would name a flag that was not given. `keys` maps a validate() field to its key where they differ.
+void check_document_section(const SourceDocument& document, const std::string& section,
+                            const std::function<void()>& check, const std::map<std::string, std::string>& keys = {});
 // Throws InputError unless the document is one of `kinds`.
 void require_kind(const SourceDocument& document, const std::vector<std::string_view>& kinds);
 

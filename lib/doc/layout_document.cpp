@@ -40,6 +40,9 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
 
 LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change) {
   const LayoutSections s = layout_sections_from(from);
+  // The document's job and cluster before any pin: a fault in them names their key, not a flag.
+  check_document_section(from, "cluster", [&] { s.cluster.validate(); });
+  check_document_section(from, "job", [&] { s.job.validate(); });
   parallel::SearchOptions options = s.options;
   if (change) change(options);
   LayoutInputs inputs;

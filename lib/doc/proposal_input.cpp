@@ -1,6 +1,7 @@
 // Proposals and policies from YAML or JSON, with the line of every field.
 #include "doc/proposal_input.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
@@ -209,7 +210,7 @@ std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, con
   return proposals;
 }
 
-check::Policy parse_policy(const std::string& source, std::string_view text) {
+check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& source, std::string_view text) {
   check::Policy policy;
   policy.source = source;
   check::LineMarks marks;
@@ -246,12 +247,30 @@ check::Policy parse_policy(const std::string& source, std::string_view text) {
       for (const auto& spec : info->settings) {
         if (key != spec.key) continue;
         if (spec.kind == check::SettingKind::kNumber) {
-          s.numbers[key] = in.count(v, at, spec.non_negative ? units::Sign::kNonNegative : units::Sign::kAny);
+          const double x = in.count(v, at, spec.non_negative ? units::Sign::kNonNegative : units::Sign::kAny);
+          if (x < spec.lowest() || x > spec.most)
+            in.fail(at, units::format_significant(x, 6) + " is out of range; accepted: " +
+                            (spec.most == std::numeric_limits<double>::infinity()
+                                 ? "at least " + units::format_significant(spec.lowest(), 6)
+                                 : units::format_significant(spec.lowest(), 6) + " to " +
+                                       units::format_significant(spec.most, 6)) +
+                            (info->unit[0] ? std::string(" (") + info->unit + ")" : std::string()));
+          s.numbers[key] = x;
         } else if (spec.kind == check::SettingKind::kText) {
           s.texts[key] = in.text(v, at);
         } else {
           if (!v.is_array()) in.fail(at, "must be a list of names");
-          for (size_t i = 0; i < v.size(); ++i) s.allow.push_back(in.text(v[i], at + "[" + std::to_string(i) + "]"));
+          std::vector<std::string> known;
+          if (spec.names == check::NameList::kGridRegions)
+            for (const auto& g : catalog.grids) known.push_back(g.name);
+          for (size_t i = 0; i < v.size(); ++i) {
+            const std::string item = at + "[" + std::to_string(i) + "]";
+            std::string name = in.text(v[i], item);
+            if (!known.empty() && std::find(known.begin(), known.end(), name) == known.end())
+              in.fail(item, "'" + name + "' is not a grid region of the catalog" + did_you_mean(name, known) +
+                                "; accepted: " + join(known));
+            s.allow.push_back(std::move(name));
+          }
         }
       }
     }
@@ -263,6 +282,8 @@ check::Policy parse_policy(const std::string& source, std::string_view text) {
   return policy;
 }
 
-check::Policy read_policy(const std::string& path) { return parse_policy(input_name(path), read_input_text(path)); }
+check::Policy read_policy(const catalog::Catalog& catalog, const std::string& path) {
+  return parse_policy(catalog, input_name(path), read_input_text(path));
+}
 
 }  // namespace isoflop::doc

@@ -22,7 +22,8 @@ check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string
 std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, const std::vector<std::string>& patterns);
 
 // The same for a policy: an unknown rule or setting is refused with a suggestion; a negative cap too.
-check::Policy parse_policy(const std::string& source, std::string_view text);
-check::Policy read_policy(const std::string& path);
+// Region names in an allow list must be the catalog's grids.
+check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& source, std::string_view text);
+check::Policy read_policy(const catalog::Catalog& catalog, const std::string& path);
 
 }  // namespace isoflop::doc

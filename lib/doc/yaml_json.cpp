@@ -2,6 +2,7 @@
 #include "doc/yaml_json.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 
@@ -22,8 +23,12 @@ Json plain_scalar(const std::string& text) {
     const long long v = std::strtoll(text.c_str(), nullptr, 10);
     if (errno == 0) return v;
   }
-  if (std::regex_match(text, number)) return std::strtod(text.c_str(), nullptr);
-  if (text == ".inf" || text == ".nan" || text == "-.inf") return nullptr;  // not finite: null in JSON
+  // A number past a double (1e400) stays its text, as .inf and .nan do: JSON has no infinity, and a reader that
+  // wants a number then names what was written rather than the null that JSON would make of it.
+  if (std::regex_match(text, number)) {
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (std::isfinite(v)) return v;
+  }
   return text;
 }
 
@@ -36,7 +41,7 @@ bool looks_like_json(std::string_view text) {
 
 YAML::Node load_yaml(const std::string& source, const std::string_view text) {
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    YAML::Node root = catalog::load_one_document(std::string(text));
     catalog::reject_duplicate_keys(root, source);
     return root;
   } catch (const YAML::Exception& e) {

@@ -5,7 +5,57 @@ namespace {
 // argparse's default prefix_chars; a long option starts with two of them (torchrun, sbatch and Hydra agree).
 constexpr char kPrefixChar = '-';
 bool long_prefixed(std::string_view word) { return word.size() >= 2 && word[0] == kPrefixChar && word[1] == kPrefixChar; }
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// Decimal digits from `at`, single underscores only between two digits (PEP 515); how many characters it took.
+size_t digits(std::string_view s, size_t at) {
+  size_t i = at;
+  while (i < s.size() &&
+         (is_digit(s[i]) || (s[i] == '_' && i > at && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1]))))
+    ++i;
+  return i - at;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view lower) {
+  if (a.size() != lower.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if ((a[i] >= 'A' && a[i] <= 'Z' ? a[i] - 'A' + 'a' : a[i]) != lower[i]) return false;
+  return true;
+}
+
+// Python's float() grammar after the sign: digits [. digits] [e [sign] digits], or .digits, or inf/infinity/nan.
+bool python_float_body(std::string_view s) {
+  if (equals_ignoring_case(s, "inf") || equals_ignoring_case(s, "infinity") || equals_ignoring_case(s, "nan"))
+    return true;
+  size_t i = digits(s, 0);
+  size_t mantissa = i;
+  if (i < s.size() && s[i] == '.') {
+    const size_t fraction = digits(s, i + 1);
+    mantissa += fraction;
+    i += 1 + fraction;
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t exponent = digits(s, i);
+    if (exponent == 0) return false;
+    i += exponent;
+  }
+  return i == s.size();
+}
 }  // namespace
+
+bool argparse_accepts(std::string_view value, ArgparseType type) {
+  if (type == ArgparseType::kString) return true;
+  while (!value.empty() && is_space(value.front())) value.remove_prefix(1);
+  while (!value.empty() && is_space(value.back())) value.remove_suffix(1);
+  if (!value.empty() && (value[0] == '+' || value[0] == '-')) value.remove_prefix(1);
+  if (type == ArgparseType::kInt) return !value.empty() && digits(value, 0) == value.size();
+  return python_float_body(value);
+}
 
 std::string long_option(std::string_view name) { return std::string(2, kPrefixChar) + std::string(name); }
 

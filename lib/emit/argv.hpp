@@ -13,4 +13,10 @@ std::string long_option(std::string_view name);
 // The option a command-line word names; nullopt for a value (a word that is not a long option).
 std::optional<std::string> option_name(std::string_view word);
 
+// The conversion argparse applies to an option's values (add_argument's type=); kString takes any word.
+enum class ArgparseType { kString, kInt, kFloat };
+// Whether Python's int() or float() reads `value`: surrounding whitespace, a sign, digits with single
+// underscores between them; float() also a fraction, an exponent, inf, infinity and nan in any case.
+bool argparse_accepts(std::string_view value, ArgparseType type);
+
 }  // namespace isoflop::emit

@@ -58,6 +58,12 @@ std::map<std::string, MegatronFlag> read_flag_list(const YAML::Node& list, const
     } else {
       flag.nargs = std::stoi(nargs);
     }
+    if (const YAML::Node type = f["type"]) {
+      const std::string t = type.as<std::string>();
+      if (t != "int" && t != "float")
+        throw CatalogError("data/launch: " + word + " has type '" + t + "'; accepted: int, float");
+      flag.type = t == "int" ? ArgparseType::kInt : ArgparseType::kFloat;
+    }
     if (f["choices"]) flag.choices = strings(f["choices"]);
     flag.versions = f["in"] ? strings(f["in"]) : versions;
     flags[flag.name] = flag;

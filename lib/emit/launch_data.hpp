@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "emit/argv.hpp"
+
 namespace isoflop::emit {
 
 // One option of pretrain_gpt.py's argparse parser.
@@ -14,6 +16,7 @@ struct MegatronFlag {
   std::string name;                  // "num-layers" (emit/argv.hpp)
   int nargs = 1;                     // values taken; kAnyValues for '*' and '+'
   bool at_least_one = false;         // '+'
+  ArgparseType type = ArgparseType::kString;  // what each value must read as
   std::vector<std::string> choices;  // empty when any value is accepted
   std::vector<std::string> versions; // the releases that have it
   static constexpr int kAnyValues = -1;

@@ -306,9 +306,16 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
     if (f->nargs != MegatronFlag::kAnyValues && values.size() != want)
       out.problems.push_back(w + " expects " + std::to_string(f->nargs) + " value(s)");
     if (f->at_least_one && values.empty()) out.problems.push_back(w + " expects at least one value");
-    for (const auto& v : values)
-      if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), v) == f->choices.end())
+    for (const auto& v : values) {
+      // A word the shell expands ("$TP", "${TP:-8}", `…`) is known only when the script runs.
+      const bool expanded = v.find_first_of("$`") != std::string::npos;
+      if (!expanded && !argparse_accepts(v, f->type))
+        out.problems.push_back(w + " " + v + ": " +
+                               (f->type == ArgparseType::kInt ? "not an int; accepted: a whole number"
+                                                              : "not a float; accepted: a number such as 3e-4"));
+      else if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), v) == f->choices.end())
         out.problems.push_back(w + " " + v + ": accepted: " + join(f->choices, ", "));
+    }
   }
   return out;
 }

@@ -64,6 +64,55 @@ long long integer_at(const YAML::Node& root, const char* a, const char* b, long 
   return n.as<long long>();
 }
 
+// The counts the config states (GPUs, nodes, parallel sizes, shapes, batches): whole numbers of at least one
+// (null where NeMo reads null as "none": virtual stages, query groups, experts). Lightning refuses devices 0 and
+// Megatron a size below one; a count past a billion is no launch's, and would not fit the layout's integers.
+std::vector<std::string> count_problems(const YAML::Node& root) {
+  struct Count {
+    const char* section;
+    const char* key;
+    bool null_allowed;
+  };
+  static constexpr Count kCounts[] = {
+      {"trainer", "devices", false},
+      {"trainer", "num_nodes", false},
+      {"trainer", "max_steps", false},
+      {"model", "micro_batch_size", false},
+      {"model", "global_batch_size", false},
+      {"model", "tensor_model_parallel_size", false},
+      {"model", "pipeline_model_parallel_size", false},
+      {"model", "virtual_pipeline_model_parallel_size", true},
+      {"model", "context_parallel_size", false},
+      {"model", "expert_model_parallel_size", false},
+      {"model", "encoder_seq_length", false},
+      {"model", "max_position_embeddings", false},
+      {"model", "num_layers", false},
+      {"model", "hidden_size", false},
+      {"model", "ffn_hidden_size", false},
+      {"model", "num_attention_heads", false},
+      {"model", "num_query_groups", true},
+      {"model", "kv_channels", true},
+      {"model", "num_moe_experts", true},
+      {"model", "moe_router_topk", false},
+  };
+  constexpr long long kLargestCount = 1'000'000'000;
+  std::vector<std::string> problems;
+  for (const Count& c : kCounts) {
+    const YAML::Node n = root[c.section][c.key];
+    if (!n || (c.null_allowed && n.IsNull())) continue;
+    const std::string where = std::string(c.section) + "." + c.key;
+    long long v = 0;
+    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v)) {
+      problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " is not a whole number" +
+                         (c.null_allowed ? "; accepted: null or 1 to 1000000000" : "; accepted: 1 to 1000000000"));
+    } else if (v < 1 || v > kLargestCount) {
+      problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " " + std::to_string(v) +
+                         " is out of range; accepted: " + (c.null_allowed ? "null or " : "") + "1 to 1000000000");
+    }
+  }
+  return problems;
+}
+
 // What the config states of the layout, the model, the batch and the cluster (megatron_gpt_config.yaml's keys).
 LayoutFacts facts_of(const YAML::Node& root) {
   const YAML::Node model = root["model"];
@@ -187,7 +236,7 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
                                     const catalog::TrainerRules& rules) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    root = catalog::load_one_document(yaml_text);
   } catch (const YAML::Exception& e) {
     return {"not YAML: line " + std::to_string(e.mark.line + 1) + ": " + e.msg};
   }
@@ -206,6 +255,10 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
   flatten(root, "", paths);
   for (const auto& p : paths)
     if (!has_key(data, version, p)) problems.push_back(key_problem(data, version, p));
+  if (auto counts = count_problems(root); !counts.empty()) {  // the rules below need the counts to be counts
+    problems.insert(problems.end(), counts.begin(), counts.end());
+    return problems;
+  }
   try {
     const std::string precision = root["trainer"]["precision"] ? root["trainer"]["precision"].as<std::string>() : "32";
     const std::set<std::string> precisions = {"16", "bf16", "16-mixed", "bf16-mixed", "32"};

@@ -130,6 +130,20 @@ std::vector<std::string> check_slurm(const std::string& script) {
       const auto backend = std::find(c.begin(), c.end(), long_option("rdzv-backend"));
       launches = torchrun && backend != c.end() && backend + 1 != c.end() && backend[1] == "c10d" &&
                  std::find(c.begin(), c.end(), long_option("rdzv-endpoint")) != c.end();
+      if (!torchrun) continue;
+      // torchrun starts a process per GPU it is told of, on as many nodes as it is told; the allocation must
+      // agree, or ranks wait for GPUs or nodes that are not there (or leave some idle).
+      for (size_t k = 0; k + 1 < c.size(); ++k) {
+        const std::string option = option_name(c[k]).value_or("");
+        const char* directive_name = option == "nproc-per-node" || option == "nproc_per_node" ? "gpus-per-node"
+                                     : option == "nnodes"                                     ? "nodes"
+                                                                                              : nullptr;
+        if (!directive_name || !options.count(directive_name)) continue;
+        const auto launched = literal_integer(c[k + 1]), allocated = literal_integer(options[directive_name]);
+        if (launched && allocated && *launched != *allocated)
+          problems.push_back("torchrun " + c[k] + " " + c[k + 1] + " disagrees with " + said(directive_name) + "=" +
+                             options[directive_name]);
+      }
     }
   if (!launches)
     problems.push_back("no 'srun torchrun " + long_option("rdzv-backend") + " c10d " + long_option("rdzv-endpoint") +

@@ -27,6 +27,17 @@ std::string number_text(double value) {
 
 namespace {
 
+// number_text in a form every YAML reader takes for the float it is, as JSON's 70.0 is: YAML 1.1 (PyYAML) wants
+// a dot in the mantissa and a signed exponent, so 4e+06 would be a string there and 70 an integer; 4.0e+06 and
+// 70.0 are floats in YAML 1.1 and 1.2 alike.
+std::string yaml_number_text(double value) {
+  std::string text = number_text(value);
+  if (!std::isfinite(value) || text.find('.') != std::string::npos) return text;
+  const size_t e = text.find_first_of("eE");
+  text.insert(e == std::string::npos ? text.size() : e, ".0");
+  return text;
+}
+
 void emit_yaml(YAML::Emitter& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object:
@@ -55,7 +66,7 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
       out << value.get<unsigned long long>();
       break;
     case Json::value_t::number_float:
-      out << number_text(value.get<double>());
+      out << yaml_number_text(value.get<double>());
       break;
     default:
       out << YAML::Null;

@@ -49,16 +49,24 @@ std::string too_many_tokens(double tokens) {
          units::format_scientific(kMaxTokens) + ")";
 }
 
-// A token count read from `key`, at most kMaxTokens: the step counts are whole numbers made from it.
+// Why a fractional token count is refused: "20000.5 is not a whole number of tokens".
+std::string not_whole_tokens(double tokens) {
+  return units::format_significant(tokens, 17) + " is not a whole number of tokens";
+}
+
+// A token count read from `key`: whole (a run reads whole tokens) and at most kMaxTokens (the step counts are
+// whole numbers made from it).
 double token_field(catalog::FieldReader& r, const std::string& key, double tokens) {
   if (tokens > kMaxTokens) r.fail(key, too_many_tokens(tokens));
+  if (tokens != std::floor(tokens)) r.fail(key, not_whole_tokens(tokens));
   return tokens;
 }
 
-// The same bound on a job built in code, where a NaN may reach it too.
+// The same bounds on a job built in code, where a NaN may reach it too.
 void check_token_count(const std::string& name, double tokens) {
   if (std::isnan(tokens)) throw InputError(name + ": is not a number");
   if (tokens > kMaxTokens) throw InputError(name + ": " + too_many_tokens(tokens));
+  if (tokens != std::floor(tokens)) throw InputError(name + ": " + not_whole_tokens(tokens));
 }
 
 }  // namespace
@@ -120,7 +128,7 @@ void Job::validate() const {
 Job parse_job(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = catalog::load_one_document(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }

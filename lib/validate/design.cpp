@@ -126,6 +126,13 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
   double weight = 0;
   for (int k = 0; k < p.budgets; ++k) weight += std::pow(p.spacing, -k);
   const double top = p.total_flops / (p.sizes * weight);
+  // The sweep is a scaled-down check of the plan: its fitted law is carried up to the plan's budget, never down.
+  if (!(d.origin.full_budget_flops >= top))
+    throw FieldError(d.origin.plan_file.empty() ? "flops" : "from",
+                     "the plan's budget " + flops_text(d.origin.full_budget_flops) + " is below the sweep's largest, " +
+                         flops_text(top) +
+                         " (a validation sweep is a small check of a larger run); accepted: at least " +
+                         flops_text(top) + ", or lower the total compute");
   const double step_tokens = static_cast<double>(p.batch) * p.seq;
   for (int k = 0; k < p.budgets; ++k) {
     const double c = top * std::pow(p.spacing, k - (p.budgets - 1));

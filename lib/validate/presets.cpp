@@ -67,7 +67,7 @@ Preset read_preset(catalog::FieldReader& r) {
 YAML::Node embedded_yaml(const std::string& name) {
   for (const auto& f : emit::embedded_validate_files())
     if (f.name == name) {
-      YAML::Node root = YAML::Load(f.text);
+      YAML::Node root = catalog::load_one_document(f.text);
       catalog::reject_duplicate_keys(root, name);
       return root;
     }

@@ -18,7 +18,7 @@ inline const catalog::Catalog& cat() {
 // The verdict of the one rule `rule_yaml` (a policy's "rules:" entry) on `proposal`, read as the file `source`.
 inline check::Verdict verdict(const std::string& proposal, const std::string& rule_yaml,
                               const std::string& source = "p.yaml") {
-  const check::Policy policy = doc::parse_policy("policy.yaml", "rules:\n  " + rule_yaml + "\n");
+  const check::Policy policy = doc::parse_policy(cat(), "policy.yaml", "rules:\n  " + rule_yaml + "\n");
   const auto v = check::check_proposal(cat(), doc::parse_proposal(cat(), source, proposal), policy);
   REQUIRE(v.verdicts.size() == 1);
   INFO(v.verdicts[0].reason);

@@ -84,35 +84,57 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
         }) == "p.json:2: layout.micro_batch: must be at most 1000000");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
         "p.yaml:1: cluster: missing (gpu and gpus or nodes)");
-  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  day: {max: 9}\n"); }) ==
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  day: {max: 9}\n"); }) ==
         "q.yaml:2: rules.day: unknown rule (did you mean 'days'?); accepted: " + isoflop::join(check::rule_names()));
-  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  days: 9\n"); }) ==
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  days: 9\n"); }) ==
         "q.yaml:2: rules.days: must be a mapping of severity, max");
-  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  gpu_hours: {max: -1}\n"); }) ==
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  gpu_hours: {max: -1}\n"); }) ==
         "q.yaml:2: rules.gpu_hours.max: '-1' must not be negative");
-  CHECK(error_of([] { doc::parse_policy("q.yaml", "rules:\n  regions: {allow: us}\n"); }) ==
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  regions: {allow: us}\n"); }) ==
         "q.yaml:2: rules.regions.allow: must be a list of names");
   // A duplicate key in JSON names both lines, as in YAML; an empty file says it is empty.
   CHECK(error_of([] {
           doc::parse_proposal(cat(), "p.json", "{\n  \"arch\": \"chinchilla-70b\",\n  \"tokens\": 1,\n  \"tokens\": 2\n}\n");
         }) == "p.json:4: duplicate key 'tokens' (first at line 3)");
-  CHECK(error_of([] { doc::parse_policy("q.json", "{\"rules\": {\"days\": {\"max\": 9},\n  \"days\": {}}}\n"); }) ==
-        "q.json:2: duplicate key 'days' (first at line 1)");
+  CHECK(error_of([] {
+          doc::parse_policy(cat(), "q.json", "{\"rules\": {\"days\": {\"max\": 9},\n  \"days\": {}}}\n");
+        }) == "q.json:2: duplicate key 'days' (first at line 1)");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", ""); }) ==
         "p.yaml: the file is empty; a proposal is a mapping naming arch or params, tokens and cluster");
-  CHECK(error_of([] { doc::parse_policy("q.json", "  \n# nothing yet\n"); }) ==
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.json", "  \n# nothing yet\n"); }) ==
         "q.json: the file is empty; a policy is a mapping with rules");
   // A memory floor may be negative (a policy that tolerates a known overshoot); caps may not.
-  CHECK(doc::parse_policy("q.yaml", "rules:\n  memory_headroom_gib: {min: -2}\n").rules[0].numbers.at("min") == -2);
+  CHECK(doc::parse_policy(cat(), "q.yaml", "rules:\n  memory_headroom_gib: {min: -2}\n").rules[0].numbers.at("min") ==
+        -2);
+  // Thresholds no proposal could meet, or that mean something else: an MFU of 5 (a fraction is at most 1), a
+  // top-k of 0, a number past a double, a region the catalog does not have.
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  mfu: {min: 5}\n"); }) ==
+        "q.yaml:2: rules.mfu.min: 5 is out of range; accepted: 0 to 1 (fraction)");
+  CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  moe_top_k: {max: 0}\n"); }) ==
+        "q.yaml:2: rules.moe_top_k.max: 0 is out of range; accepted: at least 1 (experts)");
+  CHECK(error_of([] {
+          doc::parse_policy(cat(), "q.yaml", "rules:\n  moe_experts: {min: 0.5}\n");
+        }).find("rules.moe_experts.min: 0.5 is out of range") != std::string::npos);
+  CHECK(doc::parse_policy(cat(), "q.yaml", "rules:\n  mfu: {min: 0.35, max: 1}\n").rules[0].numbers.at("max") == 1);
+  CHECK(error_of([] {
+          doc::parse_policy(cat(), "q.yaml", "rules:\n  days: {max: 1e400}\n");
+        }).rfind("q.yaml:2: rules.days.max: '1e400' ", 0) == 0);
+  const std::string mars =
+      error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  regions:\n    allow: [us, mars]\n"); });
+  CHECK(mars.rfind("q.yaml:3: rules.regions.allow[1]: 'mars' is not a grid region of the catalog; accepted: ", 0) == 0);
+  CHECK(mars.find("world") != std::string::npos);
+  CHECK(doc::parse_policy(cat(), "q.yaml", "rules:\n  regions: {allow: [us, world]}\n").rules[0].allow ==
+        std::vector<std::string>{"us", "world"});
 }
 
 TEST_CASE("verdicts point at the proposal line of the field they judge") {
   const auto unknown = doc::parse_proposal(cat(), "p.yaml", kProposal + "region: xx\n");
-  const auto days = doc::parse_policy("q.yaml", "rules:\n  days: {max: 90}\n");
+  const auto days = doc::parse_policy(cat(), "q.yaml", "rules:\n  days: {max: 90}\n");
   CHECK(error_of([&] { check::check_proposal(cat(), unknown, days); }).rfind("p.yaml:12: region: unknown grid region 'xx'", 0) == 0);
   const auto p = doc::parse_proposal(cat(), "p.yaml", kProposal + "region: fr\n");
-  const auto policy = doc::parse_policy("q.yaml", "rules:\n  loss_gap_vs_optimal: {max_percent: 1}\n  "
-                                                  "tokens_per_param: {min: 25}\n  regions: {allow: [us]}\n");
+  const auto policy = doc::parse_policy(cat(), "q.yaml",
+                                        "rules:\n  loss_gap_vs_optimal: {max_percent: 1}\n  "
+                                        "tokens_per_param: {min: 25}\n  regions: {allow: [us]}\n");
   const auto v = check::check_proposal(cat(), p, policy);
   CHECK(v.verdicts[0].line == 3);   // arch
   CHECK(v.verdicts[1].line == 4);   // tokens

@@ -270,6 +270,9 @@ TEST_CASE("cost --from a bad document exits 2 naming the file and the JSON path"
       {write("kind.json", replaced("isoflop/cost/v2", "isoflop/layout/v2")), "kind.json: schema: a layout document"},
       {write("missing.json", replaced("\"pue\":", "\"pue_x\":")), "missing.json: cost.inputs.pue: missing"},
       {write("type.json", replaced("\"gpus\": 64,", "\"gpus\": 64.5,")), "type.json: inputs.gpus: must be an integer"},
+      // Values out of range name the document's key, not a flag that was not given (--pue, --cfe).
+      {write("pue.json", replaced("\"pue\": 1.", "\"pue\": -1.")), "pue.json: cost.inputs.pue: must be at least 1"},
+      {write("cfe.json", replaced("\"cfe\": 0", "\"cfe\": 2")), "cfe.json: cost.inputs.cfe: "},
   };
   for (const auto& c : cases) {
     INFO(c.path);

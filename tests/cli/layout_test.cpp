@@ -128,6 +128,13 @@ TEST_CASE("layout --from: the same layouts without pins, a valid re-rank with a 
   r = run_cli("layout --from " + save("broken", broken.dump()));
   CHECK(r.status == 2);
   CHECK(r.err.find("broken.json: cluster.gpus: missing") != std::string::npos);
+  // A value out of range names the document's key, not the flag --gpus, which was not given.
+  auto zero = a;
+  zero["cluster"]["gpus"] = 0;
+  r = run_cli("layout --from " + save("zero", zero.dump()));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("zero.json: cluster.gpus: must be positive, got 0") != std::string::npos);
+  CHECK(r.err.find("--gpus") == std::string::npos);
 }
 
 TEST_CASE("layout table, CSV and YAML outputs") {

@@ -40,7 +40,13 @@ TEST_CASE("NamedOutputs writes under its rules, names the field its way and tell
   outputs.spell = nullptr;     // the field's own name
   CHECK_THROWS_WITH_AS(outputs.check(dir.string(), "plot"),
                        ("plot: '" + dir.string() + "' is a directory; name a file").c_str(), InputError);
+  // "-" is standard input to a reader; as an output file name it is refused, replacing allowed or not.
   outputs.rules.replace = true;
+  CHECK_THROWS_WITH_AS(outputs.check("-", "plot"),
+                       "plot: '-' would be a file named '-' (this output is a file, standard output is for -o); name a "
+                       "file, or ./- for that name",
+                       InputError);
+  CHECK(!fs::exists("-"));
   outputs.on_written = nullptr;
   outputs.write(file, "<svg>2</svg>", "plot");
   CHECK(test::read_file(file) == "<svg>2</svg>");

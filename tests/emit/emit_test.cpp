@@ -168,6 +168,42 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
         "world size must be divisible by TP x PP x CP");
 }
 
+TEST_CASE("Megatron: values are converted as argparse's type= does") {
+  // What Python 3.11's int() and float() say of each word.
+  const std::vector<std::pair<const char*, bool>> ints = {
+      {"8", true},   {" 8 ", true}, {"+8", true},   {"-8", true},     {"1_000", true}, {"1__0", false},
+      {"_1", false}, {"1_", false}, {"8.0", false}, {"eight", false}, {"", false},     {"0x10", false}};
+  for (const auto& [word, read] : ints) CHECK_MESSAGE(argparse_accepts(word, ArgparseType::kInt) == read, word);
+  const std::vector<std::pair<const char*, bool>> floats = {
+      {"3e-4", true},  {"3E-4", true},   {".5", true},        {"5.", true},    {"1_0.5", true},   {"1._5", false},
+      {"1e1_0", true}, {"inf", true},    {"-Infinity", true}, {"NaN", true},   {"nan(1)", false}, {"e5", false},
+      {"1e", false},   {"0x1p3", false}, {"abc", false},      {" 2.5 ", true}, {"1.5e+3", true},  {"", false}};
+  for (const auto& [word, read] : floats) CHECK_MESSAGE(argparse_accepts(word, ArgparseType::kFloat) == read, word);
+  CHECK(argparse_accepts("anything", ArgparseType::kString));
+
+  const LaunchData& d = launch_data();
+  REQUIRE(d.megatron_flag("tensor-model-parallel-size") != nullptr);
+  CHECK(d.megatron_flag("tensor-model-parallel-size")->type == ArgparseType::kInt);
+  CHECK(d.megatron_flag("lr")->type == ArgparseType::kFloat);
+  CHECK(d.megatron_flag("split")->type == ArgparseType::kString);
+  auto problems = [&](std::vector<std::string> words) {
+    return parse_arguments(words, d.megatron_flags, "Megatron-LM", "core_v0.13.0").problems;
+  };
+  CHECK(problems({"--tensor-model-parallel-size", "eight"}) ==
+        std::vector<std::string>{"--tensor-model-parallel-size eight: not an int; accepted: a whole number"});
+  CHECK(problems({"--micro-batch-size", "4.5"}) ==
+        std::vector<std::string>{"--micro-batch-size 4.5: not an int; accepted: a whole number"});
+  CHECK(problems({"--lr", "abc"}) ==
+        std::vector<std::string>{"--lr abc: not a float; accepted: a number such as 3e-4"});
+  CHECK(problems({"--lr", "6E-5", "--min-lr", "1_0e-6", "--tensor-model-parallel-size", "+8"}).empty());
+  // A value the shell expands is known only when the script runs.
+  CHECK(problems({"--tensor-model-parallel-size", "$TP", "--lr", "${LR:-abc}"}).empty());
+  // Megatron-DeepSpeed's list carries types too.
+  CHECK(
+      parse_arguments({"--zero-stage", "one"}, d.megatron_deepspeed_flags, "Megatron-DeepSpeed", "").problems.size() ==
+      1);
+}
+
 TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with pipeline stages is refused") {
   const auto files = emit_files(Target::kDeepSpeed, spec_of(gpt3_plan()), options());
   const auto j = nlohmann::json::parse(files[0].content);
@@ -214,6 +250,29 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   std::string bad = y;
   bad.replace(bad.find("global_batch_size: 1536"), 23, "global_batch_size: 1537");
   CHECK(check_nemo(bad).at(0) == "rule 'batch': global batch 1537 is not divisible by micro-batch·DP = 8");
+  // Counts below one, fractions and counts past a billion: refused with their line, and no rule runs on them.
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = y;
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+    return check_nemo(text);
+  };
+  const auto zero_devices = edited("devices: 8", "devices: 0");
+  REQUIRE(zero_devices.size() == 1);
+  CHECK(zero_devices[0].find(": trainer.devices 0 is out of range; accepted: 1 to 1000000000") != std::string::npos);
+  CHECK(zero_devices[0].rfind("line ", 0) == 0);
+  CHECK(edited("num_layers: 96", "num_layers: -104") ==
+        std::vector<std::string>{"line " +
+                                 std::to_string(std::count(y.begin(), y.begin() + y.find("num_layers: 96"), '\n') + 1) +
+                                 ": model.num_layers -104 is out of range; accepted: 1 to 1000000000"});
+  CHECK(edited("micro_batch_size: 1", "micro_batch_size: 1.5")
+            .at(0)
+            .find("model.micro_batch_size is not a whole number") != std::string::npos);
+  CHECK(edited("num_nodes: ", "num_nodes: 99999999999 #").at(0).find("trainer.num_nodes 99999999999 is out of range") !=
+        std::string::npos);
+  CHECK(edited("virtual_pipeline_model_parallel_size: ", "virtual_pipeline_model_parallel_size: 0 #")
+            .at(0)
+            .find("accepted: null or 1 to 1000000000") != std::string::npos);
 }
 
 TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's rules, the very ones of the search") {
@@ -314,6 +373,23 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   std::string bad = script;
   bad.replace(bad.find("--time=36-10:13:00"), 18, "--time=forever");
   CHECK(check_slurm(bad).at(0) == "#SBATCH --time must be D-HH:MM:SS");
+  // torchrun told of more GPUs or nodes than the allocation has; sbatch takes the last of two directives.
+  std::string fewer_gpus = script;
+  fewer_gpus.replace(fewer_gpus.find("--gpus-per-node=8"), 17, "--gpus-per-node=7");
+  CHECK(check_slurm(fewer_gpus) ==
+        std::vector<std::string>{"torchrun --nproc-per-node 8 disagrees with #SBATCH --gpus-per-node=7"});
+  std::string twice = script;
+  twice.replace(twice.find("#SBATCH --gpus-per-node=8\n"), 0, "#SBATCH --gpus-per-node=4\n");
+  CHECK(check_slurm(twice).empty());
+  std::string last_fewer = script;
+  last_fewer.replace(last_fewer.find("#SBATCH --gpus-per-node=8\n"), 26,
+                     "#SBATCH --gpus-per-node=8\n#SBATCH --gpus-per-node=4\n");
+  CHECK(check_slurm(last_fewer) ==
+        std::vector<std::string>{"torchrun --nproc-per-node 8 disagrees with #SBATCH --gpus-per-node=4"});
+  std::string literal_nodes = script;
+  literal_nodes.replace(literal_nodes.find("--nnodes \"$SLURM_JOB_NUM_NODES\""), 31, "--nnodes 64");
+  CHECK(check_slurm(literal_nodes) ==
+        std::vector<std::string>{"torchrun --nnodes 64 disagrees with #SBATCH --nodes=128"});
 }
 
 TEST_CASE("shell words: quoting reads back as the same word") {

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from megatron_flags import options  # noqa: E402
+from megatron_flags import entry, options  # noqa: E402
 
 
 def show(repo, commit, path):
@@ -32,13 +32,11 @@ def main():
     print('# Megatron-DeepSpeed command-line options, as its pretrain_gpt.py parses them.')
     print('# source: ' + source)
     print('# (every parser.add_argument call; regenerate with tests/emit/megatron_deepspeed_flags.py).')
-    print("# nargs: values the option takes (0 = a switch, '+'/'*' = a list); choices where the source lists them.")
+    print("# nargs: values the option takes (0 = a switch, '+'/'*' = a list); type: int or float where argparse converts")
+    print("# each value so; choices where the source lists them.")
     print('megatron_deepspeed_flags:')
     for name in sorted(found):
-        nargs, choices = found[name]
-        parts = ['name: "%s"' % name, 'nargs: %s' % (nargs if isinstance(nargs, int) else "'%s'" % nargs)]
-        if choices:
-            parts.append('choices: [%s]' % ', '.join('"%s"' % c for c in choices))
+        parts = entry(name, *found[name])
         print('  - {' + ', '.join(parts) + '}')
 
 

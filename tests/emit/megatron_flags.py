@@ -31,10 +31,23 @@ def options(source):
         c = kw.get('choices')
         if isinstance(c, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in c.elts):
             choices = [str(e.value) for e in c.elts]
+        # argparse converts each value with type=; int and float refuse words they cannot read (other types,
+        # str, bool and the source's own functions, are not checked).
+        t = kw.get('type')
+        value_type = t.id if isinstance(t, ast.Name) and t.id in ('int', 'float') else None
         for n in names:
             if n.startswith('--'):
-                found[n] = (nargs, choices)
+                found[n] = (nargs, choices, value_type)
     return found
+
+
+def entry(name, nargs, choices, value_type):
+    parts = ['name: "%s"' % name, 'nargs: %s' % (nargs if isinstance(nargs, int) else "'%s'" % nargs)]
+    if value_type and nargs != 0:
+        parts.append('type: ' + value_type)
+    if choices:
+        parts.append('choices: [%s]' % ', '.join('"%s"' % c for c in choices))
+    return parts
 
 
 def main():
@@ -48,21 +61,22 @@ def main():
     print('# source: NVIDIA/Megatron-LM, megatron/training/arguments.py at tags ' + ', '.join(tags) +
           ' (every parser.add_argument call;')
     print('# regenerate with tests/emit/megatron_flags.py). nargs: values the option takes (0 = a switch,')
-    print("# '+'/'*' = a list); choices where the source lists them; in: the releases that have it (absent = all). Choices are those every release accepts.")
+    print("# '+'/'*' = a list); type: int or float where argparse converts each value so (every release);")
+    print("# choices where the source lists them; in: the releases that have it (absent = all). Choices are those every release accepts.")
     print('megatron_versions:')
     for t in tags:
         print('  - ' + t)
     print('megatron_flags:')
     for name in sorted(set().union(*per_tag.values())):
         have = [t for t in tags if name in per_tag[t]]
-        nargs, choices = per_tag[have[-1]][name]
+        nargs, choices, value_type = per_tag[have[-1]][name]
         for t in have:  # a value is offered only where every release with the option accepts it
             other = per_tag[t][name][1]
             if choices and other:
                 choices = [c for c in choices if c in other]
-        parts = ['name: "%s"' % name, 'nargs: %s' % (nargs if isinstance(nargs, int) else "'%s'" % nargs)]
-        if choices:
-            parts.append('choices: [%s]' % ', '.join('"%s"' % c for c in choices))
+            if per_tag[t][name][2] != value_type:  # a type is checked only where every release has it
+                value_type = None
+        parts = entry(name, nargs, choices, value_type)
         if len(have) != len(tags):
             parts.append('in: [%s]' % ', '.join(have))
         print('  - {' + ', '.join(parts) + '}')

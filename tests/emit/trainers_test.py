@@ -71,6 +71,8 @@ def megatron_parser(version, file='megatron_flags.yaml', key='megatron_flags'):
             kw['nargs'] = f['nargs']
         if 'choices' in f:
             kw['choices'] = f['choices']
+        if 'type' in f:  # the conversion Megatron's add_argument names: a value it cannot read is refused
+            kw['type'] = {'int': int, 'float': float}[f['type']]
         parser.add_argument(f['name'], **kw)
     return parser
 
@@ -322,12 +324,46 @@ def main():
                            open(os.path.join(golden, f + '.golden')).read() == text,
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
+        value_types(binary, tmp)
         target_rules(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
     print('%d failures' % len(failures))
     return 1 if failures else 0
+
+
+def value_types(binary, tmp):
+    """emit --check reads each Megatron value as argparse's type= does: a word int() or float() refuses is refused,
+    one they read passes (the same verdict as the argparse parser above, on the same edited megatron.sh)."""
+    script = open(os.path.join(tmp, 'gpt3-175b-0', 'megatron.sh')).read()
+    version = re.search(r'Megatron-LM (core_v[0-9.]+)', script).group(1)
+    parser = megatron_parser(version)
+
+    def refuse(message):
+        raise ValueError(message)
+    parser.error = refuse
+    edits = [('--tensor-model-parallel-size 4', v) for v in ('--tensor-model-parallel-size eight',
+                                                             '--tensor-model-parallel-size 4.0',
+                                                             '--tensor-model-parallel-size +4')]
+    edits += [('--micro-batch-size 1', '--micro-batch-size 1.5'), ('--lr 6e-05', '--lr abc'),
+              ('--lr 6e-05', '--lr 6E-5'), ('--lr 6e-05', '--lr 0.000_06'), ('--lr 6e-05', '--lr 0x1p-14')]
+    for old, new in edits:
+        expect(old in script, 'value types: megatron.sh has ' + old)
+        edited = script.replace(old, new, 1)
+        path = os.path.join(tmp, 'typed.sh')
+        open(path, 'w').write(edited)
+        words = shlex.split(re.search(r'MEGATRON_ARGS=\((.*?)\n\)', edited, re.S).group(1))
+        try:
+            parser.parse_args(words)
+            argparse_accepts = True
+        except ValueError:
+            argparse_accepts = False
+        r = run(binary, ['emit', '--check', path, '--target', 'megatron'])
+        refused_for_type = r.returncode == 1 and ('not an int' in r.stderr or 'not a float' in r.stderr)
+        expect(argparse_accepts != refused_for_type,
+               'value types: %s: argparse %s, emit --check: %s' % (new, 'accepts' if argparse_accepts else 'refuses',
+                                                                    r.stderr.strip()))
 
 
 def target_rules(binary, tmp):

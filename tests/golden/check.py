@@ -17,7 +17,8 @@ readers in lib/ take as added later (`added_later(...)`, `unless_usual(...)`: ol
 read), and every kept record (tests/validate/results/*.json) is valid against its schema. It also holds the
 architecture's bounds in share/schema/arch.schema.json to the readers': for every member with a minimum or a
 maximum, the saved MoE architecture with that member one past the bound is invalid and `isoflop flops --from`
-refuses it naming the member, and at the bound itself the reader names no complaint about it.
+refuses it naming the member, and at the bound itself the reader names no complaint about it. And -o yaml of a few
+cases, read with PyYAML (YAML 1.1), is the -o json document: the same keys, and floats as floats.
 
 Usage: check.py BINARY [--update] [NAME ...]
 """
@@ -261,6 +262,26 @@ def bound_problems(binary):
     return problems
 
 
+def yaml_problems(binary):
+    """-o yaml is the -o json document as PyYAML (YAML 1.1) reads it: the same keys, strings, integers and floats."""
+    import yaml  # python3-yaml (Debian)
+    problems = []
+    for name in ("optimal", "cost", "plan", "fit"):
+        args, _, ignore, _ = load_case(name)
+        with tempfile.TemporaryDirectory(prefix="isoflop-golden-") as tmp:
+            words = [w.replace("{tmp}", tmp).replace("{root}", ROOT) for w in shlex.split(args)]
+            outputs = []
+            for fmt in ("json", "yaml"):
+                run = [w if w != "json" else fmt for w in words]
+                p = subprocess.run([binary] + run, cwd=ROOT, capture_output=True, text=True, timeout=600)
+                outputs.append(p.stdout)
+        as_json, as_yaml = json.loads(outputs[0]), yaml.safe_load(outputs[1])
+        diffs = []
+        compare(as_json, as_yaml, "", diffs, ignore, 0.0)
+        problems += [f"{name} -o yaml: {d}" for d in diffs[:10]]
+    return problems
+
+
 def run_case(binary, name, update):
     args, want_status, ignore, tolerance = load_case(name)
     if args is None:
@@ -320,6 +341,9 @@ def main(argv):
         bounds = bound_problems(binary)
         print(f"{'FAIL' if bounds else 'ok  '} the architecture's bounds: schema and reader agree")
         failures += bounds
+        yaml_read = yaml_problems(binary)
+        print(f"{'FAIL' if yaml_read else 'ok  '} -o yaml reads as the -o json document in PyYAML")
+        failures += yaml_read
     for name in names:
         errs = run_case(binary, name, update)
         print(f"{'FAIL' if errs else 'ok  '} {name}")

@@ -47,6 +47,8 @@ TEST_CASE("a job built in code is held to the token bound its file is: no step c
   job = parse(kTinyJob, dir);
   job.train.tokens = kMaxTokens;  // the bound itself is accepted
   CHECK_NOTHROW(job.validate());
+  job.train.tokens = 4096.5;
+  CHECK_THROWS_WITH_AS(job.validate(), "train.tokens: 4096.5 is not a whole number of tokens", InputError);
   fs::remove_all(dir);
 }
 
@@ -269,6 +271,11 @@ TEST_CASE("bad jobs are refused with a one-line message naming the field") {
   check_refused(with(kTinyJob, "threads: 1", "threads: -1"), "threads", dir);
   check_refused(with(kTinyJob, "threads: 1", "threads: 4294967298"), "is too large: 4294967298", dir);
   check_refused(with(kTinyJob, "output: run", "output: run\nfoo: 1"), "foo", dir);
+  // Whole tokens only (a run reads whole tokens), and one document: YAML::Load would train the first silently.
+  check_refused(with(kTinyJob, "tokens: 12288", "tokens: 12288.5"), "12288.5 is not a whole number of tokens", dir);
+  check_refused(with(kTinyJob, "warmup: 1024", "warmup: 1024.25"), "1024.25 is not a whole number of tokens", dir);
+  check_refused(std::string(kTinyJob) + "---\nmodel: {layers: 9}\n",
+                "a second document ('---') in the file; accepted: one document", dir);
   fs::remove_all(dir);
 }
 

@@ -259,6 +259,11 @@ TEST_CASE("bad input: a budget too small for the smallest model, too few sizes, 
   o.preset = "huge";
   CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("accepted: smoke, cpu, gpu"), FieldError);
   o.preset = "smoke";
+  // A plan smaller than the sweep: its N_opt would come from carrying the fitted law down, not up.
+  o.flops = 1;
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()),
+                       doctest::Contains("flops: the plan's budget 1e0 FLOPs is below the sweep's largest"),
+                       FieldError);
   o.flops.reset();
   CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("flops: missing"), FieldError);
 }
