@@ -50,6 +50,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   a.name = "";
   a.head_size = head;
   for (int layers = o.layer_multiple; layers <= 512; layers += o.layer_multiple) {
+    if (o.accept_layers && !o.accept_layers(layers)) continue;
     // 12·L·h² dominates: start from the root and try the neighbouring multiples.
     const double h0 = std::sqrt(target / (12.0 * layers));
     const long long base = std::max<long long>(1, static_cast<long long>(h0 / step));
@@ -76,6 +77,7 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
   if (found.empty())
     throw InfeasibleError("no architecture with d_model a multiple of " + std::to_string(step) +
                           (o.layer_multiple > 1 ? " and layers a multiple of " + std::to_string(o.layer_multiple) : "") +
+                          (o.depth_rule.empty() ? "" : " and " + o.depth_rule) +
                           " lands within " +
                           std::to_string(o.tolerance * 100) + "% of the target; relax the tensor-parallel degree or the tolerance");
   std::sort(found.begin(), found.end(), [](const Scored& x, const Scored& y) { return x.score < y.score; });

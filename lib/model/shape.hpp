@@ -2,6 +2,7 @@
 // (shape_architecture, used by plan) or after a named family of shapes.yaml (shape_by_family, used by arch).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct ShapeOptions {
   int tp = 1;               // heads must be divisible by the tensor-parallel degree
   int d_model_multiple = 128;
   int layer_multiple = 1;   // layers are a multiple of this (e.g. pipeline stages × virtual stages)
+  // Where set, only depths it accepts are shaped (a pinned pipeline's stages), and `depth_rule` says which in the
+  // message when none fits.
+  std::function<bool(int layers)> accept_layers;
+  std::string depth_rule;
   double tolerance = 0.02;  // largest relative miss of the exact count against the target
   int alternatives = 3;     // how many runners-up to return
 

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "model/params.hpp"
+#include "parallel/stages.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::plan {
@@ -63,12 +64,25 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
 
 // The shaped architecture for N parameters, at the depth the family's aspect ratio prefers. (A depth rounded
 // to a pipeline-friendly multiple was tried: with TP 8 and 128-wide heads d_model moves in steps of 1024, so
-// such depths exist only for some N, the shape jumps with N and the utilisation loop loses its fixed point.)
+// such depths exist only for some N, the shape jumps with N and the utilisation loop loses its fixed point.
+// Only a pinned pipeline narrows the depths, to those its stages run.)
 model::Architecture shape_for(double params, const PlanOptions& o) {
   model::ShapeOptions shape;
   shape.reference = o.family;
   shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
   while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
+  // A pinned pipeline (--pp, --vpp) asks for its stages: only depths that divide over them, or that the trainer
+  // splits with lighter first and last stages, are shaped (the search would refuse the others). Pinned first
+  // and last stages take the remainder themselves.
+  const auto& pins = o.search.pins;
+  if (pins.pp && !pins.first_stage_layers && !pins.last_stage_layers) {
+    const int pp = *pins.pp, vpp = pins.vpp.value_or(1);
+    const bool uneven = o.search.trainer.uneven_stages;
+    shape.accept_layers = [pp, vpp, uneven](int layers) {
+      return layers % (pp * vpp) == 0 || (uneven && parallel::balanced_edge_layers(layers, pp, vpp).first > 0);
+    };
+    shape.depth_rule = "layers that split over the pinned " + std::to_string(pp) + " pipeline stages";
+  }
   model::Architecture a = model::shape_architecture(params, shape).best.architecture;
   a.name = kPlannedModelName;
   return a;

@@ -296,3 +296,27 @@ TEST_CASE("plan refuses 16,384 GPUs on a pinned 4M batch under a 30 % floor and 
   CHECK((huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
   CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
 }
+
+TEST_CASE("plan --pp shapes a depth the pinned stages run: evenly, or with lighter first and last stages") {
+  // Unpinned, the quick-start plan offers PP 21 (with uneven stages); pinned, the shaped depth once left 90
+  // layers that no split over 21 stages takes, and the pin was refused.
+  for (const int pp : {21, 35, 7}) {
+    INFO(pp);
+    const auto doc = run_json("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 --pp " + std::to_string(pp) + " -o json");
+    const int layers = doc["architecture"]["layers"].get<int>();
+    REQUIRE(!doc["layouts"].empty());
+    for (const auto& l : doc["layouts"]) {
+      CHECK(l["pp"] == pp);
+      const int first = l["first_stage_layers"].get<int>(), last = l["last_stage_layers"].get<int>();
+      const int vpp = l["vpp"].get<int>();
+      if (first == 0 && last == 0) {
+        CHECK(layers % (pp * vpp) == 0);
+      } else {  // the middle stages share the rest evenly and carry more than either edge
+        const int middle = (layers - first - last) / (pp - 2);
+        CHECK((layers - first - last) % (pp - 2) == 0);
+        CHECK(first <= middle);
+        CHECK(last <= middle);
+      }
+    }
+  }
+}
