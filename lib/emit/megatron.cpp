@@ -74,7 +74,12 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
   add(a, "pipeline-model-parallel-size", {str(l.pp)});
   if (l.first_stage_layers > 0) add(a, "decoder-first-pipeline-num-layers", {str(l.first_stage_layers)});
   if (l.last_stage_layers > 0) add(a, "decoder-last-pipeline-num-layers", {str(l.last_stage_layers)});
-  if (l.vpp > 1) add(a, "num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (static_cast<long long>(l.pp) * l.vpp))});
+  // Interleaving: validate_args (core_v0.13.0) takes the layers per virtual stage only for an even split; with
+  // uneven first or last stages the virtual stages are counted per rank instead.
+  if (l.vpp > 1 && (l.first_stage_layers > 0 || l.last_stage_layers > 0))
+    add(a, "num-virtual-stages-per-pipeline-rank", {str(l.vpp)});
+  else if (l.vpp > 1)
+    add(a, "num-layers-per-virtual-pipeline-stage", {str(s.arch.layers / (static_cast<long long>(l.pp) * l.vpp))});
   if (l.sequence_parallel && l.tp > 1) add(a, "sequence-parallel");
   if (l.cp > 1) add(a, "context-parallel-size", {str(l.cp)});
   if (l.ep > 1) add(a, "expert-model-parallel-size", {str(l.ep)});
@@ -141,11 +146,13 @@ bool divides(double whole, double part) { return part > 0 && std::fmod(whole, pa
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
-      {"world size must be divisible by TP x PP x CP", [](auto& a, int w, auto&) {
+      {"world size must be divisible by TP x PP x CP",
+       [](auto& a, int w, auto&) {
          return w > 0 && !divides(w, num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
                                          num(a, "context-parallel-size", 1));
        }},
-      {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)", [](auto& a, int w, auto&) {
+      {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)",
+       [](auto& a, int w, auto&) {
          const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
                            num(a, "context-parallel-size", 1);
          return w > 0 && divides(w, mp) &&
@@ -168,39 +175,68 @@ const std::vector<Rule>& rules() {
          return pp <= (a.has("no-overlap-p2p-communication") ? 2 : 1) ||
                 !divides(num(a, "num-layers", 0) / pp, num(a, "num-layers-per-virtual-pipeline-stage", 1));
        }},
-      {"hidden-size must be divisible by num-attention-heads", [](auto& a, int, auto&) {
-         return !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1));
+      {"at most one of num-layers-per-virtual-pipeline-stage, num-virtual-stages-per-pipeline-rank and "
+       "pipeline-model-parallel-layout (core_v0.13.0)",
+       [](auto& a, int, auto&) {
+         return a.has("num-layers-per-virtual-pipeline-stage") + a.has("num-virtual-stages-per-pipeline-rank") +
+                    a.has("pipeline-model-parallel-layout") >
+                1;
        }},
-      {"num-attention-heads and num-query-groups must be divisible by TP", [](auto& a, int, auto&) {
+      {"uneven first or last pipeline stages take num-virtual-stages-per-pipeline-rank, not "
+       "num-layers-per-virtual-pipeline-stage (core_v0.13.0)",
+       [](auto& a, int, auto&) {
+         return a.has("num-layers-per-virtual-pipeline-stage") &&
+                (a.has("decoder-first-pipeline-num-layers") || a.has("decoder-last-pipeline-num-layers"));
+       }},
+      {"with num-virtual-stages-per-pipeline-rank, the first, the last and each middle stage's layers must be "
+       "divisible by it (TransformerConfig, core_v0.13.0)",
+       [](auto& a, int, auto&) {
+         if (!a.has("num-virtual-stages-per-pipeline-rank")) return false;
+         const double vpp = num(a, "num-virtual-stages-per-pipeline-rank", 1);
+         const double pp = num(a, "pipeline-model-parallel-size", 1);
+         const double first = num(a, "decoder-first-pipeline-num-layers", 0);
+         const double last = num(a, "decoder-last-pipeline-num-layers", 0);
+         const double middle_stages = pp - (first > 0) - (last > 0);
+         const double middle_layers = num(a, "num-layers", 0) - first - last;
+         return !divides(first, vpp) || !divides(last, vpp) ||
+                (middle_stages > 0 &&
+                 (!divides(middle_layers, middle_stages) || !divides(middle_layers / middle_stages, vpp)));
+       }},
+      {"hidden-size must be divisible by num-attention-heads",
+       [](auto& a, int, auto&) { return !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1)); }},
+      {"num-attention-heads and num-query-groups must be divisible by TP",
+       [](auto& a, int, auto&) {
          const double tp = num(a, "tensor-model-parallel-size", 1);
          return !divides(num(a, "num-attention-heads", tp), tp) || !divides(num(a, "num-query-groups", tp), tp);
        }},
-      {"seq-length must be divisible by 2 x CP", [](auto& a, int, auto&) {
+      {"seq-length must be divisible by 2 x CP",
+       [](auto& a, int, auto&) {
          const double cp = num(a, "context-parallel-size", 1);
          return cp > 1 && !divides(num(a, "seq-length", 0), 2 * cp);
        }},
-      {"max-position-embeddings must be at least seq-length", [](auto& a, int, auto&) {
-         return num(a, "max-position-embeddings", 1e300) < num(a, "seq-length", 0);
-       }},
+      {"max-position-embeddings must be at least seq-length",
+       [](auto& a, int, auto&) { return num(a, "max-position-embeddings", 1e300) < num(a, "seq-length", 0); }},
       {"min-lr must not exceed lr", [](auto& a, int, auto&) { return num(a, "min-lr", 0) > num(a, "lr", 1e300); }},
-      {"exactly one of train-samples and train-iters", [](auto& a, int, auto&) {
-         return a.has("train-samples") == a.has("train-iters");
-       }},
-      {"train-samples goes with lr-warmup-samples and lr-decay-samples, not their -iters forms", [](auto& a, int, auto&) {
+      {"exactly one of train-samples and train-iters",
+       [](auto& a, int, auto&) { return a.has("train-samples") == a.has("train-iters"); }},
+      {"train-samples goes with lr-warmup-samples and lr-decay-samples, not their -iters forms",
+       [](auto& a, int, auto&) {
          return a.has("train-samples") && (a.has("lr-warmup-iters") || a.has("lr-decay-iters"));
        }},
-      {"tp-comm-overlap needs sequence-parallel", [](auto& a, int, auto&) {
-         return a.has("tp-comm-overlap") && !a.has("sequence-parallel");
-       }},
-      {"overlap-param-gather needs use-distributed-optimizer and overlap-grad-reduce", [](auto& a, int, auto&) {
+      {"tp-comm-overlap needs sequence-parallel",
+       [](auto& a, int, auto&) { return a.has("tp-comm-overlap") && !a.has("sequence-parallel"); }},
+      {"overlap-param-gather needs use-distributed-optimizer and overlap-grad-reduce",
+       [](auto& a, int, auto&) {
          return a.has("overlap-param-gather") && !(a.has("use-distributed-optimizer") && a.has("overlap-grad-reduce"));
        }},
-      {"selective recompute takes no recompute-method", [](auto& a, int, auto&) {
+      {"selective recompute takes no recompute-method",
+       [](auto& a, int, auto&) {
          auto g = a.values.find("recompute-granularity");
          return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("recompute-method");
        }},
       {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("bf16") && a.has("fp16"); }},
-      {"num-experts must be divisible by expert-model-parallel-size", [](auto& a, int, auto&) {
+      {"num-experts must be divisible by expert-model-parallel-size",
+       [](auto& a, int, auto&) {
          const double ep = num(a, "expert-model-parallel-size", 1);
          return ep > 1 && !divides(num(a, "num-experts", 0), ep);
        }},

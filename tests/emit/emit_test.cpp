@@ -134,6 +134,42 @@ TEST_CASE("Megatron: the arguments parse at the target release, and a flag it la
   CHECK_THROWS_AS(emit_files(Target::kMegatron, spec_of(p), old), FieldError);
 }
 
+TEST_CASE("Megatron: uneven stages with interleaving count the virtual stages per rank, as validate_args wants") {
+  // PP 8 × VPP 2 with 12 layers on each edge: the six middle stages hold 12 each, every count divisible by 2. The
+  // search takes such layouts (a 16,384-GPU plan did); core_v0.13.0 refuses --num-layers-per-virtual-pipeline-stage
+  // with uneven stages and asks for --num-virtual-stages-per-pipeline-rank.
+  plan::PlanResult p = gpt3_plan();
+  auto& l = p.layouts.layouts[0].layout;
+  l.pp = 8;
+  l.dp = 16;
+  l.vpp = 2;
+  l.first_stage_layers = 12;
+  l.last_stage_layers = 12;
+  const std::string script = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
+  CHECK(script.find("  --num-virtual-stages-per-pipeline-rank 2\n") != std::string::npos);
+  CHECK(script.find("--num-layers-per-virtual-pipeline-stage") == std::string::npos);
+  const LaunchData& d = launch_data();
+  CHECK(check_megatron(script, d, "core_v0.13.0").empty());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = script;
+    REQUIRE(s.find(from) != std::string::npos);
+    s.replace(s.find(from), from.size(), to);
+    return check_megatron(s, d, "core_v0.13.0");
+  };
+  CHECK(with("--num-virtual-stages-per-pipeline-rank 2", "--num-layers-per-virtual-pipeline-stage 6") ==
+        std::vector<std::string>{"uneven first or last pipeline stages take num-virtual-stages-per-pipeline-rank, not "
+                                 "num-layers-per-virtual-pipeline-stage (core_v0.13.0)"});
+  CHECK(with("--num-virtual-stages-per-pipeline-rank 2",
+             "--num-virtual-stages-per-pipeline-rank 2 "
+             "--num-layers-per-virtual-pipeline-stage 6")
+            .size() == 2);  // both spellings, and the per-stage one with uneven stages
+  // 12 on each edge divide by VPP 2 but not by 5; 13 is no split of the middle stages at all.
+  CHECK(with("--num-virtual-stages-per-pipeline-rank 2", "--num-virtual-stages-per-pipeline-rank 5")
+            .at(0)
+            .find("divisible by it (TransformerConfig") != std::string::npos);
+  CHECK(with("--decoder-first-pipeline-num-layers 12", "--decoder-first-pipeline-num-layers 13").size() >= 1);
+}
+
 TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
   const LaunchData& d = launch_data();
   const std::string ok =
