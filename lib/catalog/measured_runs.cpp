@@ -84,6 +84,11 @@ std::vector<MeasuredRun> parse_measured_runs(const std::string& text, const std:
       FieldReader r(entry, file, "run");
       runs.push_back(parse_run(r, catalog));
       r.finish();
+      // Runs are reported and held out by name: two of one name could not be told apart.
+      for (size_t i = 0; i + 1 < runs.size(); ++i)
+        if (runs[i].name == runs.back().name)
+          r.fail("name", "'" + runs.back().name + "' is also the name of the run at " + runs[i].file +
+                             "; accepted: a name of its own");
     }
   } catch (const YAML::Exception& e) {
     throw CatalogError(file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);

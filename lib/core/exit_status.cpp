@@ -1,36 +1,12 @@
 // Errors to exit statuses and messages.
 #include "core/exit_status.hpp"
 
+#include "core/printable.hpp"
 #include "core/streams.hpp"
 
 namespace isoflop {
 
 namespace {
-
-// A message quotes what the user gave, which may hold a newline or a terminal's escape sequence: each control
-// character is written as an escape, so that the message stays one line and prints as text.
-std::string one_line(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\r')
-      out += "\\r";
-    else if (c == '\t')
-      out += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 ErrorOutcome classify(const std::exception& e, Spelling spell) {
   if (dynamic_cast<const OutputError*>(&e)) return {ExitStatus::kInternal, "error", e.what()};
@@ -45,7 +21,7 @@ ErrorOutcome classify(const std::exception& e, Spelling spell) {
 
 ErrorOutcome error_outcome(const std::exception& e, Spelling spell) {
   ErrorOutcome outcome = classify(e, spell);
-  outcome.message = one_line(outcome.message);
+  outcome.message = printable(outcome.message);  // one line of text, whatever the input quoted
   return outcome;
 }
 

@@ -2,6 +2,7 @@
 #include "doc/check_document.hpp"
 
 #include "check/rules.hpp"
+#include "core/printable.hpp"
 #include "report/text_table.hpp"
 
 namespace isoflop::doc {
@@ -22,11 +23,13 @@ std::string render_check_page(const check::CheckResult& result, bool color) {
   for (const auto& p : result.proposals)
     for (const auto& v : p.verdicts) width = std::max(width, v.rule.size());
   for (const auto& p : result.proposals) {
-    out += p.name == p.source ? p.source + "\n" : p.name + " (" + p.source + ")\n";
+    // Names, paths and reasons quote the input: printed as text, never as the terminal's escapes.
+    out += p.name == p.source ? printable(p.source) + "\n" : printable(p.name) + " (" + printable(p.source) + ")\n";
     for (const auto& v : p.verdicts) {
-      out += "  " + label(v.outcome, color) + "  " + v.rule + std::string(width - v.rule.size() + 2, ' ') + v.reason + "\n";
+      out += "  " + label(v.outcome, color) + "  " + v.rule + std::string(width - v.rule.size() + 2, ' ') +
+             printable(v.reason) + "\n";
       if (!v.fix.empty() && (v.outcome == check::Outcome::kFail || v.outcome == check::Outcome::kWarn))
-        out += std::string(10 + width, ' ') + "fix: " + v.fix + "\n";
+        out += std::string(10 + width, ' ') + "fix: " + printable(v.fix) + "\n";
     }
     out += "\n";
   }

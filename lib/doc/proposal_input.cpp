@@ -192,6 +192,13 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
   if (!j.contains("cluster")) in.fail("cluster", "missing (gpu and gpus or nodes)");
   read_cluster(in, j.at("cluster"), p);
   if (j.contains("layout")) read_layout(in, j.at("layout"), p);
+  if (!p.trainer.empty()) {  // a trainer the catalog lacks, at its own line (the rules would name line 1)
+    try {
+      catalog.trainer(p.trainer);
+    } catch (const FieldError& e) {
+      in.fail("layout.trainer", e.message());
+    }
+  }
   if (j.contains("days")) p.days = in.count(j.at("days"), "days");
   if (j.contains("flops")) p.flops = in.count(j.at("flops"), "flops");
   if (j.contains("region")) p.region = in.text(j.at("region"), "region");

@@ -25,27 +25,37 @@ struct Versions {
   std::string megatron, nemo;
 };
 
+// `asked` is one release or, for all and slurm (which write both trainers' files), a Megatron-LM and a NeMo
+// release separated by a comma ("core_v0.8.0,v1.23.0"); each trainer not named gets its newest.
 Versions versions_for(Target target, const LaunchData& d, const std::string& asked) {
   Versions v{d.default_megatron_version(), d.default_nemo_version()};
   if (asked.empty()) return v;
-  const bool megatron = listed(d.megatron_versions, asked), nemo = listed(d.nemo_versions, asked);
   const std::string megatron_list = join(d.megatron_versions, "|"), nemo_list = join(d.nemo_versions, "|");
-  if (megatron) v.megatron = asked;
-  if (nemo) v.nemo = asked;
-  switch (target) {
-    case Target::kMegatron:
-      if (!megatron) throw FieldError("target_version", "'" + asked + "' is not one of " + megatron_list + " (Megatron-LM)");
-      break;
-    case Target::kNemo:
-      if (!nemo) throw FieldError("target_version", "'" + asked + "' is not one of " + nemo_list + " (NeMo)");
-      break;
-    case Target::kDeepSpeed:
-      throw FieldError("target_version", "DeepSpeed is written for " + d.deepspeed_version + " only; a release is "
-                                         "named for megatron (" + megatron_list + ") or nemo (" + nemo_list + ")");
-    default:
-      if (!megatron && !nemo)
-        throw FieldError("target_version", "'" + asked + "' is not one of " + megatron_list + " (Megatron-LM) or " +
-                                               nemo_list + " (NeMo)");
+  if (target == Target::kDeepSpeed)
+    throw FieldError("target_version", "DeepSpeed is written for " + d.deepspeed_version +
+                                           " only; a release is "
+                                           "named for megatron (" +
+                                           megatron_list + ") or nemo (" + nemo_list + ")");
+  bool megatron = false, nemo = false;
+  size_t begin = 0;
+  while (begin <= asked.size()) {
+    const size_t comma = std::min(asked.find(',', begin), asked.size());
+    const std::string one = asked.substr(begin, comma - begin);
+    begin = comma + 1;
+    bool* named = listed(d.megatron_versions, one) ? &megatron : listed(d.nemo_versions, one) ? &nemo : nullptr;
+    std::string* version = named == &megatron ? &v.megatron : &v.nemo;
+    if (target == Target::kMegatron && named != &megatron)
+      throw FieldError("target_version", "'" + one + "' is not one of " + megatron_list + " (Megatron-LM)");
+    if (target == Target::kNemo && named != &nemo)
+      throw FieldError("target_version", "'" + one + "' is not one of " + nemo_list + " (NeMo)");
+    if (!named)
+      throw FieldError("target_version", "'" + one + "' is not one of " + megatron_list + " (Megatron-LM) or " +
+                                             nemo_list + " (NeMo); name one of each with a comma");
+    if (*named)
+      throw FieldError("target_version", "'" + asked + "' names two " + (named == &megatron ? "Megatron-LM" : "NeMo") +
+                                             " releases; accepted: at most one of each");
+    *named = true;
+    *version = one;
   }
   return v;
 }
@@ -128,10 +138,11 @@ std::vector<std::string> file_names(Target target) {
   return names;
 }
 
-std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
-                                      const EmitOptions& options) {
-  const Versions v = versions_for(target == Target::kDeepSpeed ? Target::kAll : target, data, options.target_version);
-  const catalog::Catalog& catalog = catalog_of(options);
+namespace {
+
+// check_config at releases already chosen (emit all chooses them once for its four files).
+std::vector<std::string> check_config_at(Target target, const std::string& text, const LaunchData& data,
+                                         const Versions& v, const catalog::Catalog& catalog) {
   switch (target) {
     case Target::kMegatron: return check_megatron(text, data, v.megatron);
     case Target::kDeepSpeed: return check_deepspeed(text, data, catalog.trainer("deepspeed"));
@@ -145,6 +156,14 @@ std::vector<std::string> check_config(Target target, const std::string& text, co
     }
     default: throw FieldError("target", "'all' names no one file; accepted: megatron|deepspeed|nemo|slurm");
   }
+}
+
+}  // namespace
+
+std::vector<std::string> check_config(Target target, const std::string& text, const LaunchData& data,
+                                      const EmitOptions& options) {
+  const Versions v = versions_for(target == Target::kDeepSpeed ? Target::kAll : target, data, options.target_version);
+  return check_config_at(target, text, data, v, catalog_of(options));
 }
 
 std::optional<Target> form_of(const std::string& text) {
@@ -198,7 +217,7 @@ std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const
     EmittedFile f = render(t, target_spec, options, versions);
     f.substitution = target_spec.substitution;
     f.relayout = target_spec.relayout;
-    const auto problems = check_config(t, f.content, *spec.data, options);
+    const auto problems = check_config_at(t, f.content, *spec.data, versions, catalog);
     if (!problems.empty())
       throw FieldError("plan layout", std::string(kTargetNames.name(t)) + " would reject this plan: " +
                                          join(problems, "; "));

@@ -123,10 +123,23 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   const catalog::Accelerator& start = catalog.accelerator(gpu);
   std::vector<const catalog::MeasuredRun*> fit_runs, judge_runs;
   std::vector<RunSetup> fit_setups, judge_setups;
+  // No run computes faster than the chip's highest dense peak: a measurement that implies it is a typo, another
+  // precision or another chip, and a fit would bend every constant to reach it.
+  const double top_peak = std::max(start.peak_16bit_flops, start.peak_fp8_flops.value_or(0.0));
   for (const auto& r : runs) {
     if (r.gpu != gpu) continue;
     (r.held_out ? judge_runs : fit_runs).push_back(&r);
-    (r.held_out ? judge_setups : fit_setups).push_back(run_setup(catalog, r));
+    const RunSetup& setup = (r.held_out ? judge_setups : fit_setups).emplace_back(run_setup(catalog, r));
+    ClusterSpec cluster = setup.cluster;
+    cluster.accelerator = start;
+    const StepTime st = estimate_step_time(setup.job, cluster, setup.layout);
+    const double measured_step_s = predict_run(setup, r, start).measured_step_time_s;
+    const double utilisation = st.model_flops_per_step / (r.gpus * measured_step_s * top_peak);
+    if (!(utilisation <= 1))
+      throw CatalogError(r.file + ": run '" + r.name + "': the measurement means " +
+                         std::to_string(static_cast<int>(std::lround(utilisation * 100))) + "% of " + gpu + "'s peak " +
+                         std::to_string(static_cast<long long>(std::llround(top_peak / 1e12))) +
+                         " TFLOP/s in model FLOPs alone; accepted: at most the peak (check the value and its unit)");
   }
   if (fit_runs.empty())
     throw FieldError("gpu", "no run to calibrate '" + gpu + "' on (runs on it: " +

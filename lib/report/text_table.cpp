@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/printable.hpp"
+
 namespace isoflop::report {
 
 size_t code_points(const std::string& s) {
@@ -32,6 +34,7 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_al
 
 void TextTable::add_row(std::vector<std::string> cells) {
   cells.resize(header_.size());
+  for (auto& cell : cells) cell = printable(cell);  // a name from the input prints as text, on its own row
   rows_.push_back(std::move(cells));
 }
 

@@ -147,6 +147,10 @@ def check_junit_control_characters(binary):
             failures.append("junit control characters: invalid against JUnit.xsd: " + str(schema.error_log))
         expect(xml.find("testsuite").get("name") == "c\ufffdd \ufffd[31mRED \ufffd",
                f"junit control characters: suite name {xml.find('testsuite').get('name')!r}")
+        # The table prints them as escapes: no byte of the terminal's escape reaches it.
+        r = run(binary, path, "--policy", POLICY)
+        expect("\x1b" not in r.stdout and "\x01" not in r.stdout and r.stdout.startswith("c\\x01d \\x1b[31mRED"),
+               f"table control characters: {r.stdout[:60]!r}")
 
 
 def check_timestamp_csv_and_formats(binary):

@@ -84,6 +84,12 @@ TEST_CASE("bad proposals and policies name file:line, the field and what is acce
         }) == "p.json:2: layout.micro_batch: must be at most 1000000");
   CHECK(error_of([] { doc::parse_proposal(cat(), "p.yaml", "arch: chinchilla-70b\ntokens: 1T\n"); }) ==
         "p.yaml:1: cluster: missing (gpu and gpus or nodes)");
+  // A trainer the catalog lacks is named at its own line, not the file's first.
+  CHECK(error_of([] {
+          doc::parse_proposal(cat(), "p.yaml",
+                              "arch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+                              "layout:\n  trainer: jax\n");
+        }).rfind("p.yaml:5: layout.trainer: unknown trainer 'jax'", 0) == 0);
   CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  day: {max: 9}\n"); }) ==
         "q.yaml:2: rules.day: unknown rule (did you mean 'days'?); accepted: " + isoflop::join(check::rule_names()));
   CHECK(error_of([] { doc::parse_policy(cat(), "q.yaml", "rules:\n  days: 9\n"); }) ==

@@ -86,4 +86,20 @@ TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
   CHECK(r.err.find("runs.yaml:") != std::string::npos);
   CHECK(r.err.find("exactly one of") != std::string::npos);
   CHECK(run_cli("calibrate").status == 2);
+
+  // 0.461 s per step would be 10x the measured speed: about 230 % of the H100's fp8 peak in model FLOPs alone.
+  text = kOneRun;
+  text.replace(text.find("step_time_s: 4.61"), 17, "step_time_s: 0.461");
+  std::ofstream(runs) << text;
+  const auto fast = run_cli("calibrate " + runs);
+  CHECK(fast.status == 2);
+  CHECK(fast.err.find("runs.yaml:2: run 'nemotron4-340b-128': the measurement means ") != std::string::npos);
+  CHECK(fast.err.find("accepted: at most the peak") != std::string::npos);
+  // Two runs of one name could not be told apart in the report.
+  text = kOneRun;
+  text += text.substr(text.find("  - name:"));
+  std::ofstream(runs) << text;
+  const auto twice = run_cli("calibrate " + runs);
+  CHECK(twice.status == 2);
+  CHECK(twice.err.find("'nemotron4-340b-128' is also the name of the run at " + runs + ":2") != std::string::npos);
 }

@@ -366,6 +366,32 @@ TEST_CASE("NeMo releases are data: the header names the one written, a key it la
   CHECK(check_nemo(moe, d, "v1.22.0", rules("nemo")).size() == 3);  // experts, top-k, expert parallel size
 }
 
+TEST_CASE("emit all names a release of each trainer with a comma; each target takes only its own") {
+  const plan::PlanResult p = gpt3_plan();
+  const auto files = emit_files(Target::kAll, spec_of(p), options("core_v0.8.0,v1.23.0"));
+  REQUIRE(files.size() == 4);
+  CHECK(files[0].content.find("Megatron-LM core_v0.8.0 (pretrain_gpt.py)") != std::string::npos);
+  CHECK(files[2].content.find("target NeMo v1.23.0 (") != std::string::npos);
+  // One release names its trainer's; the other trainer gets its newest.
+  const auto one = emit_files(Target::kAll, spec_of(p), options("v1.23.0"));
+  CHECK(one[0].content.find("Megatron-LM " + launch_data().default_megatron_version()) != std::string::npos);
+  auto refused = [&](Target t, const char* asked) {
+    try {
+      emit_files(t, spec_of(p), options(asked));
+    } catch (const FieldError& e) {
+      CHECK(e.field() == "target_version");
+      return e.message();
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused(Target::kAll, "core_v0.8.0,core_v0.13.0") ==
+        "'core_v0.8.0,core_v0.13.0' names two Megatron-LM releases; accepted: at most one of each");
+  CHECK(refused(Target::kAll, "core_v0.8.0,").find("'' is not one of") == 0);
+  CHECK(refused(Target::kMegatron, "core_v0.8.0,v1.23.0") ==
+        "'v1.23.0' is not one of core_v0.8.0|core_v0.13.0 (Megatron-LM)");
+  CHECK(refused(Target::kNemo, "core_v0.8.0").find("(NeMo)") != std::string::npos);
+}
+
 TEST_CASE("NeMo --check: the layout the file states is held to NeMo's rules") {
   const std::string y = emit_files(Target::kNemo, spec_of(gpt3_plan()), options())[0].content;
   std::string wide = y;  // TP 16 on nodes of 8 GPUs

@@ -325,12 +325,25 @@ def main():
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
         value_types(binary, tmp)
+        yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
     print('%d failures' % len(failures))
     return 1 if failures else 0
+
+
+def yaml_plan_hash(binary, tmp):
+    """A plan read from -o yaml is the plan read from -o json: the files name the same plan hash."""
+    args = CASES['gpt3-175b'].split()
+    headers = []
+    for fmt in ('json', 'yaml'):
+        path = os.path.join(tmp, 'hash-plan.' + fmt)
+        open(path, 'w').write(run(binary, ['plan'] + args + ['-o', fmt]).stdout)
+        r = run(binary, ['emit', 'megatron', '--from', path])
+        headers.append(re.search(r'from the plan (fnv1a64:[0-9a-f]+)', r.stdout).group(1) if r.returncode == 0 else r.stderr)
+    expect(headers[0] == headers[1], 'the plan hash of a YAML plan is the JSON plan\'s: %s' % headers)
 
 
 def value_types(binary, tmp):
@@ -456,6 +469,16 @@ def bad_input(binary, tmp):
             "rule 'zero_with_pipeline': deepspeed runs ZeRO stage at most 1 with pipeline parallelism",
             'ZeRO-2 with PP for DeepSpeed: the layout search\'s rule (data/trainers.yaml)')
     expect(os.listdir(out) == ['nemo.yaml'], 'ZeRO-2 with PP: nothing written')
+    # A plan that plan refuses (MFU under the floor, exit 1) is not launched either: exit 1, its reason, no file.
+    refused_plan = json.load(open(os.path.join(ROOT, 'tests/golden/plan-refused.json')))
+    json.dump(refused_plan, open(os.path.join(tmp, 'refused.json'), 'w'))
+    empty = os.path.join(tmp, 'refused-out')
+    os.mkdir(empty)
+    r = run(binary, ['emit', 'all', '--from', os.path.join(tmp, 'refused.json'), '--out', empty])
+    expect(r.returncode == 1 and 'the plan is refused, so no launch file is written: MFU 24.1 % is under the floor'
+           in r.stderr and '--gpus 8192' in r.stderr, 'a refused plan: exit 1 with its reason: %d %s' %
+           (r.returncode, r.stderr))
+    expect(os.listdir(empty) == [], 'a refused plan: nothing written')
 
 
 if __name__ == '__main__':

@@ -28,5 +28,14 @@ TEST_CASE("a table pads by code points: a column with ± lines up with one witho
         "b     12.25 abc\n");
 }
 
+TEST_CASE("a cell from the input prints as text: its newline or terminal escape is written as an escape") {
+  TextTable t({"name", "value"}, {false, false});
+  t.add_row({"evil\x1b[31mred", "two\nlines"});
+  CHECK(t.render() ==
+        "name             value\n"
+        "---------------  ----------\n"
+        "evil\\x1b[31mred  two\\nlines\n");
+}
+
 }  // namespace
 }  // namespace isoflop::report
