@@ -366,7 +366,7 @@ TEST_CASE("NeMo releases are data: the header names the one written, a key it la
   CHECK(check_nemo(moe, d, "v1.22.0", rules("nemo")).size() == 3);  // experts, top-k, expert parallel size
 }
 
-TEST_CASE("emit all names a release of each trainer with a comma; each target takes only its own") {
+TEST_CASE("emit all names a release of each trainer with a comma, and each target takes only its own") {
   const plan::PlanResult p = gpt3_plan();
   const auto files = emit_files(Target::kAll, spec_of(p), options("core_v0.8.0,v1.23.0"));
   REQUIRE(files.size() == 4);
