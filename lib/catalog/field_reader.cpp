@@ -1,7 +1,10 @@
 // Typed reads of YAML catalog entries with file:line errors.
 #include "catalog/field_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <cmath>
+#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -18,12 +21,36 @@ std::string location(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(mark.line + 1);
 }
 
+namespace {
+
+// Parser events that only note where each document starts.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+}  // namespace
+
 YAML::Node load_one_document(const std::string& text) {
-  std::vector<YAML::Node> documents = YAML::LoadAll(text);
-  if (documents.empty()) return YAML::Node();
-  if (documents.size() > 1)
-    throw YAML::ParserException(documents[1].Mark(), "a second document ('---') in the file; accepted: one document");
-  return documents.front();
+  YAML::Node first = YAML::Load(text);
+  // Documents are counted up to the second only: on some malformed text (",\x18\"") yaml-cpp's parser reports
+  // empty documents without end, so YAML::LoadAll never returns.
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts documents;
+  while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+  }
+  if (documents.starts.size() > 1)
+    throw YAML::ParserException(documents.starts[1], "a second document ('---') in the file; accepted: one document");
+  return first;
 }
 
 void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {

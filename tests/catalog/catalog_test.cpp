@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "catalog/field_reader.hpp"
 #include "core/error.hpp"
 #include "support/expect_close.hpp"
 
@@ -161,4 +162,21 @@ TEST_CASE("an accelerator may omit the fp32 peak (unpublished for TPUs), not the
   CHECK(error_of("accelerators:\n  - {name: t, memory_gb: 16,\n"
                  "     memory_bandwidth_gb_per_s: 700, tdp: 280 W, source: s}\n") ==
         "user.yaml:2: accelerator 't' field 'peak_16bit_tflops': is missing (required)");
+}
+
+TEST_CASE("a YAML input holds one document, and the count stops at the second on text yaml-cpp never ends") {
+  using isoflop::catalog::load_one_document;
+  CHECK(load_one_document("a: 1\n")["a"].as<int>() == 1);
+  CHECK(load_one_document("").IsNull());
+  CHECK(load_one_document("---\na: 1\n...\n")["a"].as<int>() == 1);
+  try {
+    load_one_document("a: 1\n---\nb: 2\n");
+    FAIL("a second document was accepted");
+  } catch (const YAML::ParserException& e) {
+    CHECK(e.mark.line == 1);  // the '---' line, 0-based
+    CHECK(e.msg == "a second document ('---') in the file; accepted: one document");
+  }
+  // yaml-cpp's parser reports endless empty documents on this text (YAML::LoadAll never returns); here it is
+  // refused as a second document at once.
+  CHECK_THROWS_AS(load_one_document(",\x18\""), YAML::ParserException);
 }
