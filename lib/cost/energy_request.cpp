@@ -78,6 +78,12 @@ void resolve_energy(const EnergyRequest& request, const catalog::Catalog& cat, c
   if (node) {
     in->node_power_w = node->max_power_w;
     in->node_power_note = node->name + " maximum";
+    // A node of another size than the catalog's (--gpus-per-node) draws the catalog node's power per GPU: a
+    // DGX A100's 6.5 kW is for its 8 GPUs, not for 64 or 4.
+    if (in->gpus_per_node > 0 && node->gpus_per_node > 0 && in->gpus_per_node != node->gpus_per_node) {
+      in->node_power_w = node->max_power_w / node->gpus_per_node * in->gpus_per_node;
+      in->node_power_note = node->name + " maximum per GPU x " + std::to_string(in->gpus_per_node);
+    }
   }
   in->power_per_gpu_w = acc.measured_power_w;
   in->power_per_gpu_note = acc.measured_power_w ? "catalog" : "";

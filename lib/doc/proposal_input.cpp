@@ -256,7 +256,7 @@ check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& s
         if (spec.kind == check::SettingKind::kNumber) {
           const double x = in.count(v, at, spec.non_negative ? units::Sign::kNonNegative : units::Sign::kAny);
           if (x < spec.lowest() || x > spec.most)
-            in.fail(at, units::format_significant(x, 6) + " is out of range; accepted: " +
+            in.fail(at, units::format_significant(x, 17) + " is out of range; accepted: " +
                             (spec.most == std::numeric_limits<double>::infinity()
                                  ? "at least " + units::format_significant(spec.lowest(), 6)
                                  : units::format_significant(spec.lowest(), 6) + " to " +

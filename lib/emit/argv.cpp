@@ -1,5 +1,8 @@
 #include "emit/argv.hpp"
 
+#include <cstdlib>
+#include <string>
+
 namespace isoflop::emit {
 namespace {
 // argparse's default prefix_chars; a long option starts with two of them (torchrun, sbatch and Hydra agree).
@@ -47,6 +50,14 @@ bool python_float_body(std::string_view s) {
   return i == s.size();
 }
 }  // namespace
+
+std::optional<double> argparse_number(std::string_view value) {
+  if (!argparse_accepts(value, ArgparseType::kFloat)) return std::nullopt;
+  std::string digits_only;
+  for (const char c : value)
+    if (c != '_' && !is_space(c)) digits_only += c;
+  return std::strtod(digits_only.c_str(), nullptr);
+}
 
 bool argparse_accepts(std::string_view value, ArgparseType type) {
   if (type == ArgparseType::kString) return true;

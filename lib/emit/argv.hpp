@@ -18,5 +18,8 @@ enum class ArgparseType { kString, kInt, kFloat };
 // Whether Python's int() or float() reads `value`: surrounding whitespace, a sign, digits with single
 // underscores between them; float() also a fraction, an exponent, inf, infinity and nan in any case.
 bool argparse_accepts(std::string_view value, ArgparseType type);
+// The number Python's float() makes of `value` (int() of an int-typed value is the same number), nullopt where
+// float() refuses it: the value the rules on parsed arguments hold.
+std::optional<double> argparse_number(std::string_view value);
 
 }  // namespace isoflop::emit

@@ -40,6 +40,12 @@ std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
 
 std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
                                                    const std::string& config_path) {
+  // Megatron-DeepSpeed's parser has no first/last stage layer counts (DeepSpeed partitions the layers itself).
+  if (spec.layout.first_stage_layers > 0 || spec.layout.last_stage_layers > 0)
+    throw FieldError("plan layout", "first " + std::to_string(spec.layout.first_stage_layers) + " and last " +
+                                        std::to_string(spec.layout.last_stage_layers) +
+                                        " stage layers have no Megatron-DeepSpeed spelling; accepted: an even split "
+                                        "(re-plan with a --pp that divides the layers)");
   // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to zero-stage and ds_config.
   LaunchSpec without_zero = spec;
   without_zero.layout.zero_stage = 0;

@@ -175,6 +175,11 @@ const std::vector<Rule>& rules() {
          return pp <= (a.has("no-overlap-p2p-communication") ? 2 : 1) ||
                 !divides(num(a, "num-layers", 0) / pp, num(a, "num-layers-per-virtual-pipeline-stage", 1));
        }},
+      {"num-virtual-stages-per-pipeline-rank needs PP > 1 (PP > 2 with no-overlap-p2p-communication)",
+       [](auto& a, int, auto&) {
+         return a.has("num-virtual-stages-per-pipeline-rank") &&
+                num(a, "pipeline-model-parallel-size", 1) <= (a.has("no-overlap-p2p-communication") ? 2 : 1);
+       }},
       {"at most one of num-layers-per-virtual-pipeline-stage, num-virtual-stages-per-pipeline-rank and "
        "pipeline-model-parallel-layout (core_v0.13.0)",
        [](auto& a, int, auto&) {
@@ -270,11 +275,7 @@ const std::vector<Rule>& rules() {
 std::optional<double> ParsedArguments::number(const std::string& name) const {
   auto it = values.find(name);
   if (it == values.end() || it->second.size() != 1) return std::nullopt;
-  const std::string& v = it->second[0];
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') return std::nullopt;
-  return x;
+  return argparse_number(it->second[0]);  // as Megatron's int() or float() reads it: 4_095 is 4095
 }
 
 std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string&) {
@@ -349,7 +350,11 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
         out.problems.push_back(w + " " + v + ": " +
                                (f->type == ArgparseType::kInt ? "not an int; accepted: a whole number"
                                                               : "not a float; accepted: a number such as 3e-4"));
-      else if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), v) == f->choices.end())
+      else if (!f->choices.empty() && std::none_of(f->choices.begin(), f->choices.end(), [&](const std::string& c) {
+                 // argparse compares the converted value: 01 is the int choice 1
+                 return f->type == ArgparseType::kString || expanded ? c == v
+                                                                     : argparse_number(c) == argparse_number(v);
+               }))
         out.problems.push_back(w + " " + v + ": accepted: " + join(f->choices, ", "));
     }
   }

@@ -61,6 +61,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std:
 long long integer_at(const YAML::Node& root, const char* a, const char* b, long long fallback) {
   const YAML::Node n = root[a][b];
   if (!n || n.IsNull()) return fallback;
+  if (n.IsScalar() && n.Scalar().rfind("${", 0) == 0) return fallback;  // an interpolation: known when NeMo runs
   return n.as<long long>();
 }
 
@@ -76,7 +77,6 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
   static constexpr Count kCounts[] = {
       {"trainer", "devices", false},
       {"trainer", "num_nodes", false},
-      {"trainer", "max_steps", false},
       {"model", "micro_batch_size", false},
       {"model", "global_batch_size", false},
       {"model", "tensor_model_parallel_size", false},
@@ -95,19 +95,21 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
       {"model", "num_moe_experts", true},
       {"model", "moe_router_topk", false},
   };
-  constexpr long long kLargestCount = 1'000'000'000;
+  const std::string accepted = "1 to " + std::to_string(kLargestLiteral);  // no launch has a billion of anything
   std::vector<std::string> problems;
   for (const Count& c : kCounts) {
     const YAML::Node n = root[c.section][c.key];
     if (!n || (c.null_allowed && n.IsNull())) continue;
+    // An OmegaConf interpolation (${.encoder_seq_length}, ${oc.env:NODES}) is resolved when NeMo runs.
+    if (n.IsScalar() && n.Scalar().rfind("${", 0) == 0) continue;
     const std::string where = std::string(c.section) + "." + c.key;
     long long v = 0;
     if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v)) {
       problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " is not a whole number" +
-                         (c.null_allowed ? "; accepted: null or 1 to 1000000000" : "; accepted: 1 to 1000000000"));
-    } else if (v < 1 || v > kLargestCount) {
+                         "; accepted: " + (c.null_allowed ? "null or " : "") + accepted);
+    } else if (v < 1 || v > kLargestLiteral) {
       problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " " + std::to_string(v) +
-                         " is out of range; accepted: " + (c.null_allowed ? "null or " : "") + "1 to 1000000000");
+                         " is out of range; accepted: " + (c.null_allowed ? "null or " : "") + accepted);
     }
   }
   return problems;

@@ -84,7 +84,9 @@ FlopsCount count_flops(const Architecture& a, double tokens, long long seq, Flop
   const ParamCount pc = count_params(a);
   // MoE: FLOPs follow the parameters a token passes through (top-k experts), not the total.
   c.params_kind = non_embedding ? ParamsKind::kNonEmbedding : (a.moe.enabled() ? ParamsKind::kActive : ParamsKind::kTotal);
-  c.params = non_embedding ? pc.non_embedding() : (a.moe.enabled() ? pc.active : pc.total());
+  // An MoE's non-embedding count is of the active parameters too: the experts a token does not reach do no work.
+  const double counted = a.moe.enabled() ? pc.active : pc.total();
+  c.params = non_embedding ? counted - pc.token_embedding - pc.position_embedding : counted;
   switch (convention) {
     case FlopsConvention::k6nd:
       check_6nd_recompute(recompute);

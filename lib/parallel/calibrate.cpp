@@ -123,9 +123,10 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   const catalog::Accelerator& start = catalog.accelerator(gpu);
   std::vector<const catalog::MeasuredRun*> fit_runs, judge_runs;
   std::vector<RunSetup> fit_setups, judge_setups;
-  // No run computes faster than the chip's highest dense peak: a measurement that implies it is a typo, another
-  // precision or another chip, and a fit would bend every constant to reach it.
-  const double top_peak = std::max(start.peak_16bit_flops, start.peak_fp8_flops.value_or(0.0));
+  // No run computes faster than the chip's dense 16-bit peak, the one the step-time model runs at (a measured run
+  // states no precision): a measurement past it is a typo, another precision or another chip, and a fit would
+  // bend every constant to reach it.
+  const double top_peak = start.peak_16bit_flops;
   for (const auto& r : runs) {
     if (r.gpu != gpu) continue;
     (r.held_out ? judge_runs : fit_runs).push_back(&r);

@@ -71,19 +71,27 @@ model::Architecture shape_for(double params, const PlanOptions& o) {
   shape.reference = o.family;
   shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
   while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
-  // A pinned pipeline (--pp, --vpp) asks for its stages: only depths that divide over them, or that the trainer
-  // splits with lighter first and last stages, are shaped (the search would refuse the others). Pinned first
-  // and last stages take the remainder themselves.
+  // A pinned pipeline (--pp, with its --vpp) asks for its stages: only depths that divide over them evenly are
+  // shaped, or, where none lands near N and the trainer has them, depths it splits with lighter first and last
+  // stages (not every launch format spells those). Pinned first and last stages take the remainder themselves.
   const auto& pins = o.search.pins;
-  if (pins.pp && !pins.first_stage_layers && !pins.last_stage_layers) {
-    const int pp = *pins.pp, vpp = pins.vpp.value_or(1);
-    const bool uneven = o.search.trainer.uneven_stages;
-    shape.accept_layers = [pp, vpp, uneven](int layers) {
-      return layers % (pp * vpp) == 0 || (uneven && parallel::balanced_edge_layers(layers, pp, vpp).first > 0);
-    };
+  const bool narrowed = pins.pp && !pins.first_stage_layers && !pins.last_stage_layers;
+  const int pp = pins.pp.value_or(1), vpp = pins.vpp.value_or(1);
+  if (narrowed) {
+    shape.accept_layers = [pp, vpp](int layers) { return layers % (pp * vpp) == 0; };
     shape.depth_rule = "layers that split over the pinned " + std::to_string(pp) + " pipeline stages";
   }
-  model::Architecture a = model::shape_architecture(params, shape).best.architecture;
+  model::ShapeResult shaped;
+  try {
+    shaped = model::shape_architecture(params, shape);
+  } catch (const InfeasibleError&) {
+    if (!narrowed || !o.search.trainer.uneven_stages) throw;
+    shape.accept_layers = [pp, vpp](int layers) {
+      return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
+    };
+    shaped = model::shape_architecture(params, shape);
+  }
+  model::Architecture a = shaped.best.architecture;
   a.name = kPlannedModelName;
   return a;
 }

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -38,6 +39,23 @@ std::string yaml_number_text(double value) {
   return text;
 }
 
+// Whether a YAML reader could take `text`, written plain, for something other than a string: a number (2024,
+// 1.5, 1e3, 0x1F, 1_000, 12:30), a boolean or null of YAML 1.1 or 1.2 (no, on, ~), an infinity or NaN. Such a
+// name is quoted, so that it reads back as the string it is.
+bool needs_quotes(const std::string& text) {
+  static const char* const kWords[] = {"",      "~",     "null",  "Null", "NULL", "y",  "Y",    "yes",  "Yes",
+                                       "YES",   "n",     "N",     "no",   "No",   "NO", "true", "True", "TRUE",
+                                       "false", "False", "FALSE", "on",   "On",   "ON", "off",  "Off",  "OFF"};
+  for (const char* w : kWords)
+    if (text == w) return true;
+  size_t i = text[0] == '+' || text[0] == '-' ? 1 : 0;
+  if (i < text.size() && text[i] == '.') ++i;  // .5, .inf, .nan
+  return i < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[i])) || text.compare(i, 3, "inf") == 0 ||
+          text.compare(i, 3, "Inf") == 0 || text.compare(i, 3, "INF") == 0 || text.compare(i, 3, "nan") == 0 ||
+          text.compare(i, 3, "NaN") == 0 || text.compare(i, 3, "NAN") == 0);
+}
+
 void emit_yaml(YAML::Emitter& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object:
@@ -53,9 +71,12 @@ void emit_yaml(YAML::Emitter& out, const Json& value) {
       for (const auto& item : value) emit_yaml(out, item);
       out << YAML::EndSeq;
       break;
-    case Json::value_t::string:
-      out << value.get<std::string>();
+    case Json::value_t::string: {
+      const std::string& text = value.get_ref<const std::string&>();
+      if (needs_quotes(text)) out << YAML::DoubleQuoted;
+      out << text;
       break;
+    }
     case Json::value_t::boolean:
       out << value.get<bool>();
       break;

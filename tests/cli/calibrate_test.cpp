@@ -87,7 +87,7 @@ TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
   CHECK(r.err.find("exactly one of") != std::string::npos);
   CHECK(run_cli("calibrate").status == 2);
 
-  // 0.461 s per step would be 10x the measured speed: about 230 % of the H100's fp8 peak in model FLOPs alone.
+  // 0.461 s per step would be 10x the measured speed: several times the H100's bf16 peak in model FLOPs alone.
   text = kOneRun;
   text.replace(text.find("step_time_s: 4.61"), 17, "step_time_s: 0.461");
   std::ofstream(runs) << text;

@@ -315,3 +315,14 @@ TEST_CASE("cost --from an infeasible plan: infeasible (exit 1), naming why, as l
                      ": no layout of this plan fits, so it has no run to cost; re-plan with more GPUs or another "
                      "accelerator\n");
 }
+
+TEST_CASE("cost: a node of another size than the catalog's draws the catalog node's power per GPU") {
+  // A DGX A100's 6.5 kW is for its 8 GPUs: 64 GPUs draw 52 kW however they are grouped into nodes.
+  for (const int per_node : {8, 64, 4}) {
+    INFO(per_node);
+    const auto doc = run_json("cost --gpu a100-sxm4-80gb --gpus 64 --time 30d --gpus-per-node " +
+                              std::to_string(per_node) + " -o json");
+    CHECK(doc["cost"]["power_w"].get<double>() == doctest::Approx(52000));
+    CHECK(doc["cost"]["inputs"]["node_power_w"].get<double>() == doctest::Approx(6500.0 / 8 * per_node));
+  }
+}

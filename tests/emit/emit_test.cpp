@@ -168,6 +168,15 @@ TEST_CASE("Megatron: uneven stages with interleaving count the virtual stages pe
             .at(0)
             .find("divisible by it (TransformerConfig") != std::string::npos);
   CHECK(with("--decoder-first-pipeline-num-layers 12", "--decoder-first-pipeline-num-layers 13").size() >= 1);
+  const auto one_stage = with("--pipeline-model-parallel-size 8", "--pipeline-model-parallel-size 1");
+  CHECK(std::count(one_stage.begin(), one_stage.end(),
+                   "num-virtual-stages-per-pipeline-rank needs PP > 1 (PP > 2 with no-overlap-p2p-communication)") ==
+        1);
+  // Megatron-DeepSpeed's launch line has no uneven stages: refused as the plan's layout (exit 2), never an
+  // internal error.
+  l.vpp = 1;
+  CHECK_THROWS_WITH_AS(emit_files(Target::kDeepSpeed, spec_of(p), options()),
+                       doctest::Contains("stage layers have no Megatron-DeepSpeed spelling"), FieldError);
 }
 
 TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
@@ -232,6 +241,13 @@ TEST_CASE("Megatron: values are converted as argparse's type= does") {
   CHECK(problems({"--lr", "abc"}) ==
         std::vector<std::string>{"--lr abc: not a float; accepted: a number such as 3e-4"});
   CHECK(problems({"--lr", "6E-5", "--min-lr", "1_0e-6", "--tensor-model-parallel-size", "+8"}).empty());
+  // The rules read values as argparse does: 4_095 is 4095, and an int choice matches 01.
+  const auto parsed = parse_arguments({"--global-batch-size", "4_095", "--num-layers", "105 "}, d.megatron_flags,
+                                      "Megatron-LM", "core_v0.13.0");
+  CHECK(parsed.number("global-batch-size") == 4095);
+  CHECK(parsed.number("num-layers") == 105);
+  CHECK(problems({"--empty-unused-memory-level", "01"}).empty());
+  CHECK(problems({"--empty-unused-memory-level", "3"}).size() == 1);
   // A value the shell expands is known only when the script runs.
   CHECK(problems({"--tensor-model-parallel-size", "$TP", "--lr", "${LR:-abc}"}).empty());
   // Megatron-DeepSpeed's list carries types too.
@@ -309,6 +325,15 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   CHECK(edited("virtual_pipeline_model_parallel_size: ", "virtual_pipeline_model_parallel_size: 0 #")
             .at(0)
             .find("accepted: null or 1 to 1000000000") != std::string::npos);
+  // OmegaConf interpolations, as NeMo's own configs write them, are resolved when NeMo runs; max_steps -1 is
+  // Lightning's "no limit".
+  CHECK(edited("max_position_embeddings: 2048", "max_position_embeddings: ${.encoder_seq_length}").empty());
+  // A node count known only when NeMo runs leaves the rules one node (the world-size rules speak of that).
+  for (const auto& problem : edited("num_nodes: 128", "num_nodes: ${oc.env:NODES}")) {
+    CHECK(problem.find("num_nodes") == std::string::npos);
+    CHECK(problem.find("wrong type") == std::string::npos);
+  }
+  CHECK(edited("max_steps: ", "max_steps: -1 #").empty());
 }
 
 TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's rules, the very ones of the search") {
@@ -448,6 +473,10 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
                      "#SBATCH --gpus-per-node=8\n#SBATCH --gpus-per-node=4\n");
   CHECK(check_slurm(last_fewer) ==
         std::vector<std::string>{"torchrun --nproc-per-node 8 disagrees with #SBATCH --gpus-per-node=4"});
+  std::string equals_form = script;  // --nproc-per-node=4 is the same option
+  equals_form.replace(equals_form.find("--nproc-per-node 8"), 18, "--nproc-per-node=4");
+  CHECK(check_slurm(equals_form) ==
+        std::vector<std::string>{"torchrun --nproc-per-node 4 disagrees with #SBATCH --gpus-per-node=8"});
   std::string literal_nodes = script;
   literal_nodes.replace(literal_nodes.find("--nnodes \"$SLURM_JOB_NUM_NODES\""), 31, "--nnodes 64");
   CHECK(check_slurm(literal_nodes) ==

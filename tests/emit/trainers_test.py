@@ -69,10 +69,10 @@ def megatron_parser(version, file='megatron_flags.yaml', key='megatron_flags'):
             kw['action'] = 'store_true'
         elif f['nargs'] != 1:
             kw['nargs'] = f['nargs']
-        if 'choices' in f:
-            kw['choices'] = f['choices']
         if 'type' in f:  # the conversion Megatron's add_argument names: a value it cannot read is refused
             kw['type'] = {'int': int, 'float': float}[f['type']]
+        if 'choices' in f:  # argparse compares the converted value with the choices
+            kw['choices'] = [kw.get('type', str)(c) for c in f['choices']]
         parser.add_argument(f['name'], **kw)
     return parser
 
@@ -342,8 +342,9 @@ def yaml_plan_hash(binary, tmp):
         path = os.path.join(tmp, 'hash-plan.' + fmt)
         open(path, 'w').write(run(binary, ['plan'] + args + ['-o', fmt]).stdout)
         r = run(binary, ['emit', 'megatron', '--from', path])
-        headers.append(re.search(r'from the plan (fnv1a64:[0-9a-f]+)', r.stdout).group(1) if r.returncode == 0 else r.stderr)
-    expect(headers[0] == headers[1], 'the plan hash of a YAML plan is the JSON plan\'s: %s' % headers)
+        expect(r.returncode == 0, 'emit megatron --from a %s plan: %s' % (fmt, r.stderr))
+        headers.append(re.search(r'from the plan (fnv1a64:[0-9a-f]+)', r.stdout).group(1) if r.returncode == 0 else None)
+    expect(headers[0] is not None and headers[0] == headers[1], 'the plan hash of a YAML plan is the JSON plan\'s: %s' % headers)
 
 
 def value_types(binary, tmp):

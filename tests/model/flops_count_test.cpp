@@ -69,4 +69,11 @@ TEST_CASE("6nd of a mixture of experts counts the active parameters and non_embe
   const FlopsCount n = count_flops(dense, 1e12, 2048, FlopsConvention::k6nd, Recompute::kNone, true);
   CHECK(n.params_kind == ParamsKind::kNonEmbedding);
   CHECK(n.params == count_params(dense).non_embedding());
+  // An MoE's non-embedding count is of its active parameters: ST-MoE-32B's experts a token skips do no work
+  // (counting them all made the FLOPs about 9x too high).
+  const ParamCount p = count_params(moe);
+  const FlopsCount m = count_flops(moe, 1e12, 2048, FlopsConvention::k6nd, Recompute::kNone, true);
+  CHECK(m.params == p.active - p.token_embedding - p.position_embedding);
+  CHECK(m.params < c.params);
+  CHECK(m.model_flops == doctest::Approx(6 * m.params * 1e12));
 }
