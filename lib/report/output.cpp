@@ -16,6 +16,11 @@ namespace isoflop::report {
 std::string number_text(double value) {
   if (!std::isfinite(value)) return std::isnan(value) ? ".nan" : (value > 0 ? ".inf" : "-.inf");
   char buffer[32];
+  // A whole number below 1e15 is written whole (1920, not %g's 1.92e+03): exact, and what a reader expects.
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   // Use the shortest representation that round-trips.
   for (int precision = 1; precision <= 17; ++precision) {

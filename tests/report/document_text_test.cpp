@@ -22,6 +22,10 @@ TEST_CASE("document_text renders the page only for the table and prints the docu
   CHECK(Json::parse(document_text(OutputFormat::kJson, document, page))["flops"] == 5.76e23);
   CHECK(document_text(OutputFormat::kYaml, document, page) == to_yaml_text(document));
   CHECK(document_text(OutputFormat::kCsv, document, page, "rows") == "flops,rows.n\n5.76e+23,1\n5.76e+23,2\n");
+  // Whole numbers are written whole in CSV (1920, not 1.92e+03) and as floats in YAML (1920.0, 4000000.0).
+  const Json whole = {{"sequences", 1920.0}, {"tokens", 4e6}, {"rate", 0.25}};
+  CHECK(document_text(OutputFormat::kCsv, whole, page) == "sequences,tokens,rate\n1920,4000000,0.25\n");
+  CHECK(to_yaml_text(whole) == "sequences: 1920.0\ntokens: 4000000.0\nrate: 0.25\n");
   CHECK(pages == 1);
 }
 
