@@ -32,6 +32,13 @@ FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& reque
   }
   if (!tokens) throw FieldError("tokens", "give the training tokens or a global batch (a plan document carries its tokens)");
   const model::Recompute recompute = request.recompute.value_or(model::default_recompute(request.convention));
+  // Dropping the embeddings is a 6·N·D choice of N, and needs the architecture that has them.
+  if (request.non_embedding && !d.architecture)
+    throw FieldError("non_embedding", "needs an architecture (a bare parameter count has no embeddings to drop)");
+  if (request.non_embedding && request.convention != model::FlopsConvention::k6nd)
+    throw FieldError("non_embedding", "applies to 6nd only (the " +
+                                          std::string(model::kFlopsConventionNames.name(request.convention)) +
+                                          " convention counts the architecture's own matrices)");
   if (d.architecture) {
     d.flops = model::count_flops(*d.architecture, *tokens, seq, request.convention, recompute, request.non_embedding);
   } else {

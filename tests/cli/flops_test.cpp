@@ -123,6 +123,12 @@ TEST_CASE("flops bad input exits 2") {
         "isoflop: error: --recompute: selective needs the attention shape; use the chinchilla or megatron convention\n");
   CHECK(run_cli("flops --params 70B --tokens 1T --flops-convention chinchilla").err ==
         "isoflop: error: --flops-convention: chinchilla needs an architecture (a bare parameter count allows only 6nd)\n");
+  // --non-embedding chooses N for 6·N·D: it was ignored without an architecture and under the other conventions.
+  CHECK(run_cli("flops --params 70B --tokens 1T --non-embedding").err ==
+        "isoflop: error: --non-embedding: needs an architecture (a bare parameter count has no embeddings to drop)\n");
+  CHECK(run_cli("flops --arch llama2-7b --tokens 1T --flops-convention chinchilla --non-embedding").err ==
+        "isoflop: error: --non-embedding: applies to 6nd only (the chinchilla convention counts the architecture's own "
+        "matrices)\n");
 }
 
 TEST_CASE("flops --from a plan counts the plan's model on the plan's tokens") {
