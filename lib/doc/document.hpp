@@ -7,10 +7,11 @@
 // decode() turns them into one-line InputErrors.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,13 +94,17 @@ void read_value(const Json& value, T& out) {
     if (!value.is_boolean()) fail_at(value, "must be true or false");
     out = value.get<bool>();
   } else if constexpr (std::is_integral_v<T>) {
-    if (!value.is_number_integer()) fail_at(value, "must be an integer");
+    // A whole number written as a float (41.0, 4.1e1) is the integer JSON Schema's "integer" takes it for.
+    const bool whole_float = value.is_number_float() && std::isfinite(value.get<double>()) &&
+                             value.get<double>() == std::floor(value.get<double>());
+    if (!value.is_number_integer() && !whole_float) fail_at(value, "must be an integer");
     if constexpr (std::is_unsigned_v<T>) {
-      if (value.is_number_integer() && !value.is_number_unsigned() && value.get<long long>() < 0)
+      if (whole_float ? value.get<double>() < 0 : !value.is_number_unsigned() && value.get<long long>() < 0)
         fail_at(value, "must not be negative");
     }
-    const long double v = value.is_number_unsigned() ? static_cast<long double>(value.get<unsigned long long>())
-                                                     : static_cast<long double>(value.get<long long>());
+    const long double v = whole_float                  ? static_cast<long double>(value.get<double>())
+                          : value.is_number_unsigned() ? static_cast<long double>(value.get<unsigned long long>())
+                                                       : static_cast<long double>(value.get<long long>());
     if (v < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
         v > static_cast<long double>(std::numeric_limits<T>::max()))
       fail_at(value, value.dump() + " is out of range; accepted: " +

@@ -74,6 +74,18 @@ TEST_CASE("from_json ignores the derived keys, absent or stale, and names the JS
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) == "a.json: architecture.heads: must be an integer");
   }
+  // A whole number written as a float is the integer JSON Schema's "integer" accepts; a fraction is not.
+  doc::Json whole = {{"architecture", j}};
+  whole["architecture"]["layers"] = 96.0;
+  const doc::SourceDocument w{"w.json", "arch", whole};
+  CHECK(doc::decode<model::Architecture>(w, w.json.at("architecture")).layers == 96);
+  whole["architecture"]["layers"] = 96.5;
+  const doc::SourceDocument f{"f.json", "arch", whole};
+  CHECK_THROWS_WITH_AS(doc::decode<model::Architecture>(f, f.json.at("architecture")),
+                       "f.json: architecture.layers: must be an integer", InputError);
+  whole["architecture"]["layers"] = -1.0;
+  const doc::SourceDocument n{"n.json", "arch", whole};
+  CHECK_THROWS_AS(doc::decode<model::Architecture>(n, n.json.at("architecture")), InputError);
 }
 
 TEST_CASE("an architecture's sizes and expert counts are bounded on read, so no count derived from them overflows") {
