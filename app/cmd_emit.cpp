@@ -54,13 +54,10 @@ int run_emit(const std::vector<std::string>& args) {
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
   // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
   // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately).
-  if (plan.problem) {
-    parallel::Infeasibility why;
-    why.reason = plan.problem->reason;
-    why.changes = plan.problem->changes;
-    throw InfeasibleError("the plan is refused, so no launch file is written: " + infeasible_message(why) +
+  if (plan.problem)
+    throw InfeasibleError("the plan is refused, so no launch file is written: " +
+                          infeasible_message(plan.problem->reason, plan.problem->changes) +
                           "; re-plan with one of these (or a lower --min-mfu)");
-  }
   const emit::LaunchSpec spec =
       emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
   const auto files = emit::emit_files(*target, spec, eo);

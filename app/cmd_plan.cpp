@@ -65,10 +65,8 @@ int run_plan(const std::vector<std::string>& args) {
   write_document(parsed->common, doc::Json(r), [&] { return doc::render_plan_page(r, cluster_note); },
                  "layouts");
   if (r.acceptable()) return 0;
-  parallel::Infeasibility why;
-  why.reason = r.problem->reason;
-  why.changes = r.problem->changes;
-  std::fprintf(stderr, "isoflop: %s: %s\n", r.feasible() ? "refused" : "infeasible", infeasible_message(why).c_str());
+  std::fprintf(stderr, "isoflop: %s: %s\n", r.feasible() ? "refused" : "infeasible",
+               infeasible_message(r.problem->reason, r.problem->changes).c_str());
   return static_cast<int>(ExitStatus::kFailed);
 }
 

@@ -58,10 +58,12 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std:
   }
 }
 
+// An OmegaConf interpolation (${.encoder_seq_length}, ${oc.env:NODES}): its value is known when NeMo runs.
+bool interpolation(const YAML::Node& n) { return n.IsScalar() && n.Scalar().rfind("${", 0) == 0; }
+
 long long integer_at(const YAML::Node& root, const char* a, const char* b, long long fallback) {
   const YAML::Node n = root[a][b];
-  if (!n || n.IsNull()) return fallback;
-  if (n.IsScalar() && n.Scalar().rfind("${", 0) == 0) return fallback;  // an interpolation: known when NeMo runs
+  if (!n || n.IsNull() || interpolation(n)) return fallback;
   return n.as<long long>();
 }
 
@@ -99,9 +101,7 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
   std::vector<std::string> problems;
   for (const Count& c : kCounts) {
     const YAML::Node n = root[c.section][c.key];
-    if (!n || (c.null_allowed && n.IsNull())) continue;
-    // An OmegaConf interpolation (${.encoder_seq_length}, ${oc.env:NODES}) is resolved when NeMo runs.
-    if (n.IsScalar() && n.Scalar().rfind("${", 0) == 0) continue;
+    if (!n || (c.null_allowed && n.IsNull()) || interpolation(n)) continue;
     const std::string where = std::string(c.section) + "." + c.key;
     long long v = 0;
     if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v)) {
