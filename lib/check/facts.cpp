@@ -87,7 +87,7 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
 
     plan::PlanRequest request;
     request.architecture = a;
-    if (proposal.global_batch) request.global_batch_tokens = static_cast<double>(*proposal.global_batch * a.seq);
+    request.global_batch_sequences = proposal.global_batch;  // as stated: the launch runs exactly this batch
     request.cluster = proposal.cluster;
     request.search.pins = proposal.layout;
     request.search.trainer = catalog.trainer(proposal.trainer, "trainer");

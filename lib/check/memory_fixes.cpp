@@ -66,6 +66,28 @@ std::vector<std::vector<Candidate>> single_field_levers(const Facts& f) {
                    }});
     }
   }
+  // No layout valid at all (the batch shares no factor with the GPUs that TP·PP leaves for DP): the search's
+  // nearest shapes that run, in the proposal's fields.
+  if (f.plan && f.plan->layouts.infeasible && f.plan->layouts.evaluated == 0 && f.cluster) {
+    for (const parallel::SuggestedChange& c : f.plan->layouts.infeasible->changes) {
+      if (!c.number) continue;
+      const long long v = *c.number;
+      if (c.field == "global_batch") {
+        levers.push_back({{{{{"global_batch", n(v)}}}, [v](Proposal& q) { q.global_batch = v; }}});
+      } else if (c.field == "gpus" && !pins.dp) {
+        const bool by_nodes = !p.cluster.gpus && p.cluster.nodes;
+        const long long per_node = f.cluster->gpus_per_node;
+        if (by_nodes && v % per_node != 0) continue;
+        const long long count = by_nodes ? v / per_node : v;
+        levers.push_back({{{{{by_nodes ? "cluster.nodes" : "cluster.gpus", n(count)}}}, [count, by_nodes](Proposal& q) {
+                             if (by_nodes)
+                               q.cluster.nodes = count;
+                             else
+                               q.cluster.gpus = count;
+                           }}});
+      }
+    }
+  }
   if (f.cluster && p.cluster.gpu && !p.cluster.node) {  // an accelerator with more memory, the smallest first
     std::vector<const catalog::Accelerator*> larger;
     for (const auto& a : f.catalog->accelerators)

@@ -23,6 +23,11 @@ Finding memory_headroom(const RuleSetting& s, const Facts& f) {
   Finding r = bounded(use->headroom_gib(), s, "memory headroom", "GiB");
   if (use->fits) {
     r.reason += " (" + per_gpu + " used)";
+  } else if (f.plan->layouts.evaluated == 0) {  // no layout is valid, so none has a memory to judge
+    r.holds = false;
+    r.threshold = min_gib;
+    r.value = std::nullopt;
+    r.reason = f.plan->layouts.infeasible->reason;
   } else {
     r.holds = false;
     r.threshold = min_gib;

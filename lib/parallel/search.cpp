@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -185,8 +186,69 @@ class TopLayouts {
 
 namespace {
 
+SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options, bool prune,
+                    bool suggest);
+
+// Whether some layout of `job` fits on `cluster` (a search that suggests nothing and throws nothing).
+bool any_layout_fits(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
+  try {
+    return search(job, cluster, options, true, false).feasible();
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+constexpr int kShapeTries = 16;  // candidates tried each way: the search is milliseconds, the suggestions cheap
+
+// When no layout is valid at all (the global batch shares no factor with the GPU count that TP·PP leaves for
+// DP, say): the nearest GPU count in whole nodes and the nearest global batch at which some layout fits.
+std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec& cluster,
+                                           const SearchOptions& options) {
+  std::vector<SuggestedChange> out;
+  const int step = cluster.gpus >= cluster.gpus_per_node ? cluster.gpus_per_node : 1;
+  std::vector<int> counts;  // whole nodes around the given count, nearest first, fewer GPUs first on a tie
+  for (int k = -kShapeTries; k <= kShapeTries; ++k) {
+    const long long g = (static_cast<long long>(cluster.gpus) / step + k) * step;
+    if (g >= 1 && g != cluster.gpus && g <= std::numeric_limits<int>::max()) counts.push_back(static_cast<int>(g));
+  }
+  std::sort(counts.begin(), counts.end(), [&](int x, int y) {
+    const int dx = std::abs(x - cluster.gpus), dy = std::abs(y - cluster.gpus);
+    return dx != dy ? dx < dy : x < y;
+  });
+  for (const int g : counts) {
+    ClusterSpec other = cluster;
+    other.gpus = g;
+    if (!any_layout_fits(job, other, options)) continue;
+    out.push_back({"gpus", g, std::nullopt, "the nearest GPU count in whole nodes at which a layout fits"});
+    break;
+  }
+  // Global batches that some DP (a divisor of the GPU count) divides, nearest first.
+  std::vector<long long> batches;
+  for (long long dp = 1; dp <= cluster.gpus; ++dp) {
+    if (cluster.gpus % dp != 0) continue;
+    const long long below = job.global_batch / dp * dp;
+    for (const long long b : {below, below + dp})
+      if (b >= 1 && b != job.global_batch) batches.push_back(b);
+  }
+  std::sort(batches.begin(), batches.end(), [&](long long x, long long y) {
+    const long long dx = std::llabs(x - job.global_batch), dy = std::llabs(y - job.global_batch);
+    return dx != dy ? dx < dy : x < y;
+  });
+  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  for (size_t i = 0; i < batches.size() && i < static_cast<size_t>(kShapeTries); ++i) {
+    JobSpec other = job;
+    other.global_batch = batches[i];
+    if (!any_layout_fits(other, cluster, options)) continue;
+    out.push_back({"global_batch", batches[i], std::nullopt,
+                   "the nearest global batch (sequences) at which a layout fits on these GPUs"});
+    break;
+  }
+  return out;
+}
+
 // The search; `prune` false estimates every valid layout's memory (the reference the pruning is tested against).
-SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options, bool prune) {
+SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options, bool prune,
+                    bool suggest) {
   cluster.validate();
   job.validate();
   options.validate(job, cluster);
@@ -362,10 +424,19 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   });
   if (!std::isfinite(result.min_memory_bytes)) result.min_memory_bytes = 0;
   if (top.empty()) {
-    if (result.evaluated == 0)
-      throw InputError("no valid layout: " +
-                       (result.pruned.empty() ? std::string("no TP/PP divides the GPUs") : result.pruned.front().reason) +
-                       " (check the global batch and the pinned degrees)");
+    if (result.evaluated == 0) {
+      const std::string first =
+          result.pruned.empty() ? std::string("no TP/PP divides the GPUs") : result.pruned.front().reason;
+      // With degrees pinned the user's pins are what is wrong; without, the job's shape on this GPU count is,
+      // which is a plan that cannot run (exit 1, with the document), not bad input.
+      if (options.pins != LayoutPins{} || !suggest)
+        throw InputError("no valid layout: " + first + " (check the global batch and the pinned degrees)");
+      Infeasibility& why = result.infeasible.emplace();
+      why.reason = "no valid layout of " + std::to_string(job.global_batch) + " sequences on " +
+                   std::to_string(cluster.gpus) + " GPUs: " + first;
+      why.changes = shape_changes(job, cluster, options);
+      return result;
+    }
     Infeasibility& why = result.infeasible.emplace();
     why.reason = "no layout fits in " + gib(result.usable_memory_bytes) + " GiB per " + cluster.accelerator.name +
                  ": the smallest needs " + gib(result.min_memory_bytes) + " GiB/GPU";
@@ -385,11 +456,11 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
 }  // namespace
 
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
-  return search(job, cluster, options, true);
+  return search(job, cluster, options, true, true);
 }
 
 SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
-  return search(job, cluster, options, false);
+  return search(job, cluster, options, false, true);
 }
 
 }  // namespace isoflop::parallel

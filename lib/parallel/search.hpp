@@ -85,8 +85,9 @@ struct SearchResult {
 };
 
 // Runs the search. Throws FieldError for invalid pins (e.g. heads not divisible by a pinned TP) and InputError
-// when no layout is valid at all; when valid layouts exist but none fits, returns the result with `infeasible`
-// set (no layouts), naming the smallest memory needed and what would make it fit.
+// when no layout is valid at all with degrees pinned. When none fits, or none is valid and nothing is pinned,
+// returns the result with `infeasible` set (no layouts): the smallest memory needed and what would make it fit,
+// or the first structural reason and the nearest GPU count and global batch at which a layout fits.
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options);
 
 // The same search estimating the memory of every valid layout, where search_layouts skips the estimates that

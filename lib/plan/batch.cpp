@@ -48,7 +48,11 @@ long long batch_sequences(double tokens, long long seq, int gpus) {
 
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
                          const parallel::SearchOptions& search, double target_tokens, bool pinned,
-                         const BatchRule& rule, double flops) {
+                         const BatchRule& rule, double flops, std::optional<long long> exact_sequences) {
+  if (exact_sequences) {
+    pinned = true;
+    target_tokens = static_cast<double>(*exact_sequences * job.seq);
+  }
   BatchSearch out;
   BatchChoice& c = out.choice;
   c.target_tokens = target_tokens;
@@ -61,7 +65,7 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   // A batch with no valid layout at all (fewer sequences than a data-parallel degree needs) is an infeasible
   // result with the search's reason, not an input error: the plan chose the batch, not the user.
   auto search_at = [&](double tokens) {
-    job.global_batch = batch_sequences(tokens, job.seq, cluster.gpus);
+    job.global_batch = exact_sequences ? *exact_sequences : batch_sequences(tokens, job.seq, cluster.gpus);
     try {
       return parallel::search_layouts(job, cluster, search);
     } catch (const FieldError&) {

@@ -43,8 +43,9 @@ struct BatchSearch {
 
 // Searches the layouts of `job` (its global batch is set here) at the target batch and, unless pinned, at
 // doublings of it up to the ceiling, stopping at the first doubling that gains less than rule.min_gain MFU.
+// `exact_sequences`: the batch as given, pinned and not rounded (target_tokens is then ignored).
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
                          const parallel::SearchOptions& search, double target_tokens, bool pinned,
-                         const BatchRule& rule, double flops);
+                         const BatchRule& rule, double flops, std::optional<long long> exact_sequences = std::nullopt);
 
 }  // namespace isoflop::plan

@@ -157,13 +157,15 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     parallel::JobSpec held = job;
     held.global_batch = r.job.global_batch;
     if (batch_pinned && i > 0 && held == r.job &&
-        batch_sequences(batch_tokens, job.seq, o.cluster.gpus) == held.global_batch) {
+        o.global_batch_sequences.value_or(batch_sequences(batch_tokens, job.seq, o.cluster.gpus)) ==
+            held.global_batch) {
       found.job = std::move(held);
       found.layouts = std::move(r.layouts);
       found.choice = r.batch;
       found.choice.ceiling_tokens = o.batch_rule.ceiling_tokens(law_flops);
     } else {
-      found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops);
+      found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
+                           o.global_batch_sequences);
     }
     r.job = std::move(found.job);
     r.layouts = std::move(found.layouts);
@@ -197,8 +199,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   if (!r.layouts.feasible()) {
     r.flops_convention = FlopsConvention::kSixND;
     r.flops = law_flops;
-    r.problem = infeasible_problem(r.job, o.cluster, o.search, *r.layouts.infeasible, o.min_mfu,
-                                   r.batch.ceiling_tokens);
+    r.problem = infeasible_problem(r.job, o.cluster, o.search, r.layouts, o.min_mfu, r.batch.ceiling_tokens);
     return r;
   }
   const parallel::StepTime& best = r.layouts.layouts.front().time;

@@ -50,6 +50,9 @@ struct PlanOptions {
   std::optional<model::Architecture> architecture;
   double global_batch_tokens = 4.0e6;  // target tokens per iteration; ~MT-NLG's 1920 × 2048
   bool global_batch_pinned = false;    // the user gave the batch: it does not grow
+  // Exactly these sequences per step (a proposal's stated batch), where a batch in tokens is rounded to the
+  // count sharing the most factors with the GPUs. Implies pinned.
+  std::optional<long long> global_batch_sequences;
   BatchRule batch_rule;                // the ceiling the batch grows to (cost.yaml plan.batch_*)
   double min_mfu = 0.25;               // below this MFU the plan is refused (cost.yaml plan.min_mfu)
   parallel::SearchOptions search;

@@ -33,9 +33,20 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.family = cat.model(family, "family").architecture;
   o.family.name = family;
   o.architecture = request.architecture;
+  if (request.global_batch_tokens && request.global_batch_sequences)
+    throw FieldError("global_batch_sequences", "give the batch in tokens or in sequences, not both");
+  if (request.global_batch_sequences && *request.global_batch_sequences < 1)
+    throw FieldError("global_batch_sequences",
+                     "must be at least 1, got " + std::to_string(*request.global_batch_sequences));
   if (request.global_batch_tokens) {
     o.global_batch_tokens = *request.global_batch_tokens;
     o.global_batch_pinned = true;
+  }
+  if (request.global_batch_sequences) {
+    o.global_batch_sequences = request.global_batch_sequences;
+    o.global_batch_pinned = true;
+    const long long seq = o.architecture && o.architecture->seq > 0 ? o.architecture->seq : o.family.seq;
+    o.global_batch_tokens = static_cast<double>(*request.global_batch_sequences * seq);
   }
   const catalog::RunCostConstants& k = cat.run_cost_constants();
   o.batch_rule.coefficient = k.batch_coefficient;

@@ -34,6 +34,7 @@ struct PlanRequest {
   // A given model, planned as it is instead of shaped (the caller reads it: doc::resolve_architecture).
   std::optional<model::Architecture> architecture;
   std::optional<double> global_batch_tokens;  // given: the batch is pinned (it does not grow)
+  std::optional<long long> global_batch_sequences;  // given: exactly these sequences (pinned, not rounded)
   std::optional<double> min_mfu;              // the MFU floor (default cost.yaml plan.min_mfu)
   parallel::ClusterRequest cluster;
   parallel::SearchOptions search;

@@ -94,13 +94,18 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
 }
 
 PlanProblem infeasible_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
-                               const parallel::SearchOptions& search, const parallel::Infeasibility& why,
+                               const parallel::SearchOptions& search, const parallel::SearchResult& searched,
                                double min_mfu, double ceiling_tokens) {
+  const parallel::Infeasibility& why = *searched.infeasible;
   PlanProblem p;
   p.reason = why.reason;
-  p.changes = why.changes;
-  if (!p.changes.empty()) return p;  // the search's own changes (memory): fields the plan takes too
-  // No valid layout at all: find the GPU count, or the batch, at which this model runs.
+  // Memory: the search's own changes, fields the plan takes too.
+  if (searched.evaluated > 0 && !why.changes.empty()) {
+    p.changes = why.changes;
+    return p;
+  }
+  // No valid layout at all: the GPU count, or the batch in tokens (the plan's field), at which this model runs
+  // at the floor, rather than the search's nearest shapes, which ignore the floor.
   if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
   if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
   return p;

@@ -22,10 +22,11 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
                             const parallel::SearchOptions& search, const parallel::RankedLayout& best,
                             double min_mfu, double ceiling_tokens);
 
-// Nothing fits: the search's reason and its changes; when it has none (no valid layout at all, e.g. fewer
-// sequences than data-parallel ranks), fewer GPUs or a larger batch at which the model runs at `min_mfu`.
+// Nothing fits (`searched.infeasible` is set): the search's reason and its changes; when no layout was valid
+// at all (e.g. fewer sequences than data-parallel ranks), fewer GPUs or a larger batch at which the model runs
+// at `min_mfu`.
 PlanProblem infeasible_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
-                               const parallel::SearchOptions& search, const parallel::Infeasibility& why,
+                               const parallel::SearchOptions& search, const parallel::SearchResult& searched,
                                double min_mfu, double ceiling_tokens);
 
 }  // namespace isoflop::plan

@@ -110,3 +110,28 @@ TEST_CASE("layout_runnable under another trainer searches that trainer's layouts
   CHECK(fsdp.outcome == Outcome::kFail);
   CHECK(fsdp.reason.find("pipeline") != std::string::npos);
 }
+
+TEST_CASE("the proposal's global batch is judged as stated: 1024 sequences on 200 GPUs run no layout") {
+  // DP must divide 1024 (a power of two), so TP·PP is a multiple of 25 that 8-way TP and 80 layers cannot give.
+  // The batch in tokens would round to 1000 sequences, which runs; the launch would run 1024, which does not.
+  const std::string stated =
+      "arch: llama2-70b\ntokens: 2T\nglobal_batch: 1024\ncluster: {gpu: h100-sxm5-80gb, gpus: 200}\n";
+  const auto runnable = verdict(stated, "layout_runnable: {trainer: megatron}");
+  CHECK(runnable.outcome == Outcome::kFail);
+  CHECK(runnable.reason.find("no valid layout of 1024 sequences on 200 GPUs") != std::string::npos);
+  const auto mem = verdict(stated, "memory_headroom_gib: {min: 4}");
+  CHECK(mem.outcome == Outcome::kFail);
+  CHECK(!mem.value);  // no layout, so no memory to report
+  CHECK(mem.reason.rfind("no valid layout of 1024 sequences on 200 GPUs: ", 0) == 0);
+  // The fixes: the nearest GPU count and batch that run, each verified by planning the changed proposal.
+  const auto fixes = split(mem.fix, ", or ");
+  REQUIRE(fixes.size() == 2);
+  CHECK(fixes[0] == "cluster.gpus: 192");
+  CHECK(fixes[1].rfind("global_batch: ", 0) == 0);
+  for (const std::string& fix : fixes) {
+    INFO(fix);
+    CHECK(verdict(applied(stated, fix), "memory_headroom_gib: {min: 4}", "fixed.json").outcome == Outcome::kPass);
+    CHECK(verdict(applied(stated, fix), "layout_runnable: {trainer: megatron}", "fixed.json").outcome ==
+          Outcome::kPass);
+  }
+}

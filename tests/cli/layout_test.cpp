@@ -217,6 +217,37 @@ TEST_CASE("layout: nothing fits exits 1, and with -o json the document says why 
   CHECK(changes.find("recompute=\"full\" ") != std::string::npos);
 }
 
+TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document and the nearest shapes that run") {
+  // 1024 sequences on 200 GPUs: DP must divide 1024 (a power of two), which leaves TP·PP a multiple of 25 that
+  // neither 8-way TP nor 80 layers' stages give. A plan that cannot run, not bad input.
+  const std::string args = "layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 200 --global-batch 1024";
+  auto r = run_cli(args);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("isoflop: infeasible: no valid layout of 1024 sequences on 200 GPUs: ") == 0);
+  CHECK(r.err.find("pinned") == std::string::npos);  // nothing was pinned, so no pin is blamed
+  r = run_cli(args + " -o json");
+  REQUIRE(r.status == 1);
+  const auto doc = json::parse(r.out);
+  CHECK(doc["layouts"].empty());
+  const auto& changes = doc.at("infeasible").at("changes");
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[0]["field"] == "gpus");
+  CHECK(changes[0]["value"] == 192);  // 24 nodes, DP 16 or 64 divides the batch; 208 is as near but more
+  CHECK(changes[1]["field"] == "global_batch");
+  // Each change, applied, runs.
+  for (const auto& c : changes) {
+    const std::string flag = c["field"] == "gpus" ? "--gpus" : "--global-batch";
+    std::string changed = args;
+    const std::string old = flag + (flag == "--gpus" ? " 200" : " 1024");
+    changed.replace(changed.find(old), old.size(), flag + " " + c["value"].dump());
+    CHECK_MESSAGE(run_cli(changed).status == 0, changed);
+  }
+  // The same job with a degree pinned is bad input, naming the pins.
+  r = run_cli(args + " --tp 8");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("pinned degrees") != std::string::npos);
+}
+
 TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by --from, and acted on") {
   const std::string base = "layout --arch llama3-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512";
   const auto dir = isoflop::test::fresh_temp_dir("isoflop-cli", "job-settings");

@@ -137,6 +137,25 @@ TEST_CASE("bad pins and infeasible jobs") {
                     [](const SuggestedChange& c) { return c.field == "zero_stage" && c.number == 3; }));
   CHECK(std::any_of(changes.begin(), changes.end(),
                     [](const SuggestedChange& c) { return c.field == "recompute" && c.text == "full"; }));
-  Setup odd = mt_nlg_on(2244);  // not whole nodes
-  CHECK_THROWS_AS(search_layouts(odd.job, odd.cluster, SearchOptions{}), InputError);
+  CHECK_THROWS_AS(search_layouts(mt_nlg_on(2244).job, mt_nlg_on(2244).cluster, SearchOptions{}), InputError);
+  // Nothing pinned and no valid layout: a job that cannot run here (infeasible, with the nearest shapes that
+  // run), not bad input. 1921 = 17·113 sequences share no factor with 2240 GPUs, so DP is 1 and PP 280 > 105.
+  Setup odd = mt_nlg_on(2240, 1921);
+  const SearchResult invalid = search_layouts(odd.job, odd.cluster, SearchOptions{});
+  REQUIRE(invalid.infeasible);
+  CHECK(invalid.evaluated == 0);
+  CHECK(invalid.infeasible->reason.find("no valid layout of 1921 sequences on 2240 GPUs") == 0);
+  // No GPU count within 16 nodes runs 1921 sequences (DP 17 wants TP·PP 128 or 136: 105 layers split neither
+  // way evenly); the nearest batch some DP divides does.
+  const auto& shapes = invalid.infeasible->changes;
+  REQUIRE(shapes.size() == 1);
+  CHECK(shapes[0].field == "global_batch");
+  CHECK(*shapes[0].number == 1920);
+  odd.job.global_batch = *shapes[0].number;
+  CHECK(search_layouts(odd.job, odd.cluster, SearchOptions{}).feasible());
+  odd.job.global_batch = 1921;
+  // With a degree pinned the same job is bad input: the pins are what the user can change.
+  SearchOptions pinned;
+  pinned.pins.tp = 8;
+  CHECK_THROWS_AS(search_layouts(odd.job, odd.cluster, pinned), InputError);
 }
