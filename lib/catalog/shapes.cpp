@@ -52,6 +52,10 @@ ShapeFamily parse_shape_family(FieldReader& r) {
                                    s.layers = small_int(row, "layers");
                                    s.heads = small_int(row, "heads");
                                    s.head_size = row.positive_integer("head_size");
+                                   s.kv_heads = row.int_in_or("kv_heads", 1, s.heads, 0);
+                                   if (s.kv_heads > 0 && s.heads % s.kv_heads != 0)
+                                     row.fail("kv_heads", std::to_string(s.heads) + " heads are not divisible by " +
+                                                              std::to_string(s.kv_heads) + " key/value heads");
                                    return s;
                                  });
   } else {

@@ -176,6 +176,7 @@ PreferredShape preferred_shape(const ShapeFamily& f, double params, const std::v
       if (distance < nearest) {
         nearest = distance;
         p.head_size = nearest_allowed(static_cast<double>(r.head_size), head_sizes);
+        p.kv_heads = r.kv_heads == 0 ? std::nullopt : std::optional<int>(r.kv_heads == r.heads ? 0 : r.kv_heads);
       }
       largest = std::max(largest, r.params);
     }
@@ -203,6 +204,13 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
     throw FieldError(o.target_active ? "active_params" : "params", "must be a positive number");
   if (target > kMaxParams) throw FieldError(o.target_active ? "active_params" : "params", too_many_params(target));
   const Architecture& block = o.block;
+  const PreferredShape at_target = preferred_shape(o.family, target, o.head_sizes);
+  // Grouped-query attention after the nearest published row where the family's rows give it (Llama 3: 8
+  // key/value heads at 8B, 70B and 405B; Llama 2: 8 at 34B and 70B, multi-head below): the query heads are a
+  // multiple of the key/value heads, which split over TP (Megatron: query groups % TP), so past 8-way TP the
+  // count rises to the TP degree.
+  const int row_kv = at_target.kv_heads.value_or(0);
+  const int kv_heads = row_kv > 0 ? std::lcm(row_kv, o.tp) : 0;
   auto make = [&](int layers, long long d_model, long long head) {
     Architecture a = block;
     a.name = "";
@@ -211,10 +219,11 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
     a.head_size = head;
     a.heads = static_cast<int>(d_model / head);
     a.kv_heads = 0;
-    // Grouped-query attention keeps the block's group size when the kv heads still split over TP.
-    if (block.kv_heads > 0 && block.kv_heads < block.heads) {
-      const int group = std::max(1, block.heads / block.kv_heads);
-      const int kv = std::max(1, a.heads / group);
+    if (kv_heads > 0) {
+      a.kv_heads = kv_heads < a.heads ? kv_heads : 0;  // d_model's step makes the heads a multiple
+    } else if (!at_target.kv_heads && block.kv_heads > 0 && block.kv_heads < block.heads) {
+      // Rows that do not say: the block's group size, where the heads divide into it and it splits over TP.
+      const int kv = std::max(1, a.heads / std::max(1, block.heads / block.kv_heads));
       if (a.heads % kv == 0 && kv % o.tp == 0) a.kv_heads = kv;
     }
     // The block's ffn / d_model carries over (4 for GELU blocks), rounded to the d_model multiple.
@@ -235,7 +244,6 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   };
   auto metric = [&](const std::pair<double, double>& counts) { return o.target_active ? counts.second : counts.first; };
 
-  const PreferredShape at_target = preferred_shape(o.family, target, o.head_sizes);
   std::vector<long long> heads_to_try = {at_target.head_size};
   for (long long h : o.head_sizes)
     if (h != at_target.head_size) heads_to_try.push_back(h);
@@ -243,7 +251,7 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   FamilyShapeResult result;
   std::vector<FamilyShapeCandidate> found;
   for (long long head : heads_to_try) {
-    const long long step = std::lcm<long long>(o.d_model_multiple, head * o.tp);
+    const long long step = std::lcm<long long>(o.d_model_multiple, head * (kv_heads > 0 ? kv_heads : o.tp));
     const long long k_max = kMaxDModel / step;
     if (result.d_model_step == 0) result.d_model_step = step;
     if (k_max < 1) continue;
@@ -285,8 +293,10 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   if (found.empty())
     throw InfeasibleError("no " + o.family.name + " shape with d_model a multiple of " +
                           std::to_string(result.d_model_step) + " (heads of " + join(sizes, " or ") +
-                          " divisible by tensor parallelism " + std::to_string(o.tp) + ") lands within " +
-                          fmt(o.tolerance * 100) + "% of the target; lower the tensor parallelism or change the "
+                          " divisible by tensor parallelism " + std::to_string(o.tp) +
+                          (kv_heads > 0 ? " and by " + std::to_string(kv_heads) + " key/value heads" : "") +
+                          ") lands within " + fmt(o.tolerance * 100) +
+                          "% of the target; lower the tensor parallelism or change the "
                           "parameter count");
   std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
     if (x.score != y.score) return x.score < y.score;

@@ -3,11 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "model/shape_family.hpp"
 #include "model/architecture.hpp"
+#include "model/shape_family.hpp"
 
 namespace isoflop::model {
 
@@ -67,6 +68,9 @@ struct PreferredShape {
   long long d_model = 0;             // the band's d_model (bands rule), 0 otherwise
   int heads = 0;                     // the band's heads (bands rule), 0 otherwise
   long long head_size = 0;           // preferred per-head size, one of the allowed sizes
+  // The nearest row's attention (aspect rule, where its rows give key/value heads): 0 for multi-head
+  // attention, else the number of key/value heads; unset where the family does not say.
+  std::optional<int> kv_heads;
   bool beyond_family = false;        // past the largest band, or more than smoothing_ln past the largest row
   bool operator==(const PreferredShape&) const = default;
 };

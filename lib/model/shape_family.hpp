@@ -19,6 +19,9 @@ struct ShapeRow {
   int layers = 0;
   int heads = 0;
   long long head_size = 0;
+  // Key/value heads when the row gives them: equal to `heads` for multi-head attention, fewer for grouped-query
+  // attention (Llama 3 keeps 8 at every size); 0 when the row does not say (the block's group size is kept).
+  int kv_heads = 0;
   bool operator==(const ShapeRow&) const = default;
 };
 

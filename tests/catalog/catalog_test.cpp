@@ -118,6 +118,13 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
             .find("'geglu' is not one of gelu|swiglu|relu|squared-relu") != std::string::npos);
   CHECK(error_of("models:\n  - {name: m, layers: 2, d_model: 64, heads: 4, kv_heads: 3, vocab: 10, source: s}\n")
             .find("heads 4 must be a multiple of kv_heads") != std::string::npos);
+  const std::string family =
+      "shape_families:\n  - {name: f, rule: aspect, block: llama2-70b, smoothing_ln: 0.5, source: s,\n"
+      "     rows: [{params: 7B, d_model: 4096, layers: 32, heads: 32, head_size: 128, ";
+  CHECK(error_of(family + "kv_heads: 8}]}\n").empty());
+  CHECK(error_of(family + "kv_heads: 6}]}\n").find("32 heads are not divisible by 6 key/value heads") !=
+        std::string::npos);
+  CHECK(error_of(family + "kv_heads: 64}]}\n").find("field 'kv_heads'") != std::string::npos);
 }
 
 TEST_CASE("a user's model entry with a modern block parses every field") {

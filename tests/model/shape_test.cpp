@@ -132,18 +132,49 @@ TEST_CASE("Llama 3 style: 70B lands on Llama-3 70B's 80 x 8192 with its grouped-
   CHECK(a.layers == 80);
   CHECK(a.d_model == 8192);
   CHECK(a.heads == 64);
-  CHECK(a.effective_kv_heads() == 8);  // the block's 8 query heads per key/value head
+  CHECK(a.effective_kv_heads() == 8);  // Table 3: 8 key/value heads
   CHECK(a.ffn == 28672);               // 3.5 d_model
   CHECK(a.activation == Activation::kSwiglu);
   CHECK(!a.tied_embeddings);
   CHECK(a.positional == PositionalEncoding::kRotary);
   CHECK(a.vocab == 128256);
   check_constraints(r.best, o, 70.6e9);
-  // 405B keeps the family's widest aspect, Llama-3 405B's 16384 / 126 = 130 (within 2 %).
+  // 405B: Llama-3 405B's width, 128 heads and 8 key/value heads (Table 3). Its depth is 126 layers with an ffn
+  // of 3.25 d_model; the family's block keeps the 70B's 3.5, so the same parameters take fewer layers.
   const FamilyShapeResult big = shape_by_family(405e9, o);
-  const double aspect = static_cast<double>(big.best.architecture.d_model) / big.best.architecture.layers;
-  EXPECT_CLOSE(aspect, 16384.0 / 126, 0.02);
+  const Architecture& b = big.best.architecture;
+  CHECK(b.d_model == 16384);
+  CHECK(b.heads == 128);
+  CHECK(b.kv_heads == 8);
+  const double d = 16384, attention = 2 * d * d + 2 * d * 8 * 128;
+  const double published_layer = attention + 3 * d * 53248, block_layer = attention + 3 * d * 3.5 * d;
+  CHECK(std::abs(b.layers - 126 * published_layer / block_layer) <= 1);
   check_constraints(big.best, o, 405e9);
+  // 8B: Llama-3 8B itself, 32 x 4096 with 8 key/value heads (the 70B block's group of 8 would give 4).
+  const Architecture& small = shape_by_family(8.03e9, o).best.architecture;
+  CHECK(small.layers == 32);
+  CHECK(small.d_model == 4096);
+  CHECK(small.kv_heads == 8);
+  // Past 8-way TP the key/value heads split over TP too (Megatron: query groups % TP == 0).
+  const FamilyShapeResult wide = shape_by_family(405e9, options_for(cat, "llama3", 16));
+  CHECK(wide.best.architecture.kv_heads == 16);
+  CHECK(wide.best.architecture.heads % 16 == 0);
+}
+
+TEST_CASE("Llama 2 style: multi-head attention at 7B and 13B, 8 key/value heads at 34B and 70B") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const FamilyShapeOptions o = options_for(cat, "llama2", 8);
+  for (const double params : {6.74e9, 13e9}) {
+    INFO(params);
+    const Architecture& a = shape_by_family(params, o).best.architecture;
+    CHECK(a.effective_kv_heads() == a.heads);
+  }
+  for (const double params : {34e9, 69e9}) {
+    INFO(params);
+    const Architecture& a = shape_by_family(params, o).best.architecture;
+    CHECK(a.kv_heads == 8);
+    CHECK(a.heads % 8 == 0);
+  }
 }
 
 TEST_CASE("Kaplan and Megatron styles: 1.5B near GPT-2's 48 x 1600 aspect, 175B on NeMo's 12288 band") {
