@@ -94,6 +94,15 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
     throw InputError(help.name + ": unknown option '" + name + "'" + did_you_mean(name, long_names(all)) + see);
   } catch (const po::too_many_positional_options_error&) {
     throw InputError(help.name + ": unexpected extra argument" + see);
+  } catch (const po::multiple_occurrences& e) {
+    // A bare argument sets the option at its position ("catalog laws" is "catalog --kind laws").
+    std::string name = e.get_option_name();
+    if (name.rfind("--", 0) == 0) name.erase(0, 2);
+    bool positional_name = false;
+    for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+      positional_name |= positional.name_for_position(i) == name;
+    throw InputError(help.name + ": --" + name + " was given more than once" +
+                     (positional_name ? " (a bare argument also sets it)" : "") + "; give it once" + see);
   } catch (const po::error& e) {
     throw InputError(help.name + ": " + e.what() + see);
   }
@@ -205,6 +214,11 @@ void require_one_of(const po::variables_map& vm, const std::vector<std::string>&
 
 void write_document(const CommonOptions& common, const report::Json& document,
                     const std::function<std::string()>& table, std::string_view csv_rows) {
+  // A result past a double's range (1e300 tokens times 6N) is no answer: refused before anything is written.
+  if (const std::string where = report::first_non_finite(document); !where.empty())
+    throw InputError("the result's " + where +
+                     " is not a finite number: the inputs are too large or too small "
+                     "for a double (its range is about 1e-308 to 1e308)");
   write_stdout(report::document_text(common.format, document, table, csv_rows));
 }
 

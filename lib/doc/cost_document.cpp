@@ -1,6 +1,8 @@
 // The cost document: the request resolved against the catalog, costed, and written and read as JSON.
 #include "doc/cost_document.hpp"
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "cost/run_cost.hpp"
 
@@ -95,9 +97,14 @@ CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& ca
       in.utilisation = 1;
     }
     in.flops = *r.time_s * in.gpus * in.peak_flops_per_gpu * in.utilisation;
+    if (!std::isfinite(in.flops))
+      throw FieldError("time", "is too long: the work of " + std::to_string(in.gpus) +
+                                   " accelerators over it is past a double's range (about 1e308 FLOPs)");
   } else {
     if (!r.mfu && !r.tflops_per_gpu) throw FieldError("mfu", "missing utilisation; give the MFU or an achieved rate");
     in.flops = work == CostWork::kFlops ? *r.flops : 6 * *r.params * *r.tokens;
+    if (!std::isfinite(in.flops))
+      throw FieldError("tokens", "6 x params x tokens is past a double's range (about 1e308 FLOPs)");
   }
   cost::resolve_energy(r.energy, cat, cluster.accelerator, cluster.node, &in);
   const cost::WhatIfLevers levers = cost::resolve_levers(r.energy, cat);

@@ -1,6 +1,8 @@
 // The `loss` document: answering the question, and the human page.
 #include "doc/loss_document.hpp"
 
+#include <algorithm>
+
 #include "report/text_table.hpp"
 #include "units/format.hpp"
 
@@ -24,9 +26,21 @@ std::string render_loss(const LossDocument& d) {
     kv.emplace_back("loss", units::format_significant(e.loss, 6));
     return report::render_key_values(kv);
   }
-  report::TextTable t({"law", "loss"}, {false, true});
-  for (const auto& e : d.losses) t.add_row({e.law, units::format_significant(e.loss, 6)});
+  report::TextTable t({"law", "loss", "N counts", "fitted on"}, {false, true, false, false});
+  for (const auto& e : d.losses) t.add_row({e.law, units::format_significant(e.loss, 6), e.parameters, e.dataset});
   std::string out = t.render();
+  // Losses on different data (and tokenizers) are different units of difficulty; N under another convention is
+  // another model. Say so where the rows mix them.
+  const auto mixed = [&](std::string scaling::LossEstimate::*member) {
+    return std::any_of(d.losses.begin(), d.losses.end(),
+                       [&](const auto& e) { return e.*member != d.losses.front().*member; });
+  };
+  if (mixed(&scaling::LossEstimate::dataset))
+    out += "  note: these laws were fitted on different data; their losses compare only within one dataset\n";
+  if (mixed(&scaling::LossEstimate::parameters))
+    out +=
+        "  note: N is non-embedding parameters for some laws and total for others; the same N is not the same "
+        "model\n";
   for (const auto& s : d.skipped) out += "  skipped " + s.law + ": " + s.reason + "\n";
   return out;
 }

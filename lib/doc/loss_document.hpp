@@ -28,10 +28,14 @@ inline constexpr auto fields<scaling::LossRequest> =
 template <>
 inline constexpr auto fields<scaling::LossEstimate> =
     std::tuple{field("law", &scaling::LossEstimate::law),
-               field("params", &scaling::LossEstimate::params), field("tokens", &scaling::LossEstimate::tokens),
+               field("params", &scaling::LossEstimate::params),
+               field("tokens", &scaling::LossEstimate::tokens),
                field("flops", &scaling::LossEstimate::flops),
                field("unique_tokens", &scaling::LossEstimate::unique_tokens),
-               field("epochs", &scaling::LossEstimate::epochs), field("loss", &scaling::LossEstimate::loss)};
+               field("epochs", &scaling::LossEstimate::epochs),
+               field("loss", &scaling::LossEstimate::loss),
+               field("parameters", &scaling::LossEstimate::parameters),
+               field("dataset", &scaling::LossEstimate::dataset)};
 
 template <>
 inline constexpr auto fields<LossDocument> =

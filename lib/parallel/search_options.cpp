@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "parallel/search.hpp"
@@ -42,6 +43,17 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
     throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
                                          s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
+  if (pins.dp && job.global_batch % *pins.dp != 0)
+    throw FieldError("dp", s(*pins.dp) + " does not divide the global batch of " + s(job.global_batch) + " sequences");
+  for (const auto& [field, layers] : {std::pair{"first_stage_layers", pins.first_stage_layers},
+                                      std::pair{"last_stage_layers", pins.last_stage_layers}})
+    if (layers && *layers >= a.layers)
+      throw FieldError(field, s(*layers) + " leaves no layers for the other stages of the " + s(a.layers));
+  if (pins.first_stage_layers && pins.last_stage_layers &&
+      *pins.first_stage_layers + *pins.last_stage_layers > a.layers)
+    throw FieldError("last_stage_layers", "first " + s(*pins.first_stage_layers) + " and last " +
+                                              s(*pins.last_stage_layers) + " stage layers are more than the " +
+                                              s(a.layers) + " layers");
   if (pins.micro_batch && job.global_batch % *pins.micro_batch != 0)
     throw FieldError("global_batch",
                      s(job.global_batch) + " is not divisible by the micro-batch " + s(*pins.micro_batch));

@@ -13,6 +13,19 @@
 
 namespace isoflop::report {
 
+std::string first_non_finite(const Json& document) {
+  if (document.is_number_float()) return std::isfinite(document.get<double>()) ? "" : "(the result)";
+  if (!document.is_structured()) return "";
+  size_t index = 0;
+  for (auto it = document.begin(); it != document.end(); ++it, ++index) {
+    const std::string inner = first_non_finite(*it);
+    if (inner.empty()) continue;
+    const std::string key = document.is_object() ? it.key() : std::to_string(index);
+    return inner == "(the result)" ? key : key + "." + inner;
+  }
+  return "";
+}
+
 std::string number_text(double value) {
   if (!std::isfinite(value)) return std::isnan(value) ? ".nan" : (value > 0 ? ".inf" : "-.inf");
   char buffer[32];

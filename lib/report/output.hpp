@@ -44,6 +44,10 @@ std::string to_document_csv(const Json& document, std::string_view rows_key);
 std::string document_text(OutputFormat format, const Json& document, const std::function<std::string()>& table,
                           std::string_view csv_rows = "");
 
+// Where the first number that is not finite sits ("cost.energy_kwh", "layouts.0.step_time_s"), or "" when
+// every number is: JSON has no infinity (it would be written null, which no reader takes for a number).
+std::string first_non_finite(const Json& document);
+
 // The shortest text that reads back to the same double ("0.1", "5.76e+23").
 std::string number_text(double value);
 

@@ -3,6 +3,7 @@
 #include "scaling/allocate.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -26,6 +27,18 @@ std::string number_text(double value) {
   out.precision(6);
   out << value;
   return out.str();
+}
+
+std::string number_text_beside(double value, double other, bool exact) {
+  for (int precision = 6;; ++precision) {
+    std::ostringstream a, b;
+    a.precision(precision);
+    b.precision(precision);
+    a << value;
+    b << other;
+    const bool reads_back = !exact || std::strtod(a.str().c_str(), nullptr) == value;
+    if ((a.str() != b.str() && reads_back) || precision >= 17) return a.str();
+  }
 }
 
 Allocation make_allocation(const LawSpec& law, const std::string& method, double flops, double params, double tokens,

@@ -14,6 +14,10 @@ void require_finite_positive(double value, const std::string& what);
 
 // A number for a message, 6 significant digits.
 std::string number_text(double value);
+// `value` in as many significant digits (6 to 17) as tell it apart from `other`, so that a message comparing
+// two close numbers never prints them alike; `exact`: and as many as read back to `value` (a number the user
+// typed, shown as typed).
+std::string number_text_beside(double value, double other, bool exact = false);
 
 // An Allocation with tokens_per_param, epochs and (for loss laws) the predicted loss filled in.
 Allocation make_allocation(const catalog::LawSpec& law, const std::string& method, double flops, double params,

@@ -101,10 +101,15 @@ Allocation allocate_for_loss(const LawSpec& law, double target_loss, const Alloc
   auto f = [&](double log_c) { return *allocate(law, std::exp(log_c), constraints).loss - target_loss; };
   const double lo = std::log(kMinSearchFlops), hi = std::log(kMaxSearchFlops);
   const double f_lo = f(lo), f_hi = f(hi);
-  if (f_hi > 0)
-    throw InputError("target loss " + number_text(target_loss) + " is unreachable under law '" + law.name + "'" +
-                     (constraints.unique_tokens ? " with " + number_text(*constraints.unique_tokens) + " unique tokens" : "") +
-                     ": even " + number_text(kMaxSearchFlops) + " FLOPs reach only " + number_text(f_hi + target_loss));
+  if (f_hi > 0) {
+    const double reached = f_hi + target_loss;
+    throw InputError(
+        "target loss " + detail::number_text_beside(target_loss, reached, true) + " is unreachable under law '" +
+        law.name + "'" +
+        (constraints.unique_tokens ? " with " + number_text(*constraints.unique_tokens) + " unique tokens" : "") +
+        ": even " + number_text(kMaxSearchFlops) + " FLOPs reach only " +
+        detail::number_text_beside(reached, target_loss) + "; give a target above that");
+  }
   if (f_lo < 0)
     throw InputError("target loss " + number_text(target_loss) + " is above the loss law '" + law.name +
                      "' predicts for " + number_text(kMinSearchFlops) + " FLOP; nothing to plan");

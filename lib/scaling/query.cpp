@@ -10,7 +10,8 @@ std::vector<catalog::LawSpec> select_laws(const catalog::Catalog& catalog, const
                                           bool unique_tokens) {
   if (choice.all_laws && (choice.law || choice.law_params))
     throw FieldError("all_laws", "conflicts with a named law or law constants; give one");
-  if (choice.law && choice.law_params) throw FieldError("law", "conflicts with law constants (law_params); give one");
+  if (choice.law && choice.law_params)
+    throw FieldError("law", "conflicts with the law constants given by hand; give a named law or the constants");
   std::vector<catalog::LawSpec> laws;
   if (choice.all_laws) {
     laws = catalog.laws;
@@ -108,6 +109,8 @@ LossAnswer answer_loss(const catalog::Catalog& catalog, const LossRequest& reque
     e.unique_tokens = query.unique_tokens;
     if (query.unique_tokens) e.epochs = query.tokens / *query.unique_tokens;
     e.loss = predicted_loss(law, query);
+    e.parameters = law.parameters;
+    e.dataset = law.dataset;
     out.losses.push_back(std::move(e));
   }
   return out;

@@ -70,6 +70,10 @@ struct LossEstimate {
   std::optional<double> unique_tokens;  // U
   std::optional<double> epochs;         // D/U
   double loss = 0;                      // nats per token
+  // Which N the law counts ("total", "non-embedding": Kaplan et al. 2020) and what it was fitted on: losses of
+  // different datasets (and tokenizers) do not compare, and N means the same model only under one convention.
+  std::string parameters;
+  std::string dataset;
 
   bool operator==(const LossEstimate&) const = default;
 };

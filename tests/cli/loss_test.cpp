@@ -1,11 +1,12 @@
 // End-to-end tests of `isoflop loss`: the Muennighoff README example, the default law, --all-laws.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "support/expect_close.hpp"
 #include "cli/cli_json.hpp"
+#include "support/expect_close.hpp"
 #include "support/run_cli.hpp"
 
 using namespace isoflop::test;
@@ -35,4 +36,17 @@ TEST_CASE("loss names its default law, and --all-laws lists every loss law") {
   const auto t = run_cli("loss --params 70B --tokens 1.4T --law chinchilla");
   CHECK(t.status == 0);
   CHECK(t.out.find("chinchilla") != std::string::npos);
+}
+
+TEST_CASE("loss --all-laws says which N each law counts and what it was fitted on, and notes the mix") {
+  const auto j = nlohmann::json::parse(run_cli("loss --params 70B --tokens 1.4T --all-laws -o json").out);
+  std::map<std::string, std::pair<std::string, std::string>> by_law;
+  for (const auto& l : j["losses"])
+    by_law[l["law"]] = {l["parameters"].get<std::string>(), l["dataset"].get<std::string>()};
+  // Kaplan et al. 2020 count non-embedding N on WebText2; Hoffmann et al. 2022 total N on MassiveText.
+  CHECK(by_law.at("kaplan-2020") == std::pair<std::string, std::string>{"non-embedding", "WebText2"});
+  CHECK(by_law.at("chinchilla") == std::pair<std::string, std::string>{"total", "MassiveText"});
+  const auto table = run_cli("loss --params 70B --tokens 1.4T --all-laws");
+  CHECK(table.out.find("note: these laws were fitted on different data") != std::string::npos);
+  CHECK(table.out.find("note: N is non-embedding parameters for some laws") != std::string::npos);
 }
