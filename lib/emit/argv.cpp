@@ -75,4 +75,45 @@ std::optional<std::string> option_name(std::string_view word) {
   return std::string(word.substr(2));
 }
 
+std::pair<std::string, std::optional<std::string>> split_attached(const std::string& name) {
+  const size_t eq = name.find('=');
+  if (eq == std::string::npos) return {name, std::nullopt};
+  return {name.substr(0, eq), name.substr(eq + 1)};
+}
+
+bool argparse_option_like(std::string_view word) {
+  if (word.size() < 2 || word[0] != kPrefixChar || word.find(' ') != std::string_view::npos) return false;
+  // argparse's negative-number pattern, ^-\d+$|^-\d*\.\d+$ (its parser has no option that looks like one).
+  const std::string_view body = word.substr(1);
+  const size_t dot = body.find('.');
+  auto all_digits = [](std::string_view s) {
+    for (char c : s)
+      if (!is_digit(c)) return false;
+    return true;
+  };
+  const bool negative_number =
+      dot == std::string_view::npos
+          ? all_digits(body)
+          : all_digits(body.substr(0, dot)) && dot + 1 < body.size() && all_digits(body.substr(dot + 1));
+  return !negative_number;
+}
+
+std::optional<OptionValue> option_value(const std::vector<std::string>& command,
+                                        std::initializer_list<std::string_view> names, size_t end) {
+  std::optional<OptionValue> found;
+  for (size_t k = 0; k < command.size() && k < end; ++k) {
+    const auto name = option_name(command[k]);
+    if (!name) continue;
+    auto [option, attached] = split_attached(*name);
+    bool wanted = false;
+    for (const std::string_view n : names) wanted |= option == n;
+    if (!wanted) continue;
+    if (attached)
+      found = OptionValue{option, *attached};
+    else if (k + 1 < command.size() && k + 1 < end)
+      found = OptionValue{option, command[k + 1]};
+  }
+  return found;
+}
+
 }  // namespace isoflop::emit

@@ -103,11 +103,9 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
   if (words.commands.empty()) return;
   const auto& c = words.commands.front();
   long long nodes = 0, per_node = 0;
-  for (size_t k = 0; k + 1 < c.size() && c[k].find("pretrain_gpt.py") == std::string::npos; ++k) {
-    const std::string option = option_name(c[k]).value_or("");
-    if (option == "num_nodes") nodes = literal_integer(c[k + 1]).value_or(0);
-    if (option == "num_gpus") per_node = literal_integer(c[k + 1]).value_or(0);
-  }
+  const size_t program = program_index(c, "pretrain_gpt.py");
+  if (const auto v = option_value(c, {"num_nodes"}, program)) nodes = literal_integer(v->value).value_or(0);
+  if (const auto v = option_value(c, {"num_gpus"}, program)) per_node = literal_integer(v->value).value_or(0);
   f.cluster.gpus = world_size(nodes, per_node);
   f.cluster.gpus_per_node = clamp_to_int(per_node);
   ParsedArguments a = parse_arguments(program_arguments(words, "pretrain_gpt.py"), data.megatron_deepspeed_flags,

@@ -322,25 +322,36 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
                                 const std::string& program, const std::string& version) {
   ParsedArguments out;
   for (size_t i = 0; i < words.size();) {
-    const std::string& w = words[i++];
-    const std::optional<std::string> name = option_name(w);
-    if (!name) {
-      out.problems.push_back("unexpected value '" + w + "' (no option takes it)");
+    const std::string& word = words[i++];
+    const std::optional<std::string> written = option_name(word);
+    if (!written) {
+      out.problems.push_back("unexpected value '" + word + "' (no option takes it)");
       continue;
     }
+    const auto [option, attached] = split_attached(*written);
+    const std::optional<std::string> name = option;
+    const std::string w = long_option(option);
     const auto it = flags.find(*name);
     const MegatronFlag* f = it == flags.end() ? nullptr : &it->second;
     if (!f || (!version.empty() && std::find(f->versions.begin(), f->versions.end(), version) == f->versions.end())) {
       out.problems.push_back(w + " is not an option of " + program + (version.empty() ? "" : " " + version) +
                              (f ? " (" + join(f->versions, ", ") + " has it)" : ""));
-      while (i < words.size() && !option_name(words[i])) ++i;
+      while (i < words.size() && !argparse_option_like(words[i])) ++i;
       continue;
     }
     std::vector<std::string>& values = out.values[*name];
     values.clear();
     const size_t want = f->nargs == MegatronFlag::kAnyValues ? words.size() : static_cast<size_t>(f->nargs);
-    while (values.size() < want && i < words.size() && !option_name(words[i])) values.push_back(words[i++]);
-    if (f->nargs != MegatronFlag::kAnyValues && values.size() != want)
+    if (attached) {
+      // "--lr=3e-4": the one value argparse gives the option; a flag taking none refuses it.
+      if (f->nargs == 0)
+        out.problems.push_back(word + ": " + w + " takes no value");
+      else
+        values.push_back(*attached);
+    } else {
+      while (values.size() < want && i < words.size() && !argparse_option_like(words[i])) values.push_back(words[i++]);
+    }
+    if (f->nargs != MegatronFlag::kAnyValues && values.size() != want && !(attached && f->nargs == 0))
       out.problems.push_back(w + " expects " + std::to_string(f->nargs) + " value(s)");
     if (f->at_least_one && values.empty()) out.problems.push_back(w + " expects at least one value");
     for (const auto& v : values) {
@@ -388,11 +399,12 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
       const std::string& w = c[k];
       const size_t eq = w.find('=');
       if ((k == 0 || c[0] == "export") && eq != std::string::npos && eq > 0) env[w.substr(0, eq)] = w.substr(eq + 1);
-      const std::string option = option_name(w).value_or("");
-      if (k + 1 < c.size() && option == "nnodes") nodes = literal_integer(c[k + 1]).value_or(0);
-      if (k + 1 < c.size() && (option == "nproc-per-node" || option == "nproc_per_node"))
-        per_node = literal_integer(c[k + 1]).value_or(0);
     }
+    // torchrun's counts, either spelling, before the program's own arguments.
+    const size_t program = program_index(c, "pretrain_gpt.py");
+    if (const auto v = option_value(c, {"nnodes"}, program)) nodes = literal_integer(v->value).value_or(0);
+    if (const auto v = option_value(c, {"nproc-per-node", "nproc_per_node"}, program))
+      per_node = literal_integer(v->value).value_or(0);
   }
   const auto directives = sbatch_directives(script);  // under SLURM, the job's node count
   if (const auto it = directives.find("nodes"); nodes == 0 && it != directives.end())

@@ -109,24 +109,29 @@ ScriptWords read_script_words(const std::string& script) {
   return out;
 }
 
+size_t program_index(const std::vector<std::string>& command, std::string_view program) {
+  for (size_t k = 0; k < command.size(); ++k)
+    if (command[k].ends_with(program)) return k;
+  return command.size();
+}
+
 std::vector<std::string> program_arguments(const ScriptWords& words, const std::string& program) {
-  for (const auto& command : words.commands)
-    for (size_t k = 0; k < command.size(); ++k) {
-      const std::string& w = command[k];
-      if (w.size() < program.size() || w.compare(w.size() - program.size(), program.size(), program) != 0) continue;
-      std::vector<std::string> args;
-      for (size_t j = k + 1; j < command.size(); ++j) {
-        const std::string& a = command[j];
-        auto array = a.size() > 6 && a.rfind("${", 0) == 0 && a.compare(a.size() - 4, 4, "[@]}") == 0
-                         ? words.arrays.find(a.substr(2, a.size() - 6))
-                         : words.arrays.end();
-        if (array != words.arrays.end())
-          args.insert(args.end(), array->second.begin(), array->second.end());
-        else
-          args.push_back(a);
-      }
-      return args;
+  for (const auto& command : words.commands) {
+    const size_t k = program_index(command, program);
+    if (k == command.size()) continue;
+    std::vector<std::string> args;
+    for (size_t j = k + 1; j < command.size(); ++j) {
+      const std::string& a = command[j];
+      auto array = a.size() > 6 && a.rfind("${", 0) == 0 && a.compare(a.size() - 4, 4, "[@]}") == 0
+                       ? words.arrays.find(a.substr(2, a.size() - 6))
+                       : words.arrays.end();
+      if (array != words.arrays.end())
+        args.insert(args.end(), array->second.begin(), array->second.end());
+      else
+        args.push_back(a);
     }
+    return args;
+  }
   return {};
 }
 

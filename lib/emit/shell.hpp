@@ -27,5 +27,8 @@ ScriptWords read_script_words(const std::string& script);
 // The words after the one ending in `program` ("pretrain_gpt.py") in the first command that runs it, with
 // "${NAME[@]}" expanded from the script's arrays. Empty when no command runs it.
 std::vector<std::string> program_arguments(const ScriptWords& words, const std::string& program);
+// Where in one command the word ending in `program` stands (command.size() when none does): the launcher's
+// options come before it, the program's own after.
+size_t program_index(const std::vector<std::string>& command, std::string_view program);
 
 }  // namespace isoflop::emit

@@ -133,21 +133,16 @@ std::vector<std::string> check_slurm(const std::string& script) {
       if (!torchrun) continue;
       // torchrun starts a process per GPU it is told of, on as many nodes as it is told; the allocation must
       // agree, or ranks wait for GPUs or nodes that are not there (or leave some idle).
-      for (size_t k = 0; k < c.size(); ++k) {
-        std::string option = option_name(c[k]).value_or(""), value = k + 1 < c.size() ? c[k + 1] : "";
-        if (const size_t eq = option.find('='); eq != std::string::npos) {  // --nproc-per-node=8
-          value = option.substr(eq + 1);
-          option.resize(eq);
-        }
-        const char* directive_name = option == "nproc-per-node" || option == "nproc_per_node" ? "gpus-per-node"
-                                     : option == "nnodes"                                     ? "nodes"
-                                                                                              : nullptr;
-        if (!directive_name || !options.count(directive_name)) continue;
-        const auto launched = literal_integer(value), allocated = literal_integer(options[directive_name]);
+      const size_t program = program_index(c, ".py");
+      auto agree = [&](const std::optional<OptionValue>& launched_as, const char* directive_name) {
+        if (!launched_as || !options.count(directive_name)) return;
+        const auto launched = literal_integer(launched_as->value), allocated = literal_integer(options[directive_name]);
         if (launched && allocated && *launched != *allocated)
-          problems.push_back("torchrun " + long_option(option) + " " + value + " disagrees with " +
-                             said(directive_name) + "=" + options[directive_name]);
-      }
+          problems.push_back("torchrun " + long_option(launched_as->name) + " " + launched_as->value +
+                             " disagrees with " + said(directive_name) + "=" + options[directive_name]);
+      };
+      agree(option_value(c, {"nproc-per-node", "nproc_per_node"}, program), "gpus-per-node");
+      agree(option_value(c, {"nnodes"}, program), "nodes");
     }
   if (!launches)
     problems.push_back("no 'srun torchrun " + long_option("rdzv-backend") + " c10d " + long_option("rdzv-endpoint") +

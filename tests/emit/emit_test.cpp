@@ -213,6 +213,37 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
         "world size must be divisible by TP x PP x CP");
 }
 
+TEST_CASE("Megatron: a value attached with '=' or in the next word, as argparse finds it") {
+  // argparse's negative-number pattern: -6 and -.5 are values, -6e-05 and -5. are option-like words.
+  for (const char* value : {"-6", "-0.00006", "-.5", "-", "- 1"}) CHECK_MESSAGE(!argparse_option_like(value), value);
+  for (const char* option : {"-6e-05", "-5.", "-x", "--lr", "-1_0"})
+    CHECK_MESSAGE(argparse_option_like(option), option);
+  CHECK(split_attached("lr=3e-4") == std::pair<std::string, std::optional<std::string>>{"lr", "3e-4"});
+  CHECK(split_attached("lr") == std::pair<std::string, std::optional<std::string>>{"lr", std::nullopt});
+  const LaunchData& d = launch_data();
+  auto parse = [&](std::vector<std::string> words) {
+    return parse_arguments(words, d.megatron_flags, "Megatron-LM", "core_v0.13.0");
+  };
+  const auto attached = parse({"--lr=6e-05", "--tensor-model-parallel-size=8", "--bf16"});
+  CHECK(attached.problems.empty());
+  CHECK(attached.number("lr") == 6e-05);
+  CHECK(attached.number("tensor-model-parallel-size") == 8);
+  CHECK(parse({"--lr", "-0.00006"}).number("lr") == -0.00006);
+  CHECK(parse({"--lr", "-6e-05"}).problems.at(0) == "--lr expects 1 value(s)");
+  CHECK(parse({"--bf16=1"}).problems == std::vector<std::string>{"--bf16=1: --bf16 takes no value"});
+  // A launcher's counts in either spelling, the last one winning, and none from the program's own arguments.
+  const std::vector<std::string> torchrun = {"torchrun",   "--nnodes",        "4",        "--nproc-per-node=8",
+                                             "--nnodes=2", "pretrain_gpt.py", "--nnodes", "9"};
+  const size_t program = program_index(torchrun, "pretrain_gpt.py");
+  CHECK(program == 5);
+  CHECK(option_value(torchrun, {"nnodes"}, program)->value == "2");
+  const auto per_node = option_value(torchrun, {"nproc-per-node", "nproc_per_node"}, program);
+  REQUIRE(per_node);
+  CHECK(per_node->name == "nproc-per-node");
+  CHECK(per_node->value == "8");
+  CHECK(!option_value(torchrun, {"master-port"}, program));
+}
+
 TEST_CASE("Megatron: values are converted as argparse's type= does") {
   // What Python 3.11's int() and float() say of each word.
   const std::vector<std::pair<const char*, bool>> ints = {

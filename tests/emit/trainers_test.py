@@ -325,6 +325,7 @@ def main():
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
         value_types(binary, tmp)
+        value_spellings(binary, tmp)
         yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
         bad_input(binary, tmp)
@@ -347,25 +348,18 @@ def yaml_plan_hash(binary, tmp):
     expect(headers[0] is not None and headers[0] == headers[1], 'the plan hash of a YAML plan is the JSON plan\'s: %s' % headers)
 
 
-def value_types(binary, tmp):
-    """emit --check reads each Megatron value as argparse's type= does: a word int() or float() refuses is refused,
-    one they read passes (the same verdict as the argparse parser above, on the same edited megatron.sh)."""
-    script = open(os.path.join(tmp, 'gpt3-175b-0', 'megatron.sh')).read()
-    version = re.search(r'Megatron-LM (core_v[0-9.]+)', script).group(1)
-    parser = megatron_parser(version)
+def edited_megatron(binary, tmp, script, edits, what):
+    """Each edit (old, new) applied to megatron.sh: yields new, whether argparse (built for the script's release)
+    accepts the edited arguments, and emit --check's result on the edited script."""
+    parser = megatron_parser(re.search(r'Megatron-LM (core_v[0-9.]+)', script).group(1))
 
     def refuse(message):
         raise ValueError(message)
     parser.error = refuse
-    edits = [('--tensor-model-parallel-size 4', v) for v in ('--tensor-model-parallel-size eight',
-                                                             '--tensor-model-parallel-size 4.0',
-                                                             '--tensor-model-parallel-size +4')]
-    edits += [('--micro-batch-size 1', '--micro-batch-size 1.5'), ('--lr 6e-05', '--lr abc'),
-              ('--lr 6e-05', '--lr 6E-5'), ('--lr 6e-05', '--lr 0.000_06'), ('--lr 6e-05', '--lr 0x1p-14')]
     for old, new in edits:
-        expect(old in script, 'value types: megatron.sh has ' + old)
+        expect(old in script, '%s: megatron.sh has %s' % (what, old))
         edited = script.replace(old, new, 1)
-        path = os.path.join(tmp, 'typed.sh')
+        path = os.path.join(tmp, 'edited.sh')
         open(path, 'w').write(edited)
         words = shlex.split(re.search(r'MEGATRON_ARGS=\((.*?)\n\)', edited, re.S).group(1))
         try:
@@ -373,11 +367,41 @@ def value_types(binary, tmp):
             argparse_accepts = True
         except ValueError:
             argparse_accepts = False
-        r = run(binary, ['emit', '--check', path, '--target', 'megatron'])
+        yield new, argparse_accepts, run(binary, ['emit', '--check', path, '--target', 'megatron'])
+
+
+def value_types(binary, tmp):
+    """emit --check reads each Megatron value as argparse's type= does: a word int() or float() refuses is refused,
+    one they read passes (the same verdict as the argparse parser above, on the same edited megatron.sh)."""
+    script = open(os.path.join(tmp, 'gpt3-175b-0', 'megatron.sh')).read()
+    edits = [('--tensor-model-parallel-size 4', v) for v in ('--tensor-model-parallel-size eight',
+                                                             '--tensor-model-parallel-size 4.0',
+                                                             '--tensor-model-parallel-size +4')]
+    edits += [('--micro-batch-size 1', '--micro-batch-size 1.5'), ('--lr 6e-05', '--lr abc'),
+              ('--lr 6e-05', '--lr 6E-5'), ('--lr 6e-05', '--lr 0.000_06'), ('--lr 6e-05', '--lr 0x1p-14')]
+    for new, argparse_accepts, r in edited_megatron(binary, tmp, script, edits, 'value types'):
         refused_for_type = r.returncode == 1 and ('not an int' in r.stderr or 'not a float' in r.stderr)
         expect(argparse_accepts != refused_for_type,
                'value types: %s: argparse %s, emit --check: %s' % (new, 'accepts' if argparse_accepts else 'refuses',
                                                                     r.stderr.strip()))
+
+
+def value_spellings(binary, tmp):
+    """emit --check reads an option's value as argparse finds it: attached with '=' (--lr=6e-05), or the next word
+    unless argparse takes that word for an option (-6e-05 is one to it, -0.00006 a negative number), and a flag
+    that takes no value refuses an attached one (--bf16=1). Its verdict is argparse's on the same edited script."""
+    script = open(os.path.join(tmp, 'gpt3-175b-0', 'megatron.sh')).read()
+    min_lr = re.search(r'--min-lr \S+', script).group(0)  # a negative floor breaks no rule, only the spelling
+    edits = [('--lr 6e-05', '--lr=6e-05'), (min_lr, '--min-lr -6e-06'), (min_lr, '--min-lr -0.000006'),
+             (min_lr, '--min-lr=-6e-06'), (min_lr, '--min-lr -6'), ('--bf16', '--bf16=1'),
+             ('--tensor-model-parallel-size 4', '--tensor-model-parallel-size=4')]
+    verdicts = set()
+    for new, argparse_accepts, r in edited_megatron(binary, tmp, script, edits, 'value spellings'):
+        verdicts.add(argparse_accepts)
+        expect(argparse_accepts == (r.returncode == 0),
+               'value spellings: %s: argparse %s, emit --check: %s' % (new, 'accepts' if argparse_accepts else 'refuses',
+                                                                       r.stderr.strip() or 'accepted'))
+    expect(verdicts == {True, False}, 'value spellings: the edits include some argparse accepts and some it refuses')
 
 
 def target_rules(binary, tmp):
