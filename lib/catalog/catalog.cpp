@@ -30,7 +30,7 @@ const T& get_by_name(const std::vector<T>& items, const std::string& name, const
 // Parses every entry of one section and puts it into `items`, replacing same-named entries.
 template <typename T, typename Parse>
 void merge_section(const YAML::Node& section, const std::string& file, const char* kind, Parse parse,
-                   std::vector<T>* items) {
+                   std::vector<T>* items, DefinedAt* defined) {
   if (!section.IsSequence())
     throw CatalogError(location(file, section) + ": section '" + kind + "s' must be a list of entries");
   std::set<std::string> seen;
@@ -45,6 +45,12 @@ void merge_section(const YAML::Node& section, const std::string& file, const cha
     reader.finish();
     if (!seen.insert(item.name).second)
       throw CatalogError(reader.where("name") + ": duplicate " + kind + " name '" + item.name + "' in this file");
+    if (defined) {
+      const auto [at, first] = defined->emplace(std::string(kind) + '\0' + item.name, reader.where("name"));
+      if (!first)
+        throw CatalogError(reader.where("name") + ": " + kind + " '" + item.name + "' is also defined at " +
+                           at->second + "; define it in one file");
+    }
     if (const auto it = index.find(item.name); it != index.end()) {
       (*items)[it->second] = std::move(item);
     } else {
@@ -92,7 +98,7 @@ const MoeRecommendations& Catalog::moe_recommendation() const {
 namespace {
 
 // Merges a parsed tree, checked for duplicate keys already.
-void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog) {
+void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog* catalog, DefinedAt* defined) {
   if (root.IsNull()) return;
   if (!root.IsMap())
     throw CatalogError(location(file, root) +
@@ -108,21 +114,31 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
     const std::string key = item.first.Scalar();
     const YAML::Node& section = item.second;
     try {
-      if (key == "accelerators") merge_section(section, file, "accelerator", parse_accelerator, &catalog->accelerators);
-      else if (key == "nodes") merge_section(section, file, "node", parse_node, &catalog->nodes);
-      else if (key == "clusters") merge_section(section, file, "cluster", parse_cluster, &catalog->clusters);
-      else if (key == "grids") merge_section(section, file, "grid", parse_grid, &catalog->grids);
-      else if (key == "pue") merge_section(section, file, "pue preset", parse_pue_preset, &catalog->pue_presets);
-      else if (key == "laws") merge_section(section, file, "law", parse_law, &catalog->laws);
-      else if (key == "models") merge_section(section, file, "model", parse_model, &catalog->models);
-      else if (key == "run_cost") merge_section(section, file, "run_cost", parse_run_cost_constants, &catalog->run_cost);
+      if (key == "accelerators")
+        merge_section(section, file, "accelerator", parse_accelerator, &catalog->accelerators, defined);
+      else if (key == "nodes")
+        merge_section(section, file, "node", parse_node, &catalog->nodes, defined);
+      else if (key == "clusters")
+        merge_section(section, file, "cluster", parse_cluster, &catalog->clusters, defined);
+      else if (key == "grids")
+        merge_section(section, file, "grid", parse_grid, &catalog->grids, defined);
+      else if (key == "pue")
+        merge_section(section, file, "pue preset", parse_pue_preset, &catalog->pue_presets, defined);
+      else if (key == "laws")
+        merge_section(section, file, "law", parse_law, &catalog->laws, defined);
+      else if (key == "models")
+        merge_section(section, file, "model", parse_model, &catalog->models, defined);
+      else if (key == "run_cost")
+        merge_section(section, file, "run_cost", parse_run_cost_constants, &catalog->run_cost, defined);
       else if (key == "embodied_carbon")
-        merge_section(section, file, "embodied_carbon", parse_embodied_carbon, &catalog->embodied_carbon);
+        merge_section(section, file, "embodied_carbon", parse_embodied_carbon, &catalog->embodied_carbon, defined);
       else if (key == "shape_families")
-        merge_section(section, file, "shape family", parse_shape_family, &catalog->shape_families);
+        merge_section(section, file, "shape family", parse_shape_family, &catalog->shape_families, defined);
       else if (key == "moe_recommendations")
-        merge_section(section, file, "moe_recommendations", parse_moe_recommendations, &catalog->moe_recommendations);
-      else if (key == "trainers") merge_section(section, file, "trainer", parse_trainer, &catalog->trainers);
+        merge_section(section, file, "moe_recommendations", parse_moe_recommendations, &catalog->moe_recommendations,
+                      defined);
+      else if (key == "trainers")
+        merge_section(section, file, "trainer", parse_trainer, &catalog->trainers, defined);
       else if (key == "version" || key == "description") continue;
       else
         throw CatalogError(location(file, item.first) + ": unknown section '" + key + "'" +
@@ -134,7 +150,7 @@ void merge_catalog_node(const YAML::Node& root, const std::string& file, Catalog
 }
 }  // namespace
 
-void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog) {
+void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog, DefinedAt* defined) {
   YAML::Node root;
   try {
     root = load_one_document(text);
@@ -143,7 +159,7 @@ void merge_catalog_text(const std::string& text, const std::string& file, Catalo
   }
   if (root.IsNull()) return;  // an empty file adds nothing
   reject_duplicate_keys(root, file);
-  merge_catalog_node(root, file, catalog);
+  merge_catalog_node(root, file, catalog, defined);
 }
 
 void check_references(const Catalog& c) {

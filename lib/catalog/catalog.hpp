@@ -2,6 +2,7 @@
 // user's own YAML files (--catalog DIR or ISOFLOP_CATALOG).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,10 +57,13 @@ struct Catalog {
 };
 
 // Parses one YAML document (`text`, named `file` in messages) and merges its sections into `catalog`:
-// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon, shape_families, moe_recommendations, trainers. An entry
-// whose name exists already replaces it (that is how a user overrides a constant); a name twice in one file is
-// an error.
-void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog);
+// top-level keys accelerators, nodes, clusters, grids, pue, laws, models, run_cost, embodied_carbon, shape_families,
+// moe_recommendations, trainers. An entry whose name exists already replaces it (that is how a user overrides a
+// constant); a name twice in one file is an error. `defined` (kind and name -> "file:line"), kept across calls, makes a
+// name defined in two of the files merged an error too: of two overlay files defining one grid, neither silently wins.
+using DefinedAt = std::map<std::string, std::string>;
+void merge_catalog_text(const std::string& text, const std::string& file, Catalog* catalog,
+                        DefinedAt* defined = nullptr);
 
 // Checks references between entries (a node's accelerator exists, a cluster's node exists, …).
 void check_references(const Catalog& catalog);

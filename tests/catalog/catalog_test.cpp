@@ -83,6 +83,17 @@ TEST_CASE("an overlay directory adds entries and overrides constants") {
   EXPECT_CLOSE(c.grid("us").intensity_kg_per_kwh, 0.400, 1e-12);
   CHECK(c.accelerator("my-chip").memory_bytes == 64e9);
   CHECK(c.find_accelerator("a100-sxm4-80gb") != nullptr);
+  // A second overlay file defining the same grid: neither silently wins.
+  std::ofstream(dir / "theirs.yaml")
+      << "grids:\n  - {name: us, kind: country, intensity: 300 g/kWh, year: 2024, source: theirs}\n";
+  try {
+    load_catalog(dir.string());
+    FAIL("a grid defined in two overlay files was accepted");
+  } catch (const CatalogError& e) {
+    const std::string message = e.what();
+    CHECK(message.find("theirs.yaml:2: grid 'us' is also defined at ") != std::string::npos);
+    CHECK(message.find("mine.yaml:2; define it in one file") != std::string::npos);
+  }
   fs::remove_all(dir);
   CHECK_THROWS_AS(load_catalog(std::string("/nonexistent/isoflop")), InputError);
 }

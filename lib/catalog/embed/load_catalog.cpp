@@ -33,6 +33,7 @@ Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
     if (ec) throw FieldError("catalog_dir", "cannot read directory '" + *overlay_dir + "': " + ec.message());
     std::sort(files.begin(), files.end());
     std::uintmax_t total = 0;
+    DefinedAt defined;  // an entry defined in two overlay files is refused; each may override the embedded one
     for (const auto& path : files) {
       // A YAML tree takes ~50x its text in memory: the overlay is bounded before anything is parsed.
       const std::uintmax_t size = fs::file_size(path, ec);
@@ -46,7 +47,7 @@ Catalog load_catalog(const std::optional<std::string>& overlay_dir) {
       } catch (const InputError& e) {
         throw FieldError("catalog_dir", e.what());
       }
-      merge_catalog_text(text, path.string(), &catalog);
+      merge_catalog_text(text, path.string(), &catalog, &defined);
     }
   }
   if (overlay_dir) check_references(catalog);  // the build checked the embedded entries

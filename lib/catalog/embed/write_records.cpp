@@ -19,13 +19,14 @@ int main(int argc, char** argv) {
   records::Writer writer;
   try {
     Catalog catalog;
+    DefinedAt defined;  // an entry in two data files is an error, not the later one winning
     for (int i = 2; i < argc; ++i) {
       std::ifstream in(argv[i], std::ios::binary);
       std::stringstream text;
       text << in.rdbuf();
       if (!in) throw std::runtime_error(std::string(argv[i]) + ": cannot read");
       // Named as the binary names them in messages and in the entries' `file`.
-      merge_catalog_text(text.str(), "data/" + std::filesystem::path(argv[i]).filename().string(), &catalog);
+      merge_catalog_text(text.str(), "data/" + std::filesystem::path(argv[i]).filename().string(), &catalog, &defined);
     }
     check_references(catalog);
     writer(catalog);
