@@ -95,8 +95,9 @@ int run(const std::vector<std::string>& args) {
   const validate::SweepRunSummary s = validate::run_sweep(sweep, *dir, o);
   to_stderr(validate::summary_text(s, sweep.runs.size(), terminal));
   if (s.interrupted > 0) return 130;
-  report(parsed->common, parsed->values, *dir);  // its verdict is validate report's exit status
-  return s.failed > 0 ? 1 : 0;
+  // Its verdict is validate report's: a CI job running the sweep fails when a comparison does, as when a run does.
+  const int verdict = report(parsed->common, parsed->values, *dir);
+  return s.failed > 0 || verdict != 0 ? 1 : 0;
 }
 
 }  // namespace

@@ -140,12 +140,13 @@ std::vector<std::vector<Candidate>> paired_levers(const Facts& f) {
 
 }  // namespace
 
-double MemoryUse::headroom_gib() const { return (device_bytes - used_bytes) / kGiB; }
+double MemoryUse::headroom_gib() const { return (usable_bytes - used_bytes) / kGiB; }
 
 std::optional<MemoryUse> memory_use(const Facts& f) {
   if (!f.plan || !f.cluster) return std::nullopt;
   MemoryUse m;
   m.device_bytes = f.cluster->accelerator.memory_bytes;
+  m.usable_bytes = f.plan->layouts.usable_memory_bytes > 0 ? f.plan->layouts.usable_memory_bytes : m.device_bytes;
   const auto& search = f.plan->layouts;
   m.fits = search.feasible();
   m.used_bytes = m.fits ? search.layouts.front().memory.total_bytes() : search.infeasible->needed_memory_bytes;

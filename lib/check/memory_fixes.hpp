@@ -17,6 +17,9 @@ namespace isoflop::check {
 // which `fits` reflects).
 struct MemoryUse {
   double used_bytes = 0;
+  // What the planner lets a layout use: the device less the headroom it keeps for the CUDA context, workspaces and
+  // fragmentation (MemoryOptions::headroom_fraction), so that headroom 0 is exactly the planner's "fits".
+  double usable_bytes = 0;
   double device_bytes = 0;
   bool fits = false;  // the plan found a layout within its usable memory
   double headroom_gib() const;

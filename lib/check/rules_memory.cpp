@@ -18,11 +18,13 @@ Finding memory_headroom(const RuleSetting& s, const Facts& f) {
   const auto min_gib = s.number("min");
   const auto use = memory_use(f);
   if (!use) return {true, false, std::nullopt, min_gib, "no valid layout: " + f.plan_error, ""};
-  const std::string per_gpu = fmt(use->used_bytes / kGiB) + " of " + fmt(use->device_bytes / kGiB) + " GiB per " +
-                              f.cluster->accelerator.name;
+  // Headroom is counted from what the planner lets a layout use, so that 0 is exactly where it stops fitting.
+  const std::string per_gpu = fmt(use->used_bytes / kGiB) + " GiB of the " + fmt(use->usable_bytes / kGiB) +
+                              " usable per " + f.cluster->accelerator.name + " (its " + fmt(use->device_bytes / kGiB) +
+                              " GiB less " + fmt(100 * (1 - use->usable_bytes / use->device_bytes)) + " % kept free)";
   Finding r = bounded(use->headroom_gib(), s, "memory headroom", "GiB");
   if (use->fits) {
-    r.reason += " (" + per_gpu + " used)";
+    r.reason += ": it uses " + per_gpu;
   } else if (f.plan->layouts.evaluated == 0) {  // no layout is valid, so none has a memory to judge
     r.holds = false;
     r.threshold = min_gib;

@@ -35,6 +35,7 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
   const parallel::ResolvedCluster cluster = parallel::resolve_cluster(catalog, inputs.cluster);
   if (cluster_note) *cluster_note = cluster.note;
   parallel::resolve_trainer(catalog, options);
+  parallel::apply_gradient_precision(job, options);
   return make_layout_document(inputs, job, cluster.spec, options);
 }
 
@@ -47,7 +48,9 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
   if (change) change(options);
   LayoutInputs inputs;
   inputs.from = from.source;
-  return make_layout_document(inputs, s.job, s.cluster, options);
+  parallel::JobSpec job = s.job;
+  if (change) parallel::apply_gradient_precision(job, options);  // another trainer or --grad-reduce: its buffer
+  return make_layout_document(inputs, job, s.cluster, options);
 }
 
 LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request,

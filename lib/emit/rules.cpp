@@ -42,14 +42,15 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target,
   if (!v) return s;
   const std::string refused = target.name + " refuses the plan's layout (" + layout_words(s.layout) + "): " +
                               in_words(*v) + "; re-plan for trainer " + target.name;
-  // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant.
-  if (target.name == own.name || parallel::runnability_violation(own, s.layout, s.job, s.cluster))
-    throw FieldError("plan layout", refused);
+  // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant. One its own
+  // trainer runs but the file written cannot say (`target` narrowed to what the file spells) is re-ranked.
+  if (parallel::runnability_violation(own, s.layout, s.job, s.cluster)) throw FieldError("plan layout", refused);
   // What `layout --from PLAN` ranks first under the target's rules: the plan's model, batch and cluster, its pins.
   parallel::SearchOptions options = s.search;
   options.trainer = target;
   parallel::JobSpec job = s.job;
   job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
+  parallel::apply_gradient_precision(job, options);
   const parallel::SearchResult found = parallel::search_layouts(job, s.cluster, options);
   if (!found.feasible() || found.layouts.empty())
     throw FieldError("plan layout", refused + " (under its rules: " +

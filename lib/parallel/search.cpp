@@ -446,7 +446,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     why.needed_memory_bytes = result.min_memory_bytes;
     why.usable_memory_bytes = result.usable_memory_bytes;
     why.closest = closest;
-    why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, cluster, options);
+    why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, job, cluster, options);
     return result;
   }
   result.layouts = top.best_first();
@@ -454,6 +454,11 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
 }
 
 }  // namespace
+
+void apply_gradient_precision(JobSpec& job, const SearchOptions& options) {
+  const TimeOptions time = with_trainer_defaults(options.time, options.trainer);
+  job.optimizer = time.grad_reduce == GradReduce::kFp32 ? Optimizer::kMegatronAdam : Optimizer::kMixedPrecisionAdam;
+}
 
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
   return search(job, cluster, options, true, true);

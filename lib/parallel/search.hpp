@@ -84,6 +84,13 @@ struct SearchResult {
   bool operator==(const SearchResult&) const = default;
 };
 
+// The job's gradient buffer as the trainer keeps it: fp32 where gradients are reduced in fp32 (Megatron-LM's
+// main_grad, accumulate_allreduce_grads_in_fp32, and NeMo's grad_reduce_in_fp32: 18 bytes per parameter, 6 +
+// 12/DP with the distributed optimizer, as megatron/training/theoretical_memory_usage.py counts them), else the
+// 16-bit training dtype (ZeRO's 16). Set where a job meets its trainer, so the memory and the time model count
+// the same gradient bytes.
+void apply_gradient_precision(JobSpec& job, const SearchOptions& options);
+
 // Runs the search. Throws FieldError for invalid pins (e.g. heads not divisible by a pinned TP) and InputError
 // when no layout is valid at all with degrees pinned. When none fits, or none is valid and nothing is pinned,
 // returns the result with `infeasible` set (no layouts): the smallest memory needed and what would make it fit,
@@ -96,8 +103,8 @@ SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cl
 
 // What would make an infeasible search fit, as data: more GPUs (about in proportion to the memory missing, `needed`
 // of `usable` bytes), the memory levers the pins held back, an accelerator with more memory.
-std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
-                                             const SearchOptions& options);
+std::vector<SuggestedChange> suggest_changes(double needed, double usable, const JobSpec& job,
+                                             const ClusterSpec& cluster, const SearchOptions& options);
 
 // The infeasibility in words, the changes named by their fields: "…; to fit: gpus 4480 (about …), …".
 std::string describe(const Infeasibility& infeasible);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -67,13 +68,29 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
     throw InputError("trainer '" + trainer.name + "': its rules were not loaded from the catalog");
 }
 
-std::vector<SuggestedChange> suggest_changes(double needed, double usable, const ClusterSpec& cluster,
-                                             const SearchOptions& options) {
+std::vector<SuggestedChange> suggest_changes(double needed, double usable, const JobSpec& job,
+                                             const ClusterSpec& cluster, const SearchOptions& options) {
   std::vector<SuggestedChange> out;
+  // More GPUs in whole nodes and a multiple of the pinned degrees' product, so that the pins still divide them;
+  // with TP, PP and DP all pinned the GPU count is fixed by them, and more GPUs is no change the pins allow.
+  const auto& pins = options.pins;
   const long long per_node = cluster.gpus_per_node;
+  const long long pinned =
+      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
+  const long long step = cluster.gpus >= per_node ? std::lcm(per_node, pinned) : pinned;
   long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
-  if (gpus > per_node) gpus = (gpus + per_node - 1) / per_node * per_node;
-  out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
+  gpus = std::max<long long>(step, (gpus + step - 1) / step * step);
+  // With TP and PP pinned the GPU count sets DP, which must divide the batch in (pinned) micro-batches.
+  bool batch_divides = true;
+  if (pins.tp && pins.pp) {
+    const long long replica = static_cast<long long>(*pins.tp) * *pins.pp * pins.cp.value_or(1);
+    const long long micro = pins.micro_batch.value_or(1);
+    const long long most = std::max<long long>(gpus, 64LL * cluster.gpus);
+    while (gpus <= most && job.global_batch % (gpus / replica * micro) != 0) gpus += step;
+    batch_divides = gpus <= most;
+  }
+  if (!(pins.tp && pins.pp && pins.dp) && batch_divides)
+    out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
   // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP).
   const auto& t = options.trainer;
   const bool zero3 = !t.loaded() || (std::find(t.zero_stages.begin(), t.zero_stages.end(), 3) != t.zero_stages.end() &&
@@ -89,7 +106,6 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
   out.push_back({"gpu", std::nullopt, std::nullopt, words});
   return out;
 }
-
 
 std::string describe(const Infeasibility& why) {
   std::string out = why.reason;

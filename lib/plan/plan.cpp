@@ -151,6 +151,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     job.apply(o.job_settings);
     // The trainer whose rules the search applies is the one that runs the job: one name, one trainer.
     if (!o.search.trainer.name.empty()) job.trainer = parallel::kTrainerNames.parse(o.search.trainer.name, "trainer");
+    parallel::apply_gradient_precision(job, o.search);
     // With the batch held, an iteration whose job is the last one's (the shape has settled) would repeat its
     // search: the layouts stand, and of the choice only the ceiling, which follows the FLOPs, changes.
     BatchSearch found;

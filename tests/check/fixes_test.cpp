@@ -56,7 +56,8 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
   // 70B × 18 bytes of model state over TP 8 alone is ~147 GiB per GPU: far over a 40 GB A100.
   CHECK(*v.value < -100);
   CHECK(v.reason.rfind("this layout does not fit: it needs ", 0) == 0);
-  CHECK(v.reason.find(" of 37.3 GiB per a100-sxm4-40gb") != std::string::npos);
+  CHECK(v.reason.find(" GiB of the 35.4 usable per a100-sxm4-40gb (its 37.3 GiB less 5 % kept free)") !=
+        std::string::npos);
   const auto fixes = split(v.fix, ", or ");
   CHECK(fixes.front() == "layout.zero: 3");  // the one field that fits: ZeRO-3 shards weights over DP 64 too
   CHECK(v.fix.find("zero_stage") == std::string::npos);
@@ -78,11 +79,15 @@ TEST_CASE("memory wording: one device figure in pass and fail, this layout or no
                            "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
   const auto pass = verdict(fits, "memory_headroom_gib: {min: 4}");
   CHECK(pass.outcome == Outcome::kPass);
-  CHECK(pass.reason.find(" of 74.5 GiB per a100-sxm4-80gb used)") != std::string::npos);  // 80 GB
-  // 40 GB = 37.25 GiB: the headroom is that less what the layout uses, in pass and in fail alike.
+  // 80 GB = 74.5 GiB, of which the planner uses 95 % (MemoryOptions::headroom_fraction keeps 5 % free): 70.8.
+  CHECK(pass.reason.find(": it uses ") != std::string::npos);
+  CHECK(pass.reason.find(" GiB of the 70.8 usable per a100-sxm4-80gb (its 74.5 GiB less 5 % kept free)") !=
+        std::string::npos);
+  // 40 GB = 37.25 GiB, 35.4 usable: the headroom is that less what the layout uses, in pass and in fail alike,
+  // so that 0 is where the planner stops calling a layout a fit.
   const auto fail = verdict(kNoFit, "memory_headroom_gib: {min: 4}");
   const double used_gib = std::stod(fail.reason.substr(std::string("this layout does not fit: it needs ").size()));
-  CHECK(*fail.value == doctest::Approx(40e9 / (1024.0 * 1024 * 1024) - used_gib).epsilon(0.01));
+  CHECK(*fail.value == doctest::Approx(0.95 * 40e9 / (1024.0 * 1024 * 1024) - used_gib).epsilon(0.01));
   // Unpinned: the search's smallest layout, "no layout fits"; a 70B model on 8 40 GB GPUs: no single change.
   const std::string tiny = "arch: llama2-70b\ntokens: 2T\ncluster: {gpu: a100-sxm4-40gb, gpus: 8, node: dgx-a100-40gb}\n";
   const auto none = verdict(tiny, "memory_headroom_gib: {min: 4}");

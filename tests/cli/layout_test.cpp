@@ -197,8 +197,9 @@ TEST_CASE("layout: nothing fits exits 1, and with -o json the document says why 
   CHECK(doc["layouts"].empty());
   const auto& why = doc["infeasible"];
   CHECK(why["needed_memory_gib"] == doc["search"]["min_memory_gib"]);
-  // ~530B parameters × 16 bytes of model state over at most 8 GPUs: about 1 TiB per GPU.
-  CHECK(why["needed_memory_gib"].get<double>() == doctest::Approx(994.7).epsilon(0.01));
+  // ~530B parameters × 18 bytes of model state (Megatron's fp32 gradients) over at most 8 GPUs: about 1.1 TiB
+  // per GPU (530e9 × 18 / 8 / 2^30 = 1111 GiB).
+  CHECK(why["needed_memory_gib"].get<double>() == doctest::Approx(530e9 * 18 / 8 / kGiB).epsilon(0.01));
   CHECK(why["usable_memory_gib"].get<double>() == doctest::Approx(0.95 * 80e9 / kGiB));
   CHECK(why["closest"]["tp"].get<int>() * why["closest"]["pp"].get<int>() * why["closest"]["dp"].get<int>() == 8);
   REQUIRE(why["changes"].size() >= 2);
@@ -300,4 +301,49 @@ TEST_CASE("emit --out makes a missing folder whose parent exists, and refuses a 
   const auto file = run_cli(base + (dir / "file").string());
   CHECK(file.status == 2);
   CHECK(file.err == "isoflop: error: --out: '" + (dir / "file").string() + "' is not a folder; name a folder\n");
+}
+
+TEST_CASE("layout: gradients are counted in the precision the trainer reduces them in, as its time model says") {
+  // Chinchilla 70B on TP 8 × PP 4, no ZeRO: weights 2 bytes per parameter; Megatron reduces bf16 gradients in fp32
+  // (main_grad: 18 bytes per parameter, theoretical_memory_usage.py), DeepSpeed in bf16 (ZeRO's 16).
+  const std::string args =
+      "layout --arch chinchilla-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --tp 8 "
+      "--pp 4 --zero 0 --micro-batch 1 --recompute full -o json ";
+  auto gradient_ratio = [&](const std::string& extra) {
+    const auto doc = run_json(args + extra);
+    const auto& best = doc.at("layouts").at(0);
+    const auto& memory = best.at("memory_breakdown");
+    return std::pair{memory.at("gradients_gib").get<double>() / memory.at("weights_gib").get<double>(),
+                     best.at("step_settings").at("grad_reduce_bytes").get<double>()};
+  };
+  const auto megatron = gradient_ratio("--trainer megatron");
+  CHECK(megatron.first == doctest::Approx(2.0));
+  CHECK(megatron.second == 4);
+  const auto bf16 = gradient_ratio("--trainer megatron --grad-reduce bf16");
+  CHECK(bf16.first == doctest::Approx(1.0));
+  CHECK(bf16.second == 2);
+  const auto deepspeed = gradient_ratio("--trainer deepspeed");
+  CHECK(deepspeed.first == doctest::Approx(1.0));
+  CHECK(deepspeed.second == 2);
+  // The document says which: read back by --from, the same states.
+  CHECK(run_json(args + "--trainer megatron")["job"]["optimizer"] == "megatron-adam");
+}
+
+TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees dividing it, and runs") {
+  // Llama 2 70B with TP 8 × PP 4 pinned (32 GPUs a replica) on 256 A100s does not fit without ZeRO or recompute.
+  const std::string args =
+      "layout --arch llama2-70b --gpu a100-sxm4-80gb --global-batch 1024 --tp 8 --pp 4 "
+      "--micro-batch 4 --zero 0 --recompute none --sequence-parallel on ";
+  const auto r = run_cli(args + "--gpus 256 -o json");
+  REQUIRE(r.status == 1);
+  const auto changes = json::parse(r.out).at("infeasible").at("changes");
+  REQUIRE(changes.at(0).at("field") == "gpus");
+  const long long gpus = changes.at(0).at("value").get<long long>();
+  CHECK(gpus % 32 == 0);  // a multiple of TP·PP (and of the 8-GPU node)
+  CHECK(gpus > 256);
+  CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status != 2);  // the pins divide it: not bad input
+  // With DP pinned too the GPU count is the pins' product: more GPUs is not offered.
+  const auto fixed = run_cli(args + "--dp 8 --gpus 256 -o json");
+  REQUIRE(fixed.status == 1);
+  for (const auto& c : json::parse(fixed.out).at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
 }

@@ -29,10 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GOLDEN = os.path.join(HERE, 'golden')
 # The plans pin ZeRO-1: the layout search does not yet know that no trainer runs ZeRO-3 with pipeline stages (emit
-# refuses those). The quick-start plan is the README's, as written: its default family, Chinchilla, uses relative
-# positions, which no trainer here spells, so every target runs RoPE instead and says so.
+# refuses those). The quick-start plan is the README's with its stages pinned to 8: its default family, Chinchilla,
+# uses relative positions, which no trainer here spells, so every target runs RoPE instead and says so. As written
+# (no --pp) it shapes 103 layers on Megatron's uneven stages, which NeMo's config cannot split: see nemo_refusal.
+QUICKSTART = '--gpus 3360 --gpu a100-sxm4-80gb --days 30'
 CASES = {
-    'quickstart': '--gpus 3360 --gpu a100-sxm4-80gb --days 30',
+    'quickstart': QUICKSTART + ' --pp 8',
     'mt-nlg-530b': '--arch mt-nlg-530b --gpus 2240 --gpu a100-sxm4-80gb --days 30 --zero 1',
     'gpt3-175b': '--arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1',
     'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
@@ -326,6 +328,7 @@ def main():
         slurm_trainers(binary, tmp)
         value_types(binary, tmp)
         value_spellings(binary, tmp)
+        nemo_refusal(binary, tmp)
         yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
         bad_input(binary, tmp)
@@ -402,6 +405,24 @@ def value_spellings(binary, tmp):
                'value spellings: %s: argparse %s, emit --check: %s' % (new, 'accepts' if argparse_accepts else 'refuses',
                                                                        r.stderr.strip() or 'accepted'))
     expect(verdicts == {True, False}, 'value spellings: the edits include some argparse accepts and some it refuses')
+
+
+def nemo_refusal(binary, tmp):
+    """The README's plan as written has 103 layers on Megatron's lighter first and last stages. NeMo's config splits
+    layers evenly, and no even split of 103 layers fits: emit all refuses (exit 2) with NeMo's reason and writes
+    nothing, while emit megatron writes its file."""
+    r = run(binary, ['plan'] + QUICKSTART.split() + ['-o', 'json'])
+    expect(r.returncode == 0, 'nemo refusal: plan: ' + r.stderr)
+    plan_path = os.path.join(tmp, 'uneven.json')
+    open(plan_path, 'w').write(r.stdout)
+    layout = json.loads(r.stdout)['layouts'][0]
+    expect(layout['first_stage_layers'] > 0, 'nemo refusal: the plan has uneven stages: %s' % layout)
+    out = os.path.join(tmp, 'uneven-all')
+    r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out])
+    expect(r.returncode == 2 and "nemo refuses the plan's layout" in r.stderr and "uneven_stages" in r.stderr and
+           not os.path.exists(out), 'nemo refusal: emit all: %d %s' % (r.returncode, r.stderr))
+    r = run(binary, ['emit', 'megatron', '--from', plan_path, '--out', os.path.join(tmp, 'uneven-megatron'), '-q'])
+    expect(r.returncode == 0, 'nemo refusal: emit megatron: ' + r.stderr)
 
 
 def target_rules(binary, tmp):
