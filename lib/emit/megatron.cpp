@@ -207,8 +207,11 @@ const std::vector<Rule>& rules() {
                 (middle_stages > 0 &&
                  (!divides(middle_layers, middle_stages) || !divides(middle_layers / middle_stages, vpp)));
        }},
-      {"hidden-size must be divisible by num-attention-heads",
-       [](auto& a, int, auto&) { return !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1)); }},
+      // arguments.py asserts it only where it derives kv_channels from them (no --kv-channels given).
+      {"hidden-size must be divisible by num-attention-heads (or give --kv-channels)",
+       [](auto& a, int, auto&) {
+         return !a.has("kv-channels") && !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1));
+       }},
       {"num-attention-heads and num-query-groups must be divisible by TP",
        [](auto& a, int, auto&) {
          const double tp = num(a, "tensor-model-parallel-size", 1);

@@ -196,6 +196,12 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
   CHECK(with("--num-layers 96", "--num-layers 95").at(0).find("num-layers") != std::string::npos);
   CHECK(with("export CUDA_DEVICE_MAX_CONNECTIONS=1", "true").at(0).find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos);
   CHECK(with("--min-lr 6e-6", "--min-lr 6e-4").at(0) == "min-lr must not exceed lr");
+  // hidden-size % heads is asserted only where kv_channels is derived from them (arguments.py).
+  CHECK(with("--hidden-size 12288", "--hidden-size 12280").at(0).find("hidden-size must be divisible") == 0);
+  CHECK(with("--hidden-size 12288", "--hidden-size 12280 --kv-channels 128").empty());
+  // torchrun's counts in the --opt=N form count the same.
+  CHECK(with("--nnodes 128", "--nnodes=128").empty());
+  CHECK(with("--nnodes 128", "--nnodes=3").at(0) == "world size must be divisible by TP x PP x CP");
   // Interleaving: 96 / 16 = 6 layers per stage, in virtual stages of 2 (fine) or 4 (not).
   CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 2").empty());
   CHECK(with("--bf16", "--bf16 --num-layers-per-virtual-pipeline-stage 4").at(0).find("virtual") != std::string::npos);
