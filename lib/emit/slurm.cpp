@@ -109,8 +109,15 @@ std::vector<std::string> check_slurm(const std::string& script) {
     problems.push_back("the first line must be #!/bin/bash");
   std::map<std::string, std::string> options = sbatch_directives(script);
   auto said = [](const std::string& name) { return std::string(kDirective) + long_option(name); };
-  for (const char* key : {"job-name", "nodes", "ntasks-per-node", "gpus-per-node", "cpus-per-task", "time", "exclusive", "output"})
-    if (!options.count(key)) problems.push_back(said(key) + " is missing");
+  // GPUs a node as --gres=gpu:N (or gpu:TYPE:N), the older spelling, where --gpus-per-node is not given.
+  static const std::regex gres("gpu(:[A-Za-z0-9_.-]+)?:([0-9]+)");
+  std::smatch gpus_in_gres;
+  if (!options.count("gpus-per-node") && options.count("gres") && std::regex_match(options["gres"], gpus_in_gres, gres))
+    options["gpus-per-node"] = gpus_in_gres[2].str();
+  // What the launch needs; the rest (job name, output, exclusive, cpus) is checked where given.
+  for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "time"})
+    if (!options.count(key))
+      problems.push_back(said(key) + (std::string(key) == "gpus-per-node" ? " (or --gres=gpu:N)" : "") + " is missing");
   static const std::regex plain("[A-Za-z0-9._+-]{1,128}"), time("[0-9]+-[0-9]{2}:[0-9]{2}:[0-9]{2}"),
       count("[1-9][0-9]{0,6}"), output("[A-Za-z0-9._+%-]{1,160}");
   if (options.count("job-name") && !std::regex_match(options["job-name"], plain))
@@ -131,6 +138,10 @@ std::vector<std::string> check_slurm(const std::string& script) {
       launches = torchrun && backend != c.end() && backend + 1 != c.end() && backend[1] == "c10d" &&
                  std::find(c.begin(), c.end(), long_option("rdzv-endpoint")) != c.end();
       if (!torchrun) continue;
+      // torchrun starts the processes of its node; more than one task a node starts as many torchruns.
+      if (options.count("ntasks-per-node") && options["ntasks-per-node"] != "1")
+        problems.push_back(said("ntasks-per-node") + "=" + options["ntasks-per-node"] +
+                           " starts that many torchruns a node, each starting a process per GPU; accepted: 1");
       // torchrun starts a process per GPU it is told of, on as many nodes as it is told; the allocation must
       // agree, or ranks wait for GPUs or nodes that are not there (or leave some idle).
       const size_t program = program_index(c, ".py");

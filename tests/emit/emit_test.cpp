@@ -518,6 +518,25 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   literal_nodes.replace(literal_nodes.find("--nnodes \"$SLURM_JOB_NUM_NODES\""), 31, "--nnodes 64");
   CHECK(check_slurm(literal_nodes) ==
         std::vector<std::string>{"torchrun --nnodes 64 disagrees with #SBATCH --nodes=128"});
+  // The GPUs a node in sbatch's older spelling count the same, with or without a GPU type.
+  for (const char* gres : {"--gres=gpu:8", "--gres=gpu:a100:8"}) {
+    std::string older = script;
+    older.replace(older.find("--gpus-per-node=8"), 17, gres);
+    CHECK_MESSAGE(check_slurm(older).empty(), gres);
+  }
+  std::string older_fewer = script;
+  older_fewer.replace(older_fewer.find("--gpus-per-node=8"), 17, "--gres=gpu:4");
+  CHECK(check_slurm(older_fewer) ==
+        std::vector<std::string>{"torchrun --nproc-per-node 8 disagrees with #SBATCH --gpus-per-node=4"});
+  // One task a node: each task would start its own torchrun and a process per GPU.
+  std::string tasks = script;
+  tasks.replace(tasks.find("--ntasks-per-node=1"), 19, "--ntasks-per-node=8");
+  CHECK(check_slurm(tasks).at(0).find("#SBATCH --ntasks-per-node=8 starts that many torchruns a node") == 0);
+  // A job name is sbatch's choice to make: a script without one is not refused.
+  std::string unnamed = script;
+  unnamed.erase(unnamed.find("#SBATCH --job-name="),
+                unnamed.find('\n', unnamed.find("#SBATCH --job-name=")) + 1 - unnamed.find("#SBATCH --job-name="));
+  CHECK(check_slurm(unnamed).empty());
 }
 
 TEST_CASE("shell words: quoting reads back as the same word") {
