@@ -2,6 +2,7 @@
 // (deepspeedai/DeepSpeed deepspeed/runtime/config.py _batch_assertion); the layout it states is held to DeepSpeed's
 // runnability rules (data/trainers.yaml: ZeRO-2/3 refused with pipeline stages, no interleaved schedule, ...).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/suggest.hpp"
 #include "emit/argv.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
@@ -148,6 +150,20 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
                        "gradient_accumulation_steps x DP" + (meta.contains("data_parallel_size") ? " " + std::to_string(dp) : ""));
   if (j.value("bf16", Json::object()).value("enabled", false) && j.value("fp16", Json::object()).value("enabled", false))
     problems.push_back("bf16 and fp16 cannot both be enabled");
+  // DeepSpeed takes its own optimizers in any case and torch.optim's classes by name; another type fails at start.
+  if (j.contains("optimizer")) {
+    const Json& opt = j["optimizer"];
+    const std::string type = opt.is_object() && opt.contains("type") && opt["type"].is_string() ? opt["type"] : "";
+    std::string lower = type;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (!listed(data.deepspeed_optimizers, lower) && !listed(data.torch_optimizers, type))
+      problems.push_back("optimizer.type " + (type.empty() ? std::string("is missing") : "'" + type + "'") +
+                         ": accepted: DeepSpeed's " + join(data.deepspeed_optimizers, ", ") +
+                         " (any case) or torch.optim's " + join(data.torch_optimizers, ", "));
+  }
   const Json sched = j.value("scheduler", Json::object());
   if (sched.value("type", "") == "WarmupCosineLR") {
     const Json p = sched.value("params", Json::object());

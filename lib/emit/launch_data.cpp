@@ -125,6 +125,8 @@ void read_defaults(const Sections& s, LaunchData& d) {
   read_fields(s, d, kDoubles);
   read_fields(s, d, kInts);
   read_fields(s, d, kStrings);
+  d.deepspeed_optimizers = strings(s.at("deepspeed")["optimizers"]);
+  d.torch_optimizers = strings(s.at("deepspeed")["torch_optimizers"]);
   for (const auto& e : s.at("environment"))
     d.environment.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
 }

@@ -49,6 +49,8 @@ struct LaunchData {
   std::string split;
   std::vector<EnvironmentVariable> environment;
   std::string deepspeed_version;
+  std::vector<std::string> deepspeed_optimizers;  // DeepSpeed's own optimizer names, lowercase
+  std::vector<std::string> torch_optimizers;      // torch.optim classes DeepSpeed also takes, by exact name
   double reduce_bucket_size = 0, allgather_bucket_size = 0;
   double time_margin_fraction = 0;
   int rendezvous_port = 0;

@@ -373,6 +373,26 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   CHECK(edited("max_steps: ", "max_steps: -1 #").empty());
 }
 
+TEST_CASE("DeepSpeed --check: the optimizer is one DeepSpeed builds, its own in any case or torch.optim's by name") {
+  const LaunchData& d = launch_data();
+  const std::string base =
+      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+                               "isoflop": {"data_parallel_size": 8}, "optimizer": {"type": "TYPE"}})";
+  auto problems = [&](const std::string& type) {
+    std::string text = base;
+    text.replace(text.find("TYPE"), 4, type);
+    return check_config(Target::kDeepSpeed, text, d, options());
+  };
+  for (const char* type : {"Adam", "adamw", "ADAMW", "Lamb", "OneBitAdam", "SGD", "RMSprop"})
+    CHECK_MESSAGE(problems(type).empty(), type);
+  for (const char* type : {"Adamm", "sgd", "Optimizer", ""}) {  // torch.optim names match exactly
+    const auto p = problems(type);
+    REQUIRE_MESSAGE(p.size() == 1, type);
+    CHECK(p[0].find("optimizer.type") == 0);
+    CHECK(p[0].find("accepted: DeepSpeed's adagrad, adam, adamw") != std::string::npos);
+  }
+}
+
 TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's rules, the very ones of the search") {
   plan::PlanResult p = gpt3_plan();
   const std::string text = emit_files(Target::kDeepSpeed, spec_of(p), options())[0].content;
