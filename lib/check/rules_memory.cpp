@@ -12,8 +12,8 @@ namespace {
 // Whether the proposal pins the whole layout (TP, PP and DP), so "this layout" rather than "no layout".
 bool pinned(const Facts& f) { return f.proposed_layout.has_value(); }
 
-// Device memory less the per-GPU memory the model predicts (Korthikanti et al. 2022; ZeRO) for the layout. The
-// fixes are changes to the proposal that were planned again and pass this rule.
+// Usable memory (the device less the planner's headroom) less the per-GPU memory the model predicts (Korthikanti et al.
+// 2022; ZeRO) for the layout. The fixes are changes to the proposal that were planned again and pass this rule.
 Finding memory_headroom(const RuleSetting& s, const Facts& f) {
   const auto min_gib = s.number("min");
   const auto use = memory_use(f);
@@ -101,9 +101,13 @@ Finding layout_runnable(const RuleSetting& s, const Facts& f) {
 }  // namespace
 
 void add_memory_rules(std::vector<RuleInfo>& t) {
-  t.push_back({"memory_headroom_gib", "device memory left on the most loaded GPU of the layout", "GiB",
-               "Korthikanti et al. 2022 activations; Rajbhandari et al. 2020 ZeRO model states", "layout|cluster",
-               {{"min", SettingKind::kNumber, false}}, memory_headroom});
+  t.push_back({"memory_headroom_gib",
+               "usable memory (the device less the planner's headroom) left on the most loaded GPU of the layout",
+               "GiB",
+               "Korthikanti et al. 2022 activations; Rajbhandari et al. 2020 ZeRO model states",
+               "layout|cluster",
+               {{"min", SettingKind::kNumber, false}},
+               memory_headroom});
   const std::vector<SettingSpec> fraction = {{"min", SettingKind::kNumber, true, 0, 1},
                                              {"max", SettingKind::kNumber, true, 0, 1}};
   t.push_back({"mfu", "predicted model FLOPs utilisation of the layout", "fraction",

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "emit/launch_spec.hpp"
 #include "emit/targets.hpp"
@@ -38,25 +39,43 @@ std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, Layou
 }
 
 LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target, const catalog::TrainerRules& own) {
-  const auto v = parallel::runnability_violation(target, s.layout, s.job, s.cluster);
-  if (!v) return s;
+  parallel::SearchOptions options = s.search;
+  options.trainer = target;
+  parallel::JobSpec job = s.job;
+  job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
+  parallel::apply_gradient_precision(job, options);
+  std::optional<parallel::RuleViolation> v = parallel::runnability_violation(target, s.layout, s.job, s.cluster);
+  // The same gradient bytes, or a plan without its accelerator's memory (nothing to hold the layout to): as planned.
+  if (!v && (job.optimizer == s.job.optimizer || !(s.cluster.accelerator.memory_bytes > 0))) return s;
+  if (!v) {
+    // Another trainer keeps gradients in another precision: the plan's layout with its memory, or, where it no
+    // longer fits, the target's best.
+    const double used = parallel::estimate_memory(job, s.layout, s.search.memory).total_bytes();
+    const double usable = parallel::usable_memory_bytes(s.cluster.accelerator, s.search.memory);
+    if (used <= usable) {
+      LaunchSpec out = s;
+      out.job = job;
+      out.predicted.memory_gib = used / kGiB;
+      return out;
+    }
+    char words[160];
+    std::snprintf(words, sizeof words, "with its gradients the layout needs %.1f GiB/GPU > %.1f GiB usable",
+                  used / kGiB, usable / kGiB);
+    v = parallel::RuleViolation{"memory", words};
+  }
   const std::string refused = target.name + " refuses the plan's layout (" + layout_words(s.layout) + "): " +
                               in_words(*v) + "; re-plan for trainer " + target.name;
   // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant. One its own
   // trainer runs but the file written cannot say (`target` narrowed to what the file spells) is re-ranked.
   if (parallel::runnability_violation(own, s.layout, s.job, s.cluster)) throw FieldError("plan layout", refused);
   // What `layout --from PLAN` ranks first under the target's rules: the plan's model, batch and cluster, its pins.
-  parallel::SearchOptions options = s.search;
-  options.trainer = target;
-  parallel::JobSpec job = s.job;
-  job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
-  parallel::apply_gradient_precision(job, options);
   const parallel::SearchResult found = parallel::search_layouts(job, s.cluster, options);
   if (!found.feasible() || found.layouts.empty())
     throw FieldError("plan layout", refused + " (under its rules: " +
                                         (found.infeasible ? found.infeasible->reason : "no layout") + ")");
   const parallel::RankedLayout& best = found.layouts.front();
   LaunchSpec out = s;
+  out.job = job;
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;

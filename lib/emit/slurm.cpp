@@ -134,17 +134,16 @@ std::vector<std::string> check_slurm(const std::string& script) {
   for (const auto& c : words.commands)
     if (!c.empty() && c[0] == "srun") {
       const bool torchrun = std::find(c.begin(), c.end(), "torchrun") != c.end();
-      const auto backend = std::find(c.begin(), c.end(), long_option("rdzv-backend"));
-      launches = torchrun && backend != c.end() && backend + 1 != c.end() && backend[1] == "c10d" &&
-                 std::find(c.begin(), c.end(), long_option("rdzv-endpoint")) != c.end();
       if (!torchrun) continue;
+      const size_t program = program_index(c, ".py");
+      const auto backend = option_value(c, {"rdzv-backend", "rdzv_backend"}, program);
+      launches = backend && backend->value == "c10d" && option_value(c, {"rdzv-endpoint", "rdzv_endpoint"}, program);
       // torchrun starts the processes of its node; more than one task a node starts as many torchruns.
       if (options.count("ntasks-per-node") && options["ntasks-per-node"] != "1")
         problems.push_back(said("ntasks-per-node") + "=" + options["ntasks-per-node"] +
                            " starts that many torchruns a node, each starting a process per GPU; accepted: 1");
       // torchrun starts a process per GPU it is told of, on as many nodes as it is told; the allocation must
       // agree, or ranks wait for GPUs or nodes that are not there (or leave some idle).
-      const size_t program = program_index(c, ".py");
       auto agree = [&](const std::optional<OptionValue>& launched_as, const char* directive_name) {
         if (!launched_as || !options.count(directive_name)) return;
         const auto launched = literal_integer(launched_as->value), allocated = literal_integer(options[directive_name]);

@@ -205,12 +205,16 @@ constexpr int kShapeTries = 16;  // candidates tried each way: the search is mil
 std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec& cluster,
                                            const SearchOptions& options) {
   std::vector<SuggestedChange> out;
-  const int step = cluster.gpus >= cluster.gpus_per_node ? cluster.gpus_per_node : 1;
-  std::vector<int> counts;  // whole nodes around the given count, nearest first, fewer GPUs first on a tie
+  // Whole nodes around the given count (and, on less than a node, the counts within one): what --gpus accepts.
+  const long long per_node = cluster.gpus_per_node;
+  std::vector<int> counts;
   for (int k = -kShapeTries; k <= kShapeTries; ++k) {
-    const long long g = (static_cast<long long>(cluster.gpus) / step + k) * step;
+    const long long g = (cluster.gpus / per_node + k) * per_node;
     if (g >= 1 && g != cluster.gpus && g <= std::numeric_limits<int>::max()) counts.push_back(static_cast<int>(g));
   }
+  if (cluster.gpus < per_node)
+    for (int g = 1; g < per_node; ++g)
+      if (g != cluster.gpus) counts.push_back(g);
   std::sort(counts.begin(), counts.end(), [&](int x, int y) {
     const int dx = std::abs(x - cluster.gpus), dy = std::abs(y - cluster.gpus);
     return dx != dy ? dx < dy : x < y;
@@ -432,6 +436,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       if (options.pins != LayoutPins{} || !suggest)
         throw InputError("no valid layout: " + first + " (check the global batch and the pinned degrees)");
       Infeasibility& why = result.infeasible.emplace();
+      why.usable_memory_bytes = result.usable_memory_bytes;
       why.reason = "no valid layout of " + std::to_string(job.global_batch) + " sequences on " +
                    std::to_string(cluster.gpus) + " GPUs: " + first;
       why.changes = shape_changes(job, cluster, options);

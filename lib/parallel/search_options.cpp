@@ -77,8 +77,9 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
   const long long per_node = cluster.gpus_per_node;
   const long long pinned =
       static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
-  const long long step = cluster.gpus >= per_node ? std::lcm(per_node, pinned) : pinned;
   long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
+  // Past one node the count is whole nodes (what --gpus accepts); within one, any multiple of the pins.
+  const long long step = gpus > per_node ? std::lcm(per_node, pinned) : pinned;
   gpus = std::max<long long>(step, (gpus + step - 1) / step * step);
   // With TP and PP pinned the GPU count sets DP, which must divide the batch in (pinned) micro-batches.
   bool batch_divides = true;

@@ -68,8 +68,12 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
     job.global_batch = exact_sequences ? *exact_sequences : batch_sequences(tokens, job.seq, cluster.gpus);
     try {
       return parallel::search_layouts(job, cluster, search);
-    } catch (const FieldError&) {
-      throw;
+    } catch (const FieldError& e) {
+      // A pinned DP or micro-batch that does not divide the batch the plan chose is the plan's batch at fault.
+      if (e.field() != "dp" && e.field() != "global_batch") throw;
+      parallel::SearchResult none;
+      none.infeasible.emplace().reason = e.what();
+      return none;
     } catch (const InputError& e) {
       parallel::SearchResult none;
       none.infeasible.emplace().reason = e.what();

@@ -347,3 +347,37 @@ TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees d
   REQUIRE(fixed.status == 1);
   for (const auto& c : json::parse(fixed.out).at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
 }
+
+TEST_CASE("layout: on less than a node the GPU count suggested past one node is whole nodes, which --gpus takes") {
+  const std::string args = "layout --arch llama2-70b --gpu h100-sxm5-80gb --global-batch 64 ";
+  const auto r = run_cli(args + "--gpus 4 -o json");
+  REQUIRE(r.status == 1);
+  const auto change = json::parse(r.out).at("infeasible").at("changes").at(0);
+  REQUIRE(change.at("field") == "gpus");
+  const long long gpus = change.at("value").get<long long>();
+  CHECK(gpus > 8);
+  CHECK(gpus % 8 == 0);
+  CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status != 2);
+}
+
+TEST_CASE("emit for another trainer writes the memory of that trainer's gradients") {
+  // A DeepSpeed plan keeps bf16 gradients; Megatron-LM keeps fp32 ones, so its launch needs more memory a GPU.
+  const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-other-trainer");
+  const std::string plan = (dir / "plan.json").string();
+  const auto planned = run_cli("plan --flops 1e22 --gpu h100-sxm5-80gb --gpus 64 --trainer deepspeed -o json");
+  REQUIRE(planned.status == 0);
+  std::ofstream(plan) << planned.out;
+  const auto doc = json::parse(planned.out);
+  const auto& best = doc.at("layouts").at(0);
+  const auto& m = best.at("memory_breakdown");
+  const double deepspeed_gib = m.at("weights_gib").get<double>() + m.at("gradients_gib").get<double>() +
+                               m.at("optimizer_gib").get<double>() + m.at("activations_gib").get<double>() +
+                               m.at("embeddings_logits_gib").get<double>();
+  const auto written = run_cli("emit megatron --from " + plan + " -q");
+  REQUIRE(written.status == 0);
+  const size_t at = written.out.find("memory ");
+  REQUIRE(at != std::string::npos);
+  const double megatron_gib = std::stod(written.out.substr(at + 7));
+  // The same layout: weights and gradients were equal at 2 bytes; at 4 the gradients double.
+  CHECK(megatron_gib == doctest::Approx(deepspeed_gib + m.at("gradients_gib").get<double>()).epsilon(0.002));
+}

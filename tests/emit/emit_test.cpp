@@ -548,6 +548,10 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   older_fewer.replace(older_fewer.find("--gpus-per-node=8"), 17, "--gres=gpu:4");
   CHECK(check_slurm(older_fewer) ==
         std::vector<std::string>{"torchrun --nproc-per-node 8 disagrees with #SBATCH --gpus-per-node=4"});
+  // torchrun's rendezvous options in the --opt=value form are the same options.
+  std::string attached = script;
+  attached.replace(attached.find("--rdzv-backend c10d"), 19, "--rdzv-backend=c10d");
+  CHECK(check_slurm(attached).empty());
   // One task a node: each task would start its own torchrun and a process per GPU.
   std::string tasks = script;
   tasks.replace(tasks.find("--ntasks-per-node=1"), 19, "--ntasks-per-node=8");
