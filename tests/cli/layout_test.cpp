@@ -345,7 +345,8 @@ TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees d
   // With DP pinned too the GPU count is the pins' product: more GPUs is not offered.
   const auto fixed = run_cli(args + "--dp 8 --gpus 256 -o json");
   REQUIRE(fixed.status == 1);
-  for (const auto& c : json::parse(fixed.out).at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
+  const json fixed_doc = json::parse(fixed.out);  // held: a range-for over a temporary's member would dangle
+  for (const auto& c : fixed_doc.at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
 }
 
 TEST_CASE("layout: on less than a node the GPU count suggested past one node is whole nodes, which --gpus takes") {
