@@ -156,9 +156,6 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
     const std::string type = opt.is_object() && opt.contains("type") && opt["type"].is_string() ? opt["type"] : "";
     std::string lower = type;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    auto listed = [](const std::vector<std::string>& names, const std::string& name) {
-      return std::find(names.begin(), names.end(), name) != names.end();
-    };
     if (!listed(data.deepspeed_optimizers, lower) && !listed(data.torch_optimizers, type))
       problems.push_back("optimizer.type " + (type.empty() ? std::string("is missing") : "'" + type + "'") +
                          ": accepted: DeepSpeed's " + join(data.deepspeed_optimizers, ", ") +

@@ -16,10 +16,6 @@
 namespace isoflop::emit {
 namespace {
 
-bool listed(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
-}
-
 // The releases a target is written for: the asked one where the target's trainer has it, else the newest listed.
 struct Versions {
   std::string megatron, nemo;

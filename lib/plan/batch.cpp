@@ -68,13 +68,11 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
     job.global_batch = exact_sequences ? *exact_sequences : batch_sequences(tokens, job.seq, cluster.gpus);
     try {
       return parallel::search_layouts(job, cluster, search);
-    } catch (const FieldError& e) {
-      // A pinned DP or micro-batch that does not divide the batch the plan chose is the plan's batch at fault.
-      if (e.field() != "dp" && e.field() != "global_batch") throw;
-      parallel::SearchResult none;
-      none.infeasible.emplace().reason = e.what();
-      return none;
     } catch (const InputError& e) {
+      // Another field is the user's (a pin the job cannot take); a pinned DP or micro-batch that does not divide
+      // the batch the plan chose is the plan's batch at fault.
+      const auto* field = dynamic_cast<const FieldError*>(&e);
+      if (field && field->field() != "dp" && field->field() != "global_batch") throw;
       parallel::SearchResult none;
       none.infeasible.emplace().reason = e.what();
       return none;
