@@ -53,6 +53,9 @@ struct TrainerRules {
   TrainerDefaults defaults;
   std::string source;
   std::string file;                   // "data/trainers.yaml:12"
+  // Not data: the file isoflop writes for this trainer ("ds_config.json") when the rules are narrowed to what that
+  // file can express (parallel::as_written); empty for the trainer's own rules. Messages name the file then.
+  std::string written_as;
 
   bool loaded() const { return !zero_stages.empty(); }
   // The source of a rule by id ("" for an unknown id).

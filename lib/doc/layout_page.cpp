@@ -118,7 +118,9 @@ std::string render_layout_page(const LayoutDocument& d) {
                     std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";
   if (d.inputs.from) out += ", from " + *d.inputs.from;
   const auto& trainer = s.options.trainer;
-  if (trainer.loaded()) out += "; trainer " + trainer.name + " (rules of " + trainer.version + ")";
+  if (trainer.loaded())
+    out += "; trainer " + trainer.name + " (rules of " + trainer.version +
+           (trainer.written_as.empty() ? "" : ", as its " + trainer.written_as + " can say them") + ")";
   out += "\n";
   std::string pins;
   for (const auto& dim : parallel::dimensions())

@@ -66,17 +66,6 @@ std::string trainer_of(Target target, const LaunchSpec& spec) {
   }
 }
 
-// The trainer's rules narrowed to what isoflop's file for it can say. Megatron-DeepSpeed has no option for the
-// first and last stages' layers (DeepSpeed's PipelineModule splits by its own partition method), and the NeMo
-// config written (megatron_gpt_config.yaml) has no key for them and shards no more than the optimizer state
-// (distributed_fused_adam), where NeMo 2's MegatronStrategy also runs FSDP2 (ZeRO-3). A layout outside them is
-// re-ranked under these rules, as a layout the trainer refuses is.
-catalog::TrainerRules written_rules(catalog::TrainerRules rules) {
-  if (rules.name == "deepspeed" || rules.name == "nemo") rules.uneven_stages = false;
-  if (rules.name == "nemo") std::erase_if(rules.zero_stages, [](int stage) { return stage > 1; });
-  return rules;
-}
-
 const catalog::Catalog& catalog_of(const EmitOptions& options) {
   if (!options.catalog) throw std::logic_error("emit: EmitOptions.catalog is required (the trainers' rules)");
   return *options.catalog;
@@ -219,8 +208,7 @@ std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const
   const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
   std::vector<EmittedFile> files;
   for (Target t : targets_of(target)) {
-    const LaunchSpec runnable =
-        under_rules(spec, written_rules(catalog.trainer(trainer_of(t, spec))), catalog.trainer(own));
+    const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
     const LaunchSpec target_spec = for_target(t, runnable, options);
     EmittedFile f = render(t, target_spec, options, versions);
     f.substitution = target_spec.substitution;

@@ -87,7 +87,8 @@ struct LayoutFacts {
 // facts: "rule 'ID': reason", empty when they hold.
 std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, LayoutFacts facts);
 // The spec `target`'s trainer runs. The plan's layout when `target` accepts it. Otherwise, for a layout the plan's
-// own trainer (`own`) accepts, the best layout of the plan's model on its cluster under `target`'s rules and the
+// own trainer (`own`) accepts, the best layout of the plan's model on its cluster under `target`'s rules as the file
+// isoflop writes for it can express them (parallel::as_written) and the
 // plan's pins (what `layout --from PLAN` with that trainer ranks first), said in `relayout`. Throws FieldError
 // naming `target`'s rule when `own` refuses the layout too (a hand-edited plan) or no layout fits.
 LaunchSpec under_rules(const LaunchSpec& spec, const catalog::TrainerRules& target, const catalog::TrainerRules& own);

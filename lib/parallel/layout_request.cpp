@@ -2,6 +2,7 @@
 #include "parallel/layout_request.hpp"
 
 #include "core/error.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -49,7 +50,7 @@ SearchOptions search_options(const LayoutRequest& request) {
 
 void resolve_trainer(const catalog::Catalog& catalog, SearchOptions& o) {
   const std::string name = o.trainer.name.empty() ? std::string(kTrainerNames.name(Trainer::kMegatron)) : o.trainer.name;
-  o.trainer = catalog.trainer(name);
+  o.trainer = as_written(catalog.trainer(name));
 }
 
 JobSettings job_settings(const JobSettingsRequest& r) {

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "parallel/search.hpp"
 #include "parallel/stages.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::parallel {
 
@@ -24,10 +25,11 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;
   if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
       !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
-    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
-                               (trainer.loaded() && !trainer.uneven_stages
-                                    ? " (" + trainer.name + " splits layers evenly over the stages)"
-                                    : " (pin the first and last stage layers)"));
+    throw FieldError("pp",
+                     "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
+                         (trainer.loaded() && !trainer.uneven_stages
+                              ? " (" + rules_holder(trainer) + " has no layer counts for the first and last stages)"
+                              : " (pin the first and last stage layers)"));
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
   Layout pinned;  // the pinned degrees, 1 where open

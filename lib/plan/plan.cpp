@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "model/params.hpp"
 #include "parallel/stages.hpp"
+#include "parallel/trainer_rules.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::plan {
@@ -62,10 +63,14 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
   throw InputError("plan: no budget given");
 }
 
+// The depth multiple a plan shapes for a trainer that splits layers over pipeline stages evenly only.
+constexpr int kEvenStagesDepthMultiple = 4;
+
 // The shaped architecture for N parameters, at the depth the family's aspect ratio prefers. (A depth rounded
 // to a pipeline-friendly multiple was tried: with TP 8 and 128-wide heads d_model moves in steps of 1024, so
 // such depths exist only for some N, the shape jumps with N and the utilisation loop loses its fixed point.
-// Only a pinned pipeline narrows the depths, to those its stages run.)
+// Only a pinned pipeline narrows the depths, to those its stages run, and a trainer that splits layers over
+// the stages evenly only, to a multiple that a few pipeline degrees divide.)
 model::Architecture shape_for(double params, const PlanOptions& o) {
   model::ShapeOptions shape;
   shape.reference = o.family;
@@ -77,18 +82,32 @@ model::Architecture shape_for(double params, const PlanOptions& o) {
   const auto& pins = o.search.pins;
   const bool narrowed = pins.pp && !pins.first_stage_layers && !pins.last_stage_layers;
   const int pp = pins.pp.value_or(1), vpp = pins.vpp.value_or(1);
+  // A trainer without uneven stages (or whose launch file isoflop writes has none: parallel::as_written) runs
+  // a pipeline only over a divisor of the layers, and the aspect ratio's depth is often prime (103): such a
+  // trainer gets depths in multiples of kEvenStagesDepthMultiple, so PP 2 and 4 at least split them.
+  const auto& trainer = o.search.trainer;
+  const bool even_stages_only = trainer.loaded() && trainer.pipeline && !trainer.uneven_stages;
   if (narrowed) {
     shape.accept_layers = [pp, vpp](int layers) { return layers % (pp * vpp) == 0; };
     shape.depth_rule = "layers that split over the pinned " + std::to_string(pp) + " pipeline stages";
+  } else if (even_stages_only) {
+    shape.accept_layers = [](int layers) { return layers % kEvenStagesDepthMultiple == 0; };
+    shape.depth_rule = "layers in multiples of " + std::to_string(kEvenStagesDepthMultiple) + ", since " +
+                       parallel::rules_holder(o.search.trainer) + " splits them over the stages evenly only";
   }
   model::ShapeResult shaped;
   try {
     shaped = model::shape_architecture(params, shape);
   } catch (const InfeasibleError&) {
-    if (!narrowed || !o.search.trainer.uneven_stages) throw;
-    shape.accept_layers = [pp, vpp](int layers) {
-      return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
-    };
+    if (!narrowed && even_stages_only) {
+      shape.accept_layers = nullptr;  // too shallow for the multiple: any depth, run with PP 1
+    } else if (narrowed && trainer.uneven_stages) {
+      shape.accept_layers = [pp, vpp](int layers) {
+        return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
+      };
+    } else {
+      throw;
+    }
     shaped = model::shape_architecture(params, shape);
   }
   model::Architecture a = shaped.best.architecture;

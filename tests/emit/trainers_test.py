@@ -419,10 +419,28 @@ def nemo_refusal(binary, tmp):
     expect(layout['first_stage_layers'] > 0, 'nemo refusal: the plan has uneven stages: %s' % layout)
     out = os.path.join(tmp, 'uneven-all')
     r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out])
-    expect(r.returncode == 2 and "nemo refuses the plan's layout" in r.stderr and "uneven_stages" in r.stderr and
-           not os.path.exists(out), 'nemo refusal: emit all: %d %s' % (r.returncode, r.stderr))
+    expect(r.returncode == 2 and "the nemo.yaml for nemo cannot express the plan's layout" in r.stderr and
+           "uneven_stages" in r.stderr and not os.path.exists(out), 'nemo refusal: emit all: %d %s' % (r.returncode, r.stderr))
     r = run(binary, ['emit', 'megatron', '--from', plan_path, '--out', os.path.join(tmp, 'uneven-megatron'), '-q'])
     expect(r.returncode == 0, 'nemo refusal: emit megatron: ' + r.stderr)
+    # Planned for the trainer whose file is written, the plan ranks only what that file can say (even stages; for
+    # NeMo at most ZeRO-1), shaping a depth its stages divide, and emit writes the plan's layout as it is.
+    for trainer, target_file in (('nemo', 'nemo.yaml'), ('deepspeed', 'ds_config.json')):
+        r = run(binary, ['plan'] + QUICKSTART.split() + ['--trainer', trainer, '-o', 'json'])
+        expect(r.returncode == 0, 'plan --trainer %s: %s' % (trainer, r.stderr))
+        doc = json.loads(r.stdout)
+        layout, layers = doc['layouts'][0], doc['architecture']['layers']
+        expect(layers % (layout['pp'] * layout.get('vpp', 1)) == 0 and layout['first_stage_layers'] == 0 and
+               layout['last_stage_layers'] == 0, 'plan --trainer %s: an even split of %d layers: %s' % (trainer, layers, layout))
+        expect(trainer != 'nemo' or layout['zero_stage'] <= 1, 'plan --trainer nemo: ZeRO at most 1: %s' % layout)
+        path = os.path.join(tmp, 'even-%s.json' % trainer)
+        open(path, 'w').write(r.stdout)
+        out = os.path.join(tmp, 'even-' + trainer)
+        r = run(binary, ['emit', trainer, '--from', path, '--out', out, '-q'])
+        expect(r.returncode == 0, 'emit %s --from its own plan: %s' % (trainer, r.stderr))
+        if r.returncode == 0:
+            files = {f['file']: f for f in json.load(open(os.path.join(out, 'manifest.json')))['files']}
+            expect(not files[target_file].get('relayout'), 'emit %s writes its plan\'s layout: %s' % (trainer, files))
 
 
 def target_rules(binary, tmp):

@@ -225,3 +225,31 @@ TEST_CASE("stage split: even, Megatron's first/last counts, and the search's bal
   CHECK(f.middle == 13);
   CHECK(f.last == 13);
 }
+
+TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it says, and its messages name the file") {
+  Fixture f;
+  const JobSpec job = f.job(false, 4096);
+  const Layout uneven_stages = uneven(layout(1, 4, 16, 1), 11, 11);  // 48 layers: 11 + 13 + 13 + 11
+  const Layout fsdp2 = layout(8, 1, 8, 3);
+  for (const char* name : {"deepspeed", "nemo"}) {
+    INFO(name);
+    const catalog::TrainerRules& own = f.cat.trainer(name);
+    const catalog::TrainerRules written = as_written(own);
+    CHECK(!trainer_violation(own, uneven_stages, job, f.cluster));  // the trainers split unevenly themselves
+    const auto v = trainer_violation(written, uneven_stages, job, f.cluster);
+    REQUIRE(v);
+    CHECK(v->rule == "uneven_stages");
+    CHECK(v->reason.find(std::string("the ") + written.written_as + " isoflop writes for " + name) == 0);
+    CHECK(written.rule_source("uneven_stages").find("isoflop's") == 0);
+    CHECK(rules_holder(own) == name);
+  }
+  // NeMo 2 runs FSDP2 (ZeRO-3); the nemo.yaml written shards at most the optimizer state.
+  CHECK(!trainer_violation(f.cat.trainer("nemo"), fsdp2, job, f.cluster));
+  const auto v = trainer_violation(as_written(f.cat.trainer("nemo")), fsdp2, job, f.cluster);
+  REQUIRE(v);
+  CHECK(v->rule == "zero_stages");
+  CHECK(v->reason == "the nemo.yaml isoflop writes for nemo offers no ZeRO-3 (its stages: 0, 1)");
+  // Megatron-LM's own file says all its rules do: its rules are as they are.
+  CHECK(as_written(f.cat.trainer("megatron")) == f.cat.trainer("megatron"));
+  CHECK(!trainer_violation(as_written(f.cat.trainer("megatron")), uneven_stages, job, f.cluster));
+}
