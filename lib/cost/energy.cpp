@@ -22,10 +22,14 @@ std::vector<PowerEstimate> estimate_power(const PowerInputs& in) {
     const double nodes = std::ceil(static_cast<double>(in.gpus) / in.gpus_per_node);
     node.available = true;
     node.power_w = *in.node_power_w * nodes;
+    // GPUs that do not fill their nodes hold them whole: a node's host, fans and network draw for all its slots.
     node.assumptions = watts(*in.node_power_w) + " per node" +
                        (in.node_power_note.empty() ? "" : " (" + in.node_power_note + ")") + " x " +
-                       units::format_significant(nodes, 12) + " nodes of " + std::to_string(in.gpus_per_node) +
-                       " accelerators";
+                       units::format_significant(nodes, 12) + (nodes == 1 ? " node of " : " nodes of ") +
+                       std::to_string(in.gpus_per_node) + " accelerators";
+    if (in.gpus % in.gpus_per_node != 0)
+      node.assumptions += " (" + n + " accelerators occupy " + units::format_significant(nodes, 12) +
+                          (nodes == 1 ? " node, billed whole)" : " nodes, billed whole)");
   } else {
     node.assumptions = "no node power (no node in the catalog for this accelerator; give a node or its power)";
   }

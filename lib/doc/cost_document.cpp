@@ -36,7 +36,9 @@ CostCluster resolve(const catalog::Catalog& cat, const parallel::ClusterRequest&
       return c;
     }
   }
-  const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, request);
+  parallel::ClusterRequest any_count = request;
+  any_count.whole_nodes = false;  // the node method bills the nodes the GPUs occupy (cost/energy.cpp)
+  const parallel::ResolvedCluster cluster = parallel::resolve_cluster(cat, any_count);
   c.accelerator = cluster.spec.accelerator;
   c.node = &cat.node(cluster.spec.node_name, "node");
   c.gpus = cluster.spec.gpus;

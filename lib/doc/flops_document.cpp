@@ -5,6 +5,20 @@
 #include "doc/architecture_input.hpp"
 
 namespace isoflop::doc {
+namespace {
+
+// The tokens a document's run trains: a plan's `budget.tokens` (what its time, FLOPs and cost count; the
+// allocation's are the law's optimum for the law's N, not the shaped model's), a flops document's
+// `flops.tokens`. None for a document without a run (arch, layout).
+std::optional<double> run_tokens(const SourceDocument& from) {
+  const char* section = from.kind == "plan" ? "budget" : from.kind == "flops" ? "flops" : nullptr;
+  if (!section || !from.json.contains(section)) return std::nullopt;
+  const Json& s = from.json.at(section);
+  if (!s.is_object() || !s.contains("tokens") || !s.at("tokens").is_number()) return std::nullopt;
+  return s.at("tokens").get<double>();
+}
+
+}  // namespace
 
 FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& request) {
   FlopsDocument d;
@@ -17,10 +31,7 @@ FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& reque
   if (request.from) {
     const SourceDocument from = read_document(*request.from);
     d.architecture = architecture_of(from);
-    const Json* allocation = from.kind == "plan" && from.json.contains("allocation") ? &from.json.at("allocation") : nullptr;
-    if (!tokens && !request.global_batch && allocation && allocation->contains("tokens") &&
-        allocation->at("tokens").is_number())
-      tokens = allocation->at("tokens").get<double>();
+    if (!tokens && !request.global_batch) tokens = run_tokens(from);
   } else if (request.arch) {
     d.architecture = resolve_architecture(cat, *request.arch);
   }
@@ -30,7 +41,7 @@ FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& reque
     if (*request.global_batch < 1) throw FieldError("global_batch", "must be positive");
     tokens = static_cast<double>(*request.global_batch) * static_cast<double>(seq);
   }
-  if (!tokens) throw FieldError("tokens", "give the training tokens or a global batch (a plan document carries its tokens)");
+  if (!tokens) throw FieldError("tokens", "give the training tokens or a global batch (a plan or flops document carries its tokens)");
   const model::Recompute recompute = request.recompute.value_or(model::default_recompute(request.convention));
   // Dropping the embeddings is a 6·N·D choice of N, and needs the architecture that has them.
   if (request.non_embedding && !d.architecture)

@@ -51,7 +51,14 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
   } else {
     throw FieldError("gpus", "missing cluster size; give a GPU count or a node count");
   }
-  c.validate();
+  if (r.whole_nodes) {
+    c.validate();
+  } else {  // the rest of the rules, on the nodes the GPUs occupy
+    ClusterSpec occupied = c;
+    if (c.gpus > c.gpus_per_node)  // below 2e8: gpus <= 1e8 and gpus_per_node < gpus
+      occupied.gpus = (c.gpus + c.gpus_per_node - 1) / c.gpus_per_node * c.gpus_per_node;
+    occupied.validate();
+  }
   return out;
 }
 

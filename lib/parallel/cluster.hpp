@@ -16,6 +16,8 @@ struct ClusterRequest {
   std::optional<long long> gpus;     // total accelerators
   std::optional<long long> nodes;    // or whole nodes
   std::optional<long long> gpus_per_node;  // overriding the node's
+  // Layouts place whole nodes; `cost` prices any GPU count (its node method bills the nodes they occupy).
+  bool whole_nodes = true;
   bool operator==(const ClusterRequest&) const = default;
 };
 
@@ -25,7 +27,7 @@ struct ResolvedCluster {
 };
 
 // Throws FieldError naming the field (gpu, node, gpus, nodes, gpus_per_node): unknown ids (with "did you mean"), a node whose accelerator differs
-// from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes.
+// from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes (unless !whole_nodes).
 ResolvedCluster resolve_cluster(const catalog::Catalog& catalog, const ClusterRequest& request);
 
 }  // namespace isoflop::parallel

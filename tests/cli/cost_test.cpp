@@ -326,3 +326,24 @@ TEST_CASE("cost: a node of another size than the catalog's draws the catalog nod
     CHECK(doc["cost"]["inputs"]["node_power_w"].get<double>() == doctest::Approx(6500.0 / 8 * per_node));
   }
 }
+
+TEST_CASE("cost: GPUs that do not fill their nodes hold them whole under the node method, and only there") {
+  // 4 and 12 A100s occupy one and two DGX A100 nodes of 6.5 kW; the TDP and per-GPU methods count the GPUs.
+  for (const auto& [gpus, nodes] : {std::pair{4, 1}, std::pair{12, 2}, std::pair{1001, 126}}) {
+    INFO(gpus);
+    const std::string run = "cost --gpu a100-sxm4-80gb --gpus " + std::to_string(gpus) + " --time 10h";
+    CHECK(run_json(run + " -o json")["cost"]["power_w"].get<double>() == doctest::Approx(6500.0 * nodes));
+    const auto tdp = run_json(run + " --energy-method tdp -o json");
+    CHECK(tdp["cost"]["power_w"].get<double>() == doctest::Approx((400 + 237) * gpus));
+    CHECK(run_json(run + " --power-w 400 -o json")["cost"]["power_w"].get<double>() == doctest::Approx(400.0 * gpus));
+    const auto table = run_cli(run);
+    CHECK(table.out.find(std::to_string(gpus) + " accelerators occupy " + std::to_string(nodes) +
+                         (nodes == 1 ? " node, billed whole" : " nodes, billed whole")) != std::string::npos);
+  }
+  // A layout places whole nodes: the count is refused, naming the nearest that fill them.
+  const auto r = run_cli("layout --arch chinchilla-70b --gpus 12 --gpu a100-sxm4-80gb --global-batch 1536");
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "isoflop: error: --gpus: 12 is not a whole number of 8-GPU nodes; give a multiple of 8 (8 or 16), a node count, "
+        "or the GPUs per node\n");
+}

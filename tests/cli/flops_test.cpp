@@ -131,7 +131,7 @@ TEST_CASE("flops bad input exits 2") {
         "matrices)\n");
 }
 
-TEST_CASE("flops --from a plan counts the plan's model on the plan's tokens") {
+TEST_CASE("flops --from a plan counts the plan's model on the tokens its run trains, as its cost does") {
   const auto dir = isoflop::test::fresh_temp_dir("flops", "plan");
   const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   REQUIRE(plan.status == 0);
@@ -139,11 +139,22 @@ TEST_CASE("flops --from a plan counts the plan's model on the plan's tokens") {
   const auto p = nlohmann::json::parse(plan.out);
   const auto doc = run_json("flops --from " + (dir / "p.json").string() + " -o json");
   CHECK(doc["architecture"] == p["architecture"]);
-  CHECK(doc["flops"]["tokens"].get<double>() == p["allocation"]["tokens"].get<double>());
+  // The tokens the run trains (what the plan's time and cost count), not the law's for its own N.
+  const double run_tokens = p["budget"]["tokens"].get<double>();
+  CHECK(run_tokens != p["allocation"]["tokens"].get<double>());
+  CHECK(doc["flops"]["tokens"].get<double>() == run_tokens);
   const double n = p["architecture"]["params"].get<double>();
-  CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * n * p["allocation"]["tokens"].get<double>()) - 1) <
-        1e-12);
+  CHECK(std::fabs(doc["flops"]["hardware_flops"].get<double>() / (6 * n * run_tokens) - 1) < 1e-12);
+  // In the plan's own convention (Korthikanti eq. 7 model FLOPs), the same run counts the plan's FLOPs.
+  const auto model_flops =
+      run_json("flops --from " + (dir / "p.json").string() + " --flops-convention megatron --recompute none -o json");
+  CHECK(std::fabs(model_flops["flops"]["model_flops"].get<double>() / p["budget"]["flops"].get<double>() - 1) < 1e-9);
   // --tokens overrides the plan's.
   const auto own = run_json("flops --from " + (dir / "p.json").string() + " --tokens 1T -o json");
   CHECK(own["flops"]["tokens"].get<double>() == 1e12);
+  // A flops document carries its run's tokens too.
+  std::ofstream(dir / "f.json") << run_cli("flops --arch chinchilla-70b --tokens 1.4T -o json").out;
+  const auto again = run_json("flops --from " + (dir / "f.json").string() + " -o json");
+  CHECK(again["flops"]["tokens"].get<double>() == 1.4e12);
+  CHECK(again["architecture"]["name"] == "chinchilla-70b");
 }
