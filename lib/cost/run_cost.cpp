@@ -52,9 +52,14 @@ void RunCostInputs::validate() const {
   if (gpus_per_node < 1) throw FieldError("gpus_per_node", "must be at least 1");
   if (!(peak_flops_per_gpu > 0)) throw FieldError("peak_flops_per_gpu", "the accelerator's peak must be positive");
   check_utilisation(utilisation);
-  if (!(pue >= 1)) throw FieldError("pue", "must be at least 1 (facility energy over IT energy)");
+  if (!(pue >= 1))
+    throw FieldError("pue",
+                     "must be at least 1 (facility energy over IT energy), got " + units::format_significant(pue, 6));
   if (!(intensity_kg_per_kwh >= 0)) throw FieldError("intensity_kg_per_kwh", "must not be negative");
-  if (!(cfe_fraction >= 0 && cfe_fraction < 1)) throw FieldError("cfe_fraction", "must be in [0, 1)");
+  // 1 is a site matched hour by hour with carbon-free energy: its net emissions are zero.
+  if (!(cfe_fraction >= 0 && cfe_fraction <= 1))
+    throw FieldError("cfe_fraction",
+                     "must be in [0, 1] (the carbon-free share), got " + units::format_significant(cfe_fraction, 6));
   if (node_power_w && !(*node_power_w > 0)) throw FieldError("node_power_w", "must be positive");
   if (power_per_gpu_w && !(*power_per_gpu_w > 0)) throw FieldError("power_per_gpu_w", "must be positive");
   if (!(tdp_w >= 0)) throw FieldError("tdp_w", "the accelerator's TDP must not be negative");

@@ -77,9 +77,14 @@ CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogReque
       }
   };
   std::apply([&](auto... lists) { (list(cat.*lists), ...); }, kLists);
-  if (request.name && d.entries.empty())
-    throw FieldError("name", "no " + (all ? std::string("entry") : request.kind + " entry") + " named '" +
-                                 *request.name + "'" + did_you_mean(*request.name, names));
+  if (request.name && d.entries.empty()) {
+    // The name is typed as `catalog KIND NAME` or --name: the message quotes it rather than naming an option.
+    constexpr size_t kListedNames = 40;
+    const std::string what = all ? std::string("catalog entry") : request.kind + " entry";
+    throw InputError("no " + what + " named '" + *request.name + "'" + did_you_mean(*request.name, names) +
+                     (names.size() <= kListedNames ? "; accepted: " + join(names)
+                                                   : "; 'isoflop catalog " + request.kind + "' lists them"));
+  }
   return d;
 }
 

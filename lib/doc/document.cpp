@@ -110,7 +110,10 @@ void require_kind(const SourceDocument& document, const std::vector<std::string_
     if (document.kind == k) return;
   std::vector<std::string> names;
   for (const auto& k : kinds) names.push_back(schema_id(k));
-  throw InputError(document.source + ": schema: a " + document.kind + " document; expected " + join(names, " or "));
+  const bool vowel =
+      !document.kind.empty() && std::string_view("aeiou").find(document.kind[0]) != std::string_view::npos;
+  throw InputError(document.source + ": schema: " + (vowel ? "an " : "a ") + document.kind + " document; expected " +
+                   join(names, " or "));
 }
 
 std::string describe_json_error(const std::exception& e) {

@@ -41,7 +41,9 @@ FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& reque
     if (*request.global_batch < 1) throw FieldError("global_batch", "must be positive");
     tokens = static_cast<double>(*request.global_batch) * static_cast<double>(seq);
   }
-  if (!tokens) throw FieldError("tokens", "give the training tokens or a global batch (a plan or flops document carries its tokens)");
+  if (!tokens)
+    throw FieldError("tokens",
+                     "give the training tokens or a global batch (a plan or flops document carries its tokens)");
   const model::Recompute recompute = request.recompute.value_or(model::default_recompute(request.convention));
   // Dropping the embeddings is a 6·N·D choice of N, and needs the architecture that has them.
   if (request.non_embedding && !d.architecture)

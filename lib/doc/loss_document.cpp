@@ -24,7 +24,9 @@ std::string render_loss(const LossDocument& d) {
     if (e.unique_tokens) kv.emplace_back("unique tokens", units::format_count(*e.unique_tokens, 4));
     if (e.epochs) kv.emplace_back("epochs", units::format_significant(*e.epochs, 4));
     kv.emplace_back("loss", units::format_significant(e.loss, 6));
-    return report::render_key_values(kv);
+    std::string out = report::render_key_values(kv);
+    if (e.unique_tokens && !e.note.empty()) out += "  note: " + e.note + "\n";  // where the decay comes from
+    return out;
   }
   report::TextTable t({"law", "loss", "N counts", "fitted on"}, {false, true, false, false});
   for (const auto& e : d.losses) t.add_row({e.law, units::format_significant(e.loss, 6), e.parameters, e.dataset});

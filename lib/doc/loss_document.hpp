@@ -35,7 +35,8 @@ inline constexpr auto fields<scaling::LossEstimate> =
                field("epochs", &scaling::LossEstimate::epochs),
                field("loss", &scaling::LossEstimate::loss),
                field("parameters", &scaling::LossEstimate::parameters),
-               field("dataset", &scaling::LossEstimate::dataset)};
+               field("dataset", &scaling::LossEstimate::dataset),
+               field("note", &scaling::LossEstimate::note)};
 
 template <>
 inline constexpr auto fields<LossDocument> =

@@ -17,13 +17,15 @@ namespace isoflop::doc {
 namespace {
 
 std::string budget_section(const plan::PlanResult& p) {
-  std::vector<std::pair<std::string, std::string>> kv = {
-      {"compute", units::format_scientific(p.flops) + " FLOPs (" +
-                      std::string(plan::kFlopsConventionNames.name(p.flops_convention)) + ")"}};
+  std::string compute = units::format_scientific(p.flops) + " FLOPs (" +
+                        std::string(plan::kFlopsConventionNames.name(p.flops_convention)) + ")";
+  // A FLOPs budget is the law's C = 6·N·D (the allocation's); the run counts the shaped model's own FLOPs.
+  if (p.budget.flops) compute += "; budget " + units::format_scientific(*p.budget.flops) + " FLOPs = the law's 6·N·D";
+  std::vector<std::pair<std::string, std::string>> kv = {{"compute", compute}};
   if (p.feasible()) {
     kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU (best layout, " +
-                                     std::to_string(p.iterations) + " iterations; floor " +
-                                     units::format_significant(100 * p.min_mfu) + "%)"});
+                                     std::to_string(p.iterations) + (p.iterations == 1 ? " iteration" : " iterations") +
+                                     "; floor " + units::format_significant(100 * p.min_mfu) + "%)"});
     kv.push_back({"time", units::format_significant(p.time_s / units::kSecondsPerDay, 4) +
                               " days = " + units::format_count(p.tokens) + " tokens / " +
                               units::format_count(p.tokens_per_s) + " tokens/s"});

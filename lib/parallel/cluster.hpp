@@ -26,8 +26,9 @@ struct ResolvedCluster {
   std::string note;  // e.g. "node dgx-a100 (reference node of a100-sxm4-80gb) supplies 8 GPUs per node and bandwidths"
 };
 
-// Throws FieldError naming the field (gpu, node, gpus, nodes, gpus_per_node): unknown ids (with "did you mean"), a node whose accelerator differs
-// from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes (unless !whole_nodes).
+// Throws FieldError naming the field (gpu, node, gpus, nodes, gpus_per_node): unknown ids (with "did you mean"), a node
+// whose accelerator differs from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes
+// (unless !whole_nodes).
 ResolvedCluster resolve_cluster(const catalog::Catalog& catalog, const ClusterRequest& request);
 
 }  // namespace isoflop::parallel

@@ -111,6 +111,7 @@ LossAnswer answer_loss(const catalog::Catalog& catalog, const LossRequest& reque
     e.loss = predicted_loss(law, query);
     e.parameters = law.parameters;
     e.dataset = law.dataset;
+    e.note = law.note;
     out.losses.push_back(std::move(e));
   }
   return out;

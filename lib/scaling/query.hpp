@@ -74,6 +74,9 @@ struct LossEstimate {
   // different datasets (and tokenizers) do not compare, and N means the same model only under one convention.
   std::string parameters;
   std::string dataset;
+  // The law's note: its caveats, and with unique tokens where its repeated-data decay comes from ("repeated
+  // tokens decay with R_D* = 15.3878 from muennighoff-2023").
+  std::string note;
 
   bool operator==(const LossEstimate&) const = default;
 };

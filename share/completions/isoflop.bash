@@ -30,7 +30,7 @@ _isoflop() {
     --annotations) COMPREPLY=($(compgen -W "github" -- "$cur")); return 0 ;;
     --catalog) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
-    --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron" -- "$cur")) && return 0 ;;
+    --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron llama2 llama3" -- "$cur")) && return 0 ;;
     --out) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm" -- "$cur")); return 0 ;;
     --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0 v1.22.0 v1.23.0 v2.4.0" -- "$cur")); return 0 ;;
@@ -50,7 +50,7 @@ _isoflop() {
     return 0
   fi
   if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W "hardware grids laws models cost" -- "$cur"))
+    COMPREPLY=($(compgen -W "all hardware grids laws models cost" -- "$cur"))
   elif [ "$command" = help ]; then
     COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog")" -- "$cur"))
   elif [[ "$cur" == -* ]]; then

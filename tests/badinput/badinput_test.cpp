@@ -323,6 +323,9 @@ TEST_CASE("results that cannot be written are a failure (exit 3, one line), a cl
   CHECK(read_file(err) == "isoflop: error: cannot write results to standard output: No space left on device\n");
   CHECK(run_raw("catalog --help >/dev/full", err) == 3);
   CHECK(read_file(err).find("No space left on device") != std::string::npos);
+  // A result longer than the stream's buffer fails while it is written, not when it is flushed: the same reason.
+  CHECK(run_raw("catalog >/dev/full", err) == 3);
+  CHECK(read_file(err) == "isoflop: error: cannot write results to standard output: No space left on device\n");
   // Piped into a reader that stops early: no message (as the coreutils do); the pipeline's status is head's.
   CHECK(run_raw("catalog -o json | head -c 10 >/dev/null", err) == 0);
   CHECK(read_file(err).empty());

@@ -343,7 +343,8 @@ TEST_CASE("cost: GPUs that do not fill their nodes hold them whole under the nod
   // A layout places whole nodes: the count is refused, naming the nearest that fill them.
   const auto r = run_cli("layout --arch chinchilla-70b --gpus 12 --gpu a100-sxm4-80gb --global-batch 1536");
   CHECK(r.status == 2);
-  CHECK(r.err ==
-        "isoflop: error: --gpus: 12 is not a whole number of 8-GPU nodes; give a multiple of 8 (8 or 16), a node count, "
-        "or the GPUs per node\n");
+  CHECK(
+      r.err ==
+      "isoflop: error: --gpus: 12 is not a whole number of 8-GPU nodes; give a multiple of 8 (8 or 16), a node count, "
+      "or the GPUs per node\n");
 }

@@ -50,3 +50,16 @@ TEST_CASE("loss --all-laws says which N each law counts and what it was fitted o
   CHECK(table.out.find("note: these laws were fitted on different data") != std::string::npos);
   CHECK(table.out.find("note: N is non-embedding parameters for some laws") != std::string::npos);
 }
+
+TEST_CASE("loss with unique tokens under a law without its own decay says where the decay comes from") {
+  const auto doc = run_json("loss --params 34.73B --tokens 479.9B --unique-tokens 100B --law chinchilla -o json");
+  const auto& j = doc["losses"][0];
+  CHECK(j["note"].get<std::string>().find("repeated tokens decay with R_D* = 15.3878 from muennighoff-2023") !=
+        std::string::npos);
+  // The decay raises the loss over the same run on fresh data.
+  const auto fresh = run_json("loss --params 34.73B --tokens 479.9B --law chinchilla -o json");
+  CHECK(j["loss"].get<double>() > fresh["losses"][0]["loss"].get<double>());
+  const auto page = run_cli("loss --params 34.73B --tokens 479.9B --unique-tokens 100B --law chinchilla");
+  CHECK(page.out.find("  note: ") != std::string::npos);
+  CHECK(page.out.find("from muennighoff-2023") != std::string::npos);
+}

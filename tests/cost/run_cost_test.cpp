@@ -91,8 +91,13 @@ TEST_CASE("bad cost inputs are rejected") {
   in.power_per_gpu_w = -5;
   CHECK_THROWS_AS(estimate_run_cost(in), InputError);
   in = gpt3();
-  in.cfe_fraction = 1;
+  in.cfe_fraction = 1.01;
   CHECK_THROWS_AS(estimate_run_cost(in), InputError);
+  // A site matched hour by hour with carbon-free energy: gross emissions as the grid's, net zero.
+  in.cfe_fraction = 1;
+  const auto matched = estimate_run_cost(in);
+  CHECK(matched.net_co2e_kg == 0);
+  CHECK(matched.co2e_kg == estimate_run_cost(gpt3()).co2e_kg);
 }
 
 namespace {
