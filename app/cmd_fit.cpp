@@ -55,7 +55,8 @@ int run_fit(const std::vector<std::string>& args) {
   const bool bar = !parsed->common.quiet && ::isatty(STDERR_FILENO);
   const doc::FitDocument document = doc::fit_document(r, bar ? &progress_bar : nullptr);
   doc::write_fit_outputs(r, document, outputs);
-  write_document(parsed->common, doc::Json(document), [&] { return doc::render_fit(document); }, "");
+  write_document(
+      parsed->common, doc::Json(document), [&] { return doc::render_fit(document); }, "approach2.budgets");
   return 0;
 }
 

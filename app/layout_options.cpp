@@ -31,7 +31,8 @@ OptionList layout_options() {
   for (const auto& d : parallel::dimensions())
     list.push_back(option_name(d) + " " + value_name(d) + ": pin the " + std::string(d.meaning));
   list.push_back("trainer " + join(parallel::kTrainerNames.names(), "|") +
-                 ": the trainer whose rules and defaults apply (default megatron; data/trainers.yaml)");
+                 ": the trainer whose rules and defaults apply, as the file isoflop writes for it can express "
+                 "them (default megatron; data/trainers.yaml)");
   const OptionList choices = declared_options("options", "layout");
   list.insert(list.end(), choices.begin(), choices.end());
   return list;

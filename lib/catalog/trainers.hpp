@@ -53,9 +53,10 @@ struct TrainerRules {
   TrainerDefaults defaults;
   std::string source;
   std::string file;                   // "data/trainers.yaml:12"
-  // Not data: the file isoflop writes for this trainer ("ds_config.json") when the rules are narrowed to what that
-  // file can express (parallel::as_written); empty for the trainer's own rules. Messages name the file then.
+  // Not data: set by parallel::as_written where the file isoflop writes for this trainer ("ds_config.json") cannot
+  // say all the trainer runs: the file, and the ids of the rules it narrowed. Their violations name the file.
   std::string written_as;
+  std::vector<std::string> narrowed_rules;
 
   bool loaded() const { return !zero_stages.empty(); }
   // The source of a rule by id ("" for an unknown id).

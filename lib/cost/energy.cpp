@@ -28,7 +28,8 @@ std::vector<PowerEstimate> estimate_power(const PowerInputs& in) {
                        units::format_significant(nodes, 12) + (nodes == 1 ? " node of " : " nodes of ") +
                        std::to_string(in.gpus_per_node) + " accelerators";
     if (in.gpus % in.gpus_per_node != 0)
-      node.assumptions += " (" + n + " accelerators occupy " + units::format_significant(nodes, 12) +
+      node.assumptions += " (" + n + (in.gpus == 1 ? " accelerator occupies " : " accelerators occupy ") +
+                          units::format_significant(nodes, 12) +
                           (nodes == 1 ? " node, billed whole)" : " nodes, billed whole)");
   } else {
     node.assumptions = "no node power (no node in the catalog for this accelerator; give a node or its power)";

@@ -62,15 +62,24 @@ std::string summary_line(const Json& entry) {
 }  // namespace
 
 CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogRequest& request) {
-  if (std::find(kKinds.begin(), kKinds.end(), request.kind) == kKinds.end())
-    throw FieldError("kind", "unknown kind '" + request.kind + "'" + did_you_mean(request.kind, kKinds) +
-                                 "; accepted: " + join(kKinds));
+  // A kind, or one section of it by the name the full listing heads it with ("shape_families").
+  const auto is_section = [&](const CatalogSection& c) { return c.name == request.kind; };
+  const bool one_section = std::any_of(kCatalogSections.begin(), kCatalogSections.end(), is_section);
+  if (!one_section && std::find(kKinds.begin(), kKinds.end(), request.kind) == kKinds.end()) {
+    std::vector<std::string> sections;
+    for (const auto& c : kCatalogSections) sections.emplace_back(c.name);
+    std::vector<std::string> both = kKinds;
+    both.insert(both.end(), sections.begin(), sections.end());
+    throw FieldError("kind", "unknown kind '" + request.kind + "'" + did_you_mean(request.kind, both) +
+                                 "; accepted: " + join(kKinds) + ", or one section: " + join(sections));
+  }
   CatalogDocument d{request, {}};
   const bool all = request.kind == "all";
   std::vector<std::string> names;  // of every listed section, for suggestions
   size_t section = 0;
   const auto list = [&](const auto& items) {
-    if (all || kCatalogSections[section++].kind == request.kind)
+    const CatalogSection& here = kCatalogSections[section++];
+    if (all || here.kind == request.kind || here.name == request.kind)
       for (const auto& item : items) {
         names.push_back(item.name);
         if (!request.name || item.name == *request.name) d.entries.push_back({item});
@@ -80,8 +89,8 @@ CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogReque
   if (request.name && d.entries.empty()) {
     // The name is typed as `catalog KIND NAME` or --name: the message quotes it rather than naming an option.
     constexpr size_t kListedNames = 40;
-    const std::string what = all ? std::string("catalog entry") : request.kind + " entry";
-    throw InputError("no " + what + " named '" + *request.name + "'" + did_you_mean(*request.name, names) +
+    const std::string where = all ? std::string("the catalog") : request.kind;
+    throw InputError("no entry named '" + *request.name + "' in " + where + did_you_mean(*request.name, names) +
                      (names.size() <= kListedNames ? "; accepted: " + join(names)
                                                    : "; 'isoflop catalog " + request.kind + "' lists them"));
   }

@@ -60,7 +60,8 @@ std::string architecture_section(const plan::PlanResult& p) {
   const double params = model::count_params(arch).total();
   return "\nArchitecture\n" +
          report::render_key_values(
-             {{"layers x d_model", std::to_string(arch.layers) + " x " + std::to_string(arch.d_model)},
+             {{"layers x d_model", std::to_string(arch.layers) + " x " + std::to_string(arch.d_model) +
+                                       (p.depth_note.empty() ? "" : " (" + p.depth_note + ")")},
               {"heads x head size", std::to_string(arch.heads) + " x " + std::to_string(arch.effective_head_size())},
               {"ffn", std::to_string(model::mlp_hidden_size(arch))},
               {"parameters (exact)", units::format_count(params, 4) + " (" +

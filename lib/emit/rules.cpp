@@ -68,10 +68,10 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // The trainer refuses it, or it runs it but the file written for it cannot say it.
   const bool trainer_refuses =
       v->rule == "memory" || parallel::runnability_violation(target_rules, s.layout, s.job, s.cluster);
-  const std::string refuses = trainer_refuses ? target.name + " refuses"
-                                              : "the " + target.written_as + " for " + target.name + " cannot express";
-  const std::string refused = refuses + " the plan's layout (" + layout_words(s.layout) + "): " + in_words(*v) +
-                              "; re-plan for trainer " + target.name;
+  const std::string refused =
+      (trainer_refuses ? target.name + " refuses the plan's layout (" + layout_words(s.layout) + ")"
+                       : "the plan's layout (" + layout_words(s.layout) + ") cannot be written for " + target.name) +
+      ": " + in_words(*v) + "; re-plan for trainer " + target.name;
   // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant. One its own
   // trainer runs but the file written cannot say (`target` narrowed to what the file spells) is re-ranked.
   if (parallel::runnability_violation(own, s.layout, s.job, s.cluster)) throw FieldError("plan layout", refused);
@@ -89,8 +89,10 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   out.predicted = prediction_of(best);
   out.predicted.run_time_s = s.predicted.run_time_s * std::max(1.0, step_ratio);
   out.time_limit_s = out.predicted.run_time_s * (1.0 + s.data->time_margin_fraction);
-  out.relayout = "layout: " + refuses + " the plan's (" + in_words(*v) + "); runs " + target.name +
-                 "'s best on the same GPUs instead: " + layout_words(best.layout);
+  out.relayout =
+      "layout: " +
+      (trainer_refuses ? target.name + " refuses the plan's" : "the plan's cannot be written for " + target.name) +
+      " (" + in_words(*v) + "); runs " + target.name + "'s best on the same GPUs instead: " + layout_words(best.layout);
   return out;
 }
 

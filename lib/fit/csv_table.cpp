@@ -89,7 +89,7 @@ double CsvTable::positive(const CsvRow& row, size_t column) const {
   char* end = nullptr;
   const double value = std::strtod(cell.c_str(), &end);
   if (end == cell.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-    throw InputError(where(row, column) + ": '" + cell + "' is not a number");
+    throw InputError(where(row, column) + ": '" + cell + "' is not a number (a cell takes a plain number: 1e8, 0.5)");
   if (!(value > 0)) throw InputError(where(row, column) + ": " + cell + " must be positive");
   return value;
 }
@@ -121,6 +121,14 @@ CsvTable parse_csv(const std::string& text, const std::string& file) {
             throw InputError(file + ":" + std::to_string(record_line) + ": column " + std::to_string(i + 1) +
                              ": duplicate column name '" + cells[i] + "' (also column " + std::to_string(j + 1) + ")");
       }
+      // A spreadsheet saved with another separator (';' where the decimal mark is a comma, or tabs) reads as one
+      // column: say so rather than report that column missing.
+      if (cells.size() == 1)
+        for (const char separator : {';', '\t'})
+          if (cells[0].find(separator) != std::string::npos)
+            throw InputError(file + ":" + std::to_string(record_line) + ": the header '" + cells[0] +
+                             "' has no comma but " + (separator == ';' ? "semicolons" : "tabs") +
+                             "; the file must be comma-separated (CSV, '.' for the decimal mark)");
       table.header = std::move(cells);
       have_header = true;
       continue;

@@ -25,11 +25,19 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;
   if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
       !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
-    throw FieldError("pp",
-                     "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
-                         (trainer.loaded() && !trainer.uneven_stages
-                              ? " (" + rules_holder(trainer) + " has no layer counts for the first and last stages)"
-                              : " (pin the first and last stage layers)"));
+    throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
+                               (!trainer.loaded() || trainer.uneven_stages ? " (pin the first and last stage layers)"
+                                : !trainer.pipeline                        ? " (" + trainer.name + " runs no pipeline)"
+                                                    : " (" + rules_holder(trainer, "uneven_stages") +
+                                                          " has no layer counts for the first and last stages)"));
+  if (pins.zero_stage && trainer.loaded() &&
+      std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) ==
+          trainer.zero_stages.end()) {
+    std::string stages;
+    for (const int z : trainer.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
+    throw FieldError("zero_stage", rules_holder(trainer, "zero_stages") + " offers no ZeRO-" + s(*pins.zero_stage) +
+                                       " (its stages: " + stages + ")");
+  }
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
   Layout pinned;  // the pinned degrees, 1 where open

@@ -17,8 +17,14 @@ std::optional<RuleViolation> fail(Words words, const char* rule, Reason&& reason
   return RuleViolation{rule, reason()};
 }
 
-// Where a narrowed rule comes from, in the words of kTrainerRuleIds' sources.
-void set_rule_source(catalog::TrainerRules& rules, std::string_view rule, std::string source) {
+// Narrows `rule` (for the file `file`) when it still allows more than the file says, with the reason as its source.
+template <class Narrow>
+void narrow(catalog::TrainerRules& rules, const char* file, std::string_view rule, bool allows_more, Narrow&& apply,
+            std::string source) {
+  if (!allows_more) return;
+  apply();
+  rules.written_as = file;
+  rules.narrowed_rules.emplace_back(rule);
   for (size_t i = 0; i < catalog::kTrainerRuleIds.size() && i < rules.rule_sources.size(); ++i)
     if (catalog::kTrainerRuleIds[i] == rule) rules.rule_sources[i] = std::move(source);
 }
@@ -26,26 +32,27 @@ void set_rule_source(catalog::TrainerRules& rules, std::string_view rule, std::s
 }  // namespace
 
 catalog::TrainerRules as_written(catalog::TrainerRules rules) {
-  if (rules.name == "deepspeed") {
-    rules.written_as = "ds_config.json";
-    rules.uneven_stages = false;
-    set_rule_source(rules, "uneven_stages",
-                    "isoflop's Megatron-DeepSpeed launch line has no option for the first and last stages' layers");
-  } else if (rules.name == "nemo") {
-    rules.written_as = "nemo.yaml";
-    rules.uneven_stages = false;
-    set_rule_source(rules, "uneven_stages",
-                    "isoflop's nemo.yaml (megatron_gpt_config.yaml) has no key for the first and last stages' layers");
-    std::erase_if(rules.zero_stages, [](int stage) { return stage > 1; });
-    set_rule_source(rules, "zero_stages",
-                    "isoflop's nemo.yaml shards at most the optimizer state (distributed_fused_adam); FSDP2 is not "
-                    "written");
+  auto& r = rules;
+  if (r.name == kTrainerNames.name(Trainer::kDeepSpeed)) {
+    narrow(
+        r, "ds_config.json", "uneven_stages", r.uneven_stages, [&] { r.uneven_stages = false; },
+        "isoflop's Megatron-DeepSpeed launch line has no option for the first and last stages' layers");
+  } else if (r.name == kTrainerNames.name(Trainer::kNemo)) {
+    narrow(
+        r, "nemo.yaml", "uneven_stages", r.uneven_stages, [&] { r.uneven_stages = false; },
+        "isoflop's nemo.yaml (megatron_gpt_config.yaml) has no key for the first and last stages' layers");
+    const auto sharded = [](int stage) { return stage > 1; };
+    narrow(
+        r, "nemo.yaml", "zero_stages", std::any_of(r.zero_stages.begin(), r.zero_stages.end(), sharded),
+        [&] { std::erase_if(r.zero_stages, sharded); },
+        "isoflop's nemo.yaml shards at most the optimizer state (distributed_fused_adam); FSDP2 is not written");
   }
   return rules;
 }
 
-std::string rules_holder(const catalog::TrainerRules& rules) {
-  if (rules.written_as.empty()) return rules.name;
+std::string rules_holder(const catalog::TrainerRules& rules, std::string_view rule) {
+  const auto& n = rules.narrowed_rules;
+  if (std::find(n.begin(), n.end(), rule) == n.end()) return rules.name;
   return "the " + rules.written_as + " isoflop writes for " + rules.name;
 }
 
@@ -124,7 +131,7 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
     return fail(words, "zero_stages", [&] {
       std::string stages;
       for (const int z : t.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
-      return rules_holder(t) + " offers no ZeRO-" + s(l.zero_stage) + " (its stages: " + stages + ")";
+      return rules_holder(t, "zero_stages") + " offers no ZeRO-" + s(l.zero_stage) + " (its stages: " + stages + ")";
     });
   }
   if (l.pp > 1 && !t.pipeline)
@@ -158,8 +165,9 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
   const bool uneven = l.pp > 1 && (st.first != st.last || (l.pp > 2 && st.first != st.middle));
   if (uneven && !t.uneven_stages)
     return fail(words, "uneven_stages", [&] {
-      return rules_holder(t) + " has no layer counts for the first and last stages, so the layers must divide " +
-             "evenly over them; got first " + s(st.first) + ", middle " + s(st.middle) + ", last " + s(st.last);
+      return rules_holder(t, "uneven_stages") + " has no layer counts for the first and last stages, so the layers " +
+             "must divide " + "evenly over them; got first " + s(st.first) + ", middle " + s(st.middle) + ", last " +
+             s(st.last);
     });
   if (l.vpp > 1 && !t.interleaving)
     return fail(words, "interleaving",

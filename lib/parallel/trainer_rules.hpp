@@ -40,13 +40,13 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trai
 // `plan` and `layout` rank first is what `emit` writes. Megatron-DeepSpeed has no option for the first and last
 // stages' layers (DeepSpeed's PipelineModule splits by its own partition method), and the NeMo config written
 // (megatron_gpt_config.yaml) has no key for them and shards no more than the optimizer state
-// (distributed_fused_adam), where NeMo 2's MegatronStrategy also runs FSDP2 (ZeRO-3). Other trainers' rules are
-// returned as they are.
+// (distributed_fused_adam), where NeMo 2's MegatronStrategy also runs FSDP2 (ZeRO-3). A rule only narrows where
+// the trainer's (perhaps overlaid) rule allows more; other trainers' rules are returned as they are.
 catalog::TrainerRules as_written(catalog::TrainerRules rules);
 
-// Who a violation of `rules` is about: the trainer ("deepspeed"), or the file isoflop writes for it ("the
-// ds_config.json isoflop writes for deepspeed") when the rules are as_written's.
-std::string rules_holder(const catalog::TrainerRules& rules);
+// Who a violation of `rule` (an id of kTrainerRuleIds) is about: the trainer ("deepspeed"), or the file isoflop
+// writes for it ("the ds_config.json isoflop writes for deepspeed") where as_written narrowed that rule.
+std::string rules_holder(const catalog::TrainerRules& rules, std::string_view rule);
 
 // Both: structural first, then the trainer's (none when `trainer` was never loaded).
 std::optional<RuleViolation> runnability_violation(const catalog::TrainerRules& trainer, const Layout& layout,

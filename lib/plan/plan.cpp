@@ -63,56 +63,61 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
   throw InputError("plan: no budget given");
 }
 
-// The depth multiple a plan shapes for a trainer that splits layers over pipeline stages evenly only.
+// The depth multiple a plan also tries for a trainer that splits layers over pipeline stages evenly only.
 constexpr int kEvenStagesDepthMultiple = 4;
 
-// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers. (A depth rounded
-// to a pipeline-friendly multiple was tried: with TP 8 and 128-wide heads d_model moves in steps of 1024, so
-// such depths exist only for some N, the shape jumps with N and the utilisation loop loses its fixed point.
-// Only a pinned pipeline narrows the depths, to those its stages run, and a trainer that splits layers over
-// the stages evenly only, to a multiple that a few pipeline degrees divide.)
-model::Architecture shape_for(double params, const PlanOptions& o) {
+// Whether the trainer splits layers over pipeline stages evenly only (its own rules, or those of the file
+// isoflop writes for it: parallel::as_written) and the stages are the search's to choose.
+bool even_stages_only(const PlanOptions& o) {
+  const auto& t = o.search.trainer;
+  const auto& pins = o.search.pins;
+  return t.loaded() && t.pipeline && !t.uneven_stages && !pins.pp && !o.architecture;
+}
+
+// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers, or in multiples of
+// `layer_multiple`. (A depth rounded to a pipeline-friendly multiple for every plan was tried: with TP 8 and
+// 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
+// and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
+// stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
+model::Architecture shape_for(double params, const PlanOptions& o, int layer_multiple) {
   model::ShapeOptions shape;
   shape.reference = o.family;
   shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
   while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
+  shape.layer_multiple = layer_multiple;
   // A pinned pipeline (--pp, with its --vpp) asks for its stages: only depths that divide over them evenly are
   // shaped, or, where none lands near N and the trainer has them, depths it splits with lighter first and last
   // stages (not every launch format spells those). Pinned first and last stages take the remainder themselves.
   const auto& pins = o.search.pins;
   const bool narrowed = pins.pp && !pins.first_stage_layers && !pins.last_stage_layers;
   const int pp = pins.pp.value_or(1), vpp = pins.vpp.value_or(1);
-  // A trainer without uneven stages (or whose launch file isoflop writes has none: parallel::as_written) runs
-  // a pipeline only over a divisor of the layers, and the aspect ratio's depth is often prime (103): such a
-  // trainer gets depths in multiples of kEvenStagesDepthMultiple, so PP 2 and 4 at least split them.
-  const auto& trainer = o.search.trainer;
-  const bool even_stages_only = trainer.loaded() && trainer.pipeline && !trainer.uneven_stages;
   if (narrowed) {
     shape.accept_layers = [pp, vpp](int layers) { return layers % (pp * vpp) == 0; };
     shape.depth_rule = "layers that split over the pinned " + std::to_string(pp) + " pipeline stages";
-  } else if (even_stages_only) {
-    shape.accept_layers = [](int layers) { return layers % kEvenStagesDepthMultiple == 0; };
-    shape.depth_rule = "layers in multiples of " + std::to_string(kEvenStagesDepthMultiple) + ", since " +
-                       parallel::rules_holder(o.search.trainer) + " splits them over the stages evenly only";
   }
   model::ShapeResult shaped;
   try {
     shaped = model::shape_architecture(params, shape);
   } catch (const InfeasibleError&) {
-    if (!narrowed && even_stages_only) {
-      shape.accept_layers = nullptr;  // too shallow for the multiple: any depth, run with PP 1
-    } else if (narrowed && trainer.uneven_stages) {
-      shape.accept_layers = [pp, vpp](int layers) {
-        return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
-      };
-    } else {
-      throw;
-    }
+    if (!narrowed || !o.search.trainer.uneven_stages) throw;
+    shape.accept_layers = [pp, vpp](int layers) {
+      return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
+    };
     shaped = model::shape_architecture(params, shape);
   }
   model::Architecture a = shaped.best.architecture;
   a.name = kPlannedModelName;
   return a;
+}
+
+// The better of two plans of one budget: one that can be acted on first, then the one whose law sees more
+// compute in a time-like budget (its layout runs faster), or that runs a FLOPs budget sooner.
+const PlanResult& better_plan(const PlanResult& a, const PlanResult& b) {
+  const bool a_ok = a.layouts.feasible() && !a.problem, b_ok = b.layouts.feasible() && !b.problem;
+  if (a_ok != b_ok) return a_ok ? a : b;
+  if (!a_ok) return a;
+  if (!a.budget.flops) return b.allocation.flops > a.allocation.flops ? b : a;
+  return b.time_s < a.time_s ? b : a;
 }
 
 }  // namespace
@@ -130,10 +135,9 @@ double PlanResult::params_ratio_to_target() const {
   return allocation.params > 0 ? model::count_params(job.architecture).total() / allocation.params : 0;
 }
 
-PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
-  budget.validate();
-  o.cluster.validate();
-  if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
+namespace {
+
+PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_multiple) {
   const double peak = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus;
   const bool time_like = !budget.flops;
   const double seconds = time_like ? budget_seconds(budget, o) : 0.0;
@@ -164,7 +168,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
       job.architecture = *o.architecture;
     } else {
       r.allocation = scaling::allocate(o.law, law_flops);
-      job.architecture = shape_for(r.allocation.params, o);
+      job.architecture = shape_for(r.allocation.params, o, layer_multiple);
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
     job.apply(o.job_settings);
@@ -186,6 +190,17 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
     } else {
       found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
                            o.global_batch_sequences);
+      // The family's depth that no layout runs under a trainer with even stages only (a prime depth, PP 1 out of
+      // memory): this iteration takes the nearest depth in multiples of kEvenStagesDepthMultiple instead.
+      if (!found.layouts.feasible() && layer_multiple == 1 && even_stages_only(o)) {
+        try {
+          job.architecture = shape_for(r.allocation.params, o, kEvenStagesDepthMultiple);
+          found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
+                               o.global_batch_sequences);
+        } catch (const InfeasibleError&) {
+          // no shape at the multiple near N: the family's depth stands, infeasible
+        }
+      }
     }
     r.job = std::move(found.job);
     r.layouts = std::move(found.layouts);
@@ -237,6 +252,34 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   // The cost counts the same FLOPs at the same MFU, so its time is tokens ÷ tokens/s.
   r.cost = cost::report_run_cost(cost_inputs(o, r.flops, r.mfu), whatif);
   return r;
+}
+
+}  // namespace
+
+PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
+  budget.validate();
+  o.cluster.validate();
+  if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
+  PlanResult free = plan_at_depths(budget, o, 1);
+  if (!even_stages_only(o)) return free;
+  // A trainer that splits layers over its stages evenly only runs a pipeline over a divisor of the depth, and
+  // the family's depth is often prime (103): PP 1 only, which may not fit. Depths in multiples of 4 open PP 2
+  // and 4 at least, at a shape that may run slower; the plan is whichever of the two does better.
+  PlanResult even;
+  try {
+    even = plan_at_depths(budget, o, kEvenStagesDepthMultiple);
+  } catch (const InfeasibleError&) {
+    return free;  // no shape near N at the multiple
+  }
+  if (&better_plan(free, even) != &even) return free;
+  const int free_layers = free.job.architecture.layers;
+  if (free_layers % kEvenStagesDepthMultiple == 0) return even;  // the free plan's depth was a multiple too
+  even.depth_note = "layers in multiples of " + std::to_string(kEvenStagesDepthMultiple) + ": " +
+                    parallel::rules_holder(o.search.trainer, "uneven_stages") +
+                    " splits them over pipeline stages evenly only, and the family's depth (" +
+                    std::to_string(free_layers) + " layers) " +
+                    (free.layouts.feasible() && !free.problem ? "ran slower" : "had no layout to run");
+  return even;
 }
 
 }  // namespace isoflop::plan

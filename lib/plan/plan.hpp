@@ -90,6 +90,7 @@ struct PlanResult {
   scaling::Allocation allocation;
   scaling::AllocationBand band;
   parallel::JobSpec job;             // the shaped architecture, sequence and global batch
+  std::string depth_note;            // why the depth is not the family's (a trainer with even stages only), or ""
   parallel::ClusterSpec cluster;
   parallel::SearchOptions search;    // the search as it ran (pins and limits)
   parallel::SearchResult layouts;    // ranked layouts, or why nothing fits

@@ -131,13 +131,15 @@ std::string scalar_text(const Json& value) {
   return value.dump();
 }
 
-// Every leaf under `value`: objects as "a.b", arrays as "a.0" when `with_arrays`, else left out.
+// Every leaf under `value`: objects as "a.b", arrays as "a.0" when `with_arrays` or when they hold scalars only
+// (a list of values, not a table), else left out.
 void flatten_leaves(const Json& value, const std::string& prefix, bool with_arrays, Cells* cells) {
   if (value.is_object()) {
     for (const auto& [key, item] : value.items())
       flatten_leaves(item, prefix.empty() ? key : prefix + "." + key, with_arrays, cells);
   } else if (value.is_array()) {
-    if (!with_arrays) return;
+    const bool scalars = std::none_of(value.begin(), value.end(), [](const Json& v) { return v.is_structured(); });
+    if (!with_arrays && !scalars) return;
     for (size_t i = 0; i < value.size(); ++i)
       flatten_leaves(value[i], prefix + "." + std::to_string(i), with_arrays, cells);
   } else {
@@ -182,16 +184,39 @@ std::string document_text(OutputFormat format, const Json& document, const std::
 }
 
 std::string to_document_csv(const Json& document, std::string_view rows_key) {
+  // The rows' array, at a dotted path ("approach2.budgets"); the context is the rest of the document.
+  const std::string rows_name(rows_key);
+  Json rest = document;
+  const Json* rows_array = nullptr;
+  if (!rows_name.empty()) {
+    Json* parent = &rest;
+    const Json* found = &document;
+    std::string_view path = rows_name;
+    while (found && found->is_object()) {
+      const size_t dot = path.find('.');
+      const std::string key(path.substr(0, dot));
+      if (!found->contains(key)) {
+        found = nullptr;
+        break;
+      }
+      found = &found->at(key);
+      if (dot == std::string_view::npos) {
+        if (found->is_array()) parent->erase(key);
+        break;
+      }
+      parent = &parent->at(key);
+      path.remove_prefix(dot + 1);
+    }
+    if (found && found->is_array() && !found->empty()) rows_array = found;
+  }
   Cells context;
-  for (const auto& [key, item] : document.items()) {
-    if (key == "schema" || key == rows_key) continue;
+  for (const auto& [key, item] : rest.items()) {
+    if (key == "schema") continue;
     flatten_leaves(item, key, false, &context);
   }
   std::vector<Cells> rows;
-  const std::string rows_name(rows_key);
-  if (!rows_name.empty() && document.contains(rows_name) && document.at(rows_name).is_array() &&
-      !document.at(rows_name).empty()) {
-    for (const auto& element : document.at(rows_name)) {
+  if (rows_array) {
+    for (const auto& element : *rows_array) {
       Cells row = context;
       flatten_leaves(element, rows_name, true, &row);
       rows.push_back(std::move(row));

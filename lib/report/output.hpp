@@ -31,11 +31,12 @@ std::string to_json_text(const Json& document);
 // The same document as YAML (block style), ending in a newline.
 std::string to_yaml_text(const Json& document);
 
-// CSV of a whole document, walked the same way for every command: one row per element of the array
-// `rows_key` (none: one row), each row carrying the document's own values (nested objects flattened to
-// "parent.child" columns, the schema and other arrays left out) and the element's values as "<rows_key>.x"
-// columns; arrays inside an element become indexed columns ("x.0.y"). No JSON inside cells; numbers in the
-// shortest form that reads back to the same double.
+// CSV of a whole document, walked the same way for every command: one row per element of the array at the
+// dotted path `rows_key` ("layouts", "approach2.budgets"; none: one row), each row carrying the document's other
+// values (nested objects flattened to "parent.child" columns, lists of scalars to indexed ones, the schema and
+// other tables left out) and the element's values as "<rows_key>.x" columns; arrays inside an element become
+// indexed columns ("x.0.y"). No JSON inside cells; numbers in the shortest form that reads back to the same
+// double.
 std::string to_document_csv(const Json& document, std::string_view rows_key);
 
 // A result document as `format` writes it: the human page `table` renders, the document as JSON or YAML, or

@@ -32,7 +32,9 @@ _isoflop() {
     --plot) COMPREPLY=($(compgen -f -X '!*.svg' -- "$cur")); return 0 ;;
     --style) [ "$command" = arch ] && COMPREPLY=($(compgen -W "chinchilla kaplan megatron llama2 llama3" -- "$cur")) && return 0 ;;
     --out) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
-    --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm" -- "$cur")); return 0 ;;
+    --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm all" -- "$cur")); return 0 ;;
+    --trainer) COMPREPLY=($(compgen -W "megatron deepspeed nemo fsdp" -- "$cur")); return 0 ;;
+    --kind) [ "$command" = catalog ] && COMPREPLY=($(compgen -W "all hardware grids laws models cost" -- "$cur")) && return 0 ;;
     --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0 v1.22.0 v1.23.0 v2.4.0" -- "$cur")); return 0 ;;
     --check) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac

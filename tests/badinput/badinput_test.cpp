@@ -93,6 +93,8 @@ void make_fixtures(const fs::path& d) {
   write(d / "text.csv", "params,tokens,loss\n1e9,abc,2.5\n");
   write(d / "negative.csv", "params,tokens,loss\n-1e9,2e10,2.5\n");
   write(d / "inf.csv", "params,tokens,loss\ninf,2e10,2.5\n");
+  write(d / "semicolons.csv", "params;tokens;loss\n1e9;2e10;2.5\n");
+  write(d / "suffix.csv", "params,tokens,loss\n100M,2e10,2.5\n");
   write(d / "nan.csv", "params,tokens,loss\n1e9,2e10,nan\n");
   write(d / "quote.csv", "params,tokens,loss\n\"1e9,2e10,2.5\n");
   write(d / "dupcol.csv", "params,params,loss\n1e9,2e10,2.5\n");

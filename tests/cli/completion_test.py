@@ -34,6 +34,12 @@ def usage(binary, command):
     return r.stdout.split('\n\n')[0]
 
 
+def options(binary, command):
+    """The option lines of the command's help."""
+    r = subprocess.run([binary, command, '--help'], capture_output=True, text=True, check=True)
+    return r.stdout
+
+
 def choices(text, pattern):
     """The `a|b|c` list that `pattern` (a regex with one group) finds in a usage text."""
     m = re.search(pattern, text)
@@ -48,6 +54,10 @@ def main():
         (['emit', ''], usage(binary, 'emit'), r'emit ([a-z|]+) '),
         (['validate', '--preset', ''], usage(binary, 'validate'), r'--preset ([a-z|]+)'),
         (['check', '-o', ''], usage(binary, 'check'), r'-o ([a-z|]+)'),
+        (['emit', '--target', ''], options(binary, 'emit'), r'--target T +([a-z|]+)'),
+        (['plan', '--trainer', ''], options(binary, 'plan'), r'--trainer ([a-z|]+)'),
+        (['layout', '--trainer', ''], options(binary, 'layout'), r'--trainer ([a-z|]+)'),
+        (['catalog', '--kind', ''], options(binary, 'catalog'), r'--kind KIND +([a-z|]+)'),
     ]
     for words, text, pattern in cases:
         want = choices(text, pattern)

@@ -319,3 +319,34 @@ TEST_CASE("plan --pp shapes a depth the pinned stages run: evenly, or with light
     }
   }
 }
+
+TEST_CASE(
+    "plan for a trainer with even stages only keeps the family's depth where it runs as well, else a multiple of 4") {
+  // 2e22 FLOPs on 2048 H100s: the family's 38 layers run on PP 1 for every trainer, and so are kept.
+  const std::string small = "plan --flops 2e22 --gpus 2048 --gpu h100-sxm5-80gb -o json --trainer ";
+  const auto megatron = run_json(small + "megatron");
+  for (const char* trainer : {"nemo", "deepspeed"}) {
+    INFO(trainer);
+    const auto doc = run_json(small + trainer);
+    CHECK(doc["architecture"]["layers"] == megatron["architecture"]["layers"]);
+    CHECK(doc["architecture"]["d_model"] == megatron["architecture"]["d_model"]);
+    CHECK(doc["shape"]["depth_note"].is_null());
+  }
+  // 3360 A100s for 30 days: the family's depth is 103, prime for Megatron-LM's uneven stages, and a NeMo plan
+  // runs a depth its stages divide, evenly, at an MFU within a few points of Megatron-LM's.
+  const std::string big = "plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json --trainer ";
+  const auto uneven = run_json(big + "megatron");
+  CHECK(uneven["architecture"]["layers"] == 103);
+  const auto nemo = run_json(big + "nemo");
+  const auto& layout = nemo["layouts"][0];
+  CHECK(nemo["architecture"]["layers"].get<int>() % (layout["pp"].get<int>() * layout["vpp"].get<int>()) == 0);
+  CHECK(layout["pp"].get<int>() > 1);
+  CHECK(layout["first_stage_layers"] == 0);
+  CHECK(nemo["budget"]["mfu"].get<double>() > uneven["budget"]["mfu"].get<double>() - 0.03);
+  // Where the multiple of 4 wins, the plan says why its depth is not the family's.
+  const auto chosen = run_json("plan --gpus 256 --gpu h100-sxm5-80gb --days 14 -o json --trainer nemo");
+  CHECK(chosen["architecture"]["layers"].get<int>() % 4 == 0);
+  REQUIRE(chosen["shape"]["depth_note"].is_string());
+  CHECK(chosen["shape"]["depth_note"].get<std::string>().rfind(
+            "layers in multiples of 4: the nemo.yaml isoflop writes for nemo splits them", 0) == 0);
+}

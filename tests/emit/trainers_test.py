@@ -419,10 +419,18 @@ def nemo_refusal(binary, tmp):
     expect(layout['first_stage_layers'] > 0, 'nemo refusal: the plan has uneven stages: %s' % layout)
     out = os.path.join(tmp, 'uneven-all')
     r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out])
-    expect(r.returncode == 2 and "the nemo.yaml for nemo cannot express the plan's layout" in r.stderr and
+    expect(r.returncode == 2 and "cannot be written for nemo: rule 'uneven_stages': the nemo.yaml isoflop writes for nemo" in r.stderr and
            "uneven_stages" in r.stderr and not os.path.exists(out), 'nemo refusal: emit all: %d %s' % (r.returncode, r.stderr))
     r = run(binary, ['emit', 'megatron', '--from', plan_path, '--out', os.path.join(tmp, 'uneven-megatron'), '-q'])
     expect(r.returncode == 0, 'nemo refusal: emit megatron: ' + r.stderr)
+    # Re-ranked for DeepSpeed, the plan's 103 layers run on no uneven stages (Megatron-DeepSpeed's launch line
+    # has no option for them): every layout listed splits them evenly.
+    r = run(binary, ['layout', '--from', plan_path, '--trainer', 'deepspeed', '--top', '20', '-o', 'json'])
+    listed = json.loads(r.stdout)['layouts'] if r.returncode in (0, 1) else []
+    expect(listed and all(l['first_stage_layers'] == 0 and l['last_stage_layers'] == 0 and
+                          103 % (l['pp'] * l.get('vpp', 1)) == 0 for l in listed),
+           'layout --trainer deepspeed lists even splits of 103 layers only: %d %s' %
+           (r.returncode, [(l['pp'], l['first_stage_layers']) for l in listed] or r.stderr))
     # Planned for the trainer whose file is written, the plan ranks only what that file can say (even stages; for
     # NeMo at most ZeRO-1), shaping a depth its stages divide, and emit writes the plan's layout as it is.
     for trainer, target_file in (('nemo', 'nemo.yaml'), ('deepspeed', 'ds_config.json')):

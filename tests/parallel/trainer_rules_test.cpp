@@ -241,8 +241,24 @@ TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it sa
     CHECK(v->rule == "uneven_stages");
     CHECK(v->reason.find(std::string("the ") + written.written_as + " isoflop writes for " + name) == 0);
     CHECK(written.rule_source("uneven_stages").find("isoflop's") == 0);
-    CHECK(rules_holder(own) == name);
+    CHECK(rules_holder(own, "uneven_stages") == name);
   }
+  // A rule the file says as the trainer does is the trainer's: ZeRO-2 with pipeline stages is DeepSpeed's own
+  // refusal, named as its.
+  const auto zero = trainer_violation(as_written(f.cat.trainer("deepspeed")), layout(1, 4, 16, 2), job, f.cluster);
+  REQUIRE(zero);
+  CHECK(zero->rule == "zero_with_pipeline");
+  CHECK(zero->reason.rfind("deepspeed runs ZeRO stage at most 1", 0) == 0);
+  // An overlay whose trainer splits evenly already has nothing narrowed: its messages and sources stay its own.
+  catalog::TrainerRules even = f.cat.trainer("deepspeed");
+  even.uneven_stages = false;
+  even.rule_sources.assign(catalog::kTrainerRuleIds.size(), "overlay");
+  const catalog::TrainerRules even_written = as_written(even);
+  CHECK(even_written.narrowed_rules.empty());
+  CHECK(even_written.rule_source("uneven_stages") == "overlay");
+  const auto own_words = trainer_violation(even_written, uneven_stages, job, f.cluster);
+  REQUIRE(own_words);
+  CHECK(own_words->reason.rfind("deepspeed has no layer counts", 0) == 0);
   // NeMo 2 runs FSDP2 (ZeRO-3); the nemo.yaml written shards at most the optimizer state.
   CHECK(!trainer_violation(f.cat.trainer("nemo"), fsdp2, job, f.cluster));
   const auto v = trainer_violation(as_written(f.cat.trainer("nemo")), fsdp2, job, f.cluster);
