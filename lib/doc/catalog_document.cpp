@@ -2,6 +2,7 @@
 #include "doc/catalog_document.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -11,15 +12,14 @@
 namespace isoflop::doc {
 namespace {
 
-const std::vector<std::string> kKinds = {"all", "hardware", "grids", "laws", "models", "cost"};
+const std::vector<std::string> kKinds = {"all", "hardware", "grids", "laws", "models", "cost", "trainers"};
 
 // The catalog's lists in the order of CatalogEntry's types (and of kCatalogSections).
-constexpr auto kLists =
-    std::tuple{&catalog::Catalog::accelerators, &catalog::Catalog::nodes,       &catalog::Catalog::clusters,
-               &catalog::Catalog::grids,        &catalog::Catalog::pue_presets, &catalog::Catalog::laws,
-               &catalog::Catalog::models,       &catalog::Catalog::shape_families,
-               &catalog::Catalog::moe_recommendations, &catalog::Catalog::run_cost,
-               &catalog::Catalog::embodied_carbon};
+constexpr auto kLists = std::tuple{
+    &catalog::Catalog::accelerators, &catalog::Catalog::nodes,           &catalog::Catalog::clusters,
+    &catalog::Catalog::grids,        &catalog::Catalog::pue_presets,     &catalog::Catalog::laws,
+    &catalog::Catalog::models,       &catalog::Catalog::shape_families,  &catalog::Catalog::moe_recommendations,
+    &catalog::Catalog::run_cost,     &catalog::Catalog::embodied_carbon, &catalog::Catalog::trainers};
 
 std::string summary_line(const Json& entry) {
   std::string detail;
@@ -54,6 +54,14 @@ std::string summary_line(const Json& entry) {
         units::format_significant(entry["capacity_factor"].get<double>()) + " / " +
         units::format_significant(entry["eval_capacity_factor"].get<double>()) + ", <= " +
         std::to_string(entry["max_experts"].get<int>()) + " experts");
+  if (entry.contains("rules")) {  // a trainer: what it runs, in short
+    const Json& r = entry["rules"];
+    std::string zero;
+    for (const auto& z : r["zero_stages"]) zero += (zero.empty() ? "" : "/") + std::to_string(z.get<int>());
+    add(entry["version"].get<std::string>() + ": ZeRO " + zero + (r["pipeline"].get<bool>() ? ", PP" : "") +
+        (r["uneven_stages"].get<bool>() ? " uneven" : "") + (r["interleaving"].get<bool>() ? ", VPP" : "") +
+        (r["context_parallel"].get<bool>() ? ", CP" : "") + (r["expert_parallel"].get<bool>() ? ", EP" : ""));
+  }
   if (entry.contains("layers"))
     add(std::to_string(entry["layers"].get<int>()) + " layers × " + std::to_string(entry["d_model"].get<long long>()));
   return detail;
@@ -97,6 +105,54 @@ CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogReque
   return d;
 }
 
+namespace {
+
+std::string cell_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) {  // as the data file gives it: 1.2e22 FLOPs, 0.34, 44000000 parameters
+    const double v = value.get<double>();
+    return std::fabs(v) >= 1e12 ? units::format_scientific(v, 6) : units::format_significant(v, 10);
+  }
+  return value.dump();
+}
+
+// One entry shown in full, in words rather than JSON: nested objects as "rules.pipeline" keys, lists of values
+// joined by commas, lists of records as a table under their key.
+void full_entry_lines(const std::string& key, const Json& value, std::vector<std::pair<std::string, std::string>>* kv,
+                      std::string* tables) {
+  if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) full_entry_lines(key + "." + k, v, kv, tables);
+    return;
+  }
+  if (!value.is_array()) {
+    kv->emplace_back(key, cell_text(value));
+    return;
+  }
+  if (value.empty() || !value.front().is_object()) {
+    std::string joined;
+    for (const auto& v : value) joined += (joined.empty() ? "" : ", ") + cell_text(v);
+    kv->emplace_back(key, joined);
+    return;
+  }
+  std::vector<std::string> header;
+  for (const auto& [k, _] : value.front().items()) header.push_back(k);
+  report::TextTable table(header, std::vector<bool>(header.size(), true));
+  for (const auto& row : value) {
+    std::vector<std::string> cells;
+    for (const auto& column : header) cells.push_back(row.contains(column) ? cell_text(row.at(column)) : "");
+    table.add_row(std::move(cells));
+  }
+  *tables += "  " + key + ":\n";
+  const std::string text = table.render();
+  for (size_t at = 0; at < text.size();) {  // indented under the entry
+    const size_t eol = text.find('\n', at);
+    *tables += "    " + text.substr(at, eol - at + 1);
+    at = eol + 1;
+  }
+}
+
+}  // namespace
+
 std::string render_catalog(const CatalogDocument& d) {
   const bool full = d.inputs.name.has_value();
   const Json entries = d.entries;
@@ -109,9 +165,10 @@ std::string render_catalog(const CatalogDocument& d) {
       const Json& entry = entries[i];
       if (full) {
         std::vector<std::pair<std::string, std::string>> kv;
+        std::string tables;  // a list of records (a family's shape rows) as a table of its own, after the values
         for (const auto& [key, value] : entry.items())
-          if (key != "section") kv.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
-        out += report::render_key_values(kv) + "\n";
+          if (key != "section") full_entry_lines(key, value, &kv, &tables);
+        out += report::render_key_values(kv) + tables + "\n";
         continue;
       }
       std::string source = entry["source"].get<std::string>();

@@ -31,7 +31,7 @@ struct CatalogRequest {
 struct CatalogEntry {
   std::variant<catalog::Accelerator, catalog::Node, catalog::Cluster, catalog::Grid, catalog::PuePreset,
                catalog::LawSpec, catalog::ModelEntry, catalog::ShapeFamily, catalog::MoeRecommendations,
-               catalog::RunCostConstants, catalog::EmbodiedCarbon>
+               catalog::RunCostConstants, catalog::EmbodiedCarbon, catalog::TrainerRules>
       entry;
 };
 // The sections in the order of CatalogEntry's types, each with the kind that lists it.
@@ -39,7 +39,7 @@ struct CatalogSection {
   std::string_view name;
   std::string_view kind;
 };
-inline constexpr std::array<CatalogSection, 11> kCatalogSections = {{{"accelerators", "hardware"},
+inline constexpr std::array<CatalogSection, 12> kCatalogSections = {{{"accelerators", "hardware"},
                                                                      {"nodes", "hardware"},
                                                                      {"clusters", "hardware"},
                                                                      {"grids", "grids"},
@@ -49,7 +49,8 @@ inline constexpr std::array<CatalogSection, 11> kCatalogSections = {{{"accelerat
                                                                      {"shape_families", "models"},
                                                                      {"moe_recommendations", "models"},
                                                                      {"run_cost", "cost"},
-                                                                     {"embodied_carbon", "cost"}}};
+                                                                     {"embodied_carbon", "cost"},
+                                                                     {"trainers", "trainers"}}};
 std::string_view section_name(const CatalogEntry& entry);
 
 // {"section", then the entry's keys}.

@@ -4,6 +4,7 @@
 
 #include "doc/arch_document.hpp"
 #include "doc/catalog_document.hpp"
+#include "parallel/time_model.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::doc {
@@ -187,6 +188,49 @@ constexpr auto kEmbodied =
     std::tuple{field("name", &EmbodiedCarbon::name), field("die_area_cm2", &EmbodiedCarbon::die_area_cm2),
                field("kg_per_cm2", &EmbodiedCarbon::kg_per_cm2), field("source", &EmbodiedCarbon::source)};
 
+// A trainer's rules by their ids (kTrainerRuleIds), each with the source it was read in, and its defaults.
+using catalog::TrainerDefaults;
+using catalog::TrainerRules;
+Json rule_sources(const TrainerRules& t) {
+  Json out = Json::object();
+  for (size_t i = 0; i < catalog::kTrainerRuleIds.size() && i < t.rule_sources.size(); ++i)
+    out[std::string(catalog::kTrainerRuleIds[i])] = t.rule_sources[i];
+  return out;
+}
+void read_rule_sources(const Json& v, TrainerRules& t) {
+  t.rule_sources.clear();
+  for (const auto id : catalog::kTrainerRuleIds) {
+    std::string source;
+    if (v.contains(std::string(id))) read_value(v.at(std::string(id)), source);
+    t.rule_sources.push_back(source);
+  }
+}
+constexpr auto kTrainerDefaults =
+    std::tuple{field("overlap_grad_reduce", &TrainerDefaults::overlap_grad_reduce),
+               field("overlap_param_gather", &TrainerDefaults::overlap_param_gather),
+               field("tp_comm_overlap", &TrainerDefaults::tp_comm_overlap),
+               field("grad_reduce", &TrainerDefaults::grad_reduce, names(parallel::kGradReduceNames)),
+               field("source", &TrainerDefaults::source)};
+constexpr auto kTrainer = std::tuple{
+    field("name", &TrainerRules::name),
+    field("display_name", &TrainerRules::display_name),
+    field("version", &TrainerRules::version),
+    group("rules", field("zero_stages", &TrainerRules::zero_stages),
+          field("max_zero_stage_with_pipeline", &TrainerRules::max_zero_stage_with_pipeline),
+          field("max_zero_stage_with_experts", &TrainerRules::max_zero_stage_with_experts),
+          field("zero_experts_scope_model", &TrainerRules::zero_experts_scope_model),
+          field("tensor_parallel", &TrainerRules::tensor_parallel),
+          field("tp_within_node", &TrainerRules::tp_within_node),
+          field("sequence_parallel", &TrainerRules::sequence_parallel), field("pipeline", &TrainerRules::pipeline),
+          field("uneven_stages", &TrainerRules::uneven_stages), field("interleaving", &TrainerRules::interleaving),
+          field("interleaving_min_pp", &TrainerRules::interleaving_min_pp),
+          field("context_parallel", &TrainerRules::context_parallel),
+          field("context_sequence_multiple", &TrainerRules::context_sequence_multiple),
+          field("expert_parallel", &TrainerRules::expert_parallel)),
+    custom("rule_sources", rule_sources, read_rule_sources),
+    field("defaults", &TrainerRules::defaults, as(kTrainerDefaults)),
+    field("source", &TrainerRules::source)};
+
 const auto& listing(const Accelerator&) { return kAccelerator; }
 const auto& listing(const Node&) { return kNode; }
 const auto& listing(const Cluster&) { return kCluster; }
@@ -198,6 +242,7 @@ const auto& listing(const ShapeFamily&) { return kShapeFamily; }
 const auto& listing(const model::MoeRecommendations&) { return fields<model::MoeRecommendations>; }
 const auto& listing(const RunCostConstants&) { return kRunCost; }
 const auto& listing(const EmbodiedCarbon&) { return kEmbodied; }
+const auto& listing(const TrainerRules&) { return kTrainer; }
 
 }  // namespace
 

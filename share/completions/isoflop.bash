@@ -34,7 +34,7 @@ _isoflop() {
     --out) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --target) COMPREPLY=($(compgen -W "megatron deepspeed nemo slurm all" -- "$cur")); return 0 ;;
     --trainer) COMPREPLY=($(compgen -W "megatron deepspeed nemo fsdp" -- "$cur")); return 0 ;;
-    --kind) [ "$command" = catalog ] && COMPREPLY=($(compgen -W "all hardware grids laws models cost" -- "$cur")) && return 0 ;;
+    --kind) [ "$command" = catalog ] && COMPREPLY=($(compgen -W "all hardware grids laws models cost trainers" -- "$cur")) && return 0 ;;
     --target-version) COMPREPLY=($(compgen -W "core_v0.8.0 core_v0.13.0 v1.22.0 v1.23.0 v2.4.0" -- "$cur")); return 0 ;;
     --check) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
   esac
@@ -52,7 +52,7 @@ _isoflop() {
     return 0
   fi
   if [ "$command" = catalog ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
-    COMPREPLY=($(compgen -W "all hardware grids laws models cost" -- "$cur"))
+    COMPREPLY=($(compgen -W "all hardware grids laws models cost trainers" -- "$cur"))
   elif [ "$command" = help ]; then
     COMPREPLY=($(compgen -W "$(_isoflop_commands "$prog")" -- "$cur"))
   elif [[ "$cur" == -* ]]; then

@@ -33,7 +33,7 @@ TEST_CASE("every section of the catalog document reads back and writes the same 
   CHECK(all.entries.size() == cat.accelerators.size() + cat.nodes.size() + cat.clusters.size() + cat.grids.size() +
                                   cat.pue_presets.size() + cat.laws.size() + cat.models.size() +
                                   cat.shape_families.size() + cat.moe_recommendations.size() + cat.run_cost.size() +
-                                  cat.embodied_carbon.size());
+                                  cat.embodied_carbon.size() + cat.trainers.size());
   const std::string text = report::to_json_text(doc::Json(all));
   const doc::SourceDocument source = doc::parse_document("catalog.json", text);
   const auto back = doc::decode<doc::CatalogDocument>(source);
@@ -76,6 +76,15 @@ TEST_CASE("catalog entries read back are the catalog's records, in the listing's
     CHECK(m.architecture.effective_kv_heads() == cat.models[i].architecture.effective_kv_heads());
     CHECK(m.architecture.moe.experts == cat.models[i].architecture.moe.experts);
     CHECK(m.published_params == cat.models[i].published_params);
+  }
+  // Every trainer's rules, their sources by rule id and its defaults, exactly (where it was read is not listed).
+  const doc::CatalogDocument trainers = doc::Json(listed(cat, "trainers")).get<doc::CatalogDocument>();
+  REQUIRE(trainers.entries.size() == cat.trainers.size());
+  for (size_t i = 0; i < cat.trainers.size(); ++i) {
+    catalog::TrainerRules original = cat.trainers[i];
+    CAPTURE(original.name);
+    original.file.clear();
+    CHECK(entry<catalog::TrainerRules>(trainers, i) == original);
   }
 }
 
