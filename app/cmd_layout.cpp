@@ -14,8 +14,10 @@ namespace isoflop::app {
 namespace {
 
 // Options that describe the model, the job or the cluster: given by the document with --from.
-constexpr const char* kJobOptions[] = {"arch",  "global-batch", "seq",       "gpu",      "node",   "gpus",
-                                       "nodes", "gpus-per-node", "attention", "precision", "dropout"};
+// The model, job and cluster a document gives; of them only the cluster's size (--gpus, --nodes) and the global
+// batch may change.
+constexpr const char* kJobOptions[] = {"arch",          "seq",       "gpu",       "node",
+                                       "gpus-per-node", "attention", "precision", "dropout"};
 
 doc::LayoutDocument from_options(const Parsed& parsed) {
   const auto& vm = parsed.values;
@@ -43,8 +45,14 @@ int run_layout(const std::vector<std::string>& args) {
   if (const auto from = read_from(vm, {"layout", "plan"})) {
     for (const char* name : kJobOptions)
       if (has(vm, name))
-        throw InputError(std::string("--") + name + ": not with --from (the document gives the model, job and cluster)");
-    d = doc::relayout(*from, layout_request(vm), load_catalog(parsed->common));
+        throw InputError(std::string("--") + name +
+                         ": not with --from (the document gives the model, job and cluster; --gpus, --nodes and "
+                         "--global-batch change its size and batch)");
+    doc::ClusterResize resize;
+    resize.gpus = get_integer(vm, "gpus");
+    resize.nodes = get_integer(vm, "nodes");
+    resize.global_batch = get_integer(vm, "global-batch");
+    d = doc::relayout(*from, layout_request(vm), resize, load_catalog(parsed->common));
   } else {
     d = from_options(*parsed);
   }

@@ -39,11 +39,16 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
   return make_layout_document(inputs, job, cluster.spec, options);
 }
 
-LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change) {
-  const LayoutSections s = layout_sections_from(from);
+LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
+                        const std::function<void(parallel::ClusterSpec&, parallel::JobSpec&)>& resize) {
+  LayoutSections s = layout_sections_from(from);
   // The document's job and cluster before any pin: a fault in them names their key, not a flag.
   check_document_section(from, "cluster", [&] { s.cluster.validate(); });
   check_document_section(from, "job", [&] { s.job.validate(); });
+  if (resize) {
+    resize(s.cluster, s.job);
+    s.cluster.validate();  // a count given on the command line: its fault names the flag
+  }
   parallel::SearchOptions options = s.options;
   if (change) change(options);
   LayoutInputs inputs;
@@ -53,12 +58,33 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
   return make_layout_document(inputs, job, s.cluster, options);
 }
 
-LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request,
+LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request, const ClusterResize& resize,
                         const catalog::Catalog& catalog) {
-  return relayout(from, [&](parallel::SearchOptions& o) {
-    parallel::apply_layout_request(request, o);
-    parallel::resolve_trainer(catalog, o);
-  });
+  if (resize.gpus && resize.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
+  const auto resized = [&](parallel::ClusterSpec& c, parallel::JobSpec& job) {
+    constexpr long long kMaxGpus = 100'000'000;
+    if (resize.global_batch) {
+      if (*resize.global_batch < 1) throw FieldError("global_batch", "must be positive");
+      job.global_batch = *resize.global_batch;
+    }
+    if (resize.gpus) {
+      if (*resize.gpus < 1 || *resize.gpus > kMaxGpus) throw FieldError("gpus", "must be in [1, 1e8]");
+      c.gpus = static_cast<int>(*resize.gpus);
+    } else if (resize.nodes) {
+      if (*resize.nodes < 1 || *resize.nodes > kMaxGpus / c.gpus_per_node)
+        throw FieldError("nodes", "must be positive and at most 1e8 GPUs in all");
+      c.gpus = static_cast<int>(*resize.nodes * c.gpus_per_node);
+    }
+  };
+  return relayout(
+      from,
+      [&](parallel::SearchOptions& o) {
+        parallel::apply_layout_request(request, o);
+        parallel::resolve_trainer(catalog, o);
+      },
+      resize.gpus || resize.nodes || resize.global_batch
+          ? std::function<void(parallel::ClusterSpec&, parallel::JobSpec&)>(resized)
+          : nullptr);
 }
 
 }  // namespace isoflop::doc

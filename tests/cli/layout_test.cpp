@@ -117,9 +117,9 @@ TEST_CASE("layout --from: the same layouts without pins, a valid re-rank with a 
   // Pinning can only slow the best layout down.
   CHECK(c["layouts"][0]["step_time_s"].get<double>() >= a["layouts"][0]["step_time_s"].get<double>());
 
-  auto r = run_cli("layout --from " + path + " --gpus 8");
+  auto r = run_cli("layout --from " + path + " --gpu h100-sxm5-80gb");
   CHECK(r.status == 2);
-  CHECK(r.err.find("--gpus: not with --from") != std::string::npos);
+  CHECK(r.err.find("--gpu: not with --from") != std::string::npos);
   r = run_cli("layout --from " + save("trunc", first.out.substr(0, 200)));
   CHECK(r.status == 2);
   CHECK(r.err.find("trunc.json") != std::string::npos);
@@ -247,6 +247,29 @@ TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document
   r = run_cli(args + " --tp 8");
   CHECK(r.status == 2);
   CHECK(r.err.find("pinned degrees") != std::string::npos);
+  // The infeasible document itself, with each change as the message writes it: the same model, now running.
+  const auto dir = isoflop::test::fresh_temp_dir("layout", "resize");
+  std::ofstream(dir / "none.json") << run_cli(args + " -o json").out;
+  for (const auto& c : changes) {
+    const std::string flag = c["field"] == "gpus" ? " --gpus " : " --global-batch ";
+    const auto again = run_cli("layout --from " + (dir / "none.json").string() + flag + c["value"].dump() + " -o json");
+    REQUIRE_MESSAGE(again.status == 0, flag, again.err);
+    const auto d = json::parse(again.out);
+    CHECK(d["architecture"] == doc["architecture"]);
+    CHECK(d["cluster"]["accelerator"] == doc["cluster"]["accelerator"]);
+    CHECK(d["cluster"]["gpus"] == (c["field"] == "gpus" ? c["value"] : doc["cluster"]["gpus"]));
+    CHECK(d["job"]["global_batch"] == (c["field"] == "global_batch" ? c["value"] : doc["job"]["global_batch"]));
+  }
+  // --nodes counts the document's nodes; the rest of the job and cluster is the document's.
+  const auto nodes = run_cli("layout --from " + (dir / "none.json").string() + " --nodes 32 -o json");
+  REQUIRE(nodes.status == 0);
+  CHECK(json::parse(nodes.out)["cluster"]["gpus"] == 256);
+  r = run_cli("layout --from " + (dir / "none.json").string() + " --gpus 201");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--gpus: 201 is not a whole number of 8-GPU nodes") != std::string::npos);
+  r = run_cli("layout --from " + (dir / "none.json").string() + " --seq 4096");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--seq: not with --from") != std::string::npos);
 }
 
 TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by --from, and acted on") {
