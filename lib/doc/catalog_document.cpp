@@ -56,11 +56,12 @@ std::string summary_line(const Json& entry) {
         std::to_string(entry["max_experts"].get<int>()) + " experts");
   if (entry.contains("rules")) {  // a trainer: what it runs, in short
     const Json& r = entry["rules"];
+    const auto supported = [&](const char* id) { return r[id]["supported"].get<bool>(); };
     std::string zero;
-    for (const auto& z : r["zero_stages"]) zero += (zero.empty() ? "" : "/") + std::to_string(z.get<int>());
-    add(entry["version"].get<std::string>() + ": ZeRO " + zero + (r["pipeline"].get<bool>() ? ", PP" : "") +
-        (r["uneven_stages"].get<bool>() ? " uneven" : "") + (r["interleaving"].get<bool>() ? ", VPP" : "") +
-        (r["context_parallel"].get<bool>() ? ", CP" : "") + (r["expert_parallel"].get<bool>() ? ", EP" : ""));
+    for (const auto& z : r["zero_stages"]["stages"]) zero += (zero.empty() ? "" : "/") + std::to_string(z.get<int>());
+    add(entry["version"].get<std::string>() + ": ZeRO " + zero + (supported("pipeline") ? ", PP" : "") +
+        (supported("uneven_stages") ? " uneven" : "") + (supported("interleaving") ? ", VPP" : "") +
+        (supported("context_parallel") ? ", CP" : "") + (supported("expert_parallel") ? ", EP" : ""));
   }
   if (entry.contains("layers"))
     add(std::to_string(entry["layers"].get<int>()) + " layers × " + std::to_string(entry["d_model"].get<long long>()));
@@ -109,9 +110,9 @@ namespace {
 
 std::string cell_text(const Json& value) {
   if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_float()) {  // as the data file gives it: 1.2e22 FLOPs, 0.34, 44000000 parameters
+  if (value.is_number_float()) {  // every digit the record has; counts from a million up in scientific notation
     const double v = value.get<double>();
-    return std::fabs(v) >= 1e12 ? units::format_scientific(v, 6) : units::format_significant(v, 10);
+    return std::fabs(v) >= 1e6 ? units::format_scientific(v, 15) : units::format_significant(v, 15);
   }
   return value.dump();
 }

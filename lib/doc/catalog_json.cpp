@@ -188,20 +188,55 @@ constexpr auto kEmbodied =
     std::tuple{field("name", &EmbodiedCarbon::name), field("die_area_cm2", &EmbodiedCarbon::die_area_cm2),
                field("kg_per_cm2", &EmbodiedCarbon::kg_per_cm2), field("source", &EmbodiedCarbon::source)};
 
-// A trainer's rules by their ids (kTrainerRuleIds), each with the source it was read in, and its defaults.
+// A trainer's rules as data/trainers.yaml gives them: by rule id, each with its values and its source.
 using catalog::TrainerDefaults;
 using catalog::TrainerRules;
-Json rule_sources(const TrainerRules& t) {
-  Json out = Json::object();
-  for (size_t i = 0; i < catalog::kTrainerRuleIds.size() && i < t.rule_sources.size(); ++i)
-    out[std::string(catalog::kTrainerRuleIds[i])] = t.rule_sources[i];
-  return out;
+Json trainer_rules(const TrainerRules& t) {
+  const auto rule = [&](const char* id, Json values) {
+    values["source"] = t.rule_source(id);
+    return values;
+  };
+  Json r = Json::object();
+  r["zero_stages"] = rule("zero_stages", {{"stages", t.zero_stages}});
+  r["zero_with_pipeline"] = rule("zero_with_pipeline", {{"max_stage", t.max_zero_stage_with_pipeline}});
+  r["zero_with_experts"] =
+      rule("zero_with_experts", {{"max_stage", t.max_zero_stage_with_experts},
+                                 {"scope", t.zero_experts_scope_model ? "model" : "expert_parallel"}});
+  r["tensor_parallel"] = rule("tensor_parallel", {{"supported", t.tensor_parallel}});
+  r["tp_within_node"] = rule("tp_within_node", {{"enforced", t.tp_within_node}});
+  r["sequence_parallel"] = rule("sequence_parallel", {{"supported", t.sequence_parallel}});
+  r["pipeline"] = rule("pipeline", {{"supported", t.pipeline}});
+  r["uneven_stages"] = rule("uneven_stages", {{"supported", t.uneven_stages}});
+  r["interleaving"] = rule("interleaving", {{"supported", t.interleaving}, {"min_pp", t.interleaving_min_pp}});
+  r["context_parallel"] =
+      rule("context_parallel", {{"supported", t.context_parallel}, {"sequence_multiple", t.context_sequence_multiple}});
+  r["expert_parallel"] = rule("expert_parallel", {{"supported", t.expert_parallel}});
+  return r;
 }
-void read_rule_sources(const Json& v, TrainerRules& t) {
+void read_trainer_rules(const Json& v, TrainerRules& t) {
+  require_object(v);
+  const auto at = [&](const char* id) -> const Json& {
+    if (!v.contains(id)) fail_at(v, std::string("missing rule '") + id + "'");
+    return v.at(id);
+  };
+  read_value(at("zero_stages").at("stages"), t.zero_stages);
+  read_value(at("zero_with_pipeline").at("max_stage"), t.max_zero_stage_with_pipeline);
+  read_value(at("zero_with_experts").at("max_stage"), t.max_zero_stage_with_experts);
+  t.zero_experts_scope_model = at("zero_with_experts").at("scope") == "model";
+  read_value(at("tensor_parallel").at("supported"), t.tensor_parallel);
+  read_value(at("tp_within_node").at("enforced"), t.tp_within_node);
+  read_value(at("sequence_parallel").at("supported"), t.sequence_parallel);
+  read_value(at("pipeline").at("supported"), t.pipeline);
+  read_value(at("uneven_stages").at("supported"), t.uneven_stages);
+  read_value(at("interleaving").at("supported"), t.interleaving);
+  read_value(at("interleaving").at("min_pp"), t.interleaving_min_pp);
+  read_value(at("context_parallel").at("supported"), t.context_parallel);
+  read_value(at("context_parallel").at("sequence_multiple"), t.context_sequence_multiple);
+  read_value(at("expert_parallel").at("supported"), t.expert_parallel);
   t.rule_sources.clear();
   for (const auto id : catalog::kTrainerRuleIds) {
     std::string source;
-    if (v.contains(std::string(id))) read_value(v.at(std::string(id)), source);
+    read_value(at(std::string(id).c_str()).at("source"), source);
     t.rule_sources.push_back(source);
   }
 }
@@ -211,25 +246,12 @@ constexpr auto kTrainerDefaults =
                field("tp_comm_overlap", &TrainerDefaults::tp_comm_overlap),
                field("grad_reduce", &TrainerDefaults::grad_reduce, names(parallel::kGradReduceNames)),
                field("source", &TrainerDefaults::source)};
-constexpr auto kTrainer = std::tuple{
-    field("name", &TrainerRules::name),
-    field("display_name", &TrainerRules::display_name),
-    field("version", &TrainerRules::version),
-    group("rules", field("zero_stages", &TrainerRules::zero_stages),
-          field("max_zero_stage_with_pipeline", &TrainerRules::max_zero_stage_with_pipeline),
-          field("max_zero_stage_with_experts", &TrainerRules::max_zero_stage_with_experts),
-          field("zero_experts_scope_model", &TrainerRules::zero_experts_scope_model),
-          field("tensor_parallel", &TrainerRules::tensor_parallel),
-          field("tp_within_node", &TrainerRules::tp_within_node),
-          field("sequence_parallel", &TrainerRules::sequence_parallel), field("pipeline", &TrainerRules::pipeline),
-          field("uneven_stages", &TrainerRules::uneven_stages), field("interleaving", &TrainerRules::interleaving),
-          field("interleaving_min_pp", &TrainerRules::interleaving_min_pp),
-          field("context_parallel", &TrainerRules::context_parallel),
-          field("context_sequence_multiple", &TrainerRules::context_sequence_multiple),
-          field("expert_parallel", &TrainerRules::expert_parallel)),
-    custom("rule_sources", rule_sources, read_rule_sources),
-    field("defaults", &TrainerRules::defaults, as(kTrainerDefaults)),
-    field("source", &TrainerRules::source)};
+constexpr auto kTrainer = std::tuple{field("name", &TrainerRules::name),
+                                     field("display_name", &TrainerRules::display_name),
+                                     field("version", &TrainerRules::version),
+                                     custom("rules", trainer_rules, read_trainer_rules),
+                                     field("defaults", &TrainerRules::defaults, as(kTrainerDefaults)),
+                                     field("source", &TrainerRules::source)};
 
 const auto& listing(const Accelerator&) { return kAccelerator; }
 const auto& listing(const Node&) { return kNode; }

@@ -39,20 +39,61 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
   return make_layout_document(inputs, job, cluster.spec, options);
 }
 
-LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
-                        const std::function<void(parallel::ClusterSpec&, parallel::JobSpec&)>& resize) {
-  LayoutSections s = layout_sections_from(from);
-  // The document's job and cluster before any pin: a fault in them names their key, not a flag.
-  check_document_section(from, "cluster", [&] { s.cluster.validate(); });
-  check_document_section(from, "job", [&] { s.job.validate(); });
-  if (resize) {
-    resize(s.cluster, s.job);
-    s.cluster.validate();  // a count given on the command line: its fault names the flag
+namespace {
+
+// The document's cluster and job at the size and batch given on the command line (range faults name the flag).
+void apply_resize(const ClusterResize& resize, parallel::ClusterSpec& c, parallel::JobSpec& job) {
+  constexpr long long kMaxGpus = 100'000'000;
+  if (resize.gpus && resize.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
+  if (resize.global_batch) {
+    if (*resize.global_batch < 1)
+      throw FieldError("global_batch", "must be positive, got " + std::to_string(*resize.global_batch));
+    job.global_batch = *resize.global_batch;
   }
+  if (resize.gpus) {
+    if (*resize.gpus < 1 || *resize.gpus > kMaxGpus)
+      throw FieldError("gpus", "must be from 1 to 100000000, got " + std::to_string(*resize.gpus));
+    c.gpus = static_cast<int>(*resize.gpus);
+  } else if (resize.nodes) {
+    const long long most = kMaxGpus / std::max(1, c.gpus_per_node);
+    if (*resize.nodes < 1 || *resize.nodes > most)
+      throw FieldError("nodes", "must be from 1 to " + std::to_string(most) + " nodes of " +
+                                    std::to_string(c.gpus_per_node) + " GPUs, got " + std::to_string(*resize.nodes));
+    c.gpus = static_cast<int>(*resize.nodes * c.gpus_per_node);
+  }
+}
+
+}  // namespace
+
+LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
+                        const ClusterResize& resize) {
+  LayoutSections s = layout_sections_from(from);
+  const bool resized = resize.gpus || resize.nodes;
+  // The document's job and cluster before any pin: a fault in them names their key, not a flag. A GPU count
+  // given on the command line replaces the document's, whose faults no longer matter.
+  parallel::ClusterSpec own = s.cluster;
+  if (resized) own.gpus = std::max(1, own.gpus_per_node);
+  check_document_section(from, "cluster", [&] { own.validate(); });
+  check_document_section(from, "job", [&] { s.job.validate(); });
+  apply_resize(resize, s.cluster, s.job);
+  s.cluster.validate();  // at the size given: its fault names the flag
   parallel::SearchOptions options = s.options;
   if (change) change(options);
+  if (resized) {
+    const auto& p = options.pins;
+    const long long pinned = 1LL * p.tp.value_or(1) * p.pp.value_or(1) * p.cp.value_or(1) * p.dp.value_or(1);
+    if (s.cluster.gpus % pinned != 0)
+      throw FieldError(resize.gpus ? "gpus" : "nodes",
+                       std::to_string(s.cluster.gpus) + " GPUs are not divisible by the TP·PP·CP·DP = " +
+                           std::to_string(pinned) + " pinned (by " + from.source +
+                           " or the options given); pin other degrees (--tp, --pp, --cp, --dp) or give a count they "
+                           "divide");
+  }
   LayoutInputs inputs;
   inputs.from = from.source;
+  inputs.cluster.gpus = resize.gpus;
+  inputs.cluster.nodes = resize.nodes;
+  inputs.global_batch = resize.global_batch;
   parallel::JobSpec job = s.job;
   if (change) parallel::apply_gradient_precision(job, options);  // another trainer or --grad-reduce: its buffer
   return make_layout_document(inputs, job, s.cluster, options);
@@ -60,31 +101,13 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
 
 LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request, const ClusterResize& resize,
                         const catalog::Catalog& catalog) {
-  if (resize.gpus && resize.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
-  const auto resized = [&](parallel::ClusterSpec& c, parallel::JobSpec& job) {
-    constexpr long long kMaxGpus = 100'000'000;
-    if (resize.global_batch) {
-      if (*resize.global_batch < 1) throw FieldError("global_batch", "must be positive");
-      job.global_batch = *resize.global_batch;
-    }
-    if (resize.gpus) {
-      if (*resize.gpus < 1 || *resize.gpus > kMaxGpus) throw FieldError("gpus", "must be in [1, 1e8]");
-      c.gpus = static_cast<int>(*resize.gpus);
-    } else if (resize.nodes) {
-      if (*resize.nodes < 1 || *resize.nodes > kMaxGpus / c.gpus_per_node)
-        throw FieldError("nodes", "must be positive and at most 1e8 GPUs in all");
-      c.gpus = static_cast<int>(*resize.nodes * c.gpus_per_node);
-    }
-  };
   return relayout(
       from,
       [&](parallel::SearchOptions& o) {
         parallel::apply_layout_request(request, o);
         parallel::resolve_trainer(catalog, o);
       },
-      resize.gpus || resize.nodes || resize.global_batch
-          ? std::function<void(parallel::ClusterSpec&, parallel::JobSpec&)>(resized)
-          : nullptr);
+      resize);
 }
 
 }  // namespace isoflop::doc

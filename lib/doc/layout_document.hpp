@@ -99,10 +99,6 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
                                const parallel::JobSettings& settings, parallel::SearchOptions options,
                                std::string* cluster_note = nullptr);
 
-// Re-runs the search of a layout or plan document on its own job and cluster, with its search options changed
-// by `change` (the pins given, a new top_k …). With no change the layouts are the document's.
-LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
-                        const std::function<void(parallel::ClusterSpec&, parallel::JobSpec&)>& resize = nullptr);
 // The size of the cluster a document's layouts are searched on again: its own, or another count of its GPUs
 // (--gpus) or of its nodes (--nodes), the accelerator, node and bandwidths kept; and the batch they run.
 struct ClusterResize {
@@ -110,8 +106,13 @@ struct ClusterResize {
   std::optional<long long> nodes;
   std::optional<long long> global_batch;  // and another global batch (sequences) for the job
 };
-// The same with the document's search options changed by `request`, the trainer reloaded from the catalog and
-// the cluster resized by `resize`.
+
+// Re-runs the search of a layout or plan document on its own job and cluster (resized by `resize`, recorded in
+// the inputs), with its search options changed by `change` (the pins given, a new top_k …). With no change the
+// layouts are the document's.
+LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
+                        const ClusterResize& resize = {});
+// The same with the document's search options changed by `request` and the trainer reloaded from the catalog.
 LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request, const ClusterResize& resize,
                         const catalog::Catalog& catalog);
 

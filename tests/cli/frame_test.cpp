@@ -94,3 +94,22 @@ TEST_CASE("a malformed user catalog is rejected at load with file:line, exit 2")
   CHECK(r.status == 2);
   CHECK(r.err.find("is not a readable directory") != std::string::npos);
 }
+
+TEST_CASE("catalog shows one entry in words: nested values as dotted keys, lists of records as a table") {
+  const auto trainer = run_cli("catalog trainers deepspeed");
+  REQUIRE(trainer.status == 0);
+  CHECK(trainer.out.find("{") == std::string::npos);  // no JSON in the page
+  CHECK(trainer.out.find("rules.zero_stages.stages") != std::string::npos);
+  CHECK(trainer.out.find("0, 1, 2, 3\n") != std::string::npos);
+  CHECK(trainer.out.find("rules.zero_with_pipeline.max_stage") != std::string::npos);
+  CHECK(trainer.out.find("PipelineEngine asserts the ZeRO stage is below 2") != std::string::npos);
+  // Chinchilla's Approach 1 table (Hoffmann et al. 2022 Table 3) as rows, counts in scientific notation.
+  const auto law = run_cli("catalog laws chinchilla-approach1");
+  REQUIRE(law.status == 0);
+  CHECK(law.out.find("  rows:\n") != std::string::npos);
+  const size_t row = law.out.find("6.7e10");
+  REQUIRE(row != std::string::npos);
+  const std::string line = law.out.substr(row, law.out.find('\n', row) - row);
+  CHECK(line.find("5.76e23") != std::string::npos);
+  CHECK(line.find("1.5e12") != std::string::npos);
+}

@@ -260,10 +260,27 @@ TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document
     CHECK(d["cluster"]["gpus"] == (c["field"] == "gpus" ? c["value"] : doc["cluster"]["gpus"]));
     CHECK(d["job"]["global_batch"] == (c["field"] == "global_batch" ? c["value"] : doc["job"]["global_batch"]));
   }
-  // --nodes counts the document's nodes; the rest of the job and cluster is the document's.
-  const auto nodes = run_cli("layout --from " + (dir / "none.json").string() + " --nodes 32 -o json");
+  // --nodes counts the document's nodes (here of 4 GPUs, not the catalog node's 8), and the inputs say so.
+  std::ofstream(dir / "four.json")
+      << run_cli(
+             "layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 192 --gpus-per-node 4 --global-batch 1024 -o json")
+             .out;
+  const auto nodes = run_cli("layout --from " + (dir / "four.json").string() + " --nodes 32 -o json");
   REQUIRE(nodes.status == 0);
-  CHECK(json::parse(nodes.out)["cluster"]["gpus"] == 256);
+  const auto n = json::parse(nodes.out);
+  CHECK(n["cluster"]["gpus"] == 128);
+  CHECK(n["cluster"]["gpus_per_node"] == 4);
+  CHECK(n["inputs"]["nodes"] == 32);
+  CHECK(n["inputs"]["gpus"].is_null());
+  // The document's pins stay: a count they do not divide names them and how to re-pin.
+  std::ofstream(dir / "pinned.json")
+      << run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 192 --global-batch 1536 --tp 8 --pp 4 -o json")
+             .out;
+  r = run_cli("layout --from " + (dir / "pinned.json").string() + " --gpus 200");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--gpus: 200 GPUs are not divisible by the TP·PP·CP·DP = 32 pinned (by ") != std::string::npos);
+  CHECK(run_cli("layout --from " + (dir / "pinned.json").string() + " --gpus 200 --pp 5 --global-batch 1000").status ==
+        0);
   r = run_cli("layout --from " + (dir / "none.json").string() + " --gpus 201");
   CHECK(r.status == 2);
   CHECK(r.err.find("--gpus: 201 is not a whole number of 8-GPU nodes") != std::string::npos);
