@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "parallel/trainer_rules.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
 
@@ -108,6 +109,26 @@ CatalogDocument catalog_document(const catalog::Catalog& cat, const CatalogReque
 
 namespace {
 
+// What the launch file isoflop writes for a trainer cannot say of its rules (parallel::as_written): "" for the
+// other entries and for a trainer whose file says all.
+std::string written_line(const CatalogEntry& e) {
+  const auto* rules = std::get_if<catalog::TrainerRules>(&e.entry);
+  if (!rules) return "";
+  const catalog::TrainerRules written = parallel::as_written(*rules);
+  if (written.narrowed_rules.empty()) return "";
+  std::string out = "; its " + written.written_as + " as isoflop writes it: ";
+  const auto narrowed = [&](const char* id) {
+    return std::find(written.narrowed_rules.begin(), written.narrowed_rules.end(), id) != written.narrowed_rules.end();
+  };
+  if (narrowed("uneven_stages")) out += "even stages";
+  if (narrowed("zero_stages")) {
+    std::string zero;
+    for (const int z : written.zero_stages) zero += (zero.empty() ? "" : "/") + std::to_string(z);
+    out += std::string(narrowed("uneven_stages") ? ", " : "") + "ZeRO " + zero;
+  }
+  return out;
+}
+
 std::string cell_text(const Json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_float()) {  // every digit the record has; counts from a million up in scientific notation
@@ -174,7 +195,7 @@ std::string render_catalog(const CatalogDocument& d) {
       }
       std::string source = entry["source"].get<std::string>();
       if (source.size() > 70) source = source.substr(0, 67) + "...";
-      table.add_row({entry["name"].get<std::string>(), summary_line(entry), source});
+      table.add_row({entry["name"].get<std::string>(), summary_line(entry) + written_line(d.entries[i]), source});
     }
     if (!full) out += table.render() + "\n";
   }

@@ -103,6 +103,11 @@ TEST_CASE("catalog shows one entry in words: nested values as dotted keys, lists
   CHECK(trainer.out.find("0, 1, 2, 3\n") != std::string::npos);
   CHECK(trainer.out.find("rules.zero_with_pipeline.max_stage") != std::string::npos);
   CHECK(trainer.out.find("PipelineEngine asserts the ZeRO stage is below 2") != std::string::npos);
+  // The listing says what isoflop's file for a trainer cannot say of its rules, as plan and layout apply them.
+  const auto listing = run_cli("catalog trainers");
+  CHECK(listing.out.find("NeMo v2.4.0: ZeRO 0/1/3, PP uneven, VPP, CP, EP; its nemo.yaml as isoflop writes it: even "
+                         "stages, ZeRO 0/1") != std::string::npos);
+  CHECK(listing.out.find("its ds_config.json as isoflop writes it: even stages ") != std::string::npos);
   // Chinchilla's Approach 1 table (Hoffmann et al. 2022 Table 3) as rows, counts in scientific notation.
   const auto law = run_cli("catalog laws chinchilla-approach1");
   REQUIRE(law.status == 0);
