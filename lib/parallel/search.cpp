@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "parallel/stages.hpp"
 #include "parallel/walk.hpp"
+#include "units/integer_limits.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -231,8 +232,10 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
   for (long long dp = 1; dp <= cluster.gpus; ++dp) {
     if (cluster.gpus % dp != 0) continue;
     const long long below = job.global_batch / dp * dp;
+    // Within the batch the options accept (units::integer_limit), so the change can be given as written.
+    const long long most = units::integer_limit("global_batch").value_or(std::numeric_limits<long long>::max());
     for (const long long b : {below, below + dp})
-      if (b >= 1 && b != job.global_batch) batches.push_back(b);
+      if (b >= 1 && b <= most && b != job.global_batch) batches.push_back(b);
   }
   std::sort(batches.begin(), batches.end(), [&](long long x, long long y) {
     const long long dx = std::llabs(x - job.global_batch), dy = std::llabs(y - job.global_batch);
