@@ -350,3 +350,16 @@ TEST_CASE(
   CHECK(chosen["shape"]["depth_note"].get<std::string>().rfind(
             "layers in multiples of 4: the nemo.yaml isoflop writes for nemo splits them", 0) == 0);
 }
+
+TEST_CASE("plan with virtual stages pinned alone shapes a depth they split and runs them") {
+  for (const int vpp : {2, 3, 4}) {
+    INFO(vpp);
+    const auto r = run_cli("plan --gpus 256 --gpu h100-sxm5-80gb --days 14 -o json --vpp " + std::to_string(vpp));
+    REQUIRE(r.status == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& best = doc["layouts"][0];
+    CHECK(best["vpp"] == vpp);
+    CHECK(best["pp"].get<int>() >= 2);
+    CHECK(doc["architecture"]["layers"].get<int>() % (best["pp"].get<int>() * vpp) == 0);
+  }
+}
