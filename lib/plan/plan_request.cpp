@@ -64,7 +64,8 @@ PlannedRun plan_budget(const catalog::Catalog& catalog, const Budget& budget, Pl
   parallel::resolve_trainer(catalog, request.search);
   const ResolvedPlan resolved = resolve_plan(catalog, request);
   PlannedRun run{make_plan(budget, resolved.options), resolved.cluster_note, std::nullopt};
-  if (!run.result.converged)
+  // A plan with no layout stops iterating at once: it is infeasible (said in its problem), not unsettled.
+  if (!run.result.converged && run.result.layouts.feasible())
     run.warning = "utilisation did not settle within " + std::to_string(resolved.options.max_iterations) + " iterations";
   return run;
 }

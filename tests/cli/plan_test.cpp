@@ -177,6 +177,10 @@ TEST_CASE("plan: nothing fits is a document with the reason, exit 1") {
   CHECK(doc["allocation"]["flops"].get<double>() == 1e27);
   CHECK(r.err.find("isoflop: infeasible: no layout fits") != std::string::npos);
   CHECK(r.err.find("--gpus") != std::string::npos);  // the suggested change, as a flag
+  // A time budget with nothing fitting stops at once: infeasible, not a utilisation that did not settle.
+  const auto timed = run_cli("plan --days 3000 --gpus 8 --gpu a100-sxm4-40gb -o json");
+  CHECK(timed.status == 1);
+  CHECK(timed.err.find("did not settle") == std::string::npos);
 }
 
 TEST_CASE("plan -o csv carries the plan with its layouts, no JSON in cells") {
