@@ -85,6 +85,16 @@ std::string last_error(const std::string& dir, const doc::SweepRun& run) {
   return error.empty() ? last : error;
 }
 
+// Whether a train process ended on an interrupt: the status 128 + signal it exits with after saving its
+// checkpoint on SIGINT or SIGTERM (app/cmd_train.cpp), or the signal itself (before its handler was installed).
+bool by_interrupt(int status) {
+  for (const int signal : {SIGINT, SIGTERM})
+    if ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + signal) ||
+        (WIFSIGNALED(status) && WTERMSIG(status) == signal))
+      return true;
+  return false;
+}
+
 std::string exit_text(int status) {
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
   return "exit " + std::to_string(WEXITSTATUS(status));
@@ -177,7 +187,13 @@ SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& di
         ++summary.finished;
         done_flops += 6 * r.run->params * r.run->tokens;
         o.line(finished_line(*r.run, s, wall_s));
-      } else if (stopping && s.has_checkpoint) {
+      } else if (by_interrupt(status) || ((stopping || (o.stop && o.stop->load())) && s.has_checkpoint)) {
+        // Ctrl-C in a terminal reaches the whole process group: a run may exit on it (130, its checkpoint saved)
+        // before this loop sees the stop. It was interrupted, not failed, and no further run starts.
+        if (!stopping) {
+          stopping = true;
+          for (const auto& other : running) ::kill(other.pid, SIGINT);
+        }
         ++summary.interrupted;
         o.line(r.run->id + " interrupted; it resumes from its checkpoint on the next 'validate run'");
       } else {

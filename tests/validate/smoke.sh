@@ -139,4 +139,22 @@ set -e
 [ "$status" -eq 1 ] || fail "a failing job: exit $status, expected 1"
 grep -q "b0-s0 FAILED (exit 2: .*train' field 'lr'" "$WORK/run4.err" || fail "failure reason: $(cat "$WORK/run4.err")"
 grep -q "exit 2" "$DIR/runs/b0-s0/failed.txt" || fail "failed.txt: $(cat "$DIR/runs/b0-s0/failed.txt")"
+# Ctrl-C in a terminal interrupts the whole process group, the runs with the runner: a run that exits on it
+# (130, its checkpoint saved) before the runner sees the stop is interrupted, not failed, and the runner exits 130.
+GROUP=$WORK/group
+"$ISOFLOP" validate --flops 1e21 --law chinchilla --preset smoke --emit "$GROUP" -q > /dev/null
+setsid "$ISOFLOP" validate run "$GROUP" -j 2 2> "$WORK/group.err" &
+LEADER=$!
+for _ in $(seq 1 3000); do
+  if ls "$GROUP"/runs/*/checkpoint.bin > /dev/null 2>&1; then break; fi
+  sleep 0.02
+done
+kill -INT -- "-$LEADER"
+set +e
+wait "$LEADER"
+status=$?
+set -e
+[ "$status" -eq 130 ] || fail "Ctrl-C to the group: exit $status, expected 130: $(cat "$WORK/group.err")"
+grep -q " 0 failed, [1-9][0-9]* interrupted" "$WORK/group.err" || fail "Ctrl-C to the group: $(cat "$WORK/group.err")"
+! ls "$GROUP"/runs/*/failed.txt > /dev/null 2>&1 || fail "an interrupted run is recorded as failed"
 echo "validate smoke: ok"
