@@ -102,7 +102,11 @@ doc::SweepDocument design_sweep(const DesignRequest& request, const LrRule& rule
   // Approach 2's exponent needs two budgets; past 16 the sweep is no longer a small check of the plan.
   if (p.budgets < 2 || p.budgets > 16)
     throw FieldError("budgets", std::to_string(p.budgets) + " is out of range; accepted: 2 to 16 (Approach 2 needs 2)");
-  if (p.sizes < 2) throw FieldError("sizes", "must be at least 2 to find a minimum");
+  // Approach 2 fits a parabola to each budget's losses: three sizes at least, or no budget's minimum is found.
+  if (p.sizes < 3)
+    throw FieldError("sizes", std::to_string(p.sizes) +
+                                  " is too few; accepted: at least 3 (a parabola through each "
+                                  "budget's losses)");
   doc::SweepDocument d;
   d.origin = request.target.origin;
   d.preset = request.preset_name;

@@ -47,6 +47,8 @@ doc::SweepDocument design_from_options(const SweepOptions& o, const catalog::Cat
   if (r.data.source != train::DataSource::kQuanta && r.data.source != train::DataSource::kMarkov)
     throw FieldError("source", "a sweep needs a generated source with a known floor; accepted: quanta, markov");
   r.data.quanta.alphabet = r.preset.alphabet;
+  // The accelerator every run's MFU is counted against: one the catalog has, or the runs would all fail later.
+  if (!o.peak_device.empty()) catalog.accelerator(o.peak_device, "peak_device");
   r.peak_device = o.peak_device;
   LrRule rule = settings.rule_for(r.preset);
   // A preset's own rule was fitted to that preset's sweep on the quanta source: say so where it is borrowed.

@@ -247,9 +247,21 @@ TEST_CASE("bad input: a budget too small for the smallest model, too few sizes, 
   o.total_flops = 1e8;
   CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("too small for the model"), FieldError);
   o.total_flops.reset();
-  o.sizes = 1;
-  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), "sizes: must be at least 2 to find a minimum", FieldError);
+  // Two sizes give no parabola: Approach 2 could never fit such a sweep.
+  o.sizes = 2;
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()),
+                       "sizes: 2 is too few; accepted: at least 3 (a parabola through each budget's losses)",
+                       FieldError);
+  o.sizes = 3;
+  CHECK_NOTHROW(design_from_options(o, cat()));
   o.sizes.reset();
+  // The accelerator the runs' MFU is counted against is one the catalog has, checked before any job is written.
+  o.peak_device = "bogus";
+  CHECK_THROWS_WITH_AS(design_from_options(o, cat()), doctest::Contains("peak_device: unknown accelerator 'bogus'"),
+                       FieldError);
+  o.peak_device = "h100-sxm5-80gb";
+  CHECK_NOTHROW(design_from_options(o, cat()));
+  o.peak_device.clear();
   o.law.all_laws = true;
   CHECK_THROWS_AS(design_from_options(o, cat()), FieldError);
   o.law.all_laws = false;
