@@ -188,7 +188,13 @@ Job parse_job(const std::string& text, const std::string& file) {
   } else {
     job.data.path = resolve(d.string("path"), file);
   }
-  if (job.data.source != DataSource::kQuanta) job.data.val_fraction = d.fraction_or("val_fraction", 0.1);
+  if (job.data.source != DataSource::kQuanta) {
+    // Some of the corpus held out, and some left to train on: strictly between 0 and 1.
+    job.data.val_fraction = d.has("val_fraction") ? d.number("val_fraction") : 0.1;
+    if (!(job.data.val_fraction > 0 && job.data.val_fraction < 1))
+      d.fail("val_fraction", "must be a fraction in (0, 1): some of the corpus held out, the rest trained on; got " +
+                                 units::format_significant(job.data.val_fraction, 6));
+  }
   d.finish();
 
   job.backend = enum_field(top, "backend", kBackendKindNames, BackendKind::kAuto);

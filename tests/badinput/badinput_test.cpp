@@ -115,38 +115,58 @@ void make_fixtures(const fs::path& d) {
         "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
         "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\noutput: out\n");
   const std::map<std::string, std::string> jobs = {
-      {"job-dup.yaml", "model:\n  layers: 1\n  layers: 2\n  d_model: 16\n  heads: 2\n  seq: 16\n  vocab: 32\n"
-                       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
-      {"job-dupsec.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"
-                          "train: {tokens: 8k, batch: 2, lr: 1e-3}\n"},
+      {"job-dup.yaml",
+       "model:\n  layers: 1\n  layers: 2\n  d_model: 16\n  heads: 2\n  seq: 16\n  vocab: 32\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-dupsec.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"
+       "train: {tokens: 8k, batch: 2, lr: 1e-3}\n"},
       {"job-empty.yaml", ""},
       {"job-list.yaml", "- a\n- b\n"},
       {"job-syntax.yaml", "model: {layers: 1\n"},
-      {"job-order.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                         "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov, order: 1e12}\n"},
-      {"job-lr.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                      "train: {tokens: 4k, batch: 2, lr: .nan}\ndata: {source: markov}\n"},
-      {"job-layers.yaml", "model: {layers: [1, 2], d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                          "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
-      {"job-heads.yaml", "model: {layers: 1, d_model: 16, heads: 1e12, seq: 16, vocab: 32}\n"
-                         "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
-      {"job-unknown.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32, laeyrs: 3}\n"
-                           "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
-      {"job-quanta-alpha.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, alpha: -1}\n"},
-      {"job-quanta-segment.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                                  "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, segment: 0.5}\n"},
-      {"job-quanta-vocab.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 2}\n"
-                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta}\n"},
-      {"job-quanta-branching.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                                    "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, branching: 40}\n"},
-      {"job-quanta-skills.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                                 "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, skills: 0}\n"},
-      {"job-quanta-split.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                                "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_fraction: 0.2}\n"},
-      {"job-quanta-val.yaml", "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
-                              "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_tokens: 20}\n"},
+      {"job-order.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov, order: 1e12}\n"},
+      {"job-lr.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: .nan}\ndata: {source: markov}\n"},
+      {"job-layers.yaml",
+       "model: {layers: [1, 2], d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-heads.yaml",
+       "model: {layers: 1, d_model: 16, heads: 1e12, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-unknown.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32, laeyrs: 3}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov}\n"},
+      {"job-quanta-alpha.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, alpha: -1}\n"},
+      {"job-quanta-segment.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, segment: 0.5}\n"},
+      {"job-quanta-vocab.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 2}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta}\n"},
+      {"job-quanta-branching.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, branching: 40}\n"},
+      {"job-quanta-skills.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, skills: 0}\n"},
+      {"job-quanta-split.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_fraction: 0.2}\n"},
+      {"job-quanta-val.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: quanta, val_tokens: 20}\n"},
+      {"job-val-all.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov, val_fraction: 1}\n"},
+      {"job-val-none.yaml",
+       "model: {layers: 1, d_model: 16, heads: 2, seq: 16, vocab: 32}\n"
+       "train: {tokens: 4k, batch: 2, lr: 1e-3}\ndata: {source: markov, val_fraction: 0}\n"},
   };
   for (const auto& [name, text] : jobs) write(d / name, text);
   // Text data that is no file: a folder, a FIFO (open would block) and a device that never ends.
