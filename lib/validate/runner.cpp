@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/folder_lock.hpp"
+#include "train/job_changes.hpp"
 #include "units/format.hpp"
 #include "validate/run_state.hpp"
 
@@ -85,6 +86,20 @@ std::string last_error(const std::string& dir, const doc::SweepRun& run) {
   return error.empty() ? last : error;
 }
 
+// A finished run is kept as it ran; where its job file has changed since (a learning rate edited by hand), the
+// line says so rather than keep it silently (train --resume refuses the same change).
+std::string changed_since(const std::string& dir, const doc::SweepRun& run, const doc::TrainDocument& results) {
+  try {
+    const train::Job now = train::load_job((fs::path(dir) / run.job).string());
+    const auto changes = train::job_changes(train::job_fields(results.inputs, 0), train::job_fields(now, 0), 0);
+    if (changes.empty()) return "";
+    return ", though its job file changed since: " + train::describe(changes) + " (remove " + run.folder +
+           " to run it again)";
+  } catch (const InputError& e) {
+    return std::string(", though its job file no longer reads: ") + e.what();
+  }
+}
+
 // Whether a train process ended on an interrupt: the status 128 + signal it exits with after saving its
 // checkpoint on SIGINT or SIGTERM (app/cmd_train.cpp), or the signal itself (before its handler was installed).
 bool by_interrupt(int status) {
@@ -147,7 +162,7 @@ SweepRunSummary run_sweep(const doc::SweepDocument& sweep, const std::string& di
     const RunStatus s = run_status(dir, run);
     if (s.state == RunState::kFinished) {
       ++summary.finished, ++summary.skipped;
-      o.line(run.id + " finished already; kept");
+      o.line(run.id + " finished already; kept" + changed_since(dir, run, *s.results));
       continue;
     }
     queue.push_back(&run);

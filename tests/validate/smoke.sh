@@ -129,6 +129,14 @@ set +e
 set -e
 [ "$(grep -c 'finished already; kept' "$WORK/run3.err")" -eq 9 ] || fail "$(cat "$WORK/run3.err")"
 
+# A finished run whose job file was edited since is kept, and the line says what changed.
+sed -i 's/^  lr: .*/  lr: 0.0125/' "$DIR/jobs/b1-s1.yaml"
+set +e
+"$ISOFLOP" validate run "$DIR" 2> "$WORK/run3b.err"
+set -e
+grep -q "b1-s1 finished already; kept, though its job file changed since: train.lr .* → 0.0125" "$WORK/run3b.err" ||
+  fail "an edited job of a finished run: $(cat "$WORK/run3b.err")"
+
 # A job that cannot run is recorded as failed with its reason, and the sweep exits 1.
 sed -i 's/^  lr: .*/  lr: -1/' "$DIR/jobs/b0-s0.yaml"
 rm -rf "$DIR/runs/b0-s0"
