@@ -160,7 +160,9 @@ double parse_bytes(std::string_view text, std::string_view what, Sign sign) {
 }
 
 long long parse_integer(std::string_view text, std::string_view what, Sign sign) {
-  const double value = parse_count(text, what, sign);
+  // A count of things (GPUs, jobs, sequences): whole-number examples, suffixes as for any count.
+  const double value =
+      parse_with_units(text, what, sign, kCountUnits, "a whole number (8, 1536) or one with a suffix k, M, B (2k, 1M)");
   if (value != std::floor(value) || std::fabs(value) > 9.0e18)
     throw InputError(quoted(what, text) + " is not a whole number");
   return static_cast<long long>(value);
