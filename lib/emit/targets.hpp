@@ -99,13 +99,13 @@ std::vector<std::string> check_slurm(const std::string& script);
 // The #SBATCH directives sbatch reads (those before the first command), value by option name ("" for a switch).
 std::map<std::string, std::string> sbatch_directives(const std::string& script);
 
-// The value of a word such as "${NNODES:-420}" or "420": its literal default; nullopt when it has none. A value
-// past kLargestLiteral reads as kLargestLiteral.
 // Whether `name` is one of `names`.
 inline bool listed(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// The value of a word such as "${NNODES:-420}" or "420": its literal default; nullopt when it has none. A value
+// past kLargestLiteral reads as kLargestLiteral.
 inline constexpr long long kLargestLiteral = 1'000'000'000;
 std::optional<long long> literal_integer(const std::string& word);
 // A count read from a file as an int: past an int's range it is clamped, and every rule then refuses it.

@@ -31,13 +31,8 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
                                                     : " (" + rules_holder(trainer, "uneven_stages") +
                                                           " has no layer counts for the first and last stages)"));
   if (pins.zero_stage && trainer.loaded() &&
-      std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) ==
-          trainer.zero_stages.end()) {
-    std::string stages;
-    for (const int z : trainer.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
-    throw FieldError("zero_stage", rules_holder(trainer, "zero_stages") + " offers no ZeRO-" + s(*pins.zero_stage) +
-                                       " (its stages: " + stages + ")");
-  }
+      std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) == trainer.zero_stages.end())
+    throw FieldError("zero_stage", zero_stage_refusal(trainer, *pins.zero_stage));
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
   Layout pinned;  // the pinned degrees, 1 where open

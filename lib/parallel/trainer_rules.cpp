@@ -56,6 +56,12 @@ std::string rules_holder(const catalog::TrainerRules& rules, std::string_view ru
   return "the " + rules.written_as + " isoflop writes for " + rules.name;
 }
 
+std::string zero_stage_refusal(const catalog::TrainerRules& t, int stage) {
+  std::string stages;
+  for (const int z : t.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
+  return rules_holder(t, "zero_stages") + " offers no ZeRO-" + s(stage) + " (its stages: " + stages + ")";
+}
+
 std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster,
                                                   Words words) {
   const auto& a = job.architecture;
@@ -128,11 +134,7 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
   const std::string& name = t.name;
   const auto& a = job.architecture;
   if (std::find(t.zero_stages.begin(), t.zero_stages.end(), l.zero_stage) == t.zero_stages.end()) {
-    return fail(words, "zero_stages", [&] {
-      std::string stages;
-      for (const int z : t.zero_stages) stages += (stages.empty() ? "" : ", ") + s(z);
-      return rules_holder(t, "zero_stages") + " offers no ZeRO-" + s(l.zero_stage) + " (its stages: " + stages + ")";
-    });
+    return fail(words, "zero_stages", [&] { return zero_stage_refusal(t, l.zero_stage); });
   }
   if (l.pp > 1 && !t.pipeline)
     return fail(words, "pipeline", [&] { return std::string(name + " runs no pipeline schedule (PP must be 1)"); });

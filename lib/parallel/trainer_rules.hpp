@@ -48,6 +48,10 @@ catalog::TrainerRules as_written(catalog::TrainerRules rules);
 // writes for it ("the ds_config.json isoflop writes for deepspeed") where as_written narrowed that rule.
 std::string rules_holder(const catalog::TrainerRules& rules, std::string_view rule);
 
+// "deepspeed offers no ZeRO-3 (its stages: 0, 1, 2)", naming the file where as_written narrowed the stages: the
+// words of the zero_stages rule, for a layout's stage or a pinned one.
+std::string zero_stage_refusal(const catalog::TrainerRules& rules, int stage);
+
 // Both: structural first, then the trainer's (none when `trainer` was never loaded).
 std::optional<RuleViolation> runnability_violation(const catalog::TrainerRules& trainer, const Layout& layout,
                                                    const JobSpec& job, const ClusterSpec& cluster,

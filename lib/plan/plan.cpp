@@ -119,7 +119,7 @@ model::Architecture shape_for(double params, const PlanOptions& o, int layer_mul
 // The better of two plans of one budget: one that can be acted on first, then the one whose law sees more
 // compute in a time-like budget (its layout runs faster), or that runs a FLOPs budget sooner.
 const PlanResult& better_plan(const PlanResult& a, const PlanResult& b) {
-  const bool a_ok = a.layouts.feasible() && !a.problem, b_ok = b.layouts.feasible() && !b.problem;
+  const bool a_ok = a.acceptable(), b_ok = b.acceptable();
   if (a_ok != b_ok) return a_ok ? a : b;
   if (!a_ok) return a;
   if (!a.budget.flops) return b.allocation.flops > a.allocation.flops ? b : a;
@@ -284,7 +284,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
                     parallel::rules_holder(o.search.trainer, "uneven_stages") +
                     " splits them over pipeline stages evenly only, and the family's depth (" +
                     std::to_string(free_layers) + " layers) " +
-                    (free.layouts.feasible() && !free.problem ? "ran slower" : "had no layout to run");
+                    (free.acceptable() ? "ran slower" : "had no layout to run");
   return even;
 }
 

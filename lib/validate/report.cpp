@@ -457,10 +457,19 @@ ValidationReport build_report(const std::vector<ReportRun>& runs, const PlanRefe
   if (report.approach2) compare_law(plan, options.tolerances, &report);
   compare_floor(runs, options.tolerances, &report);
   compare_speed(runs, accelerators, options.tolerances, &report);
-  report.passed = report.approach2.has_value() && report.failed == 0 &&
-                  std::all_of(report.comparisons.begin(), report.comparisons.end(),
-                              [](const Comparison& c) { return c.within; });
+  report.passed = report.failing_conditions().empty();
   return report;
+}
+
+std::vector<std::string> ValidationReport::failing_conditions() const {
+  std::vector<std::string> out;
+  if (!approach2) out.push_back("Approach 2 not fitted");
+  if (failed > 0) out.push_back(std::to_string(failed) + (failed == 1 ? " run" : " runs") + " not finished");
+  const auto outside =
+      std::count_if(comparisons.begin(), comparisons.end(), [](const Comparison& c) { return !c.within; });
+  if (outside > 0)
+    out.push_back(std::to_string(outside) + (outside == 1 ? " comparison" : " comparisons") + " outside");
+  return out;
 }
 
 }  // namespace isoflop::validate

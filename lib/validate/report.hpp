@@ -146,7 +146,10 @@ struct ValidationReport {
   std::optional<double> floor, floor_se;         // mean of the runs' exact floors
   std::vector<Comparison> comparisons;
   std::vector<SpeedRow> speed;
-  bool passed = false;                           // every comparison within its tolerance
+  bool passed = false;  // failing_conditions() is empty
+  // Why the verdict fails, in words, each condition that does not hold: Approach 2 not fitted, runs not finished,
+  // comparisons outside their tolerance. Empty when it passes.
+  std::vector<std::string> failing_conditions() const;
   // The parametric form the held-out budgets chose: the interaction law when it was fitted and predicts them
   // better by the margin, else Chinchilla's. Its E gets a floor comparison of its own (floor_interaction).
   fit::ParametricForm chosen_form() const;

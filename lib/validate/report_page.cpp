@@ -3,9 +3,10 @@
 #include <optional>
 #include <set>
 
-#include "validate/report_document.hpp"
+#include "core/suggest.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
+#include "validate/report_document.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -189,15 +190,9 @@ std::string render_validation(const ValidationDocument& d) {
                distance_text(c, c.tolerance), c.within ? "ok" : "OUTSIDE"});
   out += t.render();
   if (d.calibration_file) out += "calibration overlay: " + *d.calibration_file + "\n";
-  // Why it fails, each of the three conditions of the verdict (validate/report.cpp) that does not hold.
-  std::string why;
-  const auto because = [&](const std::string& reason) { why += (why.empty() ? " (" : "; ") + reason; };
-  if (!f.approach2) because("Approach 2 not fitted");
-  if (f.failed > 0) because(std::to_string(f.failed) + (f.failed == 1 ? " run" : " runs") + " not finished");
-  const auto outside =
-      std::count_if(f.comparisons.begin(), f.comparisons.end(), [](const auto& c) { return !c.within; });
-  if (outside > 0) because(std::to_string(outside) + (outside == 1 ? " comparison" : " comparisons") + " outside");
-  out += std::string("\nverdict: ") + (f.passed ? "pass" : "fail" + why + (why.empty() ? "" : ")")) + "\n";
+  const std::vector<std::string> why = f.failing_conditions();
+  out += std::string("\nverdict: ") + (f.passed ? "pass" : "fail") + (why.empty() ? "" : " (" + join(why, "; ") + ")") +
+         "\n";
   return out;
 }
 
