@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "units/format.hpp"
@@ -58,10 +60,9 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   c.target_tokens = target_tokens;
   c.ceiling_tokens = rule.ceiling_tokens(flops);
   c.pinned = pinned;
-  c.rule = "start at the target, double while the MFU gains more than " +
-           units::format_significant(rule.min_gain * 100, 3) + " %, up to B = " +
-           units::format_significant(rule.coefficient, 4) + " C^" + units::format_significant(rule.exponent, 4) +
-           " tokens (" + rule.source + ")";
+  c.rule = "of the target and its doublings up to B = " + units::format_significant(rule.coefficient, 4) + " C^" +
+           units::format_significant(rule.exponent, 4) + " tokens, the smallest whose MFU is within " +
+           units::format_significant(rule.min_gain * 100, 3) + " % of the best (" + rule.source + ")";
   // A batch with no valid layout at all (fewer sequences than a data-parallel degree needs) is an infeasible
   // result with the search's reason, not an input error: the plan chose the batch, not the user.
   auto search_at = [&](double tokens) {
@@ -83,26 +84,41 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   out.job.global_batch = job.global_batch;
   if (pinned) {
     c.note = "as given";
-  } else if (target_tokens * 2 > c.ceiling_tokens) {
-    c.note = "the target; a doubling would pass the ceiling of " + tokens_text(c.ceiling_tokens);
   } else {
-    c.note = "the target";
-    double tokens = target_tokens;
-    for (int k = 0; k < kMaxDoublings && tokens * 2 <= c.ceiling_tokens; ++k) {
-      tokens *= 2;
-      parallel::SearchResult next = search_at(tokens);
-      const double before = best_mfu(out.layouts), after = best_mfu(next);
-      if (!(after > before * (1 + rule.min_gain))) {
-        if (before > 0)
-          c.note += "; doubling again gains " + units::format_significant((after / before - 1) * 100, 2) + " % MFU";
-        break;
-      }
-      out.layouts = std::move(next);
-      out.job.global_batch = job.global_batch;
-      c.note = "grown " + std::to_string(1 << (k + 1)) + "x from the target: MFU " +
-               units::format_significant(before * 100, 3) + " -> " + units::format_significant(after * 100, 3) + " %";
-      if (tokens * 2 > c.ceiling_tokens) c.note += "; the next doubling would pass the ceiling";
+    // Every doubling up to the ceiling is searched and the smallest batch within min_gain of the best MFU among
+    // them is taken. Stopping at the first doubling that gains little would make the choice depend on the path:
+    // a doubling that changes no stage count gains a little, the next one that does gains a lot.
+    std::vector<std::pair<double, parallel::SearchResult>> tried;  // (tokens, search), doubling by doubling
+    tried.emplace_back(target_tokens, std::move(out.layouts));
+    std::vector<long long> batches{job.global_batch};
+    for (double tokens = target_tokens * 2; tried.size() <= kMaxDoublings && tokens <= c.ceiling_tokens; tokens *= 2) {
+      tried.emplace_back(tokens, search_at(tokens));
+      batches.push_back(job.global_batch);
     }
+    double best = 0;
+    for (const auto& t : tried) best = std::max(best, best_mfu(t.second));
+    size_t pick = 0;
+    while (pick + 1 < tried.size() && !(best_mfu(tried[pick].second) * (1 + rule.min_gain) >= best)) ++pick;
+    const double start_mfu = best_mfu(tried.front().second), picked_mfu = best_mfu(tried[pick].second);
+    if (pick == 0) {
+      c.note = "the target";
+    } else {
+      c.note = "grown " + std::to_string(1 << pick) + "x from the target: MFU " +
+               units::format_significant(start_mfu * 100, 3) + " -> " + units::format_significant(picked_mfu * 100, 3) +
+               " %";
+    }
+    if (tried.size() == 1) {
+      c.note += "; a doubling would pass the ceiling of " + tokens_text(c.ceiling_tokens);
+    } else if (pick + 1 < tried.size() && picked_mfu > 0) {
+      const double gain_percent = (best / picked_mfu - 1) * 100;
+      c.note += gain_percent < 0.05 ? "; no larger batch up to the ceiling runs faster"
+                                    : "; up to the ceiling a larger batch gains at most " +
+                                          units::format_significant(gain_percent, 3) + " % MFU";
+    } else if (pick + 1 == tried.size()) {
+      c.note += "; the next doubling would pass the ceiling";
+    }
+    out.layouts = std::move(tried[pick].second);
+    out.job.global_batch = batches[pick];
   }
   c.sequences = out.job.global_batch;
   c.tokens = static_cast<double>(out.job.global_batch * out.job.seq);

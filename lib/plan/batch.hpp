@@ -1,4 +1,4 @@
-// The plan's global batch: it grows with the cluster from a target, by doublings that still raise the
+// The plan's global batch: it grows with the cluster from a target, by doublings while they raise the
 // layout's MFU, never beyond a published batch ceiling at the plan's compute (DeepSeek LLM 2024's batch law,
 // data/cost.yaml); a batch the user pins stays as given.
 #pragma once
@@ -14,7 +14,7 @@ struct BatchRule {
   double coefficient = 0;
   double exponent = 0;
   std::string source;
-  double min_gain = 0.05;  // a doubling is taken only when it raises the MFU by more than this fraction
+  double min_gain = 0.05;  // a larger batch is taken only when it raises the MFU by more than this fraction
   double ceiling_tokens(double flops) const;
   bool operator==(const BatchRule&) const = default;
 };
@@ -42,7 +42,8 @@ struct BatchSearch {
 };
 
 // Searches the layouts of `job` (its global batch is set here) at the target batch and, unless pinned, at
-// doublings of it up to the ceiling, stopping at the first doubling that gains less than rule.min_gain MFU.
+// every doubling of it up to the ceiling, and keeps the smallest batch whose MFU is within rule.min_gain of the
+// best of them (the first doubling gaining little does not stop it: a later one may change the stage count).
 // `exact_sequences`: the batch as given, pinned and not rounded (target_tokens is then ignored).
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
                          const parallel::SearchOptions& search, double target_tokens, bool pinned,

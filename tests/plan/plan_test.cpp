@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
@@ -227,6 +228,32 @@ TEST_CASE("the batch grows with the cluster, within DeepSeek LLM's batch ceiling
   const auto target = parallel::search_layouts(at_target, pinned.cluster, pinned.search);
   REQUIRE(target.feasible());
   CHECK(large.mfu > target.layouts.front().time.mfu);
+}
+
+TEST_CASE("the batch is the smallest of the target and its doublings up to the ceiling within 5 % of their best MFU") {
+  // A FLOPs budget plans once, so the chosen batch is the final job's; every doubling is searched again here.
+  const auto cat = catalog::load_catalog();
+  plan::Budget budget;
+  budget.flops = 2e24;
+  for (const long long gpus : {1024LL, 4096LL, 16384LL}) {
+    INFO(gpus);
+    const auto o = options_for(cat, gpus, "h100-sxm5-80gb");
+    const auto r = plan::make_plan(budget, o);
+    REQUIRE(r.layouts.feasible());
+    std::vector<double> mfu;  // at the target, then each doubling up to the ceiling
+    for (double tokens = r.batch.target_tokens; mfu.empty() || tokens <= r.batch.ceiling_tokens; tokens *= 2) {
+      parallel::JobSpec job = r.job;
+      job.global_batch = plan::batch_sequences(tokens, job.seq, static_cast<int>(gpus));
+      const auto found = parallel::search_layouts(job, o.cluster, o.search);
+      mfu.push_back(found.feasible() ? found.layouts.front().time.mfu : 0.0);
+      if (job.global_batch == r.job.global_batch) CHECK(found.layouts.front().time.mfu == r.mfu);
+    }
+    const double best = *std::max_element(mfu.begin(), mfu.end());
+    const auto picked = static_cast<size_t>(std::lround(std::log2(r.batch.tokens / r.batch.target_tokens)));
+    REQUIRE(picked < mfu.size());
+    CHECK(r.mfu * 1.05 >= best);
+    for (size_t k = 0; k < picked; ++k) CHECK(mfu[k] * 1.05 < best);  // no smaller batch came close enough
+  }
 }
 
 TEST_CASE("a pinned 4M batch on 16,384 GPUs is refused with fewer GPUs or a larger batch that reach the floor") {
