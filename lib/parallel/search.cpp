@@ -253,6 +253,40 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
   return out;
 }
 
+// Under a trainer that splits the layers over pipeline stages evenly only, a depth with few divisors (103 is
+// prime) runs on few pipeline degrees: the nearest multiple of kEvenStagesDepthMultiple at the same width, the
+// nearer first, where a layout fits. No option sets the depth alone, so the note says how to get it.
+std::optional<SuggestedChange> even_depth_change(const JobSpec& job, const ClusterSpec& cluster,
+                                                 const SearchOptions& options) {
+  const auto& t = options.trainer;
+  const auto& pins = options.pins;
+  const int layers = job.architecture.layers;
+  if (!t.loaded() || !t.pipeline || t.uneven_stages || pins.pp || pins.first_stage_layers || pins.last_stage_layers ||
+      layers % kEvenStagesDepthMultiple == 0)
+    return std::nullopt;
+  const int below = layers / kEvenStagesDepthMultiple * kEvenStagesDepthMultiple;
+  const int above = below + kEvenStagesDepthMultiple;
+  std::vector<int> depths{above};
+  if (below > 0) depths.insert(layers - below < above - layers ? depths.begin() : depths.end(), below);
+  std::vector<int> divisors;  // the stage counts the depth divides over
+  for (int d = 1; d <= layers; ++d)
+    if (layers % d == 0) divisors.push_back(d);
+  std::string stage_counts;  // "1 or 103", "1, 2, 3 or 6"
+  for (size_t i = 0; i < divisors.size(); ++i)
+    stage_counts += (i == 0 ? "" : i + 1 == divisors.size() ? " or " : ", ") + std::to_string(divisors[i]);
+  for (const int depth : depths) {
+    JobSpec other = job;
+    other.architecture.layers = depth;
+    if (!any_layout_fits(other, cluster, options)) continue;
+    return SuggestedChange{"layers", depth, std::nullopt,
+                           rules_holder(t, "uneven_stages") + " gives every pipeline stage the same layers, and " +
+                               std::to_string(layers) + " split evenly over " + stage_counts + " stages only; " +
+                               std::to_string(depth) + " layers at the same width fit: plan --trainer " + t.name +
+                               " shapes such a depth, or give an --arch with it"};
+  }
+  return std::nullopt;
+}
+
 // The search; `prune` false estimates every valid layout's memory (the reference the pruning is tested against).
 SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options, bool prune,
                     bool suggest) {
@@ -443,6 +477,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       why.reason = "no valid layout of " + std::to_string(job.global_batch) + " sequences on " +
                    std::to_string(cluster.gpus) + " GPUs: " + first;
       why.changes = shape_changes(job, cluster, options);
+      if (auto depth = even_depth_change(job, cluster, options)) why.changes.push_back(std::move(*depth));
       return result;
     }
     Infeasibility& why = result.infeasible.emplace();
@@ -455,6 +490,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     why.usable_memory_bytes = result.usable_memory_bytes;
     why.closest = closest;
     why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, job, cluster, options);
+    if (auto depth = even_depth_change(job, cluster, options))
+      why.changes.insert(why.changes.begin(), std::move(*depth));
     return result;
   }
   result.layouts = top.best_first();

@@ -44,6 +44,10 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trai
 // the trainer's (perhaps overlaid) rule allows more; other trainers' rules are returned as they are.
 catalog::TrainerRules as_written(catalog::TrainerRules rules);
 
+// The depth multiple offered to a trainer that splits the layers over pipeline stages evenly only: 4 divides
+// over PP 2 and 4, and with TP 8 and 128-wide heads still leaves the width its steps (plan/plan.cpp).
+constexpr int kEvenStagesDepthMultiple = 4;
+
 // Who a violation of `rule` (an id of kTrainerRuleIds) is about: the trainer ("deepspeed"), or the file isoflop
 // writes for it ("the ds_config.json isoflop writes for deepspeed") where as_written narrowed that rule.
 std::string rules_holder(const catalog::TrainerRules& rules, std::string_view rule);

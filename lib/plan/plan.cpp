@@ -64,7 +64,7 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
 }
 
 // The depth multiple a plan also tries for a trainer that splits layers over pipeline stages evenly only.
-constexpr int kEvenStagesDepthMultiple = 4;
+using parallel::kEvenStagesDepthMultiple;
 
 // Whether the trainer splits layers over pipeline stages evenly only (its own rules, or those of the file
 // isoflop writes for it: parallel::as_written) and the stages are the search's to choose.

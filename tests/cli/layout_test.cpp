@@ -401,6 +401,29 @@ TEST_CASE("layout: on less than a node the GPU count suggested past one node is 
   CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status != 2);
 }
 
+TEST_CASE("layout: a depth NeMo's even stages cannot split is answered with the nearest multiple of 4 that runs") {
+  // The 3360-A100 month's plan has 103 layers (prime), which Megatron-LM runs on uneven stages; NeMo's file gives
+  // every stage the same layers, so 103 runs on PP 1 only, where it does not fit without ZeRO-3.
+  const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  REQUIRE(plan.status == 0);
+  json doc = json::parse(plan.out);
+  REQUIRE(doc["architecture"]["layers"] == 103);
+  const auto r = run_cli("layout --trainer nemo -o json --from " + save("depth-103", plan.out));
+  REQUIRE(r.status == 1);
+  const auto change = json::parse(r.out).at("infeasible").at("changes").at(0);
+  REQUIRE(change.at("field") == "layers");
+  CHECK(change.at("value") == 104);
+  CHECK(change.at("note").get<std::string>().find("103 split evenly over 1 or 103 stages only") != std::string::npos);
+  CHECK(r.err.find("to fit: a depth of 104 (") != std::string::npos);
+  // ... and the same plan at that depth runs under NeMo's rules, on pipeline stages.
+  doc["architecture"]["layers"] = 104;
+  const auto at_104 = run_cli("layout --trainer nemo -o json --from " + save("depth-104", doc.dump()));
+  REQUIRE(at_104.status == 0);
+  CHECK(json::parse(at_104.out).at("layouts").at(0).at("pp").get<int>() > 1);
+  // Megatron-LM splits 103 unevenly and is offered no depth.
+  CHECK(run_cli("layout --trainer megatron --from " + save("depth-103-megatron", plan.out)).status == 0);
+}
+
 TEST_CASE("emit for another trainer writes the memory of that trainer's gradients") {
   // A DeepSpeed plan keeps bf16 gradients; Megatron-LM keeps fp32 ones, so its launch needs more memory a GPU.
   const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-other-trainer");
