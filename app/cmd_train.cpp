@@ -18,7 +18,7 @@ namespace isoflop::app {
 namespace {
 
 // The command that continues an interrupted run: the same job, output folder, threads and memory limit, and the
-// curve and figure this session wrote (so replacing them is allowed).
+// curve and figure this session wrote (which the resumed run replaces as its own while they are unchanged).
 std::string resume_command(const std::string& job_file, const doc::TrainRequest& request,
                            const std::optional<std::string>& max_memory) {
   std::string command = "isoflop train " + emit::shell_quote(job_file);
@@ -27,7 +27,6 @@ std::string resume_command(const std::string& job_file, const doc::TrainRequest&
   if (max_memory) command += " --max-memory " + emit::shell_quote(*max_memory);
   if (request.curve) command += " --curve " + emit::shell_quote(*request.curve);
   if (request.plot) command += " --plot " + emit::shell_quote(*request.plot);
-  if (request.curve || request.plot) command += " --force";
   return command + " --resume";
 }
 

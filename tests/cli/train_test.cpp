@@ -137,6 +137,7 @@ TEST_CASE("train: SIGINT saves a checkpoint and exits 130 — --resume ends with
   const std::string printed = err.substr(at + marker.size(), end == std::string::npos ? end : end - at - marker.size());
   CHECK(printed.find("--output") != std::string::npos);
   CHECK(printed.find("--threads 1") != std::string::npos);
+  CHECK(printed.find("--force") == std::string::npos);  // the curve it wrote is the run's own while unchanged
   const auto resumed = run_cli(printed + " -q -o json");
   REQUIRE_MESSAGE(resumed.status == 0, std::string(printed + ": " + resumed.err));
   CHECK(nlohmann::json::parse(resumed.out)["resumed"] == true);

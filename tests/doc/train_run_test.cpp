@@ -93,5 +93,31 @@ TEST_CASE("the files a run writes are checked before the first step, named as th
   CHECK_FALSE(fs::exists(f.dir / "out" / "checkpoint.bin"));
 }
 
+TEST_CASE("a resumed run replaces the curve and figure its interrupted session wrote, and no file edited since") {
+  Fixture f;
+  f.request.curve = (f.dir / "curve.csv").string();
+  train::RunOptions first;
+  first.stop_after_steps = 3;
+  const TrainRun stopped = run_train_job(f.request, first);
+  REQUIRE(stopped.document.result.interrupted);
+  const std::string curve_then = test::read_file(*f.request.curve);
+  // Unchanged since: the run's own, replaced without the caller's permission to replace files.
+  train::RunOptions resume;
+  resume.resume = true;
+  const TrainRun resumed = run_train_job(f.request, resume);
+  CHECK_FALSE(resumed.document.result.interrupted);
+  CHECK(test::read_file(*f.request.curve) == train::curve_csv(resumed.document.result.curve));
+  CHECK(test::read_file(*f.request.curve) != curve_then);
+  // Edited since: the user's, kept, and the resume refused before its first step.
+  Fixture g;
+  g.request.curve = (g.dir / "curve.csv").string();
+  REQUIRE(run_train_job(g.request, first).document.result.interrupted);
+  std::ofstream(*g.request.curve, std::ios::app) << "# a note of mine\n";
+  const std::string edited = test::read_file(*g.request.curve);
+  CHECK_THROWS_WITH_AS(run_train_job(g.request, resume), ("--curve: " + *g.request.curve + " exists; no").c_str(),
+                       InputError);
+  CHECK(test::read_file(*g.request.curve) == edited);
+}
+
 }  // namespace
 }  // namespace isoflop::doc
