@@ -163,8 +163,12 @@ ReportRun read_run(const std::string& dir, const SweepDocument& sweep, const Swe
   r.accelerator = res.backend == train::BackendKind::kCpu ? validate::kCpuAccelerator : res.accelerator;
   r.batch = t.inputs.train.batch;
   if (res.interrupted || res.steps < res.steps_total) {
+    // The row keeps the run's design (its planned D) and no speed: the steps so far are in the reason.
     r.failure = "interrupted at step " + std::to_string(res.steps) + " of " + std::to_string(res.steps_total) +
                 " (validate run resumes it)";
+    r.tokens = planned.tokens;
+    r.tokens_per_s = 0;
+    r.mfu.reset();
   } else if (!res.eval_loss) {
     r.failure = "no validation loss in results.json";
   } else {

@@ -44,7 +44,8 @@ std::string runs_table(const ValidationDocument& d) {
     t.add_row({r.id, format_scientific(r.budget_flops), format_count(r.params), format_count(r.tokens),
                r.finished ? format_significant(r.loss, 4) : "-", r.floor ? format_significant(*r.floor, 4) : "-",
                r.finished ? format_significant(r.tokens_per_s) : "-",
-               r.mfu ? format_significant(100 * *r.mfu) + "%" : "-", r.finished ? "finished" : "FAILED: " + r.failure});
+               r.finished && r.mfu ? format_significant(100 * *r.mfu) + "%" : "-",
+               r.finished ? "finished" : "FAILED: " + r.failure});
   return t.render();
 }
 

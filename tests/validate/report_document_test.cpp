@@ -200,6 +200,33 @@ TEST_CASE("a run without results.json is reported as failed, by name, and the fi
   CHECK(again.report.failures[0] == sweep.runs[4].id + ": failed: exit 2: train.lr: must be positive");
 }
 
+TEST_CASE("an interrupted run's row keeps its planned D and shows no speed: the steps so far are in its reason") {
+  const fs::path dir = test::fresh_temp_dir("validation", "interrupted");
+  const SweepDocument sweep = write_sweep(dir);
+  const fs::path results = dir / sweep.runs[2].folder / "results.json";
+  Json j = Json::parse(test::read_file(results));
+  j["interrupted"] = true;
+  j["steps"] = 4;
+  j["tokens"] = sweep.runs[2].tokens * 0.4;  // what the four steps processed
+  j["mfu"] = 0.3;
+  write_text(results, j.dump());
+  const ValidationDocument d = validation_document(inputs_for(dir), catalog::load_catalog());
+  const validate::ReportRun& r = d.runs[2];
+  CHECK_FALSE(r.finished);
+  CHECK(r.tokens == sweep.runs[2].tokens);
+  CHECK_FALSE(r.mfu.has_value());
+  CHECK(r.tokens_per_s == 0);
+  CHECK(r.failure == "interrupted at step 4 of 10 (validate run resumes it)");
+  for (const auto& row : d.report.speed) CHECK(row.id != r.id);
+  // Its row on the page: D as planned, no loss, tokens/s or MFU.
+  const std::string page = render_validation(d);
+  const size_t at = page.find("\n" + r.id + " ");
+  REQUIRE(at != std::string::npos);
+  const std::string row = page.substr(at + 1, page.find('\n', at + 1) - at - 1);
+  CHECK(row.find("30%") == std::string::npos);
+  CHECK(row.find("FAILED: interrupted at step 4 of 10") != std::string::npos);
+}
+
 TEST_CASE("a sweep none of whose runs has finished is reported, its figure drawn empty, not refused") {
   const fs::path dir = test::fresh_temp_dir("validation", "none-finished");
   const SweepDocument sweep = write_sweep(dir);
