@@ -147,13 +147,30 @@ void require_memory(const Job& job, BackendKind backend, double max_memory_bytes
     whose = "available (" + a.source + ")";
   }
   if (limit <= 0 || e.total_bytes() <= limit) return;
-  // What to shrink: the largest part.
+  // What to shrink: the corpus when it is the largest part; else the batch, as far as it goes (the activations
+  // grow with it), naming the largest that fits; else the model, with the figure at one sequence per step.
   const double model = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.checkpoint_bytes;
-  std::string shrink = "a smaller model (model.layers, model.d_model, model.vocab)";
-  if (e.activations_bytes > model && e.activations_bytes > e.data_bytes)
-    shrink = "a smaller train.batch or model.seq";
-  else if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
+  std::string shrink;
+  if (e.data_bytes > model && e.data_bytes > e.activations_bytes) {
     shrink = "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
+  } else {
+    Job smaller = job;
+    auto fits = [&](int batch) {
+      smaller.train.batch = batch;
+      return estimate_memory(smaller, backend).total_bytes() <= limit;
+    };
+    if (job.train.batch > 1 && fits(1)) {
+      int lo = 1, hi = job.train.batch;  // fits(lo), !fits(hi)
+      while (hi - lo > 1) (fits(lo + (hi - lo) / 2) ? lo : hi) = lo + (hi - lo) / 2;
+      shrink = "train.batch " + std::to_string(lo) + " or less (the activations grow with it), or a smaller model.seq";
+    } else {
+      smaller.train.batch = 1;
+      shrink = "a smaller model (model.layers " + std::to_string(job.model.layers) + ", model.d_model " +
+               std::to_string(job.model.d_model) + ", model.seq " + std::to_string(job.model.seq) + ", model.vocab " +
+               std::to_string(job.model.vocab) + "): at train.batch 1 it still needs about " +
+               gib(estimate_memory(smaller, backend).total_bytes());
+    }
+  }
   const std::string message = "the job needs about " + e.describe() + " of memory, more than the " + gib(limit) +
                               " " + whose + "; use " + shrink;
   if (max_memory_bytes > 0) throw FieldError("max_memory", message);

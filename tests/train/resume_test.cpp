@@ -134,7 +134,9 @@ TEST_CASE("the memory estimate counts what the CPU backend allocates, and a job 
   const std::string message = input_error_message([&] { run_training(huge, RunOptions{}); });
   CHECK(message.rfind("train: the job needs about ", 0) == 0);
   CHECK(message.find("weights 4.58 TiB") != std::string::npos);
-  CHECK(message.find("use a smaller model (model.layers, model.d_model, model.vocab)") != std::string::npos);
+  // No batch would do: the advice is the model, with what one sequence per step still needs.
+  CHECK(message.find("use a smaller model (model.layers 100000, model.d_model 1024, model.seq ") != std::string::npos);
+  CHECK(message.find("at train.batch 1 it still needs about ") != std::string::npos);
   CHECK(!fs::exists(huge.output));
   RunOptions capped;
   capped.max_memory_bytes = 256 << 10;  // the tiny job needs about 0.9 MiB
@@ -142,6 +144,22 @@ TEST_CASE("the memory estimate counts what the CPU backend allocates, and a job 
   CAPTURE(capped_message);
   CHECK(capped_message.rfind("max_memory: the job needs about ", 0) == 0);
   CHECK(capped_message.find("more than the 256 KiB allowed") != std::string::npos);
+  // Where the activations are the excess, the largest batch that fits is named: it fits, one more does not.
+  Job wide = job;
+  wide.train.batch = 64;
+  RunOptions wide_cap;
+  wide_cap.max_memory_bytes = estimate_memory(job, BackendKind::kCpu).total_bytes() * 1.5;
+  const std::string batch_message = input_error_message([&] { run_training(wide, wide_cap); });
+  CAPTURE(batch_message);
+  const size_t at = batch_message.find("use train.batch ");
+  REQUIRE(at != std::string::npos);
+  const int named = std::stoi(batch_message.substr(at + 16));
+  CHECK(batch_message.find(" or less (the activations grow with it), or a smaller model.seq") != std::string::npos);
+  Job at_named = wide;
+  at_named.train.batch = named;
+  CHECK(estimate_memory(at_named, BackendKind::kCpu).total_bytes() <= wide_cap.max_memory_bytes);
+  at_named.train.batch = named + 1;
+  CHECK(estimate_memory(at_named, BackendKind::kCpu).total_bytes() > wide_cap.max_memory_bytes);
   CHECK(available_memory().bytes > 0);
   fs::remove_all(dir);
 }
