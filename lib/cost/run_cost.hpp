@@ -18,6 +18,9 @@ struct RunCostInputs {
   int gpus = 0;                   // accelerators
   double peak_flops_per_gpu = 0;  // FLOP/s (16-bit dense peak)
   double utilisation = 0;         // achieved fraction of peak (MFU), in (0, 1]
+  // Only the duration is known (cost --time without a utilisation): `flops` is that duration's work at the full
+  // peak (utilisation 1), which sets the time and nothing else; documents write both as null.
+  bool work_unknown = false;
   // Power, method (a): the node's power (per node of `gpus_per_node`).
   std::optional<double> node_power_w;
   std::string node_power_note;  // e.g. "dgx-a100 maximum"

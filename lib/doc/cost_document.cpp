@@ -97,6 +97,7 @@ CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& ca
       if (r.params) echo.affordable_tokens = *echo.affordable_flops / (6 * *r.params);
     } else {
       in.utilisation = 1;
+      in.work_unknown = true;
     }
     in.flops = *r.time_s * in.gpus * in.peak_flops_per_gpu * in.utilisation;
     if (!std::isfinite(in.flops))

@@ -44,27 +44,44 @@ void read_methods(const Json& methods, CostReport& r) {
 }
 
 using I = RunCostInputs;
+
+// The work's FLOPs and utilisation, null where only the duration is known (RunCostInputs::work_unknown); read
+// back as the full peak over the run's time (from_json).
+constexpr auto work_json(double I::*member) {
+  return [member](const I& in) { return in.work_unknown ? Json(nullptr) : Json(in.*member); };
+}
+constexpr auto read_work(double I::*member) {
+  return [member](const Json& v, I& in) {
+    if (v.is_null()) {
+      in.work_unknown = true;
+      in.*member = 0;
+    } else {
+      doc::read_value(v, in.*member);
+    }
+  };
+}
 using L = WhatIfLevers;
 using C = RunCost;
 
 constexpr auto kCostReport = std::tuple{
-    doc::group(
-        "inputs", field("accelerator", &CostReport::accelerator),
-        doc::via(&CostReport::inputs, field("flops", &I::flops), field("gpus", &I::gpus),
-                 field("gpus_per_node", &I::gpus_per_node), field("peak_flops_per_gpu", &I::peak_flops_per_gpu),
-                 field("mfu", &I::utilisation), field("energy_method", &I::energy_method, names(kEnergyMethodNames)),
-                 field("node_power_w", &I::node_power_w), field("node_power_note", &I::node_power_note),
-                 field("power_per_gpu_w", &I::power_per_gpu_w), field("power_per_gpu_note", &I::power_per_gpu_note),
-                 field("tdp_w", &I::tdp_w), field("tdp_utilisation", &I::tdp_utilisation),
-                 field("host_overhead_w", &I::host_overhead_w), field("pue", &I::pue),
-                 field("intensity_kg_per_kwh", &I::intensity_kg_per_kwh), field("cfe", &I::cfe_fraction),
-                 field("price_per_gpu_hour_usd", &I::price_per_gpu_hour_usd),
-                 field("price_per_kwh_usd", &I::price_per_kwh_usd),
-                 field("embodied_kg_per_gpu", &I::embodied_kg_per_gpu),
-                 field("embodied_lifetime_s", &I::embodied_lifetime_s)),
-        doc::group("whatif",
-                   doc::via(&CostReport::levers, field("model_factor", &L::model_factor), field("gpu", &L::machine),
-                            field("grid", &L::region), field("mechanization_pue", &L::mechanization_pue)))),
+    doc::group("inputs", field("accelerator", &CostReport::accelerator),
+               doc::via(&CostReport::inputs, doc::custom("flops", work_json(&I::flops), read_work(&I::flops)),
+                        field("gpus", &I::gpus), field("gpus_per_node", &I::gpus_per_node),
+                        field("peak_flops_per_gpu", &I::peak_flops_per_gpu),
+                        doc::custom("mfu", work_json(&I::utilisation), read_work(&I::utilisation)),
+                        field("energy_method", &I::energy_method, names(kEnergyMethodNames)),
+                        field("node_power_w", &I::node_power_w), field("node_power_note", &I::node_power_note),
+                        field("power_per_gpu_w", &I::power_per_gpu_w),
+                        field("power_per_gpu_note", &I::power_per_gpu_note), field("tdp_w", &I::tdp_w),
+                        field("tdp_utilisation", &I::tdp_utilisation), field("host_overhead_w", &I::host_overhead_w),
+                        field("pue", &I::pue), field("intensity_kg_per_kwh", &I::intensity_kg_per_kwh),
+                        field("cfe", &I::cfe_fraction), field("price_per_gpu_hour_usd", &I::price_per_gpu_hour_usd),
+                        field("price_per_kwh_usd", &I::price_per_kwh_usd),
+                        field("embodied_kg_per_gpu", &I::embodied_kg_per_gpu),
+                        field("embodied_lifetime_s", &I::embodied_lifetime_s)),
+               doc::group("whatif", doc::via(&CostReport::levers, field("model_factor", &L::model_factor),
+                                             field("gpu", &L::machine), field("grid", &L::region),
+                                             field("mechanization_pue", &L::mechanization_pue)))),
     doc::via(&CostReport::result, field("time_s", &C::time_s), field("days", &C::days),
              field("gpu_hours", &C::gpu_hours), field("energy_method", &C::energy_method, names(kEnergyMethodNames)),
              field("power_w", &C::power_w), field("power_method", &C::power_method),
@@ -81,6 +98,12 @@ constexpr auto kCostReport = std::tuple{
 }  // namespace
 
 void to_json(Json& j, const CostReport& r) { doc::write_fields(j, r, kCostReport); }
-void from_json(const Json& j, CostReport& r) { doc::read_fields(j, r, kCostReport); }
+void from_json(const Json& j, CostReport& r) {
+  doc::read_fields(j, r, kCostReport);
+  if (r.inputs.work_unknown) {  // the stand-ins the run was costed with: its time at the full peak
+    r.inputs.utilisation = 1;
+    r.inputs.flops = r.result.time_s * r.inputs.gpus * r.inputs.peak_flops_per_gpu;
+  }
+}
 
 }  // namespace isoflop::cost

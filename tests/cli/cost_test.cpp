@@ -105,6 +105,20 @@ TEST_CASE("cost: the FLOPs a duration affords, and the tokens for a model size")
   const auto m = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d -o json");
   REQUIRE(m.status == 0);
   CHECK(nlohmann::json::parse(m.out)["inputs"]["affordable_flops"].is_null());
+  // ... nor its FLOPs and utilisation, which are null (not the full peak they are costed at), and read back so.
+  const auto measured = nlohmann::json::parse(m.out);
+  CHECK(measured["cost"]["inputs"]["flops"].is_null());
+  CHECK(measured["cost"]["inputs"]["mfu"].is_null());
+  const std::string saved = (isoflop::test::fresh_temp_dir("cost", "time-only") / "cost.json").string();
+  std::ofstream(saved) << m.out;
+  const auto recosted = run_cli("cost --from " + saved + " --pue 1.2 -o json");
+  REQUIRE(recosted.status == 0);
+  const auto again = nlohmann::json::parse(recosted.out)["cost"];
+  CHECK(again["inputs"]["flops"].is_null());
+  CHECK(again["inputs"]["mfu"].is_null());
+  CHECK(again["days"].get<double>() == doctest::Approx(30).epsilon(1e-12));
+  CHECK(again["energy_kwh"].get<double>() ==
+        doctest::Approx(measured["cost"]["it_energy_kwh"].get<double>() * 1.2).epsilon(1e-12));
   const auto h = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d --mfu 0.4");
   CHECK(h.out.find("affordable") != std::string::npos);
 }
