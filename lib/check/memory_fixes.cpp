@@ -149,7 +149,8 @@ std::optional<MemoryUse> memory_use(const Facts& f) {
   m.usable_bytes = f.plan->layouts.usable_memory_bytes > 0 ? f.plan->layouts.usable_memory_bytes : m.device_bytes;
   const auto& search = f.plan->layouts;
   m.fits = search.feasible();
-  m.used_bytes = m.fits ? search.layouts.front().memory.total_bytes() : search.infeasible->needed_memory_bytes;
+  m.used_bytes =
+      m.fits ? search.layouts.front().memory.total_bytes() : search.infeasible->needed_memory_bytes.value_or(0);
   return m;
 }
 

@@ -118,7 +118,8 @@ inline constexpr auto fields<parallel::SuggestedChange> =
                    }),
                field("note", &parallel::SuggestedChange::note)};
 
-// "closest": the knobs of the closest miss; "changes": what would make it fit.
+// "closest": the knobs of the closest miss (null, with "needed_memory_gib", when no layout is valid at all);
+// "changes": what would make it fit.
 template <>
 inline constexpr auto fields<parallel::Infeasibility> = std::tuple{
     field("reason", &parallel::Infeasibility::reason),

@@ -66,9 +66,10 @@ struct SuggestedChange {
 // Why nothing fits, the closest miss and what would fit.
 struct Infeasibility {
   std::string reason;                // "no layout fits in 76.0 GiB per a100-sxm4-80gb: the smallest needs 1288.3 GiB"
-  double needed_memory_bytes = 0;    // the closest miss: the smallest memory any valid layout needs
+  // The closest miss: the smallest memory any valid layout needs, and that layout; none when no layout is valid.
+  std::optional<double> needed_memory_bytes;
   double usable_memory_bytes = 0;
-  Layout closest;                    // the layout that needs needed_memory_bytes
+  std::optional<Layout> closest;
   std::vector<SuggestedChange> changes;
   bool operator==(const Infeasibility&) const = default;
 };

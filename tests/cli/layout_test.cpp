@@ -230,6 +230,9 @@ TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document
   REQUIRE(r.status == 1);
   const auto doc = json::parse(r.out);
   CHECK(doc["layouts"].empty());
+  // No layout is valid, so there is no closest miss: neither a layout nor its memory (not a default layout, 0 GiB).
+  CHECK(doc.at("infeasible").at("closest").is_null());
+  CHECK(doc.at("infeasible").at("needed_memory_gib").is_null());
   const auto& changes = doc.at("infeasible").at("changes");
   REQUIRE(changes.size() == 2);
   CHECK(changes[0]["field"] == "gpus");

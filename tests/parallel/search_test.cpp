@@ -115,15 +115,17 @@ TEST_CASE("bad pins and infeasible jobs") {
   const Infeasibility& why = *none.infeasible;
   CHECK(why.reason.find("the smallest needs") != std::string::npos);
   // The closest miss: ~530B parameters' states sharded 8 ways by ZeRO-3 alone are ~1 TiB per GPU.
-  CHECK(why.needed_memory_bytes == none.min_memory_bytes);
-  CHECK(why.needed_memory_bytes > 10 * why.usable_memory_bytes);
+  REQUIRE(why.needed_memory_bytes.has_value());
+  REQUIRE(why.closest.has_value());
+  CHECK(*why.needed_memory_bytes == none.min_memory_bytes);
+  CHECK(*why.needed_memory_bytes > 10 * why.usable_memory_bytes);
   CHECK(why.usable_memory_bytes == doctest::Approx(0.95 * 80e9));
-  CHECK(estimate_memory(small.job, why.closest).total_bytes() == why.needed_memory_bytes);
-  CHECK(why.closest.gpus() == 8);
+  CHECK(estimate_memory(small.job, *why.closest).total_bytes() == *why.needed_memory_bytes);
+  CHECK(why.closest->gpus() == 8);
   REQUIRE(!why.changes.empty());
   CHECK(why.changes.front().field == "gpus");
   CHECK(*why.changes.front().number % 8 == 0);
-  CHECK(*why.changes.front().number >= 8 * why.needed_memory_bytes / why.usable_memory_bytes);
+  CHECK(*why.changes.front().number >= 8 * *why.needed_memory_bytes / why.usable_memory_bytes);
   CHECK(describe(why).find("to fit: gpus ") != std::string::npos);
   CHECK_THROWS_AS(require_feasible(none), InfeasibleError);
   // A pinned memory lever is suggested back, as data.
