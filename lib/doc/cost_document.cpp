@@ -18,8 +18,6 @@ struct CostCluster {
   int gpus_per_node = 1;
 };
 
-constexpr long long kMaxGpus = 100'000'000;
-
 CostCluster resolve(const catalog::Catalog& cat, const parallel::ClusterRequest& request) {
   CostCluster c;
   if (request.gpu && !request.node) {
@@ -28,10 +26,9 @@ CostCluster resolve(const catalog::Catalog& cat, const parallel::ClusterRequest&
       if (request.nodes)
         throw FieldError("nodes", "accelerator '" + acc.name + "' has no node in the catalog; give the accelerator count");
       if (!request.gpus) throw FieldError("gpus", "missing cluster size; give the accelerator count");
-      if (*request.gpus < 1 || *request.gpus > kMaxGpus) throw FieldError("gpus", "must be in [1, 1e8]");
       if (request.gpus_per_node && *request.gpus_per_node < 1) throw FieldError("gpus_per_node", "must be positive");
       c.accelerator = acc;
-      c.gpus = static_cast<int>(*request.gpus);
+      c.gpus = parallel::cluster_gpus(request.gpus, std::nullopt, 1);
       c.gpus_per_node = static_cast<int>(request.gpus_per_node.value_or(1));
       return c;
     }

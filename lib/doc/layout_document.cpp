@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "doc/architecture_input.hpp"
+#include "parallel/cluster.hpp"
 
 namespace isoflop::doc {
 
@@ -43,24 +44,12 @@ namespace {
 
 // The document's cluster and job at the size and batch given on the command line (range faults name the flag).
 void apply_resize(const ClusterResize& resize, parallel::ClusterSpec& c, parallel::JobSpec& job) {
-  constexpr long long kMaxGpus = 100'000'000;
-  if (resize.gpus && resize.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
   if (resize.global_batch) {
     if (*resize.global_batch < 1)
       throw FieldError("global_batch", "must be positive, got " + std::to_string(*resize.global_batch));
     job.global_batch = *resize.global_batch;
   }
-  if (resize.gpus) {
-    if (*resize.gpus < 1 || *resize.gpus > kMaxGpus)
-      throw FieldError("gpus", "must be from 1 to 100000000, got " + std::to_string(*resize.gpus));
-    c.gpus = static_cast<int>(*resize.gpus);
-  } else if (resize.nodes) {
-    const long long most = kMaxGpus / std::max(1, c.gpus_per_node);
-    if (*resize.nodes < 1 || *resize.nodes > most)
-      throw FieldError("nodes", "must be from 1 to " + std::to_string(most) + " nodes of " +
-                                    std::to_string(c.gpus_per_node) + " GPUs, got " + std::to_string(*resize.nodes));
-    c.gpus = static_cast<int>(*resize.nodes * c.gpus_per_node);
-  }
+  if (resize.gpus || resize.nodes) c.gpus = parallel::cluster_gpus(resize.gpus, resize.nodes, c.gpus_per_node);
 }
 
 }  // namespace
@@ -71,9 +60,7 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
   const bool resized = resize.gpus || resize.nodes;
   // The document's job and cluster before any pin: a fault in them names their key, not a flag. A GPU count
   // given on the command line replaces the document's, whose faults no longer matter.
-  parallel::ClusterSpec own = s.cluster;
-  if (resized) own.gpus = std::max(1, own.gpus_per_node);
-  check_document_section(from, "cluster", [&] { own.validate(); });
+  check_document_section(from, "cluster", [&] { resized ? s.cluster.validate_node() : s.cluster.validate(); });
   check_document_section(from, "job", [&] { s.job.validate(); });
   apply_resize(resize, s.cluster, s.job);
   s.cluster.validate();  // at the size given: its fault names the flag

@@ -37,29 +37,32 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
   c.intra_node_bandwidth_bytes_per_s = node->intra_node_bandwidth_bytes_per_s;
   // The node's NICs are shared by its GPUs: per-GPU network bandwidth.
   c.inter_node_bandwidth_bytes_per_s = node->inter_node_bandwidth_bytes_per_s / node->gpus_per_node;
-  if (r.gpus && r.nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
-  if (r.nodes) {
-    if (*r.nodes < 1) throw FieldError("nodes", "must be positive");
-    if (*r.nodes > 100'000'000 / c.gpus_per_node)  // checked before the product can overflow
-      throw FieldError("nodes", std::to_string(*r.nodes) + " nodes of " + std::to_string(c.gpus_per_node) +
-                                    " GPUs is implausibly many (at most 100000000 GPUs)");
-    c.gpus = static_cast<int>(*r.nodes * c.gpus_per_node);
-  } else if (r.gpus) {
-    if (*r.gpus < 1) throw FieldError("gpus", "must be positive");
-    if (*r.gpus > 100'000'000) throw FieldError("gpus", "implausibly many");
-    c.gpus = static_cast<int>(*r.gpus);
-  } else {
-    throw FieldError("gpus", "missing cluster size; give a GPU count or a node count");
-  }
-  if (r.whole_nodes) {
+  c.gpus = cluster_gpus(r.gpus, r.nodes, c.gpus_per_node);
+  if (r.whole_nodes)
     c.validate();
-  } else {  // the rest of the rules, on the nodes the GPUs occupy
-    ClusterSpec occupied = c;
-    if (c.gpus > c.gpus_per_node)  // below 2e8: gpus <= 1e8 and gpus_per_node < gpus
-      occupied.gpus = (c.gpus + c.gpus_per_node - 1) / c.gpus_per_node * c.gpus_per_node;
-    occupied.validate();
-  }
+  else
+    c.validate_node();
   return out;
+}
+
+int cluster_gpus(std::optional<long long> gpus, std::optional<long long> nodes, int gpus_per_node) {
+  if (gpus && nodes) throw FieldError("nodes", "conflicts with a GPU count; give only one");
+  if (!gpus && !nodes) throw FieldError("gpus", "missing cluster size; give a GPU count or a node count");
+  if (gpus_per_node < 1) throw FieldError("gpus_per_node", "must be positive, got " + std::to_string(gpus_per_node));
+  if (nodes) {
+    const long long most = kMaxClusterGpus / gpus_per_node;  // checked before the product can overflow
+    if (*nodes < 1) throw FieldError("nodes", "must be positive, got " + std::to_string(*nodes));
+    if (*nodes > most)
+      throw FieldError("nodes", std::to_string(*nodes) + " nodes of " + std::to_string(gpus_per_node) +
+                                    " GPUs is implausibly many (at most " + std::to_string(most) + " nodes, " +
+                                    std::to_string(kMaxClusterGpus) + " GPUs)");
+    return static_cast<int>(*nodes * gpus_per_node);
+  }
+  if (*gpus < 1) throw FieldError("gpus", "must be positive, got " + std::to_string(*gpus));
+  if (*gpus > kMaxClusterGpus)
+    throw FieldError(
+        "gpus", std::to_string(*gpus) + " GPUs is implausibly many (at most " + std::to_string(kMaxClusterGpus) + ")");
+  return static_cast<int>(*gpus);
 }
 
 }  // namespace isoflop::parallel

@@ -26,6 +26,13 @@ struct ResolvedCluster {
   std::string note;  // e.g. "node dgx-a100 (reference node of a100-sxm4-80gb) supplies 8 GPUs per node and bandwidths"
 };
 
+// The most GPUs a cluster may have: past any built, and far below int's range.
+constexpr long long kMaxClusterGpus = 100'000'000;
+
+// The GPU count of a cluster given as `gpus` or as `nodes` of `gpus_per_node` (one of them), range-checked before
+// any product: FieldError naming "gpus" or "nodes" (both given, neither, out of 1 … kMaxClusterGpus GPUs).
+int cluster_gpus(std::optional<long long> gpus, std::optional<long long> nodes, int gpus_per_node);
+
 // Throws FieldError naming the field (gpu, node, gpus, nodes, gpus_per_node): unknown ids (with "did you mean"), a node
 // whose accelerator differs from the accelerator, neither a GPU nor a node count, GPUs not a whole number of nodes
 // (unless !whole_nodes).

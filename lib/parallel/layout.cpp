@@ -8,17 +8,21 @@
 
 namespace isoflop::parallel {
 
-void ClusterSpec::validate() const {
-  if (gpus <= 0) throw FieldError("gpus", "must be positive, got " + std::to_string(gpus));
+void ClusterSpec::validate_node() const {
   if (gpus_per_node <= 0) throw FieldError("gpus_per_node", "must be positive, got " + std::to_string(gpus_per_node));
+  if (!(intra_node_bandwidth_bytes_per_s > 0) || !(inter_node_bandwidth_bytes_per_s > 0))
+    throw InputError("cluster: intra- and inter-node bandwidths must be positive");
+}
+
+void ClusterSpec::validate() const {
+  validate_node();
+  if (gpus <= 0) throw FieldError("gpus", "must be positive, got " + std::to_string(gpus));
   if (gpus > gpus_per_node && gpus % gpus_per_node != 0)
     throw FieldError("gpus", std::to_string(gpus) + " is not a whole number of " + std::to_string(gpus_per_node) +
                                  "-GPU nodes; give a multiple of " + std::to_string(gpus_per_node) + " (" +
                                  std::to_string(gpus / gpus_per_node * gpus_per_node) + " or " +
                                  std::to_string((gpus / gpus_per_node + 1) * gpus_per_node) +
                                  "), a node count, or the GPUs per node");
-  if (!(intra_node_bandwidth_bytes_per_s > 0) || !(inter_node_bandwidth_bytes_per_s > 0))
-    throw InputError("cluster: intra- and inter-node bandwidths must be positive");
 }
 
 void JobSpec::validate() const {

@@ -35,7 +35,10 @@ struct ClusterSpec {
   double inter_node_bandwidth_bytes_per_s = 0;   // per GPU, per direction (node NICs / GPUs per node)
   std::string node_name;                         // where the bandwidths came from, for the report
 
-  void validate() const;  // throws FieldError naming the field ("gpus", "gpus_per_node")
+  // The node's rules (GPUs per node, bandwidths), whatever the count: FieldError naming "gpus_per_node".
+  void validate_node() const;
+  // Those and the count's: positive, and whole nodes past one node (what layouts place): FieldError "gpus".
+  void validate() const;
   bool operator==(const ClusterSpec&) const = default;
 };
 

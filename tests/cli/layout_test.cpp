@@ -287,6 +287,15 @@ TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document
   r = run_cli("layout --from " + (dir / "none.json").string() + " --gpus 201");
   CHECK(r.status == 2);
   CHECK(r.err.find("--gpus: 201 is not a whole number of 8-GPU nodes") != std::string::npos);
+  // The counts are checked as the cluster options check them, with the same words.
+  for (const std::string& count : {std::string(" --gpus 99999999999"), std::string(" --nodes 99999999999")}) {
+    const auto fresh = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --global-batch 1024" + count);
+    r = run_cli("layout --from " + (dir / "none.json").string() + count);
+    CHECK(r.status == 2);
+    CHECK(fresh.status == 2);
+    CHECK(r.err == fresh.err);
+    CHECK(r.err.find("is implausibly many (at most ") != std::string::npos);
+  }
   r = run_cli("layout --from " + (dir / "none.json").string() + " --seq 4096");
   CHECK(r.status == 2);
   CHECK(r.err.find("--seq: not with --from") != std::string::npos);
