@@ -18,11 +18,13 @@ import tempfile
 
 from lxml import etree
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from expectations import expect, fail, finish, print_passes  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLES = os.path.join(ROOT, "share", "examples", "proposals")
 POLICY = os.path.join(ROOT, "share", "examples", "policies", "default.yaml")
-failures = []
 
 
 def run(binary, *args):
@@ -30,10 +32,6 @@ def run(binary, *args):
     env.pop("ISOFLOP_CATALOG", None)
     return subprocess.run([binary, "check", *args], capture_output=True, text=True, env=env, cwd=ROOT)
 
-
-def expect(condition, what):
-    if not condition:
-        failures.append(what)
 
 
 def expected_verdicts(path):
@@ -76,7 +74,7 @@ def check_junit(binary):
     schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
     xml = etree.fromstring(r.stdout.encode())
     if not schema.validate(xml):
-        failures.append("junit: invalid against JUnit.xsd: " + str(schema.error_log))
+        fail("junit: invalid against JUnit.xsd: " + str(schema.error_log))
     doc = json.loads(run(binary, *proposals, "--policy", POLICY, "-o", "json").stdout)
     suites = xml.findall("testsuite")
     expect(len(suites) == len(doc["proposals"]), "junit: one testsuite per proposal")
@@ -108,7 +106,7 @@ def check_junit_warnings(binary):
         r = run(binary, path, "--policy", POLICY, "-o", "junit", *(["--strict"] if strict else []))
         xml = etree.fromstring(r.stdout.encode())
         if not schema.validate(xml):
-            failures.append(f"junit warnings (strict {strict}): invalid: {schema.error_log}")
+            fail(f"junit warnings (strict {strict}): invalid: {schema.error_log}")
         suite = xml.find("testsuite")
         props = {p.get("name"): p.get("value") for p in suite.find("properties")}
         cases = {c.get("name"): c for c in suite.findall("testcase")}
@@ -140,11 +138,11 @@ def check_junit_control_characters(binary):
         try:
             xml = etree.fromstring(r.stdout.encode())
         except etree.XMLSyntaxError as e:
-            failures.append(f"junit control characters: not well-formed XML: {e}")
+            fail(f"junit control characters: not well-formed XML: {e}")
             return
         schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
         if not schema.validate(xml):
-            failures.append("junit control characters: invalid against JUnit.xsd: " + str(schema.error_log))
+            fail("junit control characters: invalid against JUnit.xsd: " + str(schema.error_log))
         expect(xml.find("testsuite").get("name") == "c\ufffdd \ufffd[31mRED \ufffd",
                f"junit control characters: suite name {xml.find('testsuite').get('name')!r}")
         # The table prints them as escapes: no byte of the terminal's escape reaches it.
@@ -237,6 +235,7 @@ def check_plan_document(binary):
 
 
 def main():
+    print_passes(False)
     binary = sys.argv[1]
     check_examples(binary)
     check_junit(binary)
@@ -245,10 +244,7 @@ def main():
     check_timestamp_csv_and_formats(binary)
     check_annotations(binary)
     check_plan_document(binary)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

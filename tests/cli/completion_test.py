@@ -9,15 +9,12 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from expectations import expect, finish  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMPLETION = os.path.join(HERE, '..', '..', 'share', 'completions', 'isoflop.bash')
-failures = []
 
-
-def expect(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
 
 
 def complete(binary, words):
@@ -71,8 +68,7 @@ def main():
     expect(commands and commands <= got, 'isoflop <TAB> offers every command: missing %s' % sorted(commands - got))
     got = complete(binary, ['arch', '--'])
     expect({'--params', '--style', '--tp'} <= got, 'isoflop arch --<TAB> offers its options: %s' % sorted(got))
-    print('%d failures' % len(failures))
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == '__main__':

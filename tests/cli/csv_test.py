@@ -11,15 +11,12 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from expectations import expect, finish  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, '..', '..', 'share', 'examples', 'runs.csv')
-failures = []
 
-
-def expect(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
 
 
 def both(binary, args):
@@ -55,8 +52,7 @@ def main():
     expect(len(rows) == len(doc['allocations']) and
            [float(r['allocations.params']) for r in rows] == [a['params'] for a in doc['allocations']],
            'optimal --all-laws: a row per allocation with its N')
-    print('%d failures' % len(failures))
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == '__main__':

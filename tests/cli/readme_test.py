@@ -13,19 +13,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from expectations import expect, finish  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 SKIP = ('isoflop train ',)  # minutes of CPU: its page is checked by tests/cli/train_test.cpp
 # Lines whose numbers depend on the build and the CPU, not on isoflop's answer: how many of fit's multistart
 # starts land in the best basin follows the objective's vector code (AVX-512 or not, a sanitized build).
 VARYING = ('  starts  ',)
-failures = []
 
-
-def expect(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
 
 
 def transcripts(text):
@@ -82,8 +79,7 @@ def main():
                     missing.append(line)
             expect(not missing, '%s: %d of the README\'s lines not printed%s' %
                    (command[:90], len(missing), (': ' + missing[0][:160]) if missing else ''))
-    print('%d failures' % len(failures))
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == '__main__':

@@ -25,6 +25,9 @@ import tempfile
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from expectations import expect, finish, print_passes  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GOLDEN = os.path.join(HERE, 'golden')
@@ -47,13 +50,7 @@ FILES = ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.j
 # Every canonical plan has a golden copy of every file, kept as NAME/FILE.golden: they are expected outputs,
 # reviewed as diffs, not sources (the suffix keeps tools that read sources from taking them for code).
 GOLDEN_FILES = {name: FILES for name in CASES}
-failures = []
 
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
-        print('FAIL: ' + what)
 
 
 def run(binary, args, **kw):
@@ -290,6 +287,7 @@ def normalised(text):
 
 
 def main():
+    print_passes(False)
     binary, update = sys.argv[1], '--update' in sys.argv
     tmp = tempfile.mkdtemp(prefix='isoflop-emit-')
     try:
@@ -334,8 +332,7 @@ def main():
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
-    print('%d failures' % len(failures))
-    return 1 if failures else 0
+    return finish()
 
 
 def yaml_plan_hash(binary, tmp):
