@@ -184,30 +184,19 @@ std::string document_text(OutputFormat format, const Json& document, const std::
 }
 
 std::string to_document_csv(const Json& document, std::string_view rows_key) {
-  // The rows' array, at a dotted path ("approach2.budgets"); the context is the rest of the document.
+  // The rows' array, at a dotted path ("approach2.budgets" is the pointer /approach2/budgets); the context is the
+  // rest of the document, without it.
   const std::string rows_name(rows_key);
   Json rest = document;
   const Json* rows_array = nullptr;
   if (!rows_name.empty()) {
-    Json* parent = &rest;
-    const Json* found = &document;
-    std::string_view path = rows_name;
-    while (found && found->is_object()) {
-      const size_t dot = path.find('.');
-      const std::string key(path.substr(0, dot));
-      if (!found->contains(key)) {
-        found = nullptr;
-        break;
-      }
-      found = &found->at(key);
-      if (dot == std::string_view::npos) {
-        if (found->is_array()) parent->erase(key);
-        break;
-      }
-      parent = &parent->at(key);
-      path.remove_prefix(dot + 1);
+    std::string pointer = "/" + rows_name;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    const Json::json_pointer at(pointer);
+    if (document.contains(at) && document.at(at).is_array()) {
+      if (!document.at(at).empty()) rows_array = &document.at(at);
+      rest.at(at.parent_pointer()).erase(at.back());
     }
-    if (found && found->is_array() && !found->empty()) rows_array = found;
   }
   Cells context;
   for (const auto& [key, item] : rest.items()) {
