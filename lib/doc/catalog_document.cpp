@@ -22,6 +22,13 @@ constexpr auto kLists = std::tuple{
     &catalog::Catalog::models,       &catalog::Catalog::shape_families,  &catalog::Catalog::moe_recommendations,
     &catalog::Catalog::run_cost,     &catalog::Catalog::embodied_carbon, &catalog::Catalog::trainers};
 
+// A trainer's ZeRO stages as the summaries write them: "0/1/3".
+std::string stages_text(const std::vector<int>& stages) {
+  std::string text;
+  for (const int z : stages) text += (text.empty() ? "" : "/") + std::to_string(z);
+  return text;
+}
+
 std::string summary_line(const Json& entry) {
   std::string detail;
   auto add = [&](const std::string& text) { detail += (detail.empty() ? "" : ", ") + text; };
@@ -58,9 +65,8 @@ std::string summary_line(const Json& entry) {
   if (entry.contains("rules")) {  // a trainer: what it runs, in short
     const Json& r = entry["rules"];
     const auto supported = [&](const char* id) { return r[id]["supported"].get<bool>(); };
-    std::string zero;
-    for (const auto& z : r["zero_stages"]["stages"]) zero += (zero.empty() ? "" : "/") + std::to_string(z.get<int>());
-    add(entry["version"].get<std::string>() + ": ZeRO " + zero + (supported("pipeline") ? ", PP" : "") +
+    add(entry["version"].get<std::string>() + ": ZeRO " +
+        stages_text(r["zero_stages"]["stages"].get<std::vector<int>>()) + (supported("pipeline") ? ", PP" : "") +
         (supported("uneven_stages") ? " uneven" : "") + (supported("interleaving") ? ", VPP" : "") +
         (supported("context_parallel") ? ", CP" : "") + (supported("expert_parallel") ? ", EP" : ""));
   }
@@ -122,9 +128,7 @@ std::string written_line(const CatalogEntry& e) {
   };
   if (narrowed("uneven_stages")) out += "even stages";
   if (narrowed("zero_stages")) {
-    std::string zero;
-    for (const int z : written.zero_stages) zero += (zero.empty() ? "" : "/") + std::to_string(z);
-    out += std::string(narrowed("uneven_stages") ? ", " : "") + "ZeRO " + zero;
+    out += std::string(narrowed("uneven_stages") ? ", " : "") + "ZeRO " + stages_text(written.zero_stages);
   }
   return out;
 }
