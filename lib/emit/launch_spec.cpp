@@ -90,6 +90,8 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
   s.search = plan.search;
   s.gpus = plan.cluster.gpus;
   s.gpus_per_node = plan.cluster.gpus_per_node;
+  // Within one node the job starts a process per GPU it has (4 of an 8-GPU node); past one, whole nodes.
+  if (s.gpus > 0 && s.gpus < s.gpus_per_node) s.gpus_per_node = s.gpus;
   if (s.gpus_per_node <= 0 || s.gpus % s.gpus_per_node != 0)
     throw FieldError("plan cluster", std::to_string(s.gpus) + " GPUs do not fill whole nodes of " +
                                          std::to_string(s.gpus_per_node));

@@ -39,7 +39,7 @@ struct LaunchSpec {
   parallel::JobSpec job;       // trainer, attention kernel, precision, optimizer
   parallel::ClusterSpec cluster;
   parallel::SearchOptions search;  // the plan's search (its pins): a target whose trainer refuses the layout re-ranks
-  int gpus = 0, gpus_per_node = 0, nodes = 0;
+  int gpus = 0, gpus_per_node = 0, nodes = 0;  // per node: the processes started on each (all GPUs within one)
   long long global_batch = 0;  // sequences per iteration
   long long grad_accum = 0;    // micro-batches per data-parallel rank per iteration: B / (b · DP)
   double tokens = 0;           // the plan's training tokens

@@ -563,6 +563,33 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   CHECK(check_slurm(unnamed).empty());
 }
 
+TEST_CASE("a plan on part of one node launches a process per GPU it has, on one node, in every file") {
+  plan::PlanResult p = gpt3_plan();
+  p.cluster.gpus = 4;
+  auto& l = p.layouts.layouts.front().layout;
+  l.tp = 4;
+  l.pp = 1;
+  l.dp = 1;
+  p.job.global_batch = 16;
+  const LaunchSpec s = spec_of(p);
+  CHECK(s.nodes == 1);
+  CHECK(s.gpus_per_node == 4);
+  const std::string sbatch = emit_files(Target::kSlurm, s, options())[0].content;
+  CHECK(sbatch.find("#SBATCH --nodes=1\n") != std::string::npos);
+  CHECK(sbatch.find("#SBATCH --gpus-per-node=4\n") != std::string::npos);
+  CHECK(check_slurm(sbatch).empty());
+  const std::string nemo = emit_files(Target::kNemo, s, options())[0].content;
+  CHECK(nemo.find("  devices: 4\n") != std::string::npos);
+  CHECK(nemo.find("  num_nodes: 1\n") != std::string::npos);
+  const std::string megatron = emit_files(Target::kMegatron, s, options())[0].content;
+  CHECK(megatron.find("--nproc-per-node 4") != std::string::npos);
+  // Past one node the GPUs must fill whole nodes, as before.
+  p.cluster.gpus = 12;
+  l.dp = 3;
+  p.job.global_batch = 12;
+  CHECK_THROWS_WITH_AS(spec_of(p), "plan cluster: 12 GPUs do not fill whole nodes of 8", FieldError);
+}
+
 TEST_CASE("shell words: quoting reads back as the same word") {
   for (const std::string w : {"plain", "a b", "it's", "$HOME", "x\ny", "\"q\""}) {
     const ScriptWords words = read_script_words("cmd " + shell_quote(w) + "\n");
