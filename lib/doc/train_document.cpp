@@ -16,19 +16,21 @@ constexpr auto kData = std::tuple{
         "markov", [](const Data& d) { return d.source == train::DataSource::kMarkov; }, field("tokens", &Data::tokens),
         via(&Data::markov, field("order", &Markov::order), field("branching", &Markov::branching),
             field("zipf", &Markov::zipf), field("smoothing", &Markov::smoothing), field("seed", &Markov::seed))),
-    group_if(
+    // "quanta" came with the source (a result written before it has no key; it read as markov or text).
+    added_later(group_if(
         "quanta", [](const Data& d) { return d.source == train::DataSource::kQuanta; }, field("tokens", &Data::tokens),
         field("val_tokens", &Data::val_tokens),
         via(&Data::quanta, field("skills", &Quanta::skills), field("alpha", &Quanta::alpha),
             field("branching", &Quanta::branching), field("zipf", &Quanta::zipf), field("segment", &Quanta::segment),
             // A result written before skills had alphabets (2026-12-05) used every body token: alphabet 0.
-            added_later(field("alphabet", &Quanta::alphabet)), field("seed", &Quanta::seed))),
+            added_later(field("alphabet", &Quanta::alphabet)), field("seed", &Quanta::seed)))),
     field("val_fraction", &Data::val_fraction)};
 
 using M = train::ModelConfig;
 using T = train::TrainOptions;
 constexpr auto kJob = std::tuple{
-    field("job", &Job::file),
+    // Keys a result written on 2026-12-04 lacks (its GPU records, tests/gpu/results): read as their defaults.
+    added_later(field("job", &Job::file)),
     group("model", via(&Job::model, field("layers", &M::layers), field("d_model", &M::d_model),
                        field("heads", &M::heads), field("seq", &M::seq), field("vocab", &M::vocab))),
     group("train",
@@ -36,13 +38,16 @@ constexpr auto kJob = std::tuple{
               field("warmup_tokens", &T::warmup_tokens, count()), field("min_lr_fraction", &T::min_lr_fraction),
               field("weight_decay", &T::weight_decay), field("clip", &T::clip), field("beta1", &T::beta1),
               field("beta2", &T::beta2), field("eps", &T::eps), field("seed", &T::seed))),
-    field("data", &Job::data, as(kData)), field("backend", &Job::backend, names(train::kBackendKindNames)),
-    field("precision", &Job::precision, names(train::kPrecisionNames)), field("threads", &Job::threads),
+    field("data", &Job::data, as(kData)),
+    field("backend", &Job::backend, names(train::kBackendKindNames)),
+    field("precision", &Job::precision, names(train::kPrecisionNames)),
+    field("threads", &Job::threads),
     group("eval", via(&Job::eval, field("every", &train::EvalOptions::every),
                       field("tokens", &train::EvalOptions::tokens, count()))),
     group("checkpoint", via(&Job::checkpoint, field("every", &train::CheckpointOptions::every),
                             field("path", &train::CheckpointOptions::path))),
-    field("output", &Job::output), field("peak_device", &Job::peak_device, null_when_empty())};
+    field("output", &Job::output),
+    field("peak_device", &Job::peak_device, null_when_empty())};
 
 using R = train::TrainResult;
 using D = TrainDocument;
@@ -60,8 +65,8 @@ constexpr auto kTrainDocument = std::tuple{
     group("inputs", via(&D::inputs, kJob), field("resume", &D::resume)),
     via(&D::result, field("interrupted", &R::interrupted), field("resumed", &R::resumed), JobChanges{},
         field("final_train_loss", &R::final_train_loss), field("eval_loss", &R::eval_loss),
-        field("entropy_floor", &R::entropy_floor), field("entropy_floor_stderr", &R::entropy_floor_stderr),
-        field("val_floor", &R::val_floor), field("val_floor_stderr", &R::val_floor_stderr),
+        field("entropy_floor", &R::entropy_floor), added_later(field("entropy_floor_stderr", &R::entropy_floor_stderr)),
+        field("val_floor", &R::val_floor), added_later(field("val_floor_stderr", &R::val_floor_stderr)),
         field("params", &R::params, count()), field("non_embedding_params", &R::non_embedding_params, count()),
         field("steps", &R::steps), field("steps_total", &R::steps_total), field("tokens", &R::tokens, count()),
         field("flops_per_token", &R::flops_per_token), field("flops", &R::flops), field("flops_6nd", &R::flops_6nd),
@@ -81,7 +86,8 @@ constexpr auto kTrainDocument = std::tuple{
         field("precision", &R::precision, names(train::kPrecisionNames)),
         field("memory_bytes", &R::memory_bytes, count()), field("peak_rss_bytes", &R::peak_rss_bytes, count()),
         field("data", &R::data_description), field("checkpoint", &R::checkpoint_path, null_when_empty())),
-    field("curve_file", &D::curve_file), field("results_file", &D::results_file),
+    field("curve_file", &D::curve_file),
+    field("results_file", &D::results_file),
     via(&D::result, field("curve", &R::curve))};
 
 }  // namespace

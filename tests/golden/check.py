@@ -14,7 +14,8 @@ a sanitizer build changes). `check.py --update` rewrites the saved outputs after
 
 A full run (no NAME) also checks the schemas against the documents' history: no schema requires a key that the
 readers in lib/ take as added later (`added_later(...)`, `unless_usual(...)`: older documents lack it and still
-read), and every kept record (tests/validate/results/*.json) is valid against its schema. It also holds the
+read), and every kept record (tests/validate/results/*.json, and each document inside tests/gpu/results/*.json) is
+valid against its schema. It also holds the
 architecture's bounds in share/schema/arch.schema.json to the readers': for every member with a minimum or a
 maximum, the saved MoE architecture with that member one past the bound is invalid and `isoflop flops --from`
 refuses it naming the member, and at the bound itself the reader names no complaint about it. And -o yaml of a few
@@ -112,9 +113,34 @@ def validator_for(kind):
     return jsonschema.Draft202012Validator(schema, resolver=resolver), None
 
 
+def top_level_arguments(text, start):
+    """The arguments of the call whose "(" ends at `start`, split at its own commas (not those of nested calls or
+    of string literals)."""
+    arguments, depth, i, begin, quoted = [], 1, start, start, False
+    while depth and i < len(text):
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 1:
+            arguments.append(text[begin:i])
+            begin = i + 1
+        i += 1
+    arguments.append(text[begin:i - 1])
+    return arguments
+
+
 def optional_keys():
-    """{key: where} for every key lib/'s field tables read as optional: the fields inside added_later(...) and
-    unless_usual("key", ...)."""
+    """{key: where} for every key lib/'s field tables read as optional: the fields and groups added_later(...) takes
+    (the keys of its own arguments, not of the fields inside a group) and unless_usual("key", ...)."""
     keys = {}
     for folder, _, files in os.walk(os.path.join(ROOT, "lib")):
         for name in files:
@@ -125,12 +151,10 @@ def optional_keys():
                 text = f.read()
             where = os.path.relpath(path, ROOT)
             for m in re.finditer(r"\badded_later\(", text):
-                depth, i = 1, m.end()
-                while depth and i < len(text):
-                    depth += {"(": 1, ")": -1}.get(text[i], 0)
-                    i += 1
-                for key in re.findall(r'\bfield\("([^"]+)"', text[m.end():i]):
-                    keys.setdefault(key, where)
+                for argument in top_level_arguments(text, m.end()):
+                    key = re.search(r'"([^"]+)"', argument)  # field("k", …), group_if("k", …): the key it adds
+                    if key:
+                        keys.setdefault(key.group(1), where)
             for key in re.findall(r'\bunless_usual\("([^"]+)"', text):
                 keys.setdefault(key, where)
     for key, where in HAND_READ_ADDED_LATER.items():
@@ -148,6 +172,10 @@ def optional_keys():
 SAME_NAME_ALWAYS_WRITTEN = {
     ("validation.schema.json", "/properties/fit/properties/interaction/oneOf[0]", "a_difference"),
     ("validation.schema.json", "/properties/fit/properties/interaction/oneOf[0]/properties/law", "gamma"),
+    # The job section of a layout or plan and a sweep run's job file, not the train result's job file.
+    ("layout.schema.json", "", "job"),
+    ("plan.schema.json", "", "job"),
+    ("sweep.schema.json", "/properties/runs/items", "job"),
 }
 # Added-later keys read by hand rather than through a field table (`if (j.contains("key")) read(...)`).
 HAND_READ_ADDED_LATER = {
@@ -193,7 +221,45 @@ def schema_history_problems():
             continue
         for e in sorted(validator.iter_errors(record), key=lambda e: list(e.path))[:5]:
             problems.append(f"{name}: schema: {'.'.join(str(x) for x in e.path) or '(document)'}: {e.message[:200]}")
+    # The GPU harness's records (tests/gpu/results) wrap the documents its commands wrote: each document inside,
+    # wherever it sits, is held to its schema (the wrappers, isoflop/gpu-check/v1 and validate-gpu/v1, are the
+    # harness scripts' own).
+    gpu_records = os.path.join(ROOT, "tests", "gpu", "results")
+    documents = 0
+    for name in sorted(os.listdir(gpu_records)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(gpu_records, name)) as f:
+            record = json.load(f)
+        for where, document in embedded_documents(record, ""):
+            kind = document["schema"].split("/")
+            if len(kind) != 3 or kind[2] != "v2":
+                continue
+            documents += 1
+            if kind[1] == "train" and "curve" not in document:  # the harness leaves each run's curve out
+                document = dict(document, curve=[])
+            validator, problem = validator_for(kind[1])
+            if problem:
+                problems.append(f"{name}:{where}: {problem}")
+                continue
+            for e in sorted(validator.iter_errors(document), key=lambda e: list(e.path))[:5]:
+                problems.append(f"{name}:{where}: schema: {'.'.join(str(x) for x in e.path) or '(document)'}: "
+                                f"{e.message[:200]}")
+    if documents < 10:
+        problems.append(f"found only {documents} documents in tests/gpu/results: has the harness's record changed?")
     return problems
+
+
+def embedded_documents(node, path):
+    """(path, document) for every object below `node` whose "schema" names an isoflop document."""
+    if isinstance(node, dict):
+        if path and isinstance(node.get("schema"), str) and node["schema"].startswith("isoflop/"):
+            yield path, node
+        for k, v in node.items():
+            yield from embedded_documents(v, f"{path}.{k}" if path else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from embedded_documents(v, f"{path}[{i}]")
 
 
 # The architecture members whose values the readers bound (lib/doc/architecture_json.*): the schema must give

@@ -581,4 +581,49 @@ TEST_CASE("every kept validation record reads, whatever day wrote it, and writes
   CHECK(read >= 7);
 }
 
+// Every object below `node` whose "schema" is isoflop/<kind>/v2, with where it sits.
+void documents_of_kind(const Json& node, const std::string& kind, const std::string& where,
+                       std::vector<std::pair<std::string, Json>>* out) {
+  if (node.is_object()) {
+    if (!where.empty() && node.contains("schema") && node["schema"] == "isoflop/" + kind + "/v2")
+      out->emplace_back(where, node);
+    for (const auto& [key, value] : node.items()) documents_of_kind(value, kind, where + "." + key, out);
+  } else if (node.is_array()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      documents_of_kind(node[i], kind, where + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+TEST_CASE("the train and sweep documents inside the kept GPU records read with today's readers") {
+  // Written on 2026-12-04, before the quanta source, the floors' standard errors and the job file were in a
+  // result; the harness leaves each run's curve out (tests/gpu/validate.sh), given here as none.
+  int trains = 0, sweeps = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(ISOFLOP_SOURCE_DIR) + "/tests/gpu/results")) {
+    if (entry.path().extension() != ".json") continue;
+    const Json record = Json::parse(std::ifstream(entry.path()));
+    std::vector<std::pair<std::string, Json>> found;
+    documents_of_kind(record, "train", "", &found);
+    for (auto& [where, document] : found) {
+      CAPTURE(entry.path().filename().string() + where);
+      if (!document.contains("curve")) document["curve"] = Json::array();
+      TrainDocument t;
+      REQUIRE_NOTHROW(t = document.get<TrainDocument>());
+      CHECK(t.result.tokens_per_s == document.at("tokens_per_s").get<double>());
+      CHECK(t.inputs.model.layers == document.at("inputs").at("model").at("layers").get<int>());
+      ++trains;
+    }
+    found.clear();
+    documents_of_kind(record, "sweep", "", &found);
+    for (const auto& [where, document] : found) {
+      CAPTURE(entry.path().filename().string() + where);
+      SweepDocument sweep;
+      REQUIRE_NOTHROW(sweep = document.get<SweepDocument>());
+      CHECK(sweep.runs.size() == document.at("runs").size());
+      ++sweeps;
+    }
+  }
+  CHECK(trains >= 60);  // the gpu preset's 20 runs three times, and the GPU check's jobs
+  CHECK(sweeps >= 3);
+}
+
 }  // namespace isoflop::doc
