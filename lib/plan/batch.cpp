@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -60,9 +59,10 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   c.target_tokens = target_tokens;
   c.ceiling_tokens = rule.ceiling_tokens(flops);
   c.pinned = pinned;
-  c.rule = "of the target and its doublings up to B = " + units::format_significant(rule.coefficient, 4) + " C^" +
-           units::format_significant(rule.exponent, 4) + " tokens, the smallest whose MFU is within " +
-           units::format_significant(rule.min_gain * 100, 3) + " % of the best (" + rule.source + ")";
+  c.rule = "the smallest of the target (or the ceiling, where that is lower) and its doublings up to B = " +
+           units::format_significant(rule.coefficient, 4) + " C^" + units::format_significant(rule.exponent, 4) +
+           " tokens whose MFU is within " + units::format_significant(rule.min_gain * 100, 3) + " % of the best (" +
+           rule.source + ")";
   // A batch with no valid layout at all (fewer sequences than a data-parallel degree needs) is an infeasible
   // result with the search's reason, not an input error: the plan chose the batch, not the user.
   auto search_at = [&](double tokens) {
@@ -80,45 +80,51 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
     }
   };
   out.job = job;
-  out.layouts = search_at(target_tokens);
-  out.job.global_batch = job.global_batch;
   if (pinned) {
+    out.layouts = search_at(target_tokens);
+    out.job.global_batch = job.global_batch;
     c.note = "as given";
   } else {
-    // Every doubling up to the ceiling is searched and the smallest batch within min_gain of the best MFU among
-    // them is taken. Stopping at the first doubling that gains little would make the choice depend on the path:
-    // a doubling that changes no stage count gains a little, the next one that does gains a lot.
-    std::vector<std::pair<double, parallel::SearchResult>> tried;  // (tokens, search), doubling by doubling
-    tried.emplace_back(target_tokens, std::move(out.layouts));
-    std::vector<long long> batches{job.global_batch};
-    for (double tokens = target_tokens * 2; tried.size() <= kMaxDoublings && tokens <= c.ceiling_tokens; tokens *= 2) {
-      tried.emplace_back(tokens, search_at(tokens));
-      batches.push_back(job.global_batch);
+    // From the target, or the ceiling where a small budget's compute-optimal batch is below it, every doubling up
+    // to the ceiling is searched and the smallest batch within min_gain of the best MFU among them is taken.
+    // Stopping at the first doubling that gains little would make the choice depend on the path: a doubling that
+    // changes no stage count gains a little, the next one that does gains a lot.
+    const bool from_ceiling = c.ceiling_tokens < target_tokens;
+    const std::string from = from_ceiling ? "the ceiling" : "the target";
+    struct Tried {
+      long long sequences;
+      parallel::SearchResult layouts;
+    };
+    std::vector<Tried> tried;
+    double tokens = from_ceiling ? c.ceiling_tokens : target_tokens;
+    for (; tried.size() <= kMaxDoublings; tokens *= 2) {
+      if (!tried.empty() && tokens > c.ceiling_tokens) break;
+      parallel::SearchResult layouts = search_at(tokens);
+      tried.push_back({job.global_batch, std::move(layouts)});
     }
+    const bool ceiling_stopped = tokens > c.ceiling_tokens;  // not the cap on doublings
     double best = 0;
-    for (const auto& t : tried) best = std::max(best, best_mfu(t.second));
+    for (const auto& t : tried) best = std::max(best, best_mfu(t.layouts));
     size_t pick = 0;
-    while (pick + 1 < tried.size() && !(best_mfu(tried[pick].second) * (1 + rule.min_gain) >= best)) ++pick;
-    const double start_mfu = best_mfu(tried.front().second), picked_mfu = best_mfu(tried[pick].second);
+    while (pick + 1 < tried.size() && !(best_mfu(tried[pick].layouts) * (1 + rule.min_gain) >= best)) ++pick;
+    const double start_mfu = best_mfu(tried.front().layouts), picked_mfu = best_mfu(tried[pick].layouts);
     if (pick == 0) {
-      c.note = "the target";
+      c.note = from_ceiling ? "the ceiling, below the target of " + tokens_text(target_tokens) : from;
     } else {
-      c.note = "grown " + std::to_string(1 << pick) + "x from the target: MFU " +
+      c.note = "grown " + std::to_string(1 << pick) + "x from " + from + ": MFU " +
                units::format_significant(start_mfu * 100, 3) + " -> " + units::format_significant(picked_mfu * 100, 3) +
                " %";
     }
-    if (tried.size() == 1) {
-      c.note += "; a doubling would pass the ceiling of " + tokens_text(c.ceiling_tokens);
-    } else if (pick + 1 < tried.size() && picked_mfu > 0) {
+    if (pick + 1 < tried.size() && picked_mfu > 0) {
       const double gain_percent = (best / picked_mfu - 1) * 100;
       c.note += gain_percent < 0.05 ? "; no larger batch up to the ceiling runs faster"
                                     : "; up to the ceiling a larger batch gains at most " +
                                           units::format_significant(gain_percent, 3) + " % MFU";
-    } else if (pick + 1 == tried.size()) {
+    } else if (ceiling_stopped && !from_ceiling) {
       c.note += "; the next doubling would pass the ceiling";
     }
-    out.layouts = std::move(tried[pick].second);
-    out.job.global_batch = batches[pick];
+    out.layouts = std::move(tried[pick].layouts);
+    out.job.global_batch = tried[pick].sequences;
   }
   c.sequences = out.job.global_batch;
   c.tokens = static_cast<double>(out.job.global_batch * out.job.seq);

@@ -1,6 +1,6 @@
-// The plan's global batch: it grows with the cluster from a target, by doublings while they raise the
-// layout's MFU, never beyond a published batch ceiling at the plan's compute (DeepSeek LLM 2024's batch law,
-// data/cost.yaml); a batch the user pins stays as given.
+// The plan's global batch: from a target (or a lower ceiling), the smallest doubling whose layout's MFU is within
+// a margin of the best doubling's, never beyond a published batch ceiling at the plan's compute (DeepSeek LLM
+// 2024's batch law, data/cost.yaml); a batch the user pins stays as given.
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@ struct BatchRule {
   double coefficient = 0;
   double exponent = 0;
   std::string source;
-  double min_gain = 0.05;  // a larger batch is taken only when it raises the MFU by more than this fraction
+  double min_gain = 0.05;  // the batch taken is the smallest whose MFU is within this fraction of the best
   double ceiling_tokens(double flops) const;
   bool operator==(const BatchRule&) const = default;
 };
@@ -41,10 +41,11 @@ struct BatchSearch {
   parallel::SearchResult layouts;   // the search at that batch
 };
 
-// Searches the layouts of `job` (its global batch is set here) at the target batch and, unless pinned, at
-// every doubling of it up to the ceiling, and keeps the smallest batch whose MFU is within rule.min_gain of the
-// best of them (the first doubling gaining little does not stop it: a later one may change the stage count).
-// `exact_sequences`: the batch as given, pinned and not rounded (target_tokens is then ignored).
+// Searches the layouts of `job` (its global batch is set here): pinned, at the target; else at the target, or at
+// the ceiling where that is lower, and at every doubling of it up to the ceiling, keeping the smallest batch
+// whose MFU is within rule.min_gain of the best of them (a later doubling may change the stage count and gain
+// where an earlier one did not). `exact_sequences`: the batch as given, pinned and not rounded (target_tokens is
+// then ignored).
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
                          const parallel::SearchOptions& search, double target_tokens, bool pinned,
                          const BatchRule& rule, double flops, std::optional<long long> exact_sequences = std::nullopt);

@@ -240,8 +240,9 @@ TEST_CASE("the batch is the smallest of the target and its doublings up to the c
     const auto o = options_for(cat, gpus, "h100-sxm5-80gb");
     const auto r = plan::make_plan(budget, o);
     REQUIRE(r.layouts.feasible());
-    std::vector<double> mfu;  // at the target, then each doubling up to the ceiling
-    for (double tokens = r.batch.target_tokens; mfu.empty() || tokens <= r.batch.ceiling_tokens; tokens *= 2) {
+    std::vector<double> mfu;  // at the target (or the ceiling, where lower), then each doubling up to the ceiling
+    const double start = std::min(r.batch.target_tokens, r.batch.ceiling_tokens);
+    for (double tokens = start; mfu.empty() || tokens <= r.batch.ceiling_tokens; tokens *= 2) {
       parallel::JobSpec job = r.job;
       job.global_batch = plan::batch_sequences(tokens, job.seq, static_cast<int>(gpus));
       const auto found = parallel::search_layouts(job, o.cluster, o.search);
@@ -249,11 +250,25 @@ TEST_CASE("the batch is the smallest of the target and its doublings up to the c
       if (job.global_batch == r.job.global_batch) CHECK(found.layouts.front().time.mfu == r.mfu);
     }
     const double best = *std::max_element(mfu.begin(), mfu.end());
-    const auto picked = static_cast<size_t>(std::lround(std::log2(r.batch.tokens / r.batch.target_tokens)));
+    const auto picked = static_cast<size_t>(std::lround(std::log2(r.batch.tokens / start)));
     REQUIRE(picked < mfu.size());
     CHECK(r.mfu * 1.05 >= best);
     for (size_t k = 0; k < picked; ++k) CHECK(mfu[k] * 1.05 < best);  // no smaller batch came close enough
   }
+}
+
+TEST_CASE("a small budget's batch starts at its ceiling, below the 4M target") {
+  // 1e21 FLOPs: DeepSeek LLM's compute-optimal batch is 0.2920 × 1e21^0.3271 = 2.16M tokens, below 4M.
+  const auto cat = catalog::load_catalog();
+  plan::Budget budget;
+  budget.flops = 1e21;
+  const auto r = plan::make_plan(budget, options_for(cat, 64, "h100-sxm5-80gb"));
+  REQUIRE(r.layouts.feasible());
+  CHECK(r.batch.ceiling_tokens == doctest::Approx(2.16e6).epsilon(0.01));
+  CHECK(r.batch.target_tokens == 4e6);
+  CHECK(r.batch.tokens <= r.batch.ceiling_tokens * 1.5);  // the ceiling, rounded to the GPUs' factors
+  CHECK(r.batch.tokens < r.batch.target_tokens);
+  CHECK(r.batch.note.rfind("the ceiling, below the target of 4M tokens", 0) == 0);
 }
 
 TEST_CASE("a pinned 4M batch on 16,384 GPUs is refused with fewer GPUs or a larger batch that reach the floor") {
