@@ -20,6 +20,19 @@ namespace isoflop::train {
 namespace {
 
 constexpr double kFloat = sizeof(float);
+
+// The loss curve a checkpoint reserves and encodes: a point per planned step, so fewer with a larger batch.
+double curve_bytes(const Job& job, double batch) {
+  return 2 * sizeof(CurvePoint) * std::floor(job.train.tokens / (batch * job.model.seq));
+}
+
+// What the process holds already (its resident set), which a limit on the whole process counts too.
+double resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0, resident = 0;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return statm >> pages >> resident && page > 0 ? resident * static_cast<double>(page) : 0;
+}
 constexpr double kToken = sizeof(int32_t);
 
 std::string gib(double bytes) {
@@ -110,8 +123,7 @@ MemoryEstimate estimate_memory(const Job& job, BackendKind backend) {
   e.data_bytes = data_bytes(job.data, job.model.vocab);
   // A save copies parameters and both moments out of the backend, then encodes them (3 + 3 floats a
   // parameter); the loss curve is reserved for every planned step and encoded with them.
-  const double steps = std::floor(job.train.tokens / (static_cast<double>(job.train.batch) * job.model.seq));
-  e.checkpoint_bytes = 6 * kFloat * params + 2 * sizeof(CurvePoint) * steps;
+  e.checkpoint_bytes = 6 * kFloat * params + curve_bytes(job, job.train.batch);
   return e;
 }
 
@@ -137,42 +149,89 @@ AvailableMemory available_memory() {
   return a;
 }
 
+std::string memory_advice(const Job& job, BackendKind backend, double limit, double held) {
+  if (held >= limit) return "a larger --max-memory: this process holds " + gib(held) + " before the job";
+  const MemoryEstimate e = estimate_memory(job, backend);
+  // What would fit. Of the parts only the activations (up) and the checkpoint's curve (down) move with the batch:
+  // the need is convex in it, so a ternary search finds the batch that needs least, and a bisection on either
+  // side of it the fitting batch nearest the job's. The corpus, when it is the largest part, comes first.
+  const bool host_model = backend != BackendKind::kCuda;
+  const double fixed = held + e.total_bytes() - e.activations_bytes - curve_bytes(job, job.train.batch);
+  const auto need = [&](long long batch) {
+    const double activations = host_model ? 2 * kFloat * activation_elements(job.model, static_cast<int>(batch)) : 0.0;
+    return fixed + activations + curve_bytes(job, static_cast<double>(batch));
+  };
+  constexpr long long kMostSequences = 1 << 20;
+  long long lo = 1, hi = std::max<long long>(kMostSequences, job.train.batch);
+  while (hi - lo > 2) {
+    const long long a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    if (need(a) <= need(b))
+      hi = b;
+    else
+      lo = a;
+  }
+  long long least = lo;
+  for (long long b = lo + 1; b <= hi; ++b)
+    if (need(b) < need(least)) least = b;
+  const double model =
+      e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + 6 * kFloat * parameter_count(job.model);
+  if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
+    return "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
+  if (need(least) <= limit && least < job.train.batch) {
+    long long fits = least, over = job.train.batch;  // need rises from `least` to the job's batch
+    while (over - fits > 1) {
+      const long long mid = fits + (over - fits) / 2;
+      (need(mid) <= limit ? fits : over) = mid;
+    }
+    return "train.batch " + std::to_string(fits) + " (the largest that fits; the activations grow with it)";
+  }
+  if (need(least) <= limit) {
+    long long fits = least, over = job.train.batch;  // need falls from the job's batch to `least`
+    while (fits - over > 1) {
+      const long long mid = over + (fits - over) / 2;
+      (need(mid) <= limit ? fits : over) = mid;
+    }
+    return "train.batch " + std::to_string(fits) +
+           " (the smallest that fits: fewer steps, and the checkpoint keeps a curve point for each), or fewer "
+           "train.tokens";
+  }
+  // No batch: the model. The deepest that fits at the job's batch, else a narrower one.
+  Job shallower = job;
+  const auto fits_layers = [&](int layers) {
+    shallower.model.layers = layers;
+    return held + estimate_memory(shallower, backend).total_bytes() <= limit;
+  };
+  if (job.model.layers > 1 && fits_layers(1)) {
+    int deep = 1, over = job.model.layers;
+    while (over - deep > 1) {
+      const int mid = deep + (over - deep) / 2;
+      (fits_layers(mid) ? deep : over) = mid;
+    }
+    return "model.layers " + std::to_string(deep) + " or fewer (at train.batch " + std::to_string(job.train.batch) +
+           ")";
+  }
+  return "a narrower model (model.d_model " + std::to_string(job.model.d_model) + ", model.vocab " +
+         std::to_string(job.model.vocab) + ", model.seq " + std::to_string(job.model.seq) +
+         "): no depth or batch fits at this width";
+}
+
 void require_memory(const Job& job, BackendKind backend, double max_memory_bytes) {
   const MemoryEstimate e = estimate_memory(job, backend);
-  double limit = max_memory_bytes;
+  double limit = max_memory_bytes, held = 0;
   std::string whose = "allowed";
-  if (limit <= 0) {
+  if (limit <= 0) {  // what is available is what the process does not hold yet
     const AvailableMemory a = available_memory();
     limit = a.bytes;
     whose = "available (" + a.source + ")";
+  } else {  // a limit on the process counts what it holds already
+    held = resident_bytes();
   }
-  if (limit <= 0 || e.total_bytes() <= limit) return;
-  // What to shrink: the corpus when it is the largest part; else the batch, as far as it goes (the activations
-  // grow with it), naming the largest that fits; else the model, with the figure at one sequence per step.
-  const double model = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.checkpoint_bytes;
-  std::string shrink;
-  if (e.data_bytes > model && e.data_bytes > e.activations_bytes) {
-    shrink = "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
-  } else {
-    Job smaller = job;
-    auto fits = [&](int batch) {
-      smaller.train.batch = batch;
-      return estimate_memory(smaller, backend).total_bytes() <= limit;
-    };
-    if (job.train.batch > 1 && fits(1)) {
-      int lo = 1, hi = job.train.batch;  // fits(lo), !fits(hi)
-      while (hi - lo > 1) (fits(lo + (hi - lo) / 2) ? lo : hi) = lo + (hi - lo) / 2;
-      shrink = "train.batch " + std::to_string(lo) + " or less (the activations grow with it), or a smaller model.seq";
-    } else {
-      smaller.train.batch = 1;
-      shrink = "a smaller model (model.layers " + std::to_string(job.model.layers) + ", model.d_model " +
-               std::to_string(job.model.d_model) + ", model.seq " + std::to_string(job.model.seq) + ", model.vocab " +
-               std::to_string(job.model.vocab) + "): at train.batch 1 it still needs about " +
-               gib(estimate_memory(smaller, backend).total_bytes());
-    }
-  }
-  const std::string message = "the job needs about " + e.describe() + " of memory, more than the " + gib(limit) +
-                              " " + whose + "; use " + shrink;
+  if (limit <= 0 || held + e.total_bytes() <= limit) return;
+  const std::string room = held > 0 ? gib(std::max(0.0, limit - held)) + " left of the " + gib(limit) + " " + whose +
+                                          " (this process holds " + gib(held) + ")"
+                                    : gib(limit) + " " + whose;
+  const std::string message = "the job needs about " + e.describe() + " of memory, more than the " + room + "; use " +
+                              memory_advice(job, backend, limit, held);
   if (max_memory_bytes > 0) throw FieldError("max_memory", message);
   throw InputError("train: " + message);
 }

@@ -41,6 +41,12 @@ struct AvailableMemory {
 };
 AvailableMemory available_memory();
 
+// What would make `job` fit in `limit_bytes` beside the `held_bytes` the process holds already, in words that
+// follow "use ": the corpus when it is the largest part; else the batch nearest the job's that fits (smaller when
+// the activations are the excess, larger when the checkpoint's curve is); else the deepest model that fits at the
+// job's batch; else a narrower one.
+std::string memory_advice(const Job& job, BackendKind backend, double limit_bytes, double held_bytes);
+
 // Throws FieldError("max_memory", …) when the estimate exceeds `max_memory_bytes` (> 0), else InputError when
 // it exceeds what is available; both give the figures and name what to shrink.
 void require_memory(const Job& job, BackendKind backend, double max_memory_bytes);

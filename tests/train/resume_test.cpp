@@ -134,32 +134,49 @@ TEST_CASE("the memory estimate counts what the CPU backend allocates, and a job 
   const std::string message = input_error_message([&] { run_training(huge, RunOptions{}); });
   CHECK(message.rfind("train: the job needs about ", 0) == 0);
   CHECK(message.find("weights 4.58 TiB") != std::string::npos);
-  // No batch would do: the advice is the model, with what one sequence per step still needs.
-  CHECK(message.find("use a smaller model (model.layers 100000, model.d_model 1024, model.seq ") != std::string::npos);
-  CHECK(message.find("at train.batch 1 it still needs about ") != std::string::npos);
+  // No batch would do: the advice is the deepest model that fits at the job's batch.
+  CHECK(message.find("use model.layers ") != std::string::npos);
+  CHECK(message.find(" or fewer (at train.batch ") != std::string::npos);
   CHECK(!fs::exists(huge.output));
   RunOptions capped;
   capped.max_memory_bytes = 256 << 10;  // the tiny job needs about 0.9 MiB
   const std::string capped_message = input_error_message([&] { run_training(job, capped); });
   CAPTURE(capped_message);
   CHECK(capped_message.rfind("max_memory: the job needs about ", 0) == 0);
-  CHECK(capped_message.find("more than the 256 KiB allowed") != std::string::npos);
+  CHECK(capped_message.find("of the 256 KiB allowed (this process holds ") != std::string::npos);
   // Where the activations are the excess, the largest batch that fits is named: it fits, one more does not.
   Job wide = job;
   wide.train.batch = 64;
-  RunOptions wide_cap;
-  wide_cap.max_memory_bytes = estimate_memory(job, BackendKind::kCpu).total_bytes() * 1.5;
-  const std::string batch_message = input_error_message([&] { run_training(wide, wide_cap); });
-  CAPTURE(batch_message);
-  const size_t at = batch_message.find("use train.batch ");
-  REQUIRE(at != std::string::npos);
-  const int named = std::stoi(batch_message.substr(at + 16));
-  CHECK(batch_message.find(" or less (the activations grow with it), or a smaller model.seq") != std::string::npos);
-  Job at_named = wide;
-  at_named.train.batch = named;
-  CHECK(estimate_memory(at_named, BackendKind::kCpu).total_bytes() <= wide_cap.max_memory_bytes);
-  at_named.train.batch = named + 1;
-  CHECK(estimate_memory(at_named, BackendKind::kCpu).total_bytes() > wide_cap.max_memory_bytes);
+  const auto need = [&](Job j, int batch) {
+    j.train.batch = batch;
+    return estimate_memory(j, BackendKind::kCpu).total_bytes();
+  };
+  const double cap = need(job, job.train.batch) * 1.5;
+  const auto named = [](const std::string& advice, const std::string& before) {
+    const size_t at = advice.find(before);
+    REQUIRE(at != std::string::npos);
+    return std::stoi(advice.substr(at + before.size()));
+  };
+  const std::string smaller = memory_advice(wide, BackendKind::kCpu, cap, 0);
+  CAPTURE(smaller);
+  CHECK(smaller.find(" (the largest that fits; the activations grow with it)") != std::string::npos);
+  const int largest = named(smaller, "train.batch ");
+  CHECK(largest < 64);
+  CHECK(need(wide, largest) <= cap);
+  CHECK(need(wide, largest + 1) > cap);
+  // Where the checkpoint's curve is (a point per step: 1e11 tokens at 8 × 32 per step), a larger batch that fits.
+  Job long_run = job;
+  long_run.train.tokens = 1e11;
+  const double long_cap = need(long_run, 4096);
+  const std::string larger = memory_advice(long_run, BackendKind::kCpu, long_cap, 0);
+  CAPTURE(larger);
+  const int smallest = named(larger, "train.batch ");
+  CHECK(larger.find("(the smallest that fits: fewer steps") != std::string::npos);
+  CHECK(smallest > job.train.batch);
+  CHECK(need(long_run, smallest) <= long_cap);
+  CHECK(need(long_run, smallest - 1) > long_cap);
+  // What the process holds counts against a limit on the process.
+  CHECK(memory_advice(job, BackendKind::kCpu, 1e6, 2e6).rfind("a larger --max-memory", 0) == 0);
   CHECK(available_memory().bytes > 0);
   fs::remove_all(dir);
 }
