@@ -8,7 +8,7 @@
 namespace isoflop::app {
 
 std::string flag_for_field(std::string_view field) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kSpelledOtherwise = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kSpelledOtherwise = {{
       {"catalog_dir", "--catalog"},
       {"zero_stage", "--zero"},
       {"utilisation", "--mfu"},
@@ -24,7 +24,6 @@ std::string flag_for_field(std::string_view field) {
       {"alternatives", "--top"},
       {"moe_top_k", "--top-k"},
       {"global_batch_tokens", "--global-batch-tokens"},
-      {"layers", "a depth of"},  // no option sets the depth alone: a change to it reads as words
   }};
   // Already a flag, or a description rather than a field name ("shape family 'x' block"): as it is.
   if (field.starts_with("--") || field.find(' ') != std::string_view::npos) return std::string(field);

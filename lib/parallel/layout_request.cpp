@@ -71,6 +71,10 @@ std::string describe_spelled(const Infeasibility& why, std::string (*spell)(std:
       out += c.note + " (" + spell(c.field) + ")";
       continue;
     }
+    if (c.field == "layers" && c.number) {  // no option sets the depth alone: the change reads as words
+      out += "a depth of " + std::to_string(*c.number) + " layers (" + c.note + ")";
+      continue;
+    }
     out += spell(c.field) + " " + (c.number ? std::to_string(*c.number) : *c.text);
     if (!c.note.empty()) out += " (" + c.note + ")";
   }

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "core/error.hpp"
+#include "parallel/cluster.hpp"
 #include "parallel/stages.hpp"
 #include "parallel/walk.hpp"
 #include "units/integer_limits.hpp"
@@ -253,9 +255,55 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
   return out;
 }
 
+// The memory changes suggest_changes estimates, tried: the GPU count in whole nodes from its estimate up (by
+// quarters, to 64 times the cluster or 8 times the estimate) until a layout fits, or none is offered (with ZeRO-1 on
+// one stage the weights and gradients do not shard over more GPUs); and, where the trainer reduces gradients in fp32
+// and the user did not choose, bf16 gradients (2 bytes a parameter fewer) when a layout then fits.
+void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options,
+                        std::vector<SuggestedChange>& changes) {
+  const auto gpus = std::find_if(changes.begin(), changes.end(), [](const auto& c) { return c.field == "gpus"; });
+  if (gpus != changes.end() && gpus->number) {
+    // Past one node whole nodes that the pinned degrees divide, as suggest_changes counts them.
+    const auto& p = options.pins;
+    const long long pinned = 1LL * p.tp.value_or(1) * p.pp.value_or(1) * p.cp.value_or(1) * p.dp.value_or(1);
+    const long long per_node = cluster.gpus_per_node;
+    const long long most = std::min(kMaxClusterGpus, std::max(64LL * cluster.gpus, 8 * *gpus->number));
+    std::optional<long long> fits;
+    double count = static_cast<double>(*gpus->number);
+    for (int tries = 0; tries < kShapeTries + 8 && count <= most; ++tries, count *= 1.25) {
+      const long long step = count > per_node ? std::lcm(per_node, pinned) : pinned;
+      const long long g = (static_cast<long long>(std::ceil(count)) + step - 1) / step * step;
+      if (g > most) break;
+      ClusterSpec more = cluster;
+      more.gpus = static_cast<int>(g);
+      if (any_layout_fits(job, more, options)) {
+        fits = g;
+        break;
+      }
+    }
+    if (fits) {
+      gpus->number = *fits;
+      gpus->note = "the fewest tried, from the memory's share, at which a layout fits";
+    } else {
+      changes.erase(gpus);
+    }
+  }
+  const TimeOptions time = with_trainer_defaults(options.time, options.trainer);
+  if (!options.time.grad_reduce && time.grad_reduce == GradReduce::kFp32) {
+    SearchOptions bf16 = options;
+    bf16.time.grad_reduce = GradReduce::kBf16;
+    JobSpec lighter = job;
+    apply_gradient_precision(lighter, bf16);
+    if (any_layout_fits(lighter, cluster, bf16))
+      changes.insert(changes.begin(), {"grad_reduce", std::nullopt, std::string("bf16"),
+                                       "gradients kept and reduced in bf16, not fp32: 2 bytes a parameter fewer"});
+  }
+}
+
 // Under a trainer that splits the layers over pipeline stages evenly only, a depth with few divisors (103 is
-// prime) runs on few pipeline degrees: the nearest multiple of kEvenStagesDepthMultiple at the same width, the
-// nearer first, where a layout fits. No option sets the depth alone, so the note says how to get it.
+// prime) runs on few pipeline degrees: the nearest multiple of kEvenStagesDepthMultiple at the same width (the
+// nearer first, the deeper on a tie), where a layout fits. No option sets the depth alone, so the note says how
+// to get it.
 std::optional<SuggestedChange> even_depth_change(const JobSpec& job, const ClusterSpec& cluster,
                                                  const SearchOptions& options) {
   const auto& t = options.trainer;
@@ -281,8 +329,10 @@ std::optional<SuggestedChange> even_depth_change(const JobSpec& job, const Clust
     return SuggestedChange{"layers", depth, std::nullopt,
                            rules_holder(t, "uneven_stages") + " gives every pipeline stage the same layers, and " +
                                std::to_string(layers) + " split evenly over " + stage_counts + " stages only; " +
-                               std::to_string(depth) + " layers at the same width fit: plan --trainer " + t.name +
-                               " shapes such a depth, or give an --arch with it"};
+                               std::to_string(depth) +
+                               " at the same width fit: edit the architecture's layers, or "
+                               "for a planned model plan --trainer " +
+                               t.name + ", which shapes such a depth"};
   }
   return std::nullopt;
 }
@@ -477,7 +527,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       why.reason = "no valid layout of " + std::to_string(job.global_batch) + " sequences on " +
                    std::to_string(cluster.gpus) + " GPUs: " + first;
       why.changes = shape_changes(job, cluster, options);
-      if (auto depth = even_depth_change(job, cluster, options)) why.changes.push_back(std::move(*depth));
+      if (auto depth = even_depth_change(job, cluster, options))
+        why.changes.insert(why.changes.begin(), std::move(*depth));
       return result;
     }
     Infeasibility& why = result.infeasible.emplace();
@@ -490,6 +541,8 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
     why.usable_memory_bytes = result.usable_memory_bytes;
     why.closest = closest;
     why.changes = suggest_changes(result.min_memory_bytes, result.usable_memory_bytes, job, cluster, options);
+    if (!suggest) return result;  // a search that only asks whether something fits tries no changes
+    try_memory_changes(job, cluster, options, why.changes);
     if (auto depth = even_depth_change(job, cluster, options))
       why.changes.insert(why.changes.begin(), std::move(*depth));
     return result;

@@ -382,23 +382,53 @@ TEST_CASE("layout: gradients are counted in the precision the trainer reduces th
 }
 
 TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees dividing it, and runs") {
-  // Llama 2 70B with TP 8 × PP 4 pinned (32 GPUs a replica) on 256 A100s does not fit without ZeRO or recompute.
+  // Llama 2 70B with TP 8 × PP 4 pinned (32 GPUs a replica) and ZeRO-1 on 32 A100s: the optimizer states shard
+  // over the data-parallel replicas that more GPUs add.
   const std::string args =
       "layout --arch llama2-70b --gpu a100-sxm4-80gb --global-batch 1024 --tp 8 --pp 4 "
-      "--micro-batch 4 --zero 0 --recompute none --sequence-parallel on ";
-  const auto r = run_cli(args + "--gpus 256 -o json");
+      "--micro-batch 4 --zero 1 --recompute none --sequence-parallel on ";
+  const auto r = run_cli(args + "--gpus 32 -o json");
   REQUIRE(r.status == 1);
   const auto changes = json::parse(r.out).at("infeasible").at("changes");
   REQUIRE(changes.at(0).at("field") == "gpus");
   const long long gpus = changes.at(0).at("value").get<long long>();
   CHECK(gpus % 32 == 0);  // a multiple of TP·PP (and of the 8-GPU node)
-  CHECK(gpus > 256);
-  CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status != 2);  // the pins divide it: not bad input
+  CHECK(gpus > 32);
+  CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status == 0);  // tried: it fits
+  // With ZeRO-0 nothing shards over more replicas: no GPU count is offered (once "--gpus 288", which did not fit).
+  const auto replicated = run_cli(
+      "layout --arch llama2-70b --gpu a100-sxm4-80gb --global-batch 1024 --tp 8 --pp 4 --micro-batch 4 --zero 0 "
+      "--recompute none --sequence-parallel on --gpus 256 -o json");
+  REQUIRE(replicated.status == 1);
+  const json replicated_doc = json::parse(replicated.out);  // held: a range-for over a temporary's member would dangle
+  for (const auto& c : replicated_doc.at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
   // With DP pinned too the GPU count is the pins' product: more GPUs is not offered.
-  const auto fixed = run_cli(args + "--dp 8 --gpus 256 -o json");
+  const auto fixed = run_cli(args + "--dp 1 --gpus 32 -o json");
   REQUIRE(fixed.status == 1);
-  const json fixed_doc = json::parse(fixed.out);  // held: a range-for over a temporary's member would dangle
+  const json fixed_doc = json::parse(fixed.out);
   for (const auto& c : fixed_doc.at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
+}
+
+TEST_CASE("layout: where the trainer reduces gradients in fp32, bf16 gradients are offered when they make it fit") {
+  // The 3360-A100 month's 103-layer plan under NeMo's file (ZeRO-1 at most, even stages: PP 1): 80.5 GiB in
+  // fp32 gradients, which bf16 gradients bring under the 70.8 usable.
+  const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  REQUIRE(plan.status == 0);
+  const std::string from = save("grad-reduce", plan.out);
+  const auto r = run_cli("layout --trainer nemo -o json --from " + from);
+  REQUIRE(r.status == 1);
+  const json doc = json::parse(r.out);
+  bool offered = false;
+  for (const auto& c : doc.at("infeasible").at("changes"))
+    if (c.at("field") == "grad_reduce") offered = c.at("value") == "bf16";
+  CHECK(offered);
+  CHECK(r.err.find("--grad-reduce bf16 (") != std::string::npos);
+  CHECK(run_cli("layout --trainer nemo --grad-reduce bf16 --from " + from).status == 0);
+  // Chosen by the user already: not offered again.
+  const auto chosen = run_cli("layout --trainer nemo --grad-reduce fp32 -o json --from " + from);
+  REQUIRE(chosen.status == 1);
+  const json chosen_doc = json::parse(chosen.out);
+  for (const auto& c : chosen_doc.at("infeasible").at("changes")) CHECK(c.at("field") != "grad_reduce");
 }
 
 TEST_CASE("layout: on less than a node the GPU count suggested past one node is whole nodes, which --gpus takes") {
@@ -426,7 +456,7 @@ TEST_CASE("layout: a depth NeMo's even stages cannot split is answered with the 
   REQUIRE(change.at("field") == "layers");
   CHECK(change.at("value") == 104);
   CHECK(change.at("note").get<std::string>().find("103 split evenly over 1 or 103 stages only") != std::string::npos);
-  CHECK(r.err.find("to fit: a depth of 104 (") != std::string::npos);
+  CHECK(r.err.find("to fit: a depth of 104 layers (") != std::string::npos);
   // ... and the same plan at that depth runs under NeMo's rules, on pipeline stages.
   doc["architecture"]["layers"] = 104;
   const auto at_104 = run_cli("layout --trainer nemo -o json --from " + save("depth-104", doc.dump()));
