@@ -1,6 +1,8 @@
 // JSON of the run-cost section: one table for both directions; the energy methods depend on the chosen one.
 #include "doc/cost_json.hpp"
 
+#include "doc/document.hpp"
+
 namespace isoflop::cost {
 namespace {
 
@@ -101,6 +103,10 @@ void to_json(Json& j, const CostReport& r) { doc::write_fields(j, r, kCostReport
 void from_json(const Json& j, CostReport& r) {
   doc::read_fields(j, r, kCostReport);
   if (r.inputs.work_unknown) {  // the stand-ins the run was costed with: its time at the full peak
+    const Json& in = j.at("inputs");
+    for (const char* key : {"flops", "mfu"})
+      if (!in.at(key).is_null())
+        doc::fail_at(in.at(key), "must be null, as flops and mfu are together when only the run's time is known");
     r.inputs.utilisation = 1;
     r.inputs.flops = r.result.time_s * r.inputs.gpus * r.inputs.peak_flops_per_gpu;
   }

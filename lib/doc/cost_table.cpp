@@ -105,7 +105,9 @@ std::string render_cost_page(const CostDocument& d, bool show_whatif) {
   const cost::RunCost& c = d.cost.result;
   std::string work;
   if (echo.work == CostWork::kTime && !echo.affordable_flops) {
-    work = "a run of " + units::format_duration(c.time_s, 4) + " (work not given; a utilisation adds the FLOPs it affords)";
+    // Recosting a document takes no utilisation: the hint is for a fresh `cost --time`.
+    work = "a run of " + units::format_duration(c.time_s, 4) +
+           (echo.from ? std::string(" (work not given)") : " (work not given; --mfu adds the FLOPs it affords)");
   } else {
     work = units::format_scientific(in.flops, 4) + " FLOPs at " + units::format_significant(100 * in.utilisation) +
            "% of " + units::format_significant(in.peak_flops_per_gpu / 1e12) + " TFLOP/s";

@@ -104,6 +104,21 @@ struct Scaled {
 };
 constexpr Scaled scaled(double unit) { return {unit}; }
 
+// The same where 0 means none (a smallest memory when no layout was valid): written as null, read back as 0.
+struct ScaledOrNull {
+  double unit;
+  Json encode(double v) const { return v == 0 ? Json(nullptr) : Json(v / unit); }
+  void decode(const Json& j, const char* key, double& out) const {
+    if (j.at(key).is_null()) {
+      out = 0;
+      return;
+    }
+    read(j, key, out);
+    out *= unit;
+  }
+};
+constexpr ScaledOrNull scaled_or_null(double unit) { return {unit}; }
+
 // A number whose value `unknown` (and, for floating point, any value that is not finite) is written as null,
 // as is an empty optional; null reads as `unknown`.
 template <class M>

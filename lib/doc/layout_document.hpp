@@ -50,23 +50,23 @@ struct LayoutDocument {
 };
 
 template <>
-inline constexpr auto fields<LayoutSections> =
-    std::tuple{via(&LayoutSections::job, field("architecture", &parallel::JobSpec::architecture)),
-               group("job", via(&LayoutSections::job, field("seq", &parallel::JobSpec::seq),
-                                field("global_batch", &parallel::JobSpec::global_batch),
-                                field("bytes_per_value", &parallel::JobSpec::bytes_per_value),
-                                field("optimizer", &parallel::JobSpec::optimizer, names(parallel::kOptimizerNames)),
-                                field("attention", &parallel::JobSpec::attention, names(parallel::kAttentionKernelNames)),
-                                field("precision", &parallel::JobSpec::precision, names(parallel::kMatmulPrecisionNames)),
-                                field("dropout", &parallel::JobSpec::dropout))),
-               field("cluster", &LayoutSections::cluster),
-               via(&LayoutSections::result, field("layouts", &parallel::SearchResult::layouts)),
-               group("search", field("options", &LayoutSections::options),
-                     via(&LayoutSections::result, field("evaluated", &parallel::SearchResult::evaluated),
-                         field("min_memory_gib", &parallel::SearchResult::min_memory_bytes, scaled(kGiB)),
-                         field("usable_memory_gib", &parallel::SearchResult::usable_memory_bytes, scaled(kGiB)),
-                         field("pruned", &parallel::SearchResult::pruned))),
-               via(&LayoutSections::result, field("infeasible", &parallel::SearchResult::infeasible))};
+inline constexpr auto fields<LayoutSections> = std::tuple{
+    via(&LayoutSections::job, field("architecture", &parallel::JobSpec::architecture)),
+    group("job", via(&LayoutSections::job, field("seq", &parallel::JobSpec::seq),
+                     field("global_batch", &parallel::JobSpec::global_batch),
+                     field("bytes_per_value", &parallel::JobSpec::bytes_per_value),
+                     field("optimizer", &parallel::JobSpec::optimizer, names(parallel::kOptimizerNames)),
+                     field("attention", &parallel::JobSpec::attention, names(parallel::kAttentionKernelNames)),
+                     field("precision", &parallel::JobSpec::precision, names(parallel::kMatmulPrecisionNames)),
+                     field("dropout", &parallel::JobSpec::dropout))),
+    field("cluster", &LayoutSections::cluster),
+    via(&LayoutSections::result, field("layouts", &parallel::SearchResult::layouts)),
+    group("search", field("options", &LayoutSections::options),
+          via(&LayoutSections::result, field("evaluated", &parallel::SearchResult::evaluated),
+              field("min_memory_gib", &parallel::SearchResult::min_memory_bytes, scaled_or_null(kGiB)),
+              field("usable_memory_gib", &parallel::SearchResult::usable_memory_bytes, scaled(kGiB)),
+              field("pruned", &parallel::SearchResult::pruned))),
+    via(&LayoutSections::result, field("infeasible", &parallel::SearchResult::infeasible))};
 
 // Appends the sections to a document object (a plan's, after its own sections).
 inline void write_layout_sections(Json& document, const LayoutSections& sections) {

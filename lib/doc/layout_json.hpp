@@ -94,10 +94,12 @@ inline constexpr auto fields<parallel::SearchOptions> = std::tuple{
 
 template <>
 inline constexpr auto fields<parallel::PrunedFamily> =
-    std::tuple{field("tp", &parallel::PrunedFamily::tp), field("pp", &parallel::PrunedFamily::pp),
-               field("cp", &parallel::PrunedFamily::cp), field("rule", &parallel::PrunedFamily::rule),
+    std::tuple{field("tp", &parallel::PrunedFamily::tp),
+               field("pp", &parallel::PrunedFamily::pp),
+               field("cp", &parallel::PrunedFamily::cp),
+               field("rule", &parallel::PrunedFamily::rule),
                field("reason", &parallel::PrunedFamily::reason),
-               field("min_memory_gib", &parallel::PrunedFamily::min_memory_bytes, scaled(kGiB))};
+               field("min_memory_gib", &parallel::PrunedFamily::min_memory_bytes, scaled_or_null(kGiB))};
 
 // "value": a number, a name, or null.
 template <>

@@ -74,9 +74,11 @@ constexpr auto kRun = std::tuple{
         "status", [](const ReportRun& r) { return Json(r.finished ? "finished" : "failed"); },
         [](const Json& v, ReportRun& r) { r.finished = v.is_string() && v.get<std::string>() == "finished"; }),
     field("failure", &ReportRun::failure, null_when_empty()), field("params", &ReportRun::params, count()),
-    field("tokens", &ReportRun::tokens, count()), field("loss", &ReportRun::loss), field("floor", &ReportRun::floor),
-    field("floor_se", &ReportRun::floor_se), field("tokens_per_s", &ReportRun::tokens_per_s),
-    field("mfu", &ReportRun::mfu), field("peak_flops", &ReportRun::peak_flops), field("device", &ReportRun::device),
+    // A run that did not finish has no loss, and one that timed no step no speed: null, never 0.
+    field("tokens", &ReportRun::tokens, count()), field("loss", &ReportRun::loss, null_when(0.0)),
+    field("floor", &ReportRun::floor), field("floor_se", &ReportRun::floor_se),
+    field("tokens_per_s", &ReportRun::tokens_per_s, null_when(0.0)), field("mfu", &ReportRun::mfu),
+    field("peak_flops", &ReportRun::peak_flops), field("device", &ReportRun::device),
     field("accelerator", &ReportRun::accelerator, null_when_empty()), field("batch", &ReportRun::batch),
     group("shape", via(&ReportRun::architecture, field("layers", &A::layers), field("d_model", &A::d_model),
                        field("heads", &A::heads), field("seq", &A::seq), field("vocab", &A::vocab)))};

@@ -119,6 +119,13 @@ TEST_CASE("cost: the FLOPs a duration affords, and the tokens for a model size")
   CHECK(again["days"].get<double>() == doctest::Approx(30).epsilon(1e-12));
   CHECK(again["energy_kwh"].get<double>() ==
         doctest::Approx(measured["cost"]["it_energy_kwh"].get<double>() * 1.2).epsilon(1e-12));
+  // One of the two given and the other null is a damaged document, not a utilisation of 1.
+  auto mixed = measured;
+  mixed["cost"]["inputs"]["mfu"] = 0.4;
+  std::ofstream(saved) << mixed.dump();
+  const auto refused = run_cli("cost --from " + saved);
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("cost.inputs.mfu: must be null, as flops and mfu are together") != std::string::npos);
   const auto h = run_cli("cost --gpus 3360 --gpu a100-sxm4-80gb --time 30d --mfu 0.4");
   CHECK(h.out.find("affordable") != std::string::npos);
 }
