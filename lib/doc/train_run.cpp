@@ -61,8 +61,16 @@ TrainRun run_train_job(const TrainRequest& request, train::RunOptions options) {
   NamedOutputs curve_named = named, plot_named = named;
   if (options.resume && (request.curve || request.plot))
     if (const auto earlier = stored_files(d.results_file)) {
-      if (request.curve && holds(*request.curve, earlier->curve_csv)) curve_named.rules.replace = true;
-      if (request.plot && holds(*request.plot, earlier->figure_svg)) plot_named.rules.replace = true;
+      // The run's own files are replaced; another file there is named as not the run's.
+      const auto own_or_not = [](const std::string& path, const std::string& bytes, NamedOutputs& named) {
+        if (holds(path, bytes))
+          named.rules.replace = true;
+        else
+          named.rules.replace_hint =
+              "it is not what the interrupted run wrote (edited since?); " + named.rules.replace_hint;
+      };
+      if (request.curve) own_or_not(*request.curve, earlier->curve_csv, curve_named);
+      if (request.plot) own_or_not(*request.plot, earlier->figure_svg, plot_named);
     }
   std::vector<train::RunOutput> outputs = {{d.results_file, "output", own}, {d.curve_file, "output", own}};
   if (request.curve) outputs.back() = {d.curve_file, spelled(named.spell, "curve"), curve_named.rules};

@@ -18,10 +18,10 @@ import tempfile
 
 from lxml import etree
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'support'))
 from expectations import expect, fail, finish, print_passes  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLES = os.path.join(ROOT, "share", "examples", "proposals")
 POLICY = os.path.join(ROOT, "share", "examples", "policies", "default.yaml")
@@ -31,7 +31,6 @@ def run(binary, *args):
     env = dict(os.environ, NO_COLOR="1")
     env.pop("ISOFLOP_CATALOG", None)
     return subprocess.run([binary, "check", *args], capture_output=True, text=True, env=env, cwd=ROOT)
-
 
 
 def expected_verdicts(path):

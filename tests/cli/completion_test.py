@@ -9,12 +9,11 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'support'))
 from expectations import expect, finish  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 COMPLETION = os.path.join(HERE, '..', '..', 'share', 'completions', 'isoflop.bash')
-
 
 
 def complete(binary, words):

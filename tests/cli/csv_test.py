@@ -11,12 +11,11 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'support'))
 from expectations import expect, finish  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, '..', '..', 'share', 'examples', 'runs.csv')
-
 
 
 def both(binary, args):

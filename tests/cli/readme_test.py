@@ -13,16 +13,15 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'support'))
 from expectations import expect, finish  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 SKIP = ('isoflop train ',)  # minutes of CPU: its page is checked by tests/cli/train_test.cpp
 # Lines whose numbers depend on the build and the CPU, not on isoflop's answer: how many of fit's multistart
 # starts land in the best basin follows the objective's vector code (AVX-512 or not, a sanitized build).
 VARYING = ('  starts  ',)
-
 
 
 def transcripts(text):

@@ -108,15 +108,27 @@ TEST_CASE("a resumed run replaces the curve and figure its interrupted session w
   CHECK_FALSE(resumed.document.result.interrupted);
   CHECK(test::read_file(*f.request.curve) == train::curve_csv(resumed.document.result.curve));
   CHECK(test::read_file(*f.request.curve) != curve_then);
+  CHECK(test::read_file(*f.request.plot) == render_train_figure(resumed.document));  // the figure too
   // Edited since: the user's, kept, and the resume refused before its first step.
   Fixture g;
   g.request.curve = (g.dir / "curve.csv").string();
   REQUIRE(run_train_job(g.request, first).document.result.interrupted);
   std::ofstream(*g.request.curve, std::ios::app) << "# a note of mine\n";
   const std::string edited = test::read_file(*g.request.curve);
-  CHECK_THROWS_WITH_AS(run_train_job(g.request, resume), ("--curve: " + *g.request.curve + " exists; no").c_str(),
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      run_train_job(g.request, resume),
+      ("--curve: " + *g.request.curve + " exists; it is not what the interrupted run wrote (edited since?); no")
+          .c_str(),
+      InputError);
   CHECK(test::read_file(*g.request.curve) == edited);
+  // ... and so is a figure edited since, while an unchanged curve beside it is the run's own.
+  Fixture h;
+  REQUIRE(run_train_job(h.request, first).document.result.interrupted);
+  std::ofstream(*h.request.plot, std::ios::app) << "<!-- mine -->";
+  CHECK_THROWS_WITH_AS(
+      run_train_job(h.request, resume),
+      ("--plot: " + *h.request.plot + " exists; it is not what the interrupted run wrote (edited since?); no").c_str(),
+      InputError);
 }
 
 }  // namespace

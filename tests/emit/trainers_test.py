@@ -25,10 +25,10 @@ import tempfile
 
 import yaml
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'support'))
 from expectations import expect, finish, print_passes  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GOLDEN = os.path.join(HERE, 'golden')
 # The plans pin ZeRO-1: the layout search does not yet know that no trainer runs ZeRO-3 with pipeline stages (emit
@@ -50,7 +50,6 @@ FILES = ['megatron.sh', 'ds_config.json', 'nemo.yaml', 'job.sbatch', 'manifest.j
 # Every canonical plan has a golden copy of every file, kept as NAME/FILE.golden: they are expected outputs,
 # reviewed as diffs, not sources (the suffix keeps tools that read sources from taking them for code).
 GOLDEN_FILES = {name: FILES for name in CASES}
-
 
 
 def run(binary, args, **kw):
