@@ -66,8 +66,7 @@ TrainRun run_train_job(const TrainRequest& request, train::RunOptions options) {
         if (holds(path, bytes))
           named.rules.replace = true;
         else
-          named.rules.replace_hint =
-              "it is not what the interrupted run wrote (edited since?); " + named.rules.replace_hint;
+          named.rules.replace_hint = "it is not what this run wrote last (edited since?); " + named.rules.replace_hint;
       };
       if (request.curve) own_or_not(*request.curve, earlier->curve_csv, curve_named);
       if (request.plot) own_or_not(*request.plot, earlier->figure_svg, plot_named);

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "model/params.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::model {
 
@@ -75,11 +76,12 @@ ShapeResult shape_architecture(double target, const ShapeOptions& o) {
     }
   }
   if (found.empty())
-    throw InfeasibleError("no architecture with d_model a multiple of " + std::to_string(step) +
-                          (o.layer_multiple > 1 ? " and layers a multiple of " + std::to_string(o.layer_multiple) : "") +
-                          (o.depth_rule.empty() ? "" : " and " + o.depth_rule) +
-                          " lands within " +
-                          std::to_string(o.tolerance * 100) + "% of the target; relax the tensor-parallel degree or the tolerance");
+    throw InfeasibleError(
+        "no architecture with d_model a multiple of " + std::to_string(step) +
+        (o.layer_multiple > 1 ? " and layers a multiple of " + std::to_string(o.layer_multiple) : "") +
+        (o.depth_rule.empty() ? "" : " and " + o.depth_rule) + " lands within " +
+        units::format_significant(o.tolerance * 100) + "% of the target of " + units::format_count(target) +
+        " parameters; relax the tensor-parallel degree or change the parameter count");
   std::sort(found.begin(), found.end(), [](const Scored& x, const Scored& y) { return x.score < y.score; });
   ShapeResult r;
   r.best = found.front().candidate;

@@ -7,6 +7,7 @@
 #include "model/params.hpp"
 #include "parallel/stages.hpp"
 #include "parallel/trainer_rules.hpp"
+#include "units/format.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::plan {
@@ -103,13 +104,20 @@ model::Architecture shape_for(double params, const PlanOptions& o, int layer_mul
   }
   model::ShapeResult shaped;
   try {
-    shaped = model::shape_architecture(params, shape);
-  } catch (const InfeasibleError&) {
-    if (!narrowed || !o.search.trainer.uneven_stages) throw;
-    shape.accept_layers = [pp, vpp](int layers) {
-      return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
-    };
-    shaped = model::shape_architecture(params, shape);
+    try {
+      shaped = model::shape_architecture(params, shape);
+    } catch (const InfeasibleError&) {
+      if (!narrowed || !o.search.trainer.uneven_stages) throw;
+      shape.accept_layers = [pp, vpp](int layers) {
+        return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
+      };
+      shaped = model::shape_architecture(params, shape);
+    }
+  } catch (const InfeasibleError& e) {
+    // The budget sets the parameter count and the cluster the tensor parallelism the shape is made for.
+    throw InfeasibleError("the budget's compute-optimal model (" + o.law.name + ") has " + units::format_count(params) +
+                          " parameters, and for tensor parallelism " + std::to_string(shape.tp) + " on " +
+                          std::to_string(o.cluster.gpus) + " GPUs " + e.what() + "; or give a model (--arch)");
   }
   model::Architecture a = shaped.best.architecture;
   a.name = kPlannedModelName;

@@ -117,8 +117,7 @@ TEST_CASE("a resumed run replaces the curve and figure its interrupted session w
   const std::string edited = test::read_file(*g.request.curve);
   CHECK_THROWS_WITH_AS(
       run_train_job(g.request, resume),
-      ("--curve: " + *g.request.curve + " exists; it is not what the interrupted run wrote (edited since?); no")
-          .c_str(),
+      ("--curve: " + *g.request.curve + " exists; it is not what this run wrote last (edited since?); no").c_str(),
       InputError);
   CHECK(test::read_file(*g.request.curve) == edited);
   // ... and so is a figure edited since, while an unchanged curve beside it is the run's own.
@@ -127,7 +126,7 @@ TEST_CASE("a resumed run replaces the curve and figure its interrupted session w
   std::ofstream(*h.request.plot, std::ios::app) << "<!-- mine -->";
   CHECK_THROWS_WITH_AS(
       run_train_job(h.request, resume),
-      ("--plot: " + *h.request.plot + " exists; it is not what the interrupted run wrote (edited since?); no").c_str(),
+      ("--plot: " + *h.request.plot + " exists; it is not what this run wrote last (edited since?); no").c_str(),
       InputError);
 }
 
