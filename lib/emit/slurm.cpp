@@ -72,7 +72,8 @@ std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const s
   out += directive("gpus-per-node", str(s.gpus_per_node));
   out += directive("cpus-per-task", str(static_cast<long long>(s.gpus_per_node) * s.data->cpus_per_gpu));
   out += directive("time", slurm_time(s.time_limit_s));
-  out += directive("exclusive");
+  // Whole nodes are the job's alone; part of one leaves its other GPUs to the scheduler.
+  if (s.gpus_per_node >= s.cluster.gpus_per_node) out += directive("exclusive");
   out += directive("output", job_name + "-%j.out") + "\n";
   out += "set -euo pipefail\n";
   out += environment_lines(s);

@@ -577,7 +577,10 @@ TEST_CASE("a plan on part of one node launches a process per GPU it has, on one 
   const std::string sbatch = emit_files(Target::kSlurm, s, options())[0].content;
   CHECK(sbatch.find("#SBATCH --nodes=1\n") != std::string::npos);
   CHECK(sbatch.find("#SBATCH --gpus-per-node=4\n") != std::string::npos);
+  CHECK(sbatch.find("#SBATCH --exclusive") == std::string::npos);  // the node's other 4 GPUs stay the scheduler's
   CHECK(check_slurm(sbatch).empty());
+  CHECK(emit_files(Target::kSlurm, spec_of(gpt3_plan()), options())[0].content.find("#SBATCH --exclusive\n") !=
+        std::string::npos);
   const std::string nemo = emit_files(Target::kNemo, s, options())[0].content;
   CHECK(nemo.find("  devices: 4\n") != std::string::npos);
   CHECK(nemo.find("  num_nodes: 1\n") != std::string::npos);
