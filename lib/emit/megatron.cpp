@@ -95,6 +95,9 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
                                         long_option("use-distributed-optimizer") + ", ZeRO-1, or everything with " +
                                         long_option("use-torch-fsdp2") + ", ZeRO-3); accepted: 0, 1, 3");
   }
+  // The plan chose bf16 gradients (--grad-reduce bf16): its memory counted them so, and Megatron-LM reduces in
+  // fp32 unless told (arguments.py; the flag is core_v0.13.0's).
+  if (s.search.time.grad_reduce == parallel::GradReduce::kBf16) add(a, "grad-reduce-in-bf16");
   if (l.recompute == model::Recompute::kFull) {
     add(a, "recompute-granularity", {"full"});
     add(a, "recompute-method", {"uniform"});

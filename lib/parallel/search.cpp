@@ -258,7 +258,8 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
 // The memory changes suggest_changes estimates, tried: the GPU count in whole nodes from its estimate up (by
 // quarters, to 64 times the cluster or 8 times the estimate) until a layout fits, or none is offered (with ZeRO-1 on
 // one stage the weights and gradients do not shard over more GPUs); and, where the trainer reduces gradients in fp32
-// and the user did not choose, bf16 gradients (2 bytes a parameter fewer) when a layout then fits.
+// and the user did not choose, bf16 gradients (2 bytes a parameter fewer) when a layout then fits and the launch
+// file can say so.
 void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options,
                         std::vector<SuggestedChange>& changes) {
   const auto gpus = std::find_if(changes.begin(), changes.end(), [](const auto& c) { return c.field == "gpus"; });
@@ -271,8 +272,9 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
     std::optional<long long> fits;
     double count = static_cast<double>(*gpus->number);
     for (int tries = 0; tries < kShapeTries + 8 && count <= most; ++tries, count *= 1.25) {
-      const long long step = count > per_node ? std::lcm(per_node, pinned) : pinned;
-      const long long g = (static_cast<long long>(std::ceil(count)) + step - 1) / step * step;
+      const auto round_up = [](long long n, long long step) { return (n + step - 1) / step * step; };
+      long long g = round_up(static_cast<long long>(std::ceil(count)), pinned);
+      if (g > per_node) g = round_up(g, std::lcm(per_node, pinned));  // past one node: whole nodes
       if (g > most) break;
       ClusterSpec more = cluster;
       more.gpus = static_cast<int>(g);
@@ -288,8 +290,11 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
       changes.erase(gpus);
     }
   }
+  // Only where the trainer's launch file can say it: Megatron-LM's --grad-reduce-in-bf16 (NeMo's config written
+  // has no key for it).
   const TimeOptions time = with_trainer_defaults(options.time, options.trainer);
-  if (!options.time.grad_reduce && time.grad_reduce == GradReduce::kFp32) {
+  if (!options.time.grad_reduce && time.grad_reduce == GradReduce::kFp32 &&
+      options.trainer.name == kTrainerNames.name(Trainer::kMegatron)) {
     SearchOptions bf16 = options;
     bf16.time.grad_reduce = GradReduce::kBf16;
     JobSpec lighter = job;

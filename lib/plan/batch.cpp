@@ -89,8 +89,7 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
     // to the ceiling is searched and the smallest batch within min_gain of the best MFU among them is taken.
     // Stopping at the first doubling that gains little would make the choice depend on the path: a doubling that
     // changes no stage count gains a little, the next one that does gains a lot.
-    const bool from_ceiling = c.ceiling_tokens < target_tokens;
-    const std::string from = from_ceiling ? "the ceiling" : "the target";
+    bool from_ceiling = c.ceiling_tokens < target_tokens;
     struct Tried {
       long long sequences;
       parallel::SearchResult layouts;
@@ -102,6 +101,18 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
       parallel::SearchResult layouts = search_at(tokens);
       tried.push_back({job.global_batch, std::move(layouts)});
     }
+    // The ceiling's batch with no valid layout at all (fewer sequences than a pinned DP takes): the target, as
+    // a plan without the ceiling would run it.
+    bool ceiling_unrunnable = false;
+    if (from_ceiling && !tried.front().layouts.feasible()) {
+      parallel::SearchResult at_target = search_at(target_tokens);
+      if (at_target.feasible()) {
+        tried.assign(1, {job.global_batch, std::move(at_target)});
+        from_ceiling = false;
+        ceiling_unrunnable = true;
+      }
+    }
+    const std::string from = from_ceiling ? "the ceiling" : "the target";
     const bool ceiling_stopped = tokens > c.ceiling_tokens;  // not the cap on doublings
     double best = 0;
     for (const auto& t : tried) best = std::max(best, best_mfu(t.layouts));
@@ -120,6 +131,8 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
       c.note += gain_percent < 0.05 ? "; no larger batch up to the ceiling runs faster"
                                     : "; up to the ceiling a larger batch gains at most " +
                                           units::format_significant(gain_percent, 3) + " % MFU";
+    } else if (ceiling_unrunnable) {
+      c.note += ", above the ceiling, whose batch no layout runs";
     } else if (ceiling_stopped && !from_ceiling) {
       c.note += "; the next doubling would pass the ceiling";
     }

@@ -195,8 +195,9 @@ std::string memory_advice(const Job& job, BackendKind backend, double limit, dou
            " (the smallest that fits: fewer steps, and the checkpoint keeps a curve point for each), or fewer "
            "train.tokens";
   }
-  // No batch: the model. The deepest that fits at the job's batch, else a narrower one.
+  // No batch: the model. The deepest that fits at the batch that needs least, else a narrower one.
   Job shallower = job;
+  shallower.train.batch = static_cast<int>(least);
   const auto fits_layers = [&](int layers) {
     shallower.model.layers = layers;
     return held + estimate_memory(shallower, backend).total_bytes() <= limit;
@@ -207,8 +208,7 @@ std::string memory_advice(const Job& job, BackendKind backend, double limit, dou
       const int mid = deep + (over - deep) / 2;
       (fits_layers(mid) ? deep : over) = mid;
     }
-    return "model.layers " + std::to_string(deep) + " or fewer (at train.batch " + std::to_string(job.train.batch) +
-           ")";
+    return "model.layers " + std::to_string(deep) + " or fewer, at train.batch " + std::to_string(least);
   }
   return "a narrower model (model.d_model " + std::to_string(job.model.d_model) + ", model.vocab " +
          std::to_string(job.model.vocab) + ", model.seq " + std::to_string(job.model.seq) +

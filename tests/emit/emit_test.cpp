@@ -563,6 +563,22 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   CHECK(check_slurm(unnamed).empty());
 }
 
+TEST_CASE("a plan with bf16 gradients: Megatron-LM is told so, NeMo's config cannot say it and is refused") {
+  plan::PlanResult p = gpt3_plan();
+  const std::string plain = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
+  CHECK(plain.find("--grad-reduce-in-bf16") == std::string::npos);
+  p.search.time.grad_reduce = parallel::GradReduce::kBf16;
+  const LaunchSpec s = spec_of(p);
+  CHECK(emit_files(Target::kMegatron, s, options())[0].content.find("  --grad-reduce-in-bf16\n") != std::string::npos);
+  CHECK_THROWS_WITH_AS(emit_files(Target::kNemo, s, options()),
+                       doctest::Contains("plan search: grad_reduce bf16 has no key in the megatron_gpt_config.yaml"),
+                       FieldError);
+  // core_v0.8.0 has no such flag: the release that has it is named.
+  CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, s, options("core_v0.8.0")),
+                       doctest::Contains("--grad-reduce-in-bf16 is not an option of Megatron-LM core_v0.8.0"),
+                       FieldError);
+}
+
 TEST_CASE("a plan on part of one node launches a process per GPU it has, on one node, in every file") {
   plan::PlanResult p = gpt3_plan();
   p.cluster.gpus = 4;

@@ -269,6 +269,15 @@ TEST_CASE("a small budget's batch starts at its ceiling, below the 4M target") {
   CHECK(r.batch.tokens <= r.batch.ceiling_tokens * 1.5);  // the ceiling, rounded to the GPUs' factors
   CHECK(r.batch.tokens < r.batch.target_tokens);
   CHECK(r.batch.note.rfind("the ceiling, below the target of 4M tokens", 0) == 0);
+  // A pinned DP that the ceiling's batch cannot take runs at the target, as before the ceiling was the start.
+  auto wide = options_for(cat, 1024, "h100-sxm5-80gb");
+  wide.search.pins.dp = 1024;
+  plan::Budget small;
+  small.flops = 1e20;  // a ceiling of 1.0M tokens: 512 sequences, which DP 1024 cannot split
+  const auto pinned = plan::make_plan(small, wide);
+  REQUIRE(pinned.layouts.feasible());
+  CHECK(pinned.batch.tokens == doctest::Approx(4e6).epsilon(0.5));
+  CHECK(pinned.batch.note == "the target, above the ceiling, whose batch no layout runs");
 }
 
 TEST_CASE("a pinned 4M batch on 16,384 GPUs is refused with fewer GPUs or a larger batch that reach the floor") {

@@ -134,9 +134,23 @@ TEST_CASE("the memory estimate counts what the CPU backend allocates, and a job 
   const std::string message = input_error_message([&] { run_training(huge, RunOptions{}); });
   CHECK(message.rfind("train: the job needs about ", 0) == 0);
   CHECK(message.find("weights 4.58 TiB") != std::string::npos);
-  // No batch would do: the advice is the deepest model that fits at the job's batch.
+  // No batch would do: the advice is the deepest model that fits at the batch that needs least.
   CHECK(message.find("use model.layers ") != std::string::npos);
-  CHECK(message.find(" or fewer (at train.batch ") != std::string::npos);
+  CHECK(message.find(" or fewer, at train.batch ") != std::string::npos);
+  {
+    const double limit = 8e9;  // 8 GB: 100000 layers of d 1024 need 4.58 TiB of weights alone
+    const std::string advice = memory_advice(huge, BackendKind::kCpu, limit, 0);
+    CAPTURE(advice);
+    REQUIRE(advice.rfind("model.layers ", 0) == 0);
+    const int layers = std::stoi(advice.substr(13));
+    const int batch = std::stoi(advice.substr(advice.find("at train.batch ") + 15));
+    Job shallow = huge;
+    shallow.train.batch = batch;
+    shallow.model.layers = layers;
+    CHECK(estimate_memory(shallow, BackendKind::kCpu).total_bytes() <= limit);
+    shallow.model.layers = layers + 1;
+    CHECK(estimate_memory(shallow, BackendKind::kCpu).total_bytes() > limit);
+  }
   CHECK(!fs::exists(huge.output));
   RunOptions capped;
   capped.max_memory_bytes = 256 << 10;  // the tiny job needs about 0.9 MiB

@@ -218,6 +218,12 @@ TEST_CASE("an interrupted run's row keeps its planned D and shows no speed: the 
   CHECK(r.tokens_per_s == 0);
   CHECK(r.failure == "interrupted at step 4 of 10 (validate run resumes it)");
   for (const auto& row : d.report.speed) CHECK(row.id != r.id);
+  // In the document: no loss, speed or MFU, as null (never 0).
+  const Json written = d;
+  CHECK(written.at("runs").at(2).at("loss").is_null());
+  CHECK(written.at("runs").at(2).at("tokens_per_s").is_null());
+  CHECK(written.at("runs").at(2).at("mfu").is_null());
+  CHECK(written.at("runs").at(3).at("loss").is_number());
   // Its row on the page: D as planned, no loss, tokens/s or MFU.
   const std::string page = render_validation(d);
   const size_t at = page.find("\n" + r.id + " ");
