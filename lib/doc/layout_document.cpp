@@ -67,8 +67,7 @@ LayoutDocument relayout(const SourceDocument& from, const std::function<void(par
   parallel::SearchOptions options = s.options;
   if (change) change(options);
   if (resized) {
-    const auto& p = options.pins;
-    const long long pinned = 1LL * p.tp.value_or(1) * p.pp.value_or(1) * p.cp.value_or(1) * p.dp.value_or(1);
+    const long long pinned = options.pins.pinned_gpus();
     if (s.cluster.gpus % pinned != 0)
       throw FieldError(resize.gpus ? "gpus" : "nodes",
                        std::to_string(s.cluster.gpus) + " GPUs are not divisible by the TP·PP·CP·DP = " +

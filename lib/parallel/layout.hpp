@@ -106,6 +106,8 @@ struct LayoutPins {
   std::optional<int> tp, pp, cp, dp, ep, vpp, first_stage_layers, last_stage_layers, micro_batch, zero_stage;
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
+  // The GPUs the pinned TP, PP, CP and DP take together (1 for each one open): what a GPU count must divide.
+  long long pinned_gpus() const { return 1LL * tp.value_or(1) * pp.value_or(1) * cp.value_or(1) * dp.value_or(1); }
   bool operator==(const LayoutPins&) const = default;
 };
 

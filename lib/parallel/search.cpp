@@ -265,14 +265,12 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
   const auto gpus = std::find_if(changes.begin(), changes.end(), [](const auto& c) { return c.field == "gpus"; });
   if (gpus != changes.end() && gpus->number) {
     // Past one node whole nodes that the pinned degrees divide, as suggest_changes counts them.
-    const auto& p = options.pins;
-    const long long pinned = 1LL * p.tp.value_or(1) * p.pp.value_or(1) * p.cp.value_or(1) * p.dp.value_or(1);
-    const long long per_node = cluster.gpus_per_node;
+    const long long pinned = options.pins.pinned_gpus(), per_node = cluster.gpus_per_node;
+    const auto round_up = [](long long n, long long step) { return (n + step - 1) / step * step; };
     const long long most = std::min(kMaxClusterGpus, std::max(64LL * cluster.gpus, 8 * *gpus->number));
     std::optional<long long> fits;
     double count = static_cast<double>(*gpus->number);
     for (int tries = 0; tries < kShapeTries + 8 && count <= most; ++tries, count *= 1.25) {
-      const auto round_up = [](long long n, long long step) { return (n + step - 1) / step * step; };
       long long g = round_up(static_cast<long long>(std::ceil(count)), pinned);
       if (g > per_node) g = round_up(g, std::lcm(per_node, pinned));  // past one node: whole nodes
       if (g > most) break;

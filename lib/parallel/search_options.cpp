@@ -80,8 +80,7 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
   // with TP, PP and DP all pinned the GPU count is fixed by them, and more GPUs is no change the pins allow.
   const auto& pins = options.pins;
   const long long per_node = cluster.gpus_per_node;
-  const long long pinned =
-      static_cast<long long>(pins.tp.value_or(1)) * pins.pp.value_or(1) * pins.cp.value_or(1) * pins.dp.value_or(1);
+  const long long pinned = pins.pinned_gpus();
   long long gpus = static_cast<long long>(std::ceil(cluster.gpus * needed / usable));
   // Past one node the count is whole nodes (what --gpus accepts); within one, any multiple of the pins.
   const long long step = gpus > per_node ? std::lcm(per_node, pinned) : pinned;

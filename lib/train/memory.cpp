@@ -152,11 +152,16 @@ AvailableMemory available_memory() {
 std::string memory_advice(const Job& job, BackendKind backend, double limit, double held) {
   if (held >= limit) return "a larger --max-memory: this process holds " + gib(held) + " before the job";
   const MemoryEstimate e = estimate_memory(job, backend);
+  // The corpus first, when it is the largest part (beside the model and its checkpoint copies without the curve).
+  const double job_curve = curve_bytes(job, job.train.batch);
+  const double model = e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.checkpoint_bytes - job_curve;
+  if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
+    return "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
   // What would fit. Of the parts only the activations (up) and the checkpoint's curve (down) move with the batch:
   // the need is convex in it, so a ternary search finds the batch that needs least, and a bisection on either
-  // side of it the fitting batch nearest the job's. The corpus, when it is the largest part, comes first.
+  // side of it the fitting batch nearest the job's.
   const bool host_model = backend != BackendKind::kCuda;
-  const double fixed = held + e.total_bytes() - e.activations_bytes - curve_bytes(job, job.train.batch);
+  const double fixed = held + e.total_bytes() - e.activations_bytes - job_curve;
   const auto need = [&](long long batch) {
     const double activations = host_model ? 2 * kFloat * activation_elements(job.model, static_cast<int>(batch)) : 0.0;
     return fixed + activations + curve_bytes(job, static_cast<double>(batch));
@@ -173,10 +178,6 @@ std::string memory_advice(const Job& job, BackendKind backend, double limit, dou
   long long least = lo;
   for (long long b = lo + 1; b <= hi; ++b)
     if (need(b) < need(least)) least = b;
-  const double model =
-      e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + 6 * kFloat * parameter_count(job.model);
-  if (e.data_bytes > model && e.data_bytes > e.activations_bytes)
-    return "a smaller corpus (" + std::string(job.data.path.empty() ? "data.tokens" : "data.path") + ")";
   if (need(least) <= limit && least < job.train.batch) {
     long long fits = least, over = job.train.batch;  // need rises from `least` to the job's batch
     while (over - fits > 1) {
