@@ -9,6 +9,8 @@
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
 #include "doc/layout_document.hpp"
+#include "parallel/time_model.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::app {
 namespace {
@@ -59,7 +61,19 @@ int run_layout(const std::vector<std::string>& args) {
   const auto& infeasible = d.sections.result.infeasible;
   if (!infeasible || parsed->common.format != report::OutputFormat::kTable)
     write_document(parsed->common, doc::Json(d), [&] { return doc::render_layout_page(d); }, "layouts");
-  if (!infeasible) return 0;
+  if (!infeasible) {
+    // A ranking is not a refusal, but a best layout that `plan` would refuse is said so.
+    const auto& layouts = d.sections.result.layouts;
+    const double floor = load_catalog(parsed->common).run_cost_constants().min_mfu;
+    if (!parsed->common.quiet && !layouts.empty() && layouts.front().time.mfu < floor)
+      std::fprintf(stderr,
+                   "isoflop: note: the best layout's MFU %s %% is under %s %%, the floor below which plan "
+                   "refuses (min_mfu, data/cost.yaml): %s\n",
+                   units::format_significant(layouts.front().time.mfu * 100, 3).c_str(),
+                   units::format_significant(floor * 100, 3).c_str(),
+                   parallel::largest_overhead(layouts.front().time).c_str());
+    return 0;
+  }
   std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(*infeasible).c_str());
   return static_cast<int>(ExitStatus::kFailed);
 }

@@ -96,8 +96,8 @@ template <either<TrainerDefaults> E, class F> void fields(E& d, F&& f) {
 }
 template <either<TrainerRules> E, class F> void fields(E& t, F&& f) {
   f(t.name, t.display_name, t.version, t.zero_stages, t.max_zero_stage_with_pipeline, t.max_zero_stage_with_experts,
-    t.zero_experts_scope_model, t.tensor_parallel, t.tp_within_node, t.sequence_parallel, t.pipeline,
-    t.uneven_stages, t.interleaving, t.interleaving_min_pp, t.context_parallel, t.context_sequence_multiple,
+    t.zero_experts_scope_model, t.zero3_tied_embeddings, t.tensor_parallel, t.tp_within_node, t.sequence_parallel,
+    t.pipeline, t.uneven_stages, t.interleaving, t.interleaving_min_pp, t.context_parallel, t.context_sequence_multiple,
     t.expert_parallel, t.rule_sources, t.defaults, t.source, t.file);
 }
 template <either<Catalog> E, class F> void fields(E& c, F&& f) {

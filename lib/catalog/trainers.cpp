@@ -52,11 +52,12 @@ TrainerRules parse_trainer(FieldReader& r) {
       t.context_parallel = rule.boolean_or("supported", false);
       t.context_sequence_multiple = rule.int_in("sequence_multiple", 1, 1 << 20);
     } else {
-      bool* flag = id == "tensor_parallel"     ? &t.tensor_parallel
-                   : id == "sequence_parallel" ? &t.sequence_parallel
-                   : id == "pipeline"          ? &t.pipeline
-                   : id == "uneven_stages"     ? &t.uneven_stages
-                                               : &t.expert_parallel;
+      bool* flag = id == "zero3_tied_embeddings" ? &t.zero3_tied_embeddings
+                   : id == "tensor_parallel"     ? &t.tensor_parallel
+                   : id == "sequence_parallel"   ? &t.sequence_parallel
+                   : id == "pipeline"            ? &t.pipeline
+                   : id == "uneven_stages"       ? &t.uneven_stages
+                                                 : &t.expert_parallel;
       *flag = rule.boolean_or("supported", false);
     }
     t.rule_sources.push_back(rule.string("source"));

@@ -13,10 +13,10 @@
 namespace isoflop::catalog {
 
 // The rules every trainer entry lists, by id (the keys under `rules:`).
-inline constexpr std::array<std::string_view, 11> kTrainerRuleIds = {
-    "zero_stages",    "zero_with_pipeline", "zero_with_experts", "tensor_parallel", "tp_within_node",
-    "sequence_parallel", "pipeline",        "uneven_stages",     "interleaving",    "context_parallel",
-    "expert_parallel"};
+inline constexpr std::array<std::string_view, 12> kTrainerRuleIds = {
+    "zero_stages",     "zero_with_pipeline", "zero_with_experts", "zero3_tied_embeddings",
+    "tensor_parallel", "tp_within_node",     "sequence_parallel", "pipeline",
+    "uneven_stages",   "interleaving",       "context_parallel",  "expert_parallel"};
 
 // Precision gradients are reduced in across data-parallel ranks.
 enum class GradReduce { kFp32, kBf16 };
@@ -39,6 +39,7 @@ struct TrainerRules {
   int max_zero_stage_with_pipeline = 3;  // zero_with_pipeline
   int max_zero_stage_with_experts = 3;   // zero_with_experts
   bool zero_experts_scope_model = false; // zero_with_experts applies to any MoE model (else only EP > 1)
+  bool zero3_tied_embeddings = true;     // ZeRO-3 runs a model whose output layer shares the embedding's weights
   bool tensor_parallel = true;
   bool tp_within_node = true;
   bool sequence_parallel = true;
@@ -57,6 +58,9 @@ struct TrainerRules {
   // say all the trainer runs: the file, and the ids of the rules it narrowed. Their violations name the file.
   std::string written_as;
   std::vector<std::string> narrowed_rules;
+  // Also set by as_written: the file states no gradient precision, so the trainer reduces in its default
+  // (defaults.grad_reduce) whatever the plan chose.
+  bool grad_reduce_default_only = false;
 
   bool loaded() const { return !zero_stages.empty(); }
   // The source of a rule by id ("" for an unknown id).

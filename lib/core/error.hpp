@@ -28,12 +28,21 @@ class FieldError : public InputError {
  public:
   FieldError(std::string field, const std::string& message)
       : InputError(field + ": " + message), field_(std::move(field)), message_(message) {}
+  // One that another field would cure ("energy_method: measured: …; give power_per_gpu_w"), named so that the
+  // command line spells it as a flag too.
+  FieldError(std::string field, const std::string& message, std::string remedy)
+      : InputError(field + ": " + message + "; give " + remedy),
+        field_(std::move(field)),
+        message_(message),
+        remedy_(std::move(remedy)) {}
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }
+  const std::string& remedy() const { return remedy_; }  // "" when none is named
 
  private:
   std::string field_;
   std::string message_;
+  std::string remedy_;
 };
 
 // A catalog file failed validation; the message starts with "file:line: ".

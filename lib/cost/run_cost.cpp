@@ -73,11 +73,15 @@ void RunCostInputs::validate() const {
     throw FieldError("embodied_kg_per_gpu", "kg CO2e per accelerator must be positive");
   if (!(embodied_lifetime_s > 0)) throw FieldError("embodied_lifetime_s", "the hardware lifetime must be positive");
   const EnergyMethod method = energy_method.value_or(default_energy_method(power_inputs()));
-  for (const auto& p : estimate_power(power_inputs()))
+  for (const auto& p : estimate_power(power_inputs())) {
+    if (p.method == method && !p.available && method == EnergyMethod::kMeasured && energy_method)
+      throw FieldError("energy_method", "measured: the catalog has no measured power for this accelerator",
+                       "power_per_gpu_w");
     if (p.method == method && !p.available)
       throw FieldError(energy_method ? "energy_method" : "power_per_gpu_w",
                        energy_method ? std::string(kEnergyMethodNames.name(method)) + ": " + p.assumptions
                                      : "no power for the run; give the power per accelerator or per node");
+  }
 }
 
 RunCost estimate_run_cost(const RunCostInputs& in) {

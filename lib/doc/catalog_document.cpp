@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "parallel/time_model.hpp"
 #include "parallel/trainer_rules.hpp"
 #include "report/text_table.hpp"
 #include "units/format.hpp"
@@ -66,7 +67,8 @@ std::string summary_line(const Json& entry) {
     const Json& r = entry["rules"];
     const auto supported = [&](const char* id) { return r[id]["supported"].get<bool>(); };
     add(entry["version"].get<std::string>() + ": ZeRO " +
-        stages_text(r["zero_stages"]["stages"].get<std::vector<int>>()) + (supported("pipeline") ? ", PP" : "") +
+        stages_text(r["zero_stages"]["stages"].get<std::vector<int>>()) +
+        (supported("zero3_tied_embeddings") ? "" : " (ZeRO-3 untied only)") + (supported("pipeline") ? ", PP" : "") +
         (supported("uneven_stages") ? " uneven" : "") + (supported("interleaving") ? ", VPP" : "") +
         (supported("context_parallel") ? ", CP" : "") + (supported("expert_parallel") ? ", EP" : ""));
   }
@@ -126,10 +128,12 @@ std::string written_line(const CatalogEntry& e) {
   const auto narrowed = [&](const char* id) {
     return std::find(written.narrowed_rules.begin(), written.narrowed_rules.end(), id) != written.narrowed_rules.end();
   };
-  if (narrowed("uneven_stages")) out += "even stages";
-  if (narrowed("zero_stages")) {
-    out += std::string(narrowed("uneven_stages") ? ", " : "") + "ZeRO " + stages_text(written.zero_stages);
-  }
+  std::vector<std::string> parts;
+  if (narrowed("uneven_stages")) parts.push_back("even stages");
+  if (narrowed("zero_stages")) parts.push_back("ZeRO " + stages_text(written.zero_stages));
+  if (narrowed("grad_reduce"))
+    parts.push_back("gradients in " + std::string(parallel::kGradReduceNames.name(written.defaults.grad_reduce)));
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;
 }
 

@@ -202,6 +202,7 @@ Json trainer_rules(const TrainerRules& t) {
   r["zero_with_experts"] =
       rule("zero_with_experts", {{"max_stage", t.max_zero_stage_with_experts},
                                  {"scope", t.zero_experts_scope_model ? "model" : "expert_parallel"}});
+  r["zero3_tied_embeddings"] = rule("zero3_tied_embeddings", {{"supported", t.zero3_tied_embeddings}});
   r["tensor_parallel"] = rule("tensor_parallel", {{"supported", t.tensor_parallel}});
   r["tp_within_node"] = rule("tp_within_node", {{"enforced", t.tp_within_node}});
   r["sequence_parallel"] = rule("sequence_parallel", {{"supported", t.sequence_parallel}});
@@ -223,6 +224,7 @@ void read_trainer_rules(const Json& v, TrainerRules& t) {
   read_value(at("zero_with_pipeline").at("max_stage"), t.max_zero_stage_with_pipeline);
   read_value(at("zero_with_experts").at("max_stage"), t.max_zero_stage_with_experts);
   t.zero_experts_scope_model = at("zero_with_experts").at("scope") == "model";
+  read_value(at("zero3_tied_embeddings").at("supported"), t.zero3_tied_embeddings);
   read_value(at("tensor_parallel").at("supported"), t.tensor_parallel);
   read_value(at("tp_within_node").at("enforced"), t.tp_within_node);
   read_value(at("sequence_parallel").at("supported"), t.sequence_parallel);

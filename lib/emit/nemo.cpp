@@ -155,13 +155,9 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
                                                   " has no NeMo 1.x spelling here (distributed_fused_adam shards the "
                                                   "optimizer state, ZeRO-1); accepted: 0, 1");
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
-    throw FieldError("plan layout", "NeMo " + version + "'s config has no uneven "
-                                                      "pipeline stages; accepted: 0 (an even split)");
-  if (s.search.time.grad_reduce == parallel::GradReduce::kBf16)
-    throw FieldError("plan search",
-                     "grad_reduce bf16 has no key in the megatron_gpt_config.yaml isoflop writes (NeMo "
-                     "reduces gradients in fp32, which the plan's memory did not count); accepted: "
-                     "fp32 (plan without --grad-reduce bf16)");
+    throw FieldError("plan layout", "NeMo " + version +
+                                        "'s config has no uneven "
+                                        "pipeline stages; accepted: 0 (an even split)");
   if (m.positional == model::PositionalEncoding::kRelative || m.positional == model::PositionalEncoding::kNone)
     throw FieldError("plan architecture", "'" + std::string(model::kPositionalEncodingNames.name(m.positional)) +
                                               "' has no NeMo spelling; accepted: learned, rotary, alibi");

@@ -41,6 +41,12 @@ std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, Layou
 LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_rules,
                        const catalog::TrainerRules& own) {
   const catalog::TrainerRules target = parallel::as_written(target_rules);
+  // A precision the plan chose and its memory counted, which the file written for the target cannot state.
+  if (s.search.time.grad_reduce)
+    if (const auto why = parallel::grad_reduce_refusal(target, *s.search.time.grad_reduce))
+      throw FieldError("plan search", "grad_reduce " +
+                                          std::string(parallel::kGradReduceNames.name(*s.search.time.grad_reduce)) +
+                                          ": " + *why + " (plan without --grad-reduce)");
   parallel::SearchOptions options = s.search;
   options.trainer = target;
   parallel::JobSpec job = s.job;

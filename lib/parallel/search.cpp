@@ -288,11 +288,10 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
       changes.erase(gpus);
     }
   }
-  // Only where the trainer's launch file can say it: Megatron-LM's --grad-reduce-in-bf16 (NeMo's config written
-  // has no key for it).
+  // Only where the trainer's launch file can say it (Megatron-LM's --grad-reduce-in-bf16; as_written).
   const TimeOptions time = with_trainer_defaults(options.time, options.trainer);
   if (!options.time.grad_reduce && time.grad_reduce == GradReduce::kFp32 &&
-      options.trainer.name == kTrainerNames.name(Trainer::kMegatron)) {
+      !grad_reduce_refusal(options.trainer, GradReduce::kBf16)) {
     SearchOptions bf16 = options;
     bf16.time.grad_reduce = GradReduce::kBf16;
     JobSpec lighter = job;

@@ -33,6 +33,8 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   if (pins.zero_stage && trainer.loaded() &&
       std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) == trainer.zero_stages.end())
     throw FieldError("zero_stage", zero_stage_refusal(trainer, *pins.zero_stage));
+  if (time.grad_reduce)
+    if (const auto why = grad_reduce_refusal(trainer, *time.grad_reduce)) throw FieldError("grad_reduce", *why);
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
   Layout pinned;  // the pinned degrees, 1 where open
@@ -96,10 +98,12 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
   }
   if (!(pins.tp && pins.pp && pins.dp) && batch_divides)
     out.push_back({"gpus", gpus, std::nullopt, "about: memory per GPU falls roughly in proportion to the GPUs"});
-  // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP).
+  // ZeRO-3 only where the trainer offers it with the pinned pipeline (Megatron's and DeepSpeed's refuse PP) and
+  // with this model's embeddings (Megatron's FSDP2 refuses tied ones).
   const auto& t = options.trainer;
   const bool zero3 = !t.loaded() || (std::find(t.zero_stages.begin(), t.zero_stages.end(), 3) != t.zero_stages.end() &&
-                                     (options.pins.pp.value_or(1) == 1 || t.max_zero_stage_with_pipeline >= 3));
+                                     (options.pins.pp.value_or(1) == 1 || t.max_zero_stage_with_pipeline >= 3) &&
+                                     (!job.architecture.tied_embeddings || t.zero3_tied_embeddings));
   if (options.pins.zero_stage && *options.pins.zero_stage < 3 && zero3)
     out.push_back({"zero_stage", 3, std::nullopt, "ZeRO-3 shards weights, gradients and optimizer states"});
   if (options.pins.recompute && *options.pins.recompute != Recompute::kFull)

@@ -5,12 +5,14 @@
 #include "parallel/time_model.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.hpp"
 #include "model/flops.hpp"
 #include "parallel/efficiency.hpp"
 #include "parallel/memory_model.hpp"
 #include "parallel/stages.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -275,6 +277,22 @@ double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const 
   const double per_layer = c.compute_s + c.recompute_s + cluster.accelerator.layer_overhead_s;
   const double m = static_cast<double>(l.micro_batches(job.global_batch));
   return m * most * per_layer + (job.architecture.layers - most) * per_layer / l.vpp;
+}
+
+std::string largest_overhead(const StepTime& t) {
+  const StepBreakdown& b = t.breakdown;
+  const std::pair<double, const char*> parts[] = {{b.dp_comm_s, "data-parallel communication"},
+                                                  {b.bubble_s, "pipeline bubble"},
+                                                  {b.tp_comm_s, "tensor-parallel communication"},
+                                                  {b.pp_comm_s, "pipeline sends"},
+                                                  {b.moe_comm_s, "expert all-to-all"},
+                                                  {b.optimizer_s, "optimizer step"},
+                                                  {b.layer_overhead_s, "per-layer overhead (kernel launches)"}};
+  const auto* top = &parts[0];
+  for (const auto& p : parts)
+    if (p.first > top->first) top = &p;
+  return units::format_significant(top->first / t.step_time_s * 100, 3) + " % of the " +
+         units::format_significant(t.step_time_s, 3) + " s step is " + top->second;
 }
 
 }  // namespace isoflop::parallel

@@ -108,4 +108,8 @@ double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const 
                           const StageLayers& stages, const StepFlops& flops);
 double optimizer_step_s(const catalog::Accelerator& accelerator, const MemoryBreakdown& memory);
 
+// Where a step's time goes beyond compute: its largest share, in words ("44.7 % of the 2.85 s step is pipeline
+// bubble"), for a step whose MFU is too low to plan on.
+std::string largest_overhead(const StepTime& time);
+
 }  // namespace isoflop::parallel

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "parallel/stages.hpp"
+#include "parallel/time_model.hpp"
 
 namespace isoflop::parallel {
 namespace {
@@ -45,9 +46,24 @@ catalog::TrainerRules as_written(catalog::TrainerRules rules) {
     narrow(
         r, "nemo.yaml", "zero_stages", std::any_of(r.zero_stages.begin(), r.zero_stages.end(), sharded),
         [&] { std::erase_if(r.zero_stages, sharded); },
-        "isoflop's nemo.yaml shards at most the optimizer state (distributed_fused_adam); FSDP2 is not written");
+        "isoflop's nemo.yaml shards at most the optimizer state (distributed_fused_adam); its FSDP is not written");
+  }
+  // Megatron-LM's line says --grad-reduce-in-bf16; nemo.yaml (megatron_gpt_config.yaml) has no key for the
+  // gradients' precision, and isoflop's ds_config.json states none (DeepSpeed's communication_data_type alone
+  // does not move the accumulation to fp32 at every ZeRO stage).
+  if (r.name == kTrainerNames.name(Trainer::kDeepSpeed) || r.name == kTrainerNames.name(Trainer::kNemo)) {
+    r.grad_reduce_default_only = true;
+    r.written_as = r.name == kTrainerNames.name(Trainer::kNemo) ? "nemo.yaml" : "ds_config.json";
+    r.narrowed_rules.emplace_back("grad_reduce");
   }
   return rules;
+}
+
+std::optional<std::string> grad_reduce_refusal(const catalog::TrainerRules& rules, catalog::GradReduce chosen) {
+  if (!rules.grad_reduce_default_only || chosen == rules.defaults.grad_reduce) return std::nullopt;
+  const std::string_view own = kGradReduceNames.name(rules.defaults.grad_reduce);
+  return rules_holder(rules, "grad_reduce") + " states no gradient precision, so " + rules.name +
+         " reduces gradients in " + std::string(own) + ", its default; accepted: " + std::string(own);
 }
 
 std::string rules_holder(const catalog::TrainerRules& rules, std::string_view rule) {
@@ -152,6 +168,12 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
       return std::string(name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_experts) + " with " +
                          (t.zero_experts_scope_model ? std::string("an MoE model") : "expert parallelism") +
                          ", got ZeRO-" + s(l.zero_stage));
+    });
+  // Megatron-LM's --use-torch-fsdp2 asserts untied embeddings (data/trainers.yaml zero3_tied_embeddings).
+  if (l.zero_stage == 3 && a.tied_embeddings && !t.zero3_tied_embeddings)
+    return fail(words, "zero3_tied_embeddings", [&] {
+      return std::string(name + " runs ZeRO-3 only with untied embeddings; this model's output layer shares the " +
+                         "input embedding's weights");
     });
   if (l.tp > 1 && !t.tensor_parallel)
     return fail(words, "tensor_parallel",

@@ -44,6 +44,10 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trai
 // the trainer's (perhaps overlaid) rule allows more; other trainers' rules are returned as they are.
 catalog::TrainerRules as_written(catalog::TrainerRules rules);
 
+// Why gradients reduced in `chosen` cannot be launched under `rules` (as_written): the file written for the
+// trainer states no precision and the trainer's default is another. None where the file can say it.
+std::optional<std::string> grad_reduce_refusal(const catalog::TrainerRules& rules, catalog::GradReduce chosen);
+
 // The depth multiple offered to a trainer that splits the layers over pipeline stages evenly only: 4 divides
 // over PP 2 and 4, and with TP 8 and 128-wide heads still leaves the width its steps (plan/plan.cpp).
 constexpr int kEvenStagesDepthMultiple = 4;

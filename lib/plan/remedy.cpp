@@ -27,21 +27,6 @@ std::optional<double> best_mfu(const parallel::JobSpec& job, const parallel::Clu
   return std::nullopt;
 }
 
-// Where a step's time goes beyond compute: the largest share, in words.
-std::string largest_overhead(const parallel::StepTime& t) {
-  const parallel::StepBreakdown& b = t.breakdown;
-  const std::pair<double, const char*> parts[] = {
-      {b.dp_comm_s, "data-parallel communication"}, {b.bubble_s, "pipeline bubble"},
-      {b.tp_comm_s, "tensor-parallel communication"}, {b.pp_comm_s, "pipeline sends"},
-      {b.moe_comm_s, "expert all-to-all"},           {b.optimizer_s, "optimizer step"},
-      {b.layer_overhead_s, "per-layer overhead (kernel launches)"}};
-  const auto* top = &parts[0];
-  for (const auto& p : parts)
-    if (p.first > top->first) top = &p;
-  return percent(top->first / t.step_time_s) + " of the " + units::format_significant(t.step_time_s, 3) +
-         " s step is " + top->second;
-}
-
 // The largest halving of the GPU count (down to one node) at which the job reaches `min_mfu`.
 std::optional<parallel::SuggestedChange> fewer_gpus(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
                                                     const parallel::SearchOptions& search, double min_mfu) {
@@ -84,7 +69,7 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
   PlanProblem p;
   p.reason = "MFU " + percent(best.time.mfu) + " is under the floor of " + percent(min_mfu) + " at a batch of " +
              mtokens(static_cast<double>(job.global_batch * job.seq)) + " on " + std::to_string(cluster.gpus) +
-             " GPUs: " + largest_overhead(best.time);
+             " GPUs: " + parallel::largest_overhead(best.time);
   if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
   if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
   if (p.changes.empty())

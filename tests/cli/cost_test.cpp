@@ -318,6 +318,11 @@ TEST_CASE("cost: library errors are reported under the flag the user typed") {
     CHECK(r.status == 2);
     CHECK(r.err.rfind("isoflop: error: " + flag, 0) == 0);
   }
+  // What cures it is named as the flag that gives it.
+  CHECK(run_cli(base + "--energy-method measured").err ==
+        "isoflop: error: --energy-method: measured: the catalog has no measured power for this accelerator; give "
+        "--power-w\n");
+  CHECK(run_cli(base + "--energy-method measured --power-w 400").status == 0);
   const auto m = run_cli("cost --gpu a100-sxm4-80gb --gpus 64 --flops 1e22 --mfu 1.5");
   CHECK(m.err.rfind("isoflop: error: --mfu: ", 0) == 0);
 }

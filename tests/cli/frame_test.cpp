@@ -107,7 +107,9 @@ TEST_CASE("catalog shows one entry in words: nested values as dotted keys, lists
   const auto listing = run_cli("catalog trainers");
   CHECK(listing.out.find("NeMo v2.4.0: ZeRO 0/1/3, PP uneven, VPP, CP, EP; its nemo.yaml as isoflop writes it: even "
                          "stages, ZeRO 0/1") != std::string::npos);
-  CHECK(listing.out.find("its ds_config.json as isoflop writes it: even stages ") != std::string::npos);
+  CHECK(listing.out.find("its ds_config.json as isoflop writes it: even stages, gradients in bf16 ") !=
+        std::string::npos);
+  CHECK(listing.out.find("core_v0.13.0: ZeRO 0/1/3 (ZeRO-3 untied only), PP uneven") != std::string::npos);
   // Chinchilla's Approach 1 table (Hoffmann et al. 2022 Table 3) as rows, counts in scientific notation.
   const auto law = run_cli("catalog laws chinchilla-approach1");
   REQUIRE(law.status == 0);

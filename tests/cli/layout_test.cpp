@@ -207,15 +207,22 @@ TEST_CASE("layout: nothing fits exits 1, and with -o json the document says why 
   const int more = why["changes"][0]["value"].get<int>();
   CHECK(more % 8 == 0);
   CHECK(more >= 8 * why["needed_memory_gib"].get<double>() / why["usable_memory_gib"].get<double>());
-  // A pinned memory lever comes back as a change, as data.
-  r = run_cli(args + " --zero 1 --recompute none -o json");
-  CHECK(r.status == 1);
-  const json pinned = json::parse(r.out);
-  std::string changes;
-  for (const auto& c : pinned.at("infeasible").at("changes"))
-    changes += c.at("field").get<std::string>() + "=" + c.at("value").dump() + " ";
-  CHECK(changes.find("zero_stage=3 ") != std::string::npos);
-  CHECK(changes.find("recompute=\"full\" ") != std::string::npos);
+  // A pinned memory lever comes back as a change, as data. ZeRO-3 only where the trainer runs it for this model:
+  // MT-NLG ties its embeddings, which Megatron-LM's FSDP2 refuses and DeepSpeed's ZeRO-3 shards.
+  const auto changes_of = [&](const std::string& trainer) {
+    const auto pinned_run = run_cli(args + " --zero 1 --recompute none -o json --trainer " + trainer);
+    CHECK(pinned_run.status == 1);
+    const json pinned = json::parse(pinned_run.out);
+    std::string changes;
+    for (const auto& c : pinned.at("infeasible").at("changes"))
+      changes += c.at("field").get<std::string>() + "=" + c.at("value").dump() + " ";
+    return changes;
+  };
+  const std::string megatron = changes_of("megatron"), deepspeed = changes_of("deepspeed");
+  CHECK(megatron.find("zero_stage=3 ") == std::string::npos);
+  CHECK(megatron.find("recompute=\"full\" ") != std::string::npos);
+  CHECK(deepspeed.find("zero_stage=3 ") != std::string::npos);
+  CHECK(deepspeed.find("recompute=\"full\" ") != std::string::npos);
 }
 
 TEST_CASE("layout: no valid layout with nothing pinned exits 1 with the document and the nearest shapes that run") {
@@ -420,7 +427,21 @@ TEST_CASE("layout: bf16 gradients are offered where they make it fit and the tra
   REQUIRE(r.status == 1);
   const json doc = json::parse(r.out);
   for (const auto& c : doc.at("infeasible").at("changes")) CHECK(c.at("field") != "grad_reduce");
-  CHECK(run_cli("layout --trainer nemo --grad-reduce bf16 --from " + from).status == 0);  // it would fit
+  // Asked for, it is refused: the file could not launch what the layout's memory counted.
+  const auto asked = run_cli("layout --trainer nemo --grad-reduce bf16 --from " + from);
+  CHECK(asked.status == 2);
+  CHECK(asked.err.find("--grad-reduce: the nemo.yaml isoflop writes for nemo states no gradient precision, so nemo "
+                       "reduces gradients in fp32, its default; accepted: fp32") != std::string::npos);
+  CHECK(asked.out.empty());
+  // DeepSpeed reduces in bf16 and isoflop's ds_config.json says no other; Megatron-LM's line says either.
+  const std::string small = "layout --arch llama2-7b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 ";
+  const auto fp32 = run_cli(small + "--trainer deepspeed --grad-reduce fp32");
+  CHECK(fp32.status == 2);
+  CHECK(fp32.err.find("the ds_config.json isoflop writes for deepspeed states no gradient precision") !=
+        std::string::npos);
+  CHECK(run_cli(small + "--trainer deepspeed --grad-reduce bf16").status == 0);
+  CHECK(run_cli(small + "--trainer megatron --grad-reduce fp32").status == 0);
+  CHECK(run_cli(small + "--trainer megatron --grad-reduce bf16").status == 0);
 }
 
 TEST_CASE("layout: on less than a node the GPU count suggested past one node is whole nodes, which --gpus takes") {
@@ -478,4 +499,24 @@ TEST_CASE("emit for another trainer writes the memory of that trainer's gradient
   const double megatron_gib = std::stod(written.out.substr(at + 7));
   // The same layout: weights and gradients were equal at 2 bytes; at 4 the gradients double.
   CHECK(megatron_gib == doctest::Approx(deepspeed_gib + m.at("gradients_gib").get<double>()).epsilon(0.002));
+}
+
+TEST_CASE("layout: a best layout under plan's MFU floor is ranked, with a note saying where its step goes") {
+  // Llama 2 70B's 1,024 sequences on 16,384 H100s: 128-way data parallelism of one sequence a replica; the step is
+  // mostly communication and bubble, well under the 25 % floor of data/cost.yaml.
+  const std::string args = "layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 16384 --global-batch 1024";
+  const auto low = run_cli(args + " -o json");
+  REQUIRE(low.status == 0);
+  const double mfu = json::parse(low.out).at("layouts").at(0).at("mfu").get<double>();
+  REQUIRE(mfu < 0.25);
+  CHECK(low.err.rfind("isoflop: note: the best layout's MFU ", 0) == 0);
+  CHECK(low.err.find("% is under 25 %, the floor below which plan refuses (min_mfu, data/cost.yaml): ") !=
+        std::string::npos);
+  CHECK(low.err.find(" s step is ") != std::string::npos);
+  CHECK(std::count(low.err.begin(), low.err.end(), '\n') == 1);
+  CHECK(run_cli(args + " -q").err.empty());
+  // The same model on 512 GPUs runs at about 50 %: no note.
+  const auto fine = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 512 --global-batch 1024");
+  CHECK(fine.status == 0);
+  CHECK(fine.err.empty());
 }

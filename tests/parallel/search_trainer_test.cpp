@@ -49,6 +49,43 @@ TEST_CASE("the search never returns a layout its trainer rejects") {
   CHECK(checked > 100);
 }
 
+TEST_CASE("Megatron offers ZeRO-3 only to a model with untied embeddings") {
+  // Megatron-LM's --use-torch-fsdp2 asserts --untie-embeddings-and-output-weights (core_v0.13.0). The 113B
+  // model `plan` gives 3,360 A100s for 30 days (102 × 9216, 72 heads, 3,360 sequences of 2,048): untied, ZeRO-3
+  // layouts are among its 50 best; tied, Megatron runs none of them.
+  const auto job_113b = [](bool tied) {
+    Setup s("gpt3-175b", 3360, 3360);
+    s.job.architecture.layers = 102;
+    s.job.architecture.d_model = 9216;
+    s.job.architecture.heads = 72;
+    s.job.architecture.tied_embeddings = tied;
+    return s;
+  };
+  int zero3_untied = 0;
+  for (const bool tied : {false, true}) {
+    Setup s = job_113b(tied);
+    s.options.top_k = 50;
+    const SearchResult r = search_layouts(s.job, s.cluster, s.options);
+    REQUIRE(!r.layouts.empty());
+    int zero3 = 0;
+    for (const auto& l : r.layouts) zero3 += l.layout.zero_stage == 3;
+    INFO((tied ? "tied" : "untied") << ": " << zero3 << " ZeRO-3 layouts");
+    if (tied) {
+      CHECK(zero3 == 0);
+    } else {
+      zero3_untied = zero3;
+    }
+  }
+  CHECK(zero3_untied > 0);
+  // The rule, as the trainer's violation names it.
+  const Setup s = job_113b(true);
+  const auto v = runnability_violation(s.options.trainer, test::make_layout(8, 1, 420, 3), s.job, s.cluster);
+  REQUIRE(v.has_value());
+  CHECK(v->rule == "zero3_tied_embeddings");
+  CHECK(v->reason.find("untied embeddings") != std::string::npos);
+  CHECK(!runnability_violation(s.cat.trainer("deepspeed"), test::make_layout(8, 1, 420, 3), s.job, s.cluster));
+}
+
 TEST_CASE("MT-NLG 530B unpinned on 2,240 A100s: a layout Megatron runs") {
   Setup s("mt-nlg-530b", 2240, 1920);
   const SearchResult r = search_layouts(s.job, s.cluster, s.options);

@@ -29,6 +29,7 @@ struct Probe {
   Layout layout;
   long long seq;
   std::array<const char*, 4> expected;  // the violated rule per trainer (megatron, deepspeed, nemo, fsdp); "" = runs
+  bool tied = false;                    // the output layer shares the input embedding's weights
 };
 
 Layout layout(int tp, int pp, int dp, int zero, int vpp = 1, int ep = 1, int cp = 1, bool sp = false) {
@@ -48,19 +49,36 @@ const std::vector<Probe> kProbes = {
     {"ZeRO-1, no pipeline", false, layout(8, 1, 8, 1), 4096, {"", "", "", "zero_stages"}},
     // DeepSpeed's pipeline engine: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism; Megatron's
     // FSDP2 asserts PP 1; FSDP has no pipeline schedule.
-    {"ZeRO-3 with PP 2", false, layout(8, 2, 4, 3), 4096,
+    {"ZeRO-3 with PP 2",
+     false,
+     layout(8, 2, 4, 3),
+     4096,
      {"zero_with_pipeline", "zero_with_pipeline", "zero_with_pipeline", "pipeline"}},
-    {"ZeRO-2 with PP 2", false, layout(8, 2, 4, 2), 4096, {"zero_stages", "zero_with_pipeline", "zero_stages", "pipeline"}},
+    {"ZeRO-2 with PP 2",
+     false,
+     layout(8, 2, 4, 2),
+     4096,
+     {"zero_stages", "zero_with_pipeline", "zero_stages", "pipeline"}},
     {"ZeRO-1 with PP 4", false, layout(8, 4, 2, 1), 4096, {"", "", "", "zero_stages"}},
     {"ZeRO-0 with PP 4", false, layout(8, 4, 2, 0), 4096, {"", "", "", "pipeline"}},
     // Megatron's FSDP2 asserts EP 1; DeepSpeed: "MoE not supported with Stage 3" (any MoE model).
-    {"MoE, ZeRO-3, EP 2", true, layout(8, 1, 8, 3, 1, 2), 4096,
-     {"zero_with_experts", "zero_with_experts", "zero_with_experts", "expert_parallel"}},
+    // Megatron-Core's custom FSDP (NeMo's fsdp="megatron") composes with expert parallelism.
+    {"MoE, ZeRO-3, EP 2",
+     true,
+     layout(8, 1, 8, 3, 1, 2),
+     4096,
+     {"zero_with_experts", "zero_with_experts", "", "expert_parallel"}},
     {"MoE, ZeRO-3, EP 1", true, layout(8, 1, 8, 3), 4096, {"", "zero_with_experts", "", ""}},
     {"MoE, ZeRO-1, EP 2", true, layout(8, 1, 8, 1, 1, 2), 4096, {"", "", "", "zero_stages"}},
     {"MoE, ZeRO-0, EP 2", true, layout(8, 1, 8, 0, 1, 2), 4096, {"", "", "", "expert_parallel"}},
+    // Megatron-LM's --use-torch-fsdp2 asserts --untie-embeddings-and-output-weights; the others shard a tied weight.
+    {"ZeRO-3, tied embeddings", false, layout(8, 1, 8, 3), 4096, {"zero3_tied_embeddings", "", "", ""}, true},
+    {"ZeRO-1, tied embeddings", false, layout(8, 1, 8, 1), 4096, {"", "", "", "zero_stages"}, true},
     {"TP 8 with sequence parallelism", false, layout(8, 1, 8, 0, 1, 1, 1, true), 4096, {"", "", "", ""}},
-    {"TP 16 across two nodes", false, layout(16, 1, 4, 0), 4096,
+    {"TP 16 across two nodes",
+     false,
+     layout(16, 1, 4, 0),
+     4096,
      {"tp_within_node", "tp_within_node", "tp_within_node", "tp_within_node"}},
     // 48 layers on PP 4 with 11 on the first and last stages: 13 on each middle stage.
     {"uneven stages 11/13/13/11", false, uneven(layout(8, 4, 2, 0), 11, 11), 4096, {"", "", "", "pipeline"}},
@@ -68,7 +86,10 @@ const std::vector<Probe> kProbes = {
     {"interleaved, VPP 2 on PP 4", false, layout(8, 4, 2, 0, 2), 4096, {"", "interleaving", "", "pipeline"}},
     // Megatron: seq_length % (2 · CP) == 0.
     {"CP 2, sequence 4096", false, layout(8, 1, 4, 0, 1, 1, 2), 4096, {"", "context_parallel", "", "context_parallel"}},
-    {"CP 2, sequence 4098", false, layout(8, 1, 4, 0, 1, 1, 2), 4098,
+    {"CP 2, sequence 4098",
+     false,
+     layout(8, 1, 4, 0, 1, 1, 2),
+     4098,
      {"context_parallel", "context_parallel", "context_parallel", "context_parallel"}},
 };
 
@@ -82,8 +103,9 @@ struct Fixture {
     cluster.intra_node_bandwidth_bytes_per_s = 300e9;
     cluster.inter_node_bandwidth_bytes_per_s = 25e9;
   }
-  JobSpec job(bool moe, long long seq) const {
+  JobSpec job(bool moe, long long seq, bool tied = false) const {
     JobSpec j;
+    j.architecture.tied_embeddings = tied;
     j.architecture.layers = 48;
     j.architecture.d_model = 8192;
     j.architecture.heads = 64;
@@ -102,7 +124,7 @@ TEST_CASE("runnability matrix: each rule probed on each trainer") {
   Fixture f;
   std::set<std::string> bitten;
   for (const Probe& p : kProbes) {
-    const JobSpec job = f.job(p.moe, p.seq);
+    const JobSpec job = f.job(p.moe, p.seq, p.tied);
     INFO(p.what);
     REQUIRE(!structural_violation(p.layout, job, f.cluster));
     for (size_t i = 0; i < kTrainers.size(); ++i) {
@@ -254,7 +276,8 @@ TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it sa
   even.uneven_stages = false;
   even.rule_sources.assign(catalog::kTrainerRuleIds.size(), "overlay");
   const catalog::TrainerRules even_written = as_written(even);
-  CHECK(even_written.narrowed_rules.empty());
+  CHECK(std::find(even_written.narrowed_rules.begin(), even_written.narrowed_rules.end(), "uneven_stages") ==
+        even_written.narrowed_rules.end());
   CHECK(even_written.rule_source("uneven_stages") == "overlay");
   const auto own_words = trainer_violation(even_written, uneven_stages, job, f.cluster);
   REQUIRE(own_words);
@@ -265,6 +288,20 @@ TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it sa
   REQUIRE(v);
   CHECK(v->rule == "zero_stages");
   CHECK(v->reason == "the nemo.yaml isoflop writes for nemo offers no ZeRO-3 (its stages: 0, 1)");
+  // The gradients' precision: Megatron-LM's line states either; nemo.yaml and isoflop's ds_config.json state none,
+  // so only the trainer's default (fp32, bf16) launches as planned.
+  using catalog::GradReduce;
+  for (const GradReduce g : {GradReduce::kFp32, GradReduce::kBf16})
+    CHECK(!grad_reduce_refusal(as_written(f.cat.trainer("megatron")), g));
+  CHECK(!grad_reduce_refusal(as_written(f.cat.trainer("nemo")), GradReduce::kFp32));
+  CHECK(grad_reduce_refusal(as_written(f.cat.trainer("nemo")), GradReduce::kBf16) ==
+        "the nemo.yaml isoflop writes for nemo states no gradient precision, so nemo reduces gradients in fp32, its "
+        "default; accepted: fp32");
+  CHECK(!grad_reduce_refusal(as_written(f.cat.trainer("deepspeed")), GradReduce::kBf16));
+  CHECK(grad_reduce_refusal(as_written(f.cat.trainer("deepspeed")), GradReduce::kFp32)
+            .value_or("")
+            .find("the ds_config.json isoflop writes for deepspeed states no gradient precision") == 0);
+  CHECK(!grad_reduce_refusal(f.cat.trainer("nemo"), GradReduce::kBf16));  // the trainer itself: not narrowed
   // Megatron-LM's own file says all its rules do: its rules are as they are.
   CHECK(as_written(f.cat.trainer("megatron")) == f.cat.trainer("megatron"));
   CHECK(!trainer_violation(as_written(f.cat.trainer("megatron")), uneven_stages, job, f.cluster));
