@@ -13,6 +13,17 @@
 
 namespace isoflop::parallel {
 
+namespace {
+
+// The depths nearest `layers` that `pp` stages split evenly, in words: "100 or 104 layers divide over PP 4".
+std::string even_depths(int layers, int pp) {
+  const int below = layers / pp * pp, above = below + pp;
+  return (below > 0 ? std::to_string(below) + " or " : std::string()) + std::to_string(above) +
+         " layers divide over PP " + std::to_string(pp) + ": change the model's depth, or plan for this trainer";
+}
+
+}  // namespace
+
 void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) const {
   const auto& a = job.architecture;
   auto s = [](long long v) { return std::to_string(v); };
@@ -29,7 +40,8 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
                                (!trainer.loaded() || trainer.uneven_stages ? " (pin the first and last stage layers)"
                                 : !trainer.pipeline                        ? " (" + trainer.name + " runs no pipeline)"
                                                     : " (" + rules_holder(trainer, "uneven_stages") +
-                                                          " has no layer counts for the first and last stages)"));
+                                                          " has no layer counts for the first and last stages; " +
+                                                          even_depths(a.layers, *pins.pp) + ")"));
   if (pins.zero_stage && trainer.loaded() &&
       std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) == trainer.zero_stages.end())
     throw FieldError("zero_stage", zero_stage_refusal(trainer, *pins.zero_stage));
