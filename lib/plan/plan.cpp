@@ -252,6 +252,17 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
     return r;
   }
   const parallel::StepTime& best = r.layouts.layouts.front().time;
+  // The batch held since kBatchIterations was chosen for that iteration's model; the final model may choose
+  // another. It is said, not taken: taking it moves the throughput, and so the model, again.
+  if (batch_pinned && !o.global_batch_pinned) {
+    const BatchSearch own = choose_batch(r.job, o.cluster, o.search, o.global_batch_tokens, false, o.batch_rule,
+                                         law_flops, o.global_batch_sequences);
+    if (own.layouts.feasible() && own.job.global_batch != r.job.global_batch)
+      r.batch.note += "; the final model's own choice would be " +
+                      units::format_significant(own.choice.tokens / 1e6, 3) + "M tokens (" +
+                      units::format_significant(own.layouts.layouts.front().time.mfu * 100, 3) + " % MFU against " +
+                      units::format_significant(best.mfu * 100, 3) + " %)";
+  }
   r.flops_convention = FlopsConvention::kLayoutModel;
   if (time_like) r.tokens = best.tokens_per_s * seconds;
   r.tokens_per_s = best.tokens_per_s;

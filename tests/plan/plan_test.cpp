@@ -8,15 +8,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
 #include "model/params.hpp"
 #include "parallel/cluster.hpp"
+#include "plan/batch.hpp"
 #include "plan/plan_request.hpp"
 #include "scaling/allocate.hpp"
 #include "scaling/loss_law.hpp"
+#include "units/format.hpp"
 
 namespace {
 
@@ -367,4 +370,38 @@ TEST_CASE("a budget in days and joules becomes seconds and kWh, the rest as give
   CHECK(seconds.time_s == 3600.0);
   CHECK(seconds.usd == 1e6);
   CHECK_FALSE(seconds.energy_kwh.has_value());
+}
+
+TEST_CASE("a batch held from an early iteration says what the final model would choose, where that differs") {
+  // The batch is chosen for iteration 3's model and held; the final model's own choice, searched afresh from the
+  // target, is said where it differs (512 H100s for 30 days: a larger batch), and nothing where it does not.
+  const auto cat = catalog::load_catalog();
+  int said_other = 0;
+  for (const auto& [gpus, gpu, d] : {std::tuple{512LL, "h100-sxm5-80gb", 30.0}, {8LL, "a100-sxm4-80gb", 3.0}}) {
+    INFO(gpus << " x " << gpu);
+    const auto o = options_for(cat, gpus, gpu);
+    const auto r = plan::make_plan(days(d), o);
+    REQUIRE(r.layouts.feasible());
+    REQUIRE(r.iterations > 3);
+    const auto own = plan::choose_batch(r.job, o.cluster, o.search, o.global_batch_tokens, false, o.batch_rule,
+                                        r.allocation.flops, o.global_batch_sequences);
+    REQUIRE(own.layouts.feasible());
+    const std::string said = "; the final model's own choice would be ";
+    if (own.job.global_batch == r.job.global_batch) {
+      CHECK(r.batch.note.find(said) == std::string::npos);
+      continue;
+    }
+    CHECK(r.batch.note.rfind("held from iteration 3: ", 0) == 0);
+    const auto at = r.batch.note.find(said);
+    REQUIRE(at != std::string::npos);
+    CHECK(r.batch.note.substr(at + said.size())
+              .rfind(units::format_significant(own.choice.tokens / 1e6, 3) + "M tokens (", 0) == 0);
+    ++said_other;
+  }
+  CHECK(said_other >= 1);  // at these options 512 H100s' final model would take a larger batch
+  // A pinned batch is the user's: nothing is said of another.
+  auto pinned = options_for(cat, 512, "h100-sxm5-80gb");
+  pinned.global_batch_tokens = 4e6;
+  pinned.global_batch_pinned = true;
+  CHECK(plan::make_plan(days(30), pinned).batch.note.find("own choice") == std::string::npos);
 }
