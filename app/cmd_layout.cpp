@@ -68,7 +68,7 @@ int run_layout(const std::vector<std::string>& args) {
     if (!parsed->common.quiet && !layouts.empty() && layouts.front().time.mfu < floor)
       std::fprintf(stderr,
                    "isoflop: note: the best layout's MFU %s %% is under %s %%, the floor below which plan "
-                   "refuses (min_mfu, data/cost.yaml): %s\n",
+                   "refuses (the catalog's min_mfu): %s\n",
                    units::format_significant(layouts.front().time.mfu * 100, 3).c_str(),
                    units::format_significant(floor * 100, 3).c_str(),
                    parallel::largest_overhead(layouts.front().time).c_str());

@@ -123,7 +123,7 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
   } catch (const FieldError& e) {
     const std::string field = proposal_field(e.field());
     throw InputError(proposal.source + ":" + std::to_string(line_of(proposal.marks, field)) + ": " + field + ": " +
-                     e.message());
+                     e.message() + (e.remedy().empty() ? "" : "; give " + proposal_field(e.remedy())));
   }
   return f;
 }

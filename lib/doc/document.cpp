@@ -150,9 +150,12 @@ void check_document_section(const SourceDocument& document, const std::string& s
   try {
     check();
   } catch (const FieldError& e) {
-    const auto renamed = keys.find(e.field());
-    throw InputError(document.source + ": " + section + "." + (renamed == keys.end() ? e.field() : renamed->second) +
-                     ": " + e.message());
+    const auto key = [&](const std::string& field) {
+      const auto renamed = keys.find(field);
+      return section + "." + (renamed == keys.end() ? field : renamed->second);
+    };
+    throw InputError(document.source + ": " + key(e.field()) + ": " + e.message() +
+                     (e.remedy().empty() ? "" : "; give " + key(e.remedy())));
   }
 }
 

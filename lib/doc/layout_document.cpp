@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "doc/architecture_input.hpp"
 #include "parallel/cluster.hpp"
+#include "parallel/trainer_rules.hpp"
 
 namespace isoflop::doc {
 
@@ -92,6 +93,11 @@ LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutReques
       [&](parallel::SearchOptions& o) {
         parallel::apply_layout_request(request, o);
         parallel::resolve_trainer(catalog, o);
+        // The document's gradient precision, which the file written for this trainer cannot state (a plan made
+        // with --grad-reduce bf16 for megatron, ranked for nemo): the trainer's own, as emit runs it. One asked
+        // for here is the user's, and refused.
+        if (!request.grad_reduce && o.time.grad_reduce && parallel::grad_reduce_refusal(o.trainer, *o.time.grad_reduce))
+          o.time.grad_reduce.reset();
       },
       resize);
 }

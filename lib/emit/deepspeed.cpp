@@ -51,6 +51,8 @@ std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const
   // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to zero-stage and ds_config.
   LaunchSpec without_zero = spec;
   without_zero.layout.zero_stage = 0;
+  // The gradients' precision is DeepSpeed's (ds_config), not Megatron-LM's --grad-reduce-in-bf16.
+  without_zero.search.time.grad_reduce.reset();
   std::vector<Argument> args;
   for (const auto& a : megatron_arguments(without_zero, version))
     for (auto& b : in_megatron_deepspeed_words(a)) args.push_back(std::move(b));

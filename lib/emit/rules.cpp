@@ -41,20 +41,22 @@ std::vector<std::string> rule_problems(const catalog::TrainerRules& rules, Layou
 LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_rules,
                        const catalog::TrainerRules& own) {
   const catalog::TrainerRules target = parallel::as_written(target_rules);
-  // A precision the plan chose and its memory counted, which the file written for the target cannot state.
-  if (s.search.time.grad_reduce)
-    if (const auto why = parallel::grad_reduce_refusal(target, *s.search.time.grad_reduce))
-      throw FieldError("plan search", "grad_reduce " +
-                                          std::string(parallel::kGradReduceNames.name(*s.search.time.grad_reduce)) +
-                                          ": " + *why + " (plan without --grad-reduce)");
   parallel::SearchOptions options = s.search;
   options.trainer = target;
+  // A gradient precision the plan chose that the file written for the target cannot state: the target reduces in
+  // its own, as for a plan made for another trainer, and the memory below decides whether the layout still fits.
+  if (options.time.grad_reduce && parallel::grad_reduce_refusal(target, *options.time.grad_reduce))
+    options.time.grad_reduce.reset();
   parallel::JobSpec job = s.job;
   job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
   parallel::apply_gradient_precision(job, options);
   std::optional<parallel::RuleViolation> v = parallel::runnability_violation(target, s.layout, s.job, s.cluster);
   // The same gradient bytes, or a plan without its accelerator's memory (nothing to hold the layout to): as planned.
-  if (!v && (job.optimizer == s.job.optimizer || !(s.cluster.accelerator.memory_bytes > 0))) return s;
+  if (!v && (job.optimizer == s.job.optimizer || !(s.cluster.accelerator.memory_bytes > 0))) {
+    LaunchSpec out = s;
+    out.search.time.grad_reduce = options.time.grad_reduce;
+    return out;
+  }
   if (!v) {
     // Another trainer keeps gradients in another precision: the plan's layout with its memory, or, where it no
     // longer fits, the target's best.
@@ -63,6 +65,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     if (used <= usable) {
       LaunchSpec out = s;
       out.job = job;
+      out.search.time.grad_reduce = options.time.grad_reduce;
       out.predicted.memory_gib = used / kGiB;
       return out;
     }
@@ -89,6 +92,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   const parallel::RankedLayout& best = found.layouts.front();
   LaunchSpec out = s;
   out.job = job;
+  out.search.time.grad_reduce = options.time.grad_reduce;
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;

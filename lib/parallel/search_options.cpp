@@ -45,6 +45,17 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   if (pins.zero_stage && trainer.loaded() &&
       std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) == trainer.zero_stages.end())
     throw FieldError("zero_stage", zero_stage_refusal(trainer, *pins.zero_stage));
+  if (pins.zero_stage == 3 && trainer.loaded() && a.tied_embeddings && !trainer.zero3_tied_embeddings)
+    throw FieldError(
+        "zero_stage", trainer.name +
+                          " runs ZeRO-3 only with untied embeddings, and this model's output "
+                          "layer shares the input embedding's weights; accepted: " +
+                          [&] {
+                            std::string stages;
+                            for (const int z : trainer.zero_stages)
+                              if (z != 3) stages += (stages.empty() ? "" : ", ") + s(z);
+                            return stages;
+                          }());
   if (time.grad_reduce)
     if (const auto why = grad_reduce_refusal(trainer, *time.grad_reduce)) throw FieldError("grad_reduce", *why);
   if (pins.cp && job.seq % *pins.cp != 0)

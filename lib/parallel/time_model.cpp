@@ -281,10 +281,16 @@ double gemm_lower_bound_s(const JobSpec& job, const ClusterSpec& cluster, const 
 
 std::string largest_overhead(const StepTime& t) {
   const StepBreakdown& b = t.breakdown;
+  // Every part of the step but the model's own compute (total_s()'s terms).
   const std::pair<double, const char*> parts[] = {{b.dp_comm_s, "data-parallel communication"},
                                                   {b.bubble_s, "pipeline bubble"},
                                                   {b.tp_comm_s, "tensor-parallel communication"},
+                                                  {b.cp_comm_s, "context-parallel communication"},
                                                   {b.pp_comm_s, "pipeline sends"},
+                                                  {b.recompute_s, "recomputed activations"},
+                                                  {b.logits_s, "output layer and loss on the last stage"},
+                                                  {b.embedding_s, "embedding on the first stage"},
+                                                  {b.embedding_sync_s, "tied-embedding gradient sync"},
                                                   {b.moe_comm_s, "expert all-to-all"},
                                                   {b.optimizer_s, "optimizer step"},
                                                   {b.layer_overhead_s, "per-layer overhead (kernel launches)"}};

@@ -40,8 +40,9 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& trai
 // `plan` and `layout` rank first is what `emit` writes. Megatron-DeepSpeed has no option for the first and last
 // stages' layers (DeepSpeed's PipelineModule splits by its own partition method), and the NeMo config written
 // (megatron_gpt_config.yaml) has no key for them and shards no more than the optimizer state
-// (distributed_fused_adam), where NeMo 2's MegatronStrategy also runs FSDP2 (ZeRO-3). A rule only narrows where
-// the trainer's (perhaps overlaid) rule allows more; other trainers' rules are returned as they are.
+// (distributed_fused_adam), where NeMo 2's MegatronStrategy also runs Megatron-Core's FSDP (ZeRO-3); neither file
+// states the gradients' precision, so only the trainer's default runs (grad_reduce_default_only). A rule only narrows
+// where the trainer's (perhaps overlaid) rule allows more; other trainers' rules are returned as they are.
 catalog::TrainerRules as_written(catalog::TrainerRules rules);
 
 // Why gradients reduced in `chosen` cannot be launched under `rules` (as_written): the file written for the

@@ -442,6 +442,29 @@ TEST_CASE("layout: bf16 gradients are offered where they make it fit and the tra
   CHECK(run_cli(small + "--trainer deepspeed --grad-reduce bf16").status == 0);
   CHECK(run_cli(small + "--trainer megatron --grad-reduce fp32").status == 0);
   CHECK(run_cli(small + "--trainer megatron --grad-reduce bf16").status == 0);
+  // A plan that chose a precision, read by a trainer whose file cannot state it: that trainer's own runs, as for
+  // a plan made for another trainer (not "--grad-reduce", which the user did not type).
+  const auto bf16_plan = run_cli("plan --gpus 64 --gpu h100-sxm5-80gb --days 3 --grad-reduce bf16 -o json");
+  REQUIRE(bf16_plan.status == 0);
+  const std::string bf16_from = save("grad-reduce-bf16", bf16_plan.out);
+  const auto ranked = run_cli("layout --trainer nemo -o json --from " + bf16_from);
+  CHECK(ranked.status == 0);
+  CHECK(ranked.err.find("--grad-reduce") == std::string::npos);
+  CHECK(json::parse(ranked.out).at("search").at("options").at("grad_reduce").is_null());
+  // emit: DeepSpeed's line carries no Megatron-LM flag for it, and a plan that said fp32 (Megatron's default)
+  // emits for DeepSpeed as one that did not.
+  for (const std::string& target : {"deepspeed", "nemo", "megatron", "all"}) {
+    INFO(target);
+    const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-" + target);
+    const auto emitted = run_cli("emit " + target + " --from " + bf16_from + " --out " + (dir / "out").string());
+    CHECK(emitted.status == 0);
+    CHECK(emitted.err.find("internal error") == std::string::npos);
+  }
+  const auto fp32_plan = run_cli("plan --gpus 64 --gpu h100-sxm5-80gb --days 3 --grad-reduce fp32 -o json");
+  REQUIRE(fp32_plan.status == 0);
+  const std::string fp32_from = save("grad-reduce-fp32", fp32_plan.out);
+  const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-fp32");
+  CHECK(run_cli("emit deepspeed --from " + fp32_from + " --out " + (dir / "out").string()).status == 0);
 }
 
 TEST_CASE("layout: on less than a node the GPU count suggested past one node is whole nodes, which --gpus takes") {
@@ -510,7 +533,7 @@ TEST_CASE("layout: a best layout under plan's MFU floor is ranked, with a note s
   const double mfu = json::parse(low.out).at("layouts").at(0).at("mfu").get<double>();
   REQUIRE(mfu < 0.25);
   CHECK(low.err.rfind("isoflop: note: the best layout's MFU ", 0) == 0);
-  CHECK(low.err.find("% is under 25 %, the floor below which plan refuses (min_mfu, data/cost.yaml): ") !=
+  CHECK(low.err.find("% is under 25 %, the floor below which plan refuses (the catalog's min_mfu): ") !=
         std::string::npos);
   CHECK(low.err.find(" s step is ") != std::string::npos);
   CHECK(std::count(low.err.begin(), low.err.end(), '\n') == 1);

@@ -563,17 +563,26 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   CHECK(check_slurm(unnamed).empty());
 }
 
-TEST_CASE("a plan with bf16 gradients: Megatron-LM is told so, NeMo's config cannot say it and is refused") {
+TEST_CASE(
+    "a plan with bf16 gradients: Megatron-LM is told so, NeMo and DeepSpeed (whose files state no precision) run their "
+    "own") {
   plan::PlanResult p = gpt3_plan();
   const std::string plain = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
   CHECK(plain.find("--grad-reduce-in-bf16") == std::string::npos);
   p.search.time.grad_reduce = parallel::GradReduce::kBf16;
   const LaunchSpec s = spec_of(p);
   CHECK(emit_files(Target::kMegatron, s, options())[0].content.find("  --grad-reduce-in-bf16\n") != std::string::npos);
-  CHECK_THROWS_WITH_AS(emit_files(Target::kNemo, s, options()),
-                       doctest::Contains("plan search: grad_reduce bf16: the nemo.yaml isoflop writes for nemo states "
-                                         "no gradient precision, so nemo reduces gradients in fp32"),
-                       FieldError);
+  // NeMo reduces in fp32 (the memory is counted again where the plan has its accelerator's); DeepSpeed in bf16,
+  // its own default, and Megatron-LM's flag is not on its line.
+  const auto& cat = test_catalog();
+  CHECK(under_rules(s, cat.trainer("megatron"), cat.trainer("megatron")).search.time.grad_reduce ==
+        parallel::GradReduce::kBf16);
+  CHECK(!under_rules(s, cat.trainer("nemo"), cat.trainer("megatron")).search.time.grad_reduce);
+  CHECK(under_rules(s, cat.trainer("deepspeed"), cat.trainer("megatron")).search.time.grad_reduce ==
+        parallel::GradReduce::kBf16);  // its own default: nothing to change
+  CHECK(emit_files(Target::kNemo, s, options())[0].content.find("grad_reduce") == std::string::npos);
+  for (const auto& f : emit_files(Target::kDeepSpeed, s, options()))
+    CHECK(f.content.find("grad-reduce-in-bf16") == std::string::npos);
   // core_v0.8.0 has no such flag: the release that has it is named.
   CHECK_THROWS_WITH_AS(emit_files(Target::kMegatron, s, options("core_v0.8.0")),
                        doctest::Contains("--grad-reduce-in-bf16 is not an option of Megatron-LM core_v0.8.0"),

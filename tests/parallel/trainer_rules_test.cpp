@@ -271,7 +271,8 @@ TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it sa
   REQUIRE(zero);
   CHECK(zero->rule == "zero_with_pipeline");
   CHECK(zero->reason.rfind("deepspeed runs ZeRO stage at most 1", 0) == 0);
-  // An overlay whose trainer splits evenly already has nothing narrowed: its messages and sources stay its own.
+  // An overlay whose trainer splits evenly already has its stages' rule left as it is (the gradients' precision is
+  // still narrowed): its messages and sources stay its own.
   catalog::TrainerRules even = f.cat.trainer("deepspeed");
   even.uneven_stages = false;
   even.rule_sources.assign(catalog::kTrainerRuleIds.size(), "overlay");
@@ -282,7 +283,7 @@ TEST_CASE("as_written narrows a trainer's rules to what isoflop's file for it sa
   const auto own_words = trainer_violation(even_written, uneven_stages, job, f.cluster);
   REQUIRE(own_words);
   CHECK(own_words->reason.rfind("deepspeed has no layer counts", 0) == 0);
-  // NeMo 2 runs FSDP2 (ZeRO-3); the nemo.yaml written shards at most the optimizer state.
+  // NeMo 2 runs Megatron-Core's FSDP (ZeRO-3); the nemo.yaml written shards at most the optimizer state.
   CHECK(!trainer_violation(f.cat.trainer("nemo"), fsdp2, job, f.cluster));
   const auto v = trainer_violation(as_written(f.cat.trainer("nemo")), fsdp2, job, f.cluster);
   REQUIRE(v);
