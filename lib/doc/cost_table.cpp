@@ -35,7 +35,13 @@ std::vector<std::pair<std::string, std::string>> cost_key_values(const cost::Cos
                                        units::format_significant(100 * c.embodied_share, 3) + "% of a " +
                                        units::format_significant(in.embodied_lifetime_s / kSecondsPerYear) +
                                        "-year life); total " + units::format_mass(c.total_co2e_kg)});
-  kv.push_back({"money", c.cost_usd ? units::format_money(*c.cost_usd) : "not priced (no price per GPU-hour or kWh)"});
+  std::string money = c.cost_usd ? units::format_money(*c.cost_usd) : "not priced (no price per GPU-hour or kWh)";
+  // Both parts priced: what each is (the GPU-hours' price, the facility energy's).
+  if (c.compute_cost_usd && c.energy_cost_usd && in.price_per_gpu_hour_usd && in.price_per_kwh_usd)
+    money += " (" + units::format_money(*c.compute_cost_usd) + " GPU-hours at " +
+             units::format_money(*in.price_per_gpu_hour_usd) + "/GPU-h, " + units::format_money(*c.energy_cost_usd) +
+             " energy at " + units::format_money(*in.price_per_kwh_usd) + "/kWh)";
+  kv.push_back({"money", money});
   return kv;
 }
 

@@ -374,3 +374,17 @@ TEST_CASE("cost: GPUs that do not fill their nodes hold them whole under the nod
       "isoflop: error: --gpus: 12 is not a whole number of 8-GPU nodes; give a multiple of 8 (8 or 16), a node count, "
       "or the GPUs per node\n");
 }
+
+TEST_CASE("cost: the money line splits GPU-hours from energy where both are priced") {
+  // 512 H100s for 30 days: 368,640 GPU-hours at $2 = $737,280; the energy's share follows its kWh at $0.1.
+  const std::string args = "cost --gpu h100-sxm5-80gb --gpus 512 --time 30d --price-per-gpu-hour 2 ";
+  const auto both = run_cli(args + "--price-per-kwh 0.1");
+  REQUIRE(both.status == 0);
+  const auto doc = nlohmann::json::parse(run_cli(args + "--price-per-kwh 0.1 -o json").out).at("cost");
+  CHECK(doc.at("compute_cost_usd").get<double>() == doctest::Approx(368640 * 2.0));
+  CHECK(both.out.find("($737k GPU-hours at $2/GPU-h, $") != std::string::npos);
+  CHECK(both.out.find(" energy at $0.1/kWh)") != std::string::npos);
+  // One part priced: the total alone.
+  const auto one = run_cli(args);
+  CHECK(one.out.find("money         $737k\n") != std::string::npos);
+}
