@@ -148,10 +148,21 @@ void flatten_leaves(const Json& value, const std::string& prefix, bool with_arra
 }
 
 std::string render_csv(const std::vector<Cells>& rows) {
+  // The union of the rows' keys; one that only a later row has goes after that row's key before it, so that a
+  // longer list (a trainer's fourth ZeRO stage, "stages.3") sits beside the shorter ones' columns, not at the end.
   std::vector<std::string> header;
-  for (const auto& row : rows)
-    for (const auto& [key, _] : row)
-      if (std::find(header.begin(), header.end(), key) == header.end()) header.push_back(key);
+  for (const auto& row : rows) {
+    size_t next = 0;  // where a key this row adds goes
+    for (const auto& [key, _] : row) {
+      const auto at = std::find(header.begin(), header.end(), key);
+      if (at != header.end()) {
+        next = static_cast<size_t>(at - header.begin()) + 1;
+      } else {
+        header.insert(header.begin() + static_cast<std::ptrdiff_t>(next), key);
+        ++next;
+      }
+    }
+  }
   std::string out;
   for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_cell(header[i]);
   out += "\n";

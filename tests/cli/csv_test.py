@@ -51,6 +51,16 @@ def main():
     expect(len(rows) == len(doc['allocations']) and
            [float(r['allocations.params']) for r in rows] == [a['params'] for a in doc['allocations']],
            'optimal --all-laws: a row per allocation with its N')
+    # catalog trainers: a row per trainer; DeepSpeed's fourth ZeRO stage is a column beside the other three.
+    doc, rows = both(binary, ['catalog', 'trainers'])
+    header = list(rows[0].keys())
+    stages = ['entries.rules.zero_stages.stages.%d' % i for i in range(4)]
+    expect(all(s in header for s in stages) and
+           header.index(stages[3]) == header.index(stages[2]) + 1 == header.index(stages[1]) + 2,
+           'catalog trainers: the ZeRO stages\' columns side by side')
+    expect([[int(r[s]) for s in stages if r[s] != ''] for r in rows] ==
+           [e['rules']['zero_stages']['stages'] for e in doc['entries']],
+           'catalog trainers: each row\'s stages are its trainer\'s')
     return finish()
 
 
