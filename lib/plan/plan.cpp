@@ -69,6 +69,9 @@ using parallel::kEvenStagesDepthMultiple;
 
 // Whether the trainer splits layers over pipeline stages evenly only (its own rules, or those of the file
 // isoflop writes for it: parallel::as_written) and the stages are the search's to choose.
+// The deepest depth multiple tried for a plan whose family depth fits no layout (deeper_if_unfit): 64 stages.
+constexpr int kDeepestDepthMultiple = 64;
+
 bool even_stages_only(const PlanOptions& o) {
   const auto& t = o.search.trainer;
   const auto& pins = o.search.pins;
@@ -279,6 +282,28 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
   return r;
 }
 
+// The family's depth may split over no pipeline that holds the model: 230 layers fit on no PP up to 16, and split
+// over 32 stages only with edge stages heavier than the rest, which the search does not balance. Where no layout
+// fits, depths in multiples of 4, 8, … 64 open deeper pipelines; the first multiple whose plan fits is taken.
+PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResult free) {
+  const auto& t = o.search.trainer;
+  if (free.layouts.feasible() || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline)) return free;
+  for (int multiple = kEvenStagesDepthMultiple; multiple <= kDeepestDepthMultiple; multiple *= 2) {
+    try {
+      PlanResult deeper = plan_at_depths(budget, o, multiple);
+      if (!deeper.layouts.feasible()) continue;
+      deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": at the family's depth (" +
+                          std::to_string(free.job.architecture.layers) +
+                          " layers) no layout fits, the pipelines that split it (evenly, or with lighter edge "
+                          "stages) being too shallow to hold the model";
+      return deeper;
+    } catch (const InfeasibleError&) {
+      // no shape near N at this multiple
+    }
+  }
+  return free;
+}
+
 }  // namespace
 
 PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
@@ -286,7 +311,7 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   o.cluster.validate();
   if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
   PlanResult free = plan_at_depths(budget, o, 1);
-  if (!even_stages_only(o)) return free;
+  if (!even_stages_only(o)) return deeper_if_unfit(budget, o, std::move(free));
   // A trainer that splits layers over its stages evenly only runs a pipeline over a divisor of the depth, and
   // the family's depth is often prime (103): PP 1 only, which may not fit. Depths in multiples of 4 open PP 2
   // and 4 at least, at a shape that may run slower; the plan is whichever of the two does better.

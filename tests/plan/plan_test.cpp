@@ -405,3 +405,22 @@ TEST_CASE("a batch held from an early iteration says what the final model would 
   pinned.global_batch_pinned = true;
   CHECK(plan::make_plan(days(30), pinned).batch.note.find("own choice") == std::string::npos);
 }
+
+TEST_CASE("a family depth no pipeline holds: the plan takes the nearest depth a deeper pipeline splits") {
+  // 65,536 H100s for 90 days: the family's 230 layers fit on no PP up to 16 and split over 32 stages only with
+  // edge stages heavier than the rest; a depth in multiples of 16 runs (PP 16 or deeper over whole stages).
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 65536, "h100-sxm5-80gb");
+  o.search.trainer = cat.trainer("megatron");  // ZeRO-1 at most with a pipeline
+  const auto r = plan::make_plan(days(90), o);
+  REQUIRE(r.layouts.feasible());
+  INFO(r.depth_note);
+  CHECK(r.depth_note.rfind("layers in multiples of ", 0) == 0);
+  const int multiple = std::stoi(r.depth_note.substr(std::string("layers in multiples of ").size()));
+  CHECK(r.job.architecture.layers % multiple == 0);
+  CHECK(r.depth_note.find(" layers) no layout fits") != std::string::npos);
+  // With the depth pinned by a pipeline, the family's depth stands and nothing else is tried.
+  auto pinned = o;
+  pinned.search.pins.pp = 16;
+  CHECK(plan::make_plan(days(90), pinned).depth_note.empty());
+}
