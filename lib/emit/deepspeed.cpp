@@ -51,8 +51,10 @@ std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const
   // DeepSpeed's ZeRO replaces Megatron's distributed optimizer; the stage goes to zero-stage and ds_config.
   LaunchSpec without_zero = spec;
   without_zero.layout.zero_stage = 0;
-  // The gradients' precision is DeepSpeed's (ds_config), not Megatron-LM's --grad-reduce-in-bf16.
+  // The gradients' precision and their overlap are DeepSpeed's (ds_config), not Megatron-LM's flags.
   without_zero.search.time.grad_reduce.reset();
+  without_zero.search.time.overlap_grad_reduce.reset();
+  without_zero.search.time.overlap_param_gather.reset();
   std::vector<Argument> args;
   for (const auto& a : megatron_arguments(without_zero, version))
     for (auto& b : in_megatron_deepspeed_words(a)) args.push_back(std::move(b));
@@ -194,7 +196,8 @@ std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
   j["gradient_clipping"] = d.clip_grad;
   j["bf16"] = Json{{"enabled", true}};
   j["zero_optimization"] = Json{{"stage", s.layout.zero_stage},
-                                {"overlap_comm", true},
+                                // the overlap the plan's step time assumed (DeepSpeed's own default: off)
+                                {"overlap_comm", s.search.time.overlap_grad_reduce.value_or(false)},
                                 {"contiguous_gradients", true},
                                 {"reduce_bucket_size", static_cast<long long>(d.reduce_bucket_size)},
                                 {"allgather_bucket_size", static_cast<long long>(d.allgather_bucket_size)}};

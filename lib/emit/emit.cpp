@@ -62,7 +62,10 @@ std::string trainer_of(Target target, const LaunchSpec& spec) {
     case Target::kMegatron: return "megatron";
     case Target::kDeepSpeed: return "deepspeed";
     case Target::kNemo: return "nemo";
-    default: return std::string(parallel::kTrainerNames.name(spec.job.trainer));
+    default:
+      // The plan's trainer, or Megatron-LM for FSDP, which has no launch line isoflop writes.
+      return spec.job.trainer == parallel::Trainer::kFsdp ? "megatron"
+                                                          : std::string(parallel::kTrainerNames.name(spec.job.trainer));
   }
 }
 
@@ -187,6 +190,14 @@ std::string form_name(Target target) {
 
 CheckReport check_file(const std::string& name, std::optional<Target> target, const std::string& text,
                        const EmitOptions& options) {
+  // The manifest emit writes beside the files (manifest()): isoflop's list of them, not a launch file.
+  if (const auto doc = nlohmann::json::parse(text, nullptr, false);
+      doc.is_object() && doc.contains("isoflop_version") && doc.contains("files") && doc.contains("plan"))
+    throw InputError(name +
+                     ": emit's manifest (the files written and their hashes), not a launch file; --check "
+                     "reads " +
+                     form_name(Target::kDeepSpeed) + ", " + form_name(Target::kNemo) +
+                     " or a shell or sbatch script, such as the files it lists");
   const std::optional<Target> form = form_of(text);
   CheckReport report{target.value_or(form.value_or(Target::kAll)), !target, {}};
   if (!form && !target)

@@ -105,7 +105,9 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
     throw FieldError("plan batch", std::to_string(s.global_batch) + " is not a multiple of micro-batch × DP = " +
                                              std::to_string(per_pass));
   s.grad_accum = s.global_batch / per_pass;
-  s.tokens = plan.allocation.tokens;
+  // The plan's tokens: for a time budget what its layout runs in the time (the allocation's D within the plan's
+  // tolerance), so that the run takes the days the plan says.
+  s.tokens = plan.tokens > 0 ? plan.tokens : plan.allocation.tokens;
   if (!(s.tokens <= units::kMaxTrainingTokens))  // the sample and iteration counts are 64-bit integers
     throw FieldError("plan tokens", units::format_scientific(s.tokens) + " tokens are more than the " +
                                         units::format_scientific(units::kMaxTrainingTokens) +

@@ -83,10 +83,13 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
   if (l.sequence_parallel && l.tp > 1) add(a, "sequence-parallel");
   if (l.cp > 1) add(a, "context-parallel-size", {str(l.cp)});
   if (l.ep > 1) add(a, "expert-model-parallel-size", {str(l.ep)});
+  // The overlaps the plan's step time assumed (the trainer's defaults unless --overlap-* said otherwise);
+  // validate_args wants --overlap-param-gather with the distributed optimizer and --overlap-grad-reduce only.
+  const bool overlap_grads = s.search.time.overlap_grad_reduce.value_or(false);
+  if (l.zero_stage <= 1 && overlap_grads) add(a, "overlap-grad-reduce");
   if (l.zero_stage == 1) {
     add(a, "use-distributed-optimizer");
-    add(a, "overlap-grad-reduce");
-    add(a, "overlap-param-gather");
+    if (overlap_grads && s.search.time.overlap_param_gather.value_or(false)) add(a, "overlap-param-gather");
   } else if (l.zero_stage == 3) {
     add(a, "use-torch-fsdp2");  // core_v0.10 on; validate_args then wants the checkpoint format below
     add(a, "ckpt-format", {"torch_dist"});

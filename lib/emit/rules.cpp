@@ -47,6 +47,8 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // its own, as for a plan made for another trainer, and the memory below decides whether the layout still fits.
   if (options.time.grad_reduce && parallel::grad_reduce_refusal(target, *options.time.grad_reduce))
     options.time.grad_reduce.reset();
+  // Every spec returned carries the time options resolved against the target's defaults (out.search.time): the
+  // overlaps and precision its file then states are the ones its step time was predicted with.
   parallel::JobSpec job = s.job;
   job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
   parallel::apply_gradient_precision(job, options);
@@ -54,7 +56,8 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // The same gradient bytes, or a plan without its accelerator's memory (nothing to hold the layout to): as planned.
   if (!v && (job.optimizer == s.job.optimizer || !(s.cluster.accelerator.memory_bytes > 0))) {
     LaunchSpec out = s;
-    out.search.time.grad_reduce = options.time.grad_reduce;
+    out.job.trainer = job.trainer;  // the one that runs it (slurm's Megatron-LM for an FSDP plan)
+    out.search.time = parallel::with_trainer_defaults(options.time, target);
     return out;
   }
   if (!v) {
@@ -65,7 +68,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     if (used <= usable) {
       LaunchSpec out = s;
       out.job = job;
-      out.search.time.grad_reduce = options.time.grad_reduce;
+      out.search.time = parallel::with_trainer_defaults(options.time, target);
       out.predicted.memory_gib = used / kGiB;
       return out;
     }
@@ -92,7 +95,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   const parallel::RankedLayout& best = found.layouts.front();
   LaunchSpec out = s;
   out.job = job;
-  out.search.time.grad_reduce = options.time.grad_reduce;
+  out.search.time = parallel::with_trainer_defaults(options.time, target);
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;

@@ -58,9 +58,11 @@ TrainerCommand trainer_command(const LaunchSpec& s, const std::string& version) 
 std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const std::string& version) {
   require_plain_name(job_name, "job_name");
   const std::string trainer(parallel::kTrainerNames.name(s.job.trainer));
-  std::string out = "#!/bin/bash\n" + header_comment(s, "SLURM sbatch + torchrun, trainer " + trainer +
-                                                           (trainer == "nemo" ? "" : " (Megatron-LM " + version + ")"),
-                                                       "# ");
+  const std::string runs = s.job.trainer == parallel::Trainer::kNemo ? ""
+                           : s.job.trainer == parallel::Trainer::kDeepSpeed
+                               ? " (Megatron-DeepSpeed, DeepSpeed " + s.data->deepspeed_version + ")"
+                               : " (Megatron-LM " + version + ")";
+  std::string out = "#!/bin/bash\n" + header_comment(s, "SLURM sbatch + torchrun, trainer " + trainer + runs, "# ");
   char margin[160];
   std::snprintf(margin, sizeof margin,
                 "# Time limit: the plan's %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",

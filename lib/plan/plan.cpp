@@ -2,6 +2,7 @@
 #include "plan/plan.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/error.hpp"
 #include "model/params.hpp"
@@ -284,14 +285,18 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
 
 // The family's depth may split over no pipeline that holds the model: 230 layers fit on no PP up to 16, and split
 // over 32 stages only with edge stages heavier than the rest, which the search does not balance. Where no layout
-// fits, depths in multiples of 4, 8, … 64 open deeper pipelines; the first multiple whose plan fits is taken.
+// fits, depths in multiples of 4, 8, … 64 next to the family's open deeper pipelines; the first multiple whose plan
+// fits is taken.
 PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResult free) {
   const auto& t = o.search.trainer;
   if (free.layouts.feasible() || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline)) return free;
   for (int multiple = kEvenStagesDepthMultiple; multiple <= kDeepestDepthMultiple; multiple *= 2) {
     try {
       PlanResult deeper = plan_at_depths(budget, o, multiple);
-      if (!deeper.layouts.feasible()) continue;
+      // Only a depth next to the family's (a multiple either side): a shape far from its aspect ratio (448 layers
+      // for the family's 238) is another model, whose pipeline bubble the plan did not ask for.
+      const int family_layers = free.job.architecture.layers, layers = deeper.job.architecture.layers;
+      if (!deeper.layouts.feasible() || std::abs(layers - family_layers) >= multiple) continue;
       deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": at the family's depth (" +
                           std::to_string(free.job.architecture.layers) +
                           " layers) no layout fits, the pipelines that split it (evenly, or with lighter edge "

@@ -577,7 +577,8 @@ TEST_CASE(
   const auto& cat = test_catalog();
   CHECK(under_rules(s, cat.trainer("megatron"), cat.trainer("megatron")).search.time.grad_reduce ==
         parallel::GradReduce::kBf16);
-  CHECK(!under_rules(s, cat.trainer("nemo"), cat.trainer("megatron")).search.time.grad_reduce);
+  CHECK(under_rules(s, cat.trainer("nemo"), cat.trainer("megatron")).search.time.grad_reduce ==
+        parallel::GradReduce::kFp32);  // its own default, resolved
   CHECK(under_rules(s, cat.trainer("deepspeed"), cat.trainer("megatron")).search.time.grad_reduce ==
         parallel::GradReduce::kBf16);  // its own default: nothing to change
   CHECK(emit_files(Target::kNemo, s, options())[0].content.find("grad_reduce") == std::string::npos);
@@ -652,6 +653,58 @@ TEST_CASE("options by name: the table's option strings become names, and a name 
   const auto parsed = parse_arguments({long_option("num-layer"), "3"}, d.megatron_flags, "Megatron-LM", "");
   REQUIRE(parsed.problems.size() == 1);
   CHECK(parsed.problems[0].rfind(long_option("num-layer") + " is not an option of Megatron-LM", 0) == 0);
+}
+
+TEST_CASE("the overlaps a file states are the ones the plan's step time assumed") {
+  const auto has = [](const std::string& text, const char* what) { return text.find(what) != std::string::npos; };
+  const auto ds_overlap = [](const std::vector<EmittedFile>& files) {
+    for (const auto& f : files)
+      if (f.name == "ds_config.json")
+        return nlohmann::json::parse(f.content).at("zero_optimization").at("overlap_comm").get<bool>();
+    FAIL("no ds_config.json");
+    return false;
+  };
+  plan::PlanResult p = gpt3_plan();  // ZeRO-1 under Megatron-LM, whose defaults overlap both
+  std::string megatron = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
+  CHECK(has(megatron, "--overlap-grad-reduce"));
+  CHECK(has(megatron, "--overlap-param-gather"));
+  CHECK(!ds_overlap(emit_files(Target::kDeepSpeed, spec_of(p), options())));  // DeepSpeed's default: off
+  p.search.time.overlap_grad_reduce = false;
+  megatron = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
+  CHECK(!has(megatron, "--overlap-grad-reduce"));
+  CHECK(!has(megatron, "--overlap-param-gather"));  // validate_args: it needs --overlap-grad-reduce
+  p.search.time.overlap_grad_reduce = true;
+  CHECK(ds_overlap(emit_files(Target::kDeepSpeed, spec_of(p), options())));
+  // DDP (ZeRO-0) overlaps the gradients' reduction too; there is no parameter gather to overlap.
+  p = gpt3_plan();
+  p.layouts.layouts.front().layout.zero_stage = 0;
+  megatron = emit_files(Target::kMegatron, spec_of(p), options())[0].content;
+  CHECK(has(megatron, "--overlap-grad-reduce"));
+  CHECK(!has(megatron, "--overlap-param-gather"));
+  CHECK(!has(megatron, "--use-distributed-optimizer"));
+}
+
+TEST_CASE("slurm runs an FSDP plan with Megatron-LM, its header names what runs, and --check refuses the manifest") {
+  // FSDP has no launch line isoflop writes: job.sbatch runs Megatron-LM under its rules (a layout it refuses is
+  // re-ranked, as for any target; cli tests run that on a real cluster).
+  plan::PlanResult p = gpt3_plan();
+  p.job.trainer = parallel::Trainer::kFsdp;
+  const auto fsdp = emit_files(Target::kSlurm, spec_of(p), options());
+  REQUIRE(fsdp.size() == 1);
+  CHECK(fsdp[0].content.find("trainer megatron (Megatron-LM ") != std::string::npos);
+  CHECK(fsdp[0].content.find("\"$MEGATRON_LM/pretrain_gpt.py\"") != std::string::npos);
+  // A DeepSpeed plan's script runs Megatron-DeepSpeed and says so.
+  p = gpt3_plan();
+  p.job.trainer = parallel::Trainer::kDeepSpeed;
+  const auto ds = emit_files(Target::kSlurm, spec_of(p), options());
+  CHECK(ds[0].content.find("trainer deepspeed (Megatron-DeepSpeed, DeepSpeed ") != std::string::npos);
+  CHECK(ds[0].content.find("(Megatron-LM ") == std::string::npos);
+  // emit's manifest is not a launch file of any form.
+  const std::string manifest = R"({"isoflop_version": "0.1.0", "plan": "fnv1a64:0", "files": []})";
+  CHECK_THROWS_WITH_AS(check_file("manifest.json", std::nullopt, manifest, options()),
+                       doctest::Contains("manifest.json: emit's manifest (the files written and their hashes), not "
+                                         "a launch file"),
+                       InputError);
 }
 
 }  // namespace isoflop::emit

@@ -109,7 +109,7 @@ def check_megatron(name, out, plan, tmp):
     expect(int(a['--num-layers']) % pp == 0 or a['--decoder-first-pipeline-num-layers'], name + ': layers % PP')
     expect(int(a['--hidden-size']) % int(a['--num-attention-heads']) == 0, name + ': hidden % heads')
     seq, samples = int(a['--seq-length']), int(a['--train-samples'])
-    tokens = plan['allocation']['tokens']
+    tokens = plan['budget']['tokens']
     expect(abs(samples * seq - tokens) <= gbs * seq, name + ': --train-samples x seq = the plan\'s tokens')
     expect(int(a['--lr-decay-samples']) == samples, name + ': the cosine ends at the planned end')
     warm = int(a['--lr-warmup-samples'])
@@ -159,7 +159,7 @@ def check_deepspeed(name, out, plan):
     else:
         expect(launch == '', name + ': no launch line without pipeline stages')
     steps = ds['scheduler']['params']['total_num_steps']
-    tokens, per_step = plan['allocation']['tokens'], ds['train_batch_size'] * plan['job']['seq']
+    tokens, per_step = plan['budget']['tokens'], ds['train_batch_size'] * plan['job']['seq']
     expect(abs(steps * per_step - tokens) <= per_step, name + ': DeepSpeed cosine ends at the planned end')
 
 
@@ -178,7 +178,7 @@ def check_nemo(name, out, plan, binary):
     m, t = config['model'], config['trainer']
     expect(t['devices'] * t['num_nodes'] == plan['cluster']['gpus'], name + ': NeMo devices x nodes')
     steps, per_step = t['max_steps'], m['global_batch_size'] * m['encoder_seq_length']
-    expect(abs(steps * per_step - plan['allocation']['tokens']) <= per_step, name + ': NeMo max_steps')
+    expect(abs(steps * per_step - plan['budget']['tokens']) <= per_step, name + ': NeMo max_steps')
     r = run(binary, ['emit', '--check', os.path.join(out, 'nemo.yaml'), '--target', 'nemo'])
     expect(r.returncode == 0, name + ': emit --check nemo.yaml (yaml-cpp): ' + r.stderr)
 

@@ -419,6 +419,11 @@ TEST_CASE("a family depth no pipeline holds: the plan takes the nearest depth a 
   const int multiple = std::stoi(r.depth_note.substr(std::string("layers in multiples of ").size()));
   CHECK(r.job.architecture.layers % multiple == 0);
   CHECK(r.depth_note.find(" layers) no layout fits") != std::string::npos);
+  // Next to the family's depth, not another model's (within one multiple).
+  const auto at = r.depth_note.find("family's depth (");
+  REQUIRE(at != std::string::npos);
+  const int family = std::stoi(r.depth_note.substr(at + std::string("family's depth (").size()));
+  CHECK(std::abs(r.job.architecture.layers - family) < multiple);
   // With the depth pinned by a pipeline, the family's depth stands and nothing else is tried.
   auto pinned = o;
   pinned.search.pins.pp = 16;
