@@ -453,7 +453,7 @@ TEST_CASE("layout: bf16 gradients are offered where they make it fit and the tra
   CHECK(json::parse(ranked.out).at("search").at("options").at("grad_reduce").is_null());
   // emit: DeepSpeed's line carries no Megatron-LM flag for it, and a plan that said fp32 (Megatron's default)
   // emits for DeepSpeed as one that did not.
-  for (const std::string& target : {"deepspeed", "nemo", "megatron", "all"}) {
+  for (const std::string target : {"deepspeed", "nemo", "megatron", "all"}) {
     INFO(target);
     const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-" + target);
     const auto emitted = run_cli("emit " + target + " --from " + bf16_from + " --out " + (dir / "out").string());
