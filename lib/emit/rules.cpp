@@ -49,6 +49,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     options.time.grad_reduce.reset();
   // Every spec returned carries the time options resolved against the target's defaults (out.search.time): the
   // overlaps and precision its file then states are the ones its step time was predicted with.
+  const parallel::TimeOptions resolved = parallel::with_trainer_defaults(options.time, target);
   parallel::JobSpec job = s.job;
   job.trainer = parallel::kTrainerNames.parse(target.name, "trainer");
   parallel::apply_gradient_precision(job, options);
@@ -57,7 +58,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   if (!v && (job.optimizer == s.job.optimizer || !(s.cluster.accelerator.memory_bytes > 0))) {
     LaunchSpec out = s;
     out.job.trainer = job.trainer;  // the one that runs it (slurm's Megatron-LM for an FSDP plan)
-    out.search.time = parallel::with_trainer_defaults(options.time, target);
+    out.search.time = resolved;
     return out;
   }
   if (!v) {
@@ -68,7 +69,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     if (used <= usable) {
       LaunchSpec out = s;
       out.job = job;
-      out.search.time = parallel::with_trainer_defaults(options.time, target);
+      out.search.time = resolved;
       out.predicted.memory_gib = used / kGiB;
       return out;
     }
@@ -95,7 +96,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   const parallel::RankedLayout& best = found.layouts.front();
   LaunchSpec out = s;
   out.job = job;
-  out.search.time = parallel::with_trainer_defaults(options.time, target);
+  out.search.time = resolved;
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;

@@ -34,10 +34,18 @@ void narrow(catalog::TrainerRules& rules, const char* file, std::string_view rul
 
 catalog::TrainerRules as_written(catalog::TrainerRules rules) {
   auto& r = rules;
+  // Megatron-LM's line says --grad-reduce-in-bf16; nemo.yaml (megatron_gpt_config.yaml) has no key for the
+  // gradients' precision, and isoflop's ds_config.json states none (DeepSpeed's communication_data_type alone
+  // does not move the accumulation to fp32 at every ZeRO stage).
+  const auto default_precision_only = [&](const char* file) {
+    narrow(
+        r, file, "grad_reduce", true, [&] { r.grad_reduce_default_only = true; }, "");
+  };
   if (r.name == kTrainerNames.name(Trainer::kDeepSpeed)) {
     narrow(
         r, "ds_config.json", "uneven_stages", r.uneven_stages, [&] { r.uneven_stages = false; },
         "isoflop's Megatron-DeepSpeed launch line has no option for the first and last stages' layers");
+    default_precision_only("ds_config.json");
   } else if (r.name == kTrainerNames.name(Trainer::kNemo)) {
     narrow(
         r, "nemo.yaml", "uneven_stages", r.uneven_stages, [&] { r.uneven_stages = false; },
@@ -47,14 +55,7 @@ catalog::TrainerRules as_written(catalog::TrainerRules rules) {
         r, "nemo.yaml", "zero_stages", std::any_of(r.zero_stages.begin(), r.zero_stages.end(), sharded),
         [&] { std::erase_if(r.zero_stages, sharded); },
         "isoflop's nemo.yaml shards at most the optimizer state (distributed_fused_adam); its FSDP is not written");
-  }
-  // Megatron-LM's line says --grad-reduce-in-bf16; nemo.yaml (megatron_gpt_config.yaml) has no key for the
-  // gradients' precision, and isoflop's ds_config.json states none (DeepSpeed's communication_data_type alone
-  // does not move the accumulation to fp32 at every ZeRO stage).
-  if (r.name == kTrainerNames.name(Trainer::kDeepSpeed) || r.name == kTrainerNames.name(Trainer::kNemo)) {
-    r.grad_reduce_default_only = true;
-    r.written_as = r.name == kTrainerNames.name(Trainer::kNemo) ? "nemo.yaml" : "ds_config.json";
-    r.narrowed_rules.emplace_back("grad_reduce");
+    default_precision_only("nemo.yaml");
   }
   return rules;
 }

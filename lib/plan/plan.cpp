@@ -298,7 +298,7 @@ PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResul
       const int family_layers = free.job.architecture.layers, layers = deeper.job.architecture.layers;
       if (!deeper.layouts.feasible() || std::abs(layers - family_layers) >= multiple) continue;
       deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": at the family's depth (" +
-                          std::to_string(free.job.architecture.layers) +
+                          std::to_string(family_layers) +
                           " layers) no layout fits, the pipelines that split it (evenly, or with lighter edge "
                           "stages) being too shallow to hold the model";
       return deeper;
