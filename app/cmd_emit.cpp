@@ -56,7 +56,7 @@ int run_emit(const std::vector<std::string>& args) {
   // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately).
   if (plan.problem)
     throw InfeasibleError("the plan is refused, so no launch file is written: " +
-                          infeasible_message(plan.problem->reason, plan.problem->changes) +
+                          infeasible_message(plan.problem->reason, plan.problem->changes, parallel::kToReachFloor) +
                           "; re-plan with one of these (or a lower --min-mfu)");
   const emit::LaunchSpec spec =
       emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);

@@ -3,14 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <limits>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
 #include "app/layout_options.hpp"
 #include "core/error.hpp"
 #include "doc/layout_document.hpp"
-#include "parallel/time_model.hpp"
-#include "units/format.hpp"
+#include "plan/remedy.hpp"
 
 namespace isoflop::app {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kJobOptions[] = {"arch",          "seq",       "gpu",       "node",
                                        "gpus-per-node", "attention", "precision", "dropout"};
 
-doc::LayoutDocument from_options(const Parsed& parsed) {
+doc::LayoutDocument from_options(const Parsed& parsed, const catalog::Catalog& catalog) {
   const auto& vm = parsed.values;
   const doc::LayoutInputs in{.arch = get_string(vm, "arch"), .from = std::nullopt, .cluster = cluster_request(vm),
                              .global_batch = get_integer(vm, "global-batch"), .seq = get_integer(vm, "seq")};
@@ -30,9 +30,24 @@ doc::LayoutDocument from_options(const Parsed& parsed) {
   const parallel::JobSettings settings = job_settings(vm);
   const parallel::SearchOptions options = parallel::search_options(layout_request(vm));
   std::string cluster_note;
-  auto d = doc::layout_document(load_catalog(parsed.common), in, settings, options, &cluster_note);
+  auto d = doc::layout_document(catalog, in, settings, options, &cluster_note);
   spdlog::debug("{}", cluster_note);
   return d;
+}
+
+// A best layout that `plan` would refuse, said so on stderr with plan's changes (lib/plan/remedy): fewer GPUs,
+// a larger batch (here in sequences, layout's --global-batch), context parallelism.
+void note_low_mfu(const doc::LayoutSections& s, double min_mfu) {
+  const parallel::RankedLayout& best = s.result.layouts.front();
+  plan::PlanProblem problem =
+      plan::low_mfu_problem(s.job, s.cluster, s.options, best, min_mfu, std::numeric_limits<double>::infinity());
+  for (auto& c : problem.changes)
+    if (c.field == "global_batch_tokens" && c.number) {
+      c.field = "global_batch";
+      c.number = *c.number / s.job.seq;
+    }
+  std::fprintf(stderr, "isoflop: note: plan would refuse the best layout (the catalog's min_mfu): %s\n",
+               infeasible_message(problem.reason, problem.changes, parallel::kToReachFloor).c_str());
 }
 
 }  // namespace
@@ -43,6 +58,7 @@ int run_layout(const std::vector<std::string>& args) {
   if (!parsed) return 0;
   const auto& vm = parsed->values;
 
+  const catalog::Catalog catalog = load_catalog(parsed->common);
   doc::LayoutDocument d;
   if (const auto from = read_from(vm, {"layout", "plan"})) {
     for (const char* name : kJobOptions)
@@ -54,24 +70,18 @@ int run_layout(const std::vector<std::string>& args) {
     resize.gpus = get_integer(vm, "gpus");
     resize.nodes = get_integer(vm, "nodes");
     resize.global_batch = get_integer(vm, "global-batch");
-    d = doc::relayout(*from, layout_request(vm), resize, load_catalog(parsed->common));
+    d = doc::relayout(*from, layout_request(vm), resize, catalog);
   } else {
-    d = from_options(*parsed);
+    d = from_options(*parsed, catalog);
   }
   const auto& infeasible = d.sections.result.infeasible;
   if (!infeasible || parsed->common.format != report::OutputFormat::kTable)
     write_document(parsed->common, doc::Json(d), [&] { return doc::render_layout_page(d); }, "layouts");
   if (!infeasible) {
     // A ranking is not a refusal, but a best layout that `plan` would refuse is said so.
+    const double floor = catalog.run_cost_constants().min_mfu;
     const auto& layouts = d.sections.result.layouts;
-    const double floor = load_catalog(parsed->common).run_cost_constants().min_mfu;
-    if (!parsed->common.quiet && !layouts.empty() && layouts.front().time.mfu < floor)
-      std::fprintf(stderr,
-                   "isoflop: note: the best layout's MFU %s %% is under %s %%, the floor below which plan "
-                   "refuses (the catalog's min_mfu): %s\n",
-                   units::format_significant(layouts.front().time.mfu * 100, 3).c_str(),
-                   units::format_significant(floor * 100, 3).c_str(),
-                   parallel::largest_overhead(layouts.front().time).c_str());
+    if (!parsed->common.quiet && !layouts.empty() && layouts.front().time.mfu < floor) note_low_mfu(d.sections, floor);
     return 0;
   }
   std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(*infeasible).c_str());

@@ -66,7 +66,9 @@ int run_plan(const std::vector<std::string>& args) {
                  "layouts");
   if (r.acceptable()) return 0;
   std::fprintf(stderr, "isoflop: %s: %s\n", r.feasible() ? "refused" : "infeasible",
-               infeasible_message(r.problem->reason, r.problem->changes).c_str());
+               infeasible_message(r.problem->reason, r.problem->changes,
+                                  r.feasible() ? parallel::kToReachFloor : parallel::kToFit)
+                   .c_str());
   return static_cast<int>(ExitStatus::kFailed);
 }
 

@@ -67,11 +67,12 @@ std::string infeasible_message(const parallel::Infeasibility& why) {
   return parallel::describe_spelled(why, flag_for_field);
 }
 
-std::string infeasible_message(const std::string& reason, const std::vector<parallel::SuggestedChange>& changes) {
+std::string infeasible_message(const std::string& reason, const std::vector<parallel::SuggestedChange>& changes,
+                               const char* lead) {
   parallel::Infeasibility why;
   why.reason = reason;
   why.changes = changes;
-  return infeasible_message(why);
+  return parallel::describe_spelled(why, flag_for_field, lead);
 }
 
 }  // namespace isoflop::app

@@ -23,6 +23,7 @@ parallel::LayoutRequest layout_request(const po::variables_map& vm);
 // "no layout fits …; to fit: --gpus 4480 (about …), or an accelerator with at least 1357 GB of memory (--gpu)".
 std::string infeasible_message(const parallel::Infeasibility& infeasible);
 // The same for a plan's problem (MFU under the floor): its reason and the changes that would pass.
-std::string infeasible_message(const std::string& reason, const std::vector<parallel::SuggestedChange>& changes);
+std::string infeasible_message(const std::string& reason, const std::vector<parallel::SuggestedChange>& changes,
+                               const char* lead = parallel::kToFit);
 
 }  // namespace isoflop::app

@@ -96,8 +96,7 @@ LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutReques
         // The document's gradient precision, which the file written for this trainer cannot state (a plan made
         // with --grad-reduce bf16 for megatron, ranked for nemo): the trainer's own, as emit runs it. One asked
         // for here is the user's, and refused.
-        if (!request.grad_reduce && o.time.grad_reduce && parallel::grad_reduce_refusal(o.trainer, *o.time.grad_reduce))
-          o.time.grad_reduce.reset();
+        if (!request.grad_reduce) parallel::drop_unstatable_grad_reduce(o);
       },
       resize);
 }

@@ -92,8 +92,15 @@ std::string render_layouts_table(const parallel::SearchResult& r, bool calibrate
         out += "  ... and " + std::to_string(r.pruned.size() - 8) + " more (see -o json)\n";
         break;
       }
+      // A rule pruned a layout that would fit; what the trainer runs in the family is too big (else the family
+      // would rank): say by how much, so the rule does not read as the only obstacle.
+      const std::string runs_need =
+          p.rule != "memory" && p.min_memory_bytes > r.usable_memory_bytes
+              ? "; the layouts allowed need at least " + fixed(p.min_memory_bytes / kGiB, 1) + " GiB/GPU"
+              : std::string();
       out += "  TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp) +
-             (p.cp > 1 ? " x CP " + std::to_string(p.cp) : std::string()) + ": " + p.reason + " [" + p.rule + "]\n";
+             (p.cp > 1 ? " x CP " + std::to_string(p.cp) : std::string()) + ": " + p.reason + runs_need + " [" +
+             p.rule + "]\n";
     }
   }
   out += "\n" + std::to_string(r.evaluated) + " layouts evaluated.\n";

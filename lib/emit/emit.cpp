@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -101,20 +102,24 @@ bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p) {
 }
 
 // The spec `target` renders: the plan's, or with RoPE (which every target spells) for an encoding the trainer
-// cannot spell. The layout stays the plan's; the line says what changed, parameters included (Transformer-XL
-// relative positions add a projection per layer, model/params.cpp).
+// cannot spell. The layout stays the plan's; the model's parameters and FLOPs change (Transformer-XL relative
+// positions add a projection per layer, model/params.cpp), so the prediction the file states is recounted for
+// the model it runs, and the line says what changed.
 LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& options) {
   const auto p = spec.arch.positional;
   if (spells(target, spec, p) || !options.substitute) return spec;
   LaunchSpec s = spec;
   s.arch.positional = model::PositionalEncoding::kRotary;
+  s.job.architecture = s.arch;
   const double before = model::count_params(spec.arch).total(), after = model::count_params(s.arch).total();
-  char line[240];
+  if (const auto p = predict(s)) restate_prediction(s, spec, *p);
+  char line[320];
   std::snprintf(line, sizeof line,
                 "positional encoding '%s' has no %s spelling: runs 'rotary' instead (parameters %.4g -> %.4g, "
-                "layout unchanged)",
+                "step %.3f -> %.3f s, layout unchanged; the prediction above is the rotary model's)",
                 std::string(model::kPositionalEncodingNames.name(p)).c_str(),
-                std::string(kTargetNames.name(target)).c_str(), before, after);
+                std::string(kTargetNames.name(target)).c_str(), before, after, spec.predicted.step_time_s,
+                s.predicted.step_time_s);
   s.substitution = line;
   return s;
 }
@@ -213,23 +218,49 @@ CheckReport check_file(const std::string& name, std::optional<Target> target, co
   return report;
 }
 
+namespace {
+
+// One target's file, checked as its trainer checks it. Throws FieldError("plan layout") when the trainer refuses
+// the plan and no layout of its own fits, or the file would be rejected.
+EmittedFile emit_one(Target t, const LaunchSpec& spec, const EmitOptions& options, const Versions& versions,
+                     const catalog::Catalog& catalog) {
+  const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
+  const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
+  const LaunchSpec target_spec = for_target(t, runnable, options);
+  EmittedFile f = render(t, target_spec, options, versions);
+  f.substitution = target_spec.substitution;
+  f.relayout = target_spec.relayout;
+  const auto problems = check_config_at(t, f.content, *spec.data, versions, catalog);
+  if (!problems.empty())
+    throw FieldError("plan layout",
+                     std::string(kTargetNames.name(t)) + " would reject this plan: " + join(problems, "; "));
+  return f;
+}
+
+}  // namespace
+
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options) {
   const Versions versions = versions_for(target, *spec.data, options.target_version);
   const catalog::Catalog& catalog = catalog_of(options);
-  const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
   std::vector<EmittedFile> files;
+  std::optional<FieldError> first_refusal;  // `all`: the first target that cannot be written
+  std::vector<std::string> writable;
   for (Target t : targets_of(target)) {
-    const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
-    const LaunchSpec target_spec = for_target(t, runnable, options);
-    EmittedFile f = render(t, target_spec, options, versions);
-    f.substitution = target_spec.substitution;
-    f.relayout = target_spec.relayout;
-    const auto problems = check_config_at(t, f.content, *spec.data, versions, catalog);
-    if (!problems.empty())
-      throw FieldError("plan layout", std::string(kTargetNames.name(t)) + " would reject this plan: " +
-                                         join(problems, "; "));
-    files.push_back(std::move(f));
+    try {
+      files.push_back(emit_one(t, spec, options, versions, catalog));
+      writable.emplace_back(kTargetNames.name(t));
+    } catch (const FieldError& e) {
+      if (target != Target::kAll) throw;
+      if (!first_refusal) first_refusal = e;
+    }
   }
+  // `all` writes its four files or none; the refusal names the targets that can be written on their own.
+  if (first_refusal)
+    throw FieldError(first_refusal->field(),
+                     first_refusal->message() + "; emit all writes all four files or none" +
+                         (writable.empty() ? std::string(", and no target can be written for this plan")
+                                           : ": " + join(writable, ", ") + " can be written alone (emit " +
+                                                 join(writable, "|") + " with the same plan)"));
   return files;
 }
 

@@ -11,6 +11,8 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "parallel/memory_model.hpp"
+#include "parallel/time_model.hpp"
 #include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/si.hpp"
@@ -23,6 +25,23 @@ Prediction prediction_of(const parallel::RankedLayout& best) {
   p.memory_gib = best.memory.total_bytes() / kGiB;
   p.mfu = best.time.mfu;
   return p;
+}
+
+std::optional<Prediction> predict(const LaunchSpec& s) {
+  if (!(s.cluster.accelerator.gemm_efficiency_max > 0)) return std::nullopt;
+  parallel::JobSpec job = s.job;
+  job.architecture = s.arch;
+  const parallel::ParameterSplit split = parallel::split_parameters(job.architecture);
+  const parallel::MemoryBreakdown memory = parallel::estimate_memory(job, split, s.layout, s.search.memory);
+  const parallel::TimeOptions time = parallel::with_trainer_defaults(s.search.time, s.search.trainer);
+  return prediction_of({s.layout, memory, parallel::estimate_step_time(job, s.cluster, s.layout, split, memory, time)});
+}
+
+void restate_prediction(LaunchSpec& s, const LaunchSpec& before, Prediction p) {
+  const double ratio = before.predicted.step_time_s > 0 ? p.step_time_s / before.predicted.step_time_s : 1.0;
+  p.run_time_s = before.predicted.run_time_s * ratio;
+  s.predicted = p;
+  s.time_limit_s = p.run_time_s * (1.0 + s.data->time_margin_fraction);
 }
 
 std::string document_hash(const std::string& text) {

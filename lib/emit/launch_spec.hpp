@@ -3,6 +3,7 @@
 // Each target (megatron.cpp, deepspeed.cpp, nemo.cpp, slurm.cpp) only spells it in its trainer's words.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,19 @@ LaunchSpec make_launch_spec(const plan::PlanResult& plan, const LaunchData& data
 // The layout search's prediction for `best`: step time, memory of the most loaded GPU and MFU (run_time_s
 // is left 0 for the caller, which knows the training length).
 Prediction prediction_of(const parallel::RankedLayout& best);
+
+// The time and memory models' prediction for the spec's own model (arch), job, layout and settings: search.time
+// with what it leaves open taken from search.trainer's defaults (under_rules resolves it for the target's trainer
+// first). A plan's spec gives back its best layout's prediction; a spec a target changed (another trainer's
+// settings or gradients, a substituted positional encoding) gets what that target runs. run_time_s is left 0. None
+// where the accelerator carries no step-time constants (a spec built without the catalog's record): nothing to recount
+// with.
+std::optional<Prediction> predict(const LaunchSpec& spec);
+
+// Puts `p` in `spec` as what it now runs: the same tokens at p's step time, so the run time is `before`'s scaled
+// by the step times' ratio (the plan's run time is its step time's, or the days budgeted), and the time limit
+// with it.
+void restate_prediction(LaunchSpec& spec, const LaunchSpec& before, Prediction p);
 
 // FNV-1a 64 of `text`, as "fnv1a64:<16 hex digits>".
 std::string document_hash(const std::string& text);

@@ -45,8 +45,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   options.trainer = target;
   // A gradient precision the plan chose that the file written for the target cannot state: the target reduces in
   // its own, as for a plan made for another trainer, and the memory below decides whether the layout still fits.
-  if (options.time.grad_reduce && parallel::grad_reduce_refusal(target, *options.time.grad_reduce))
-    options.time.grad_reduce.reset();
+  parallel::drop_unstatable_grad_reduce(options);
   // Every spec returned carries the time options resolved against the target's defaults (out.search.time): the
   // overlaps and precision its file then states are the ones its step time was predicted with.
   const parallel::TimeOptions resolved = parallel::with_trainer_defaults(options.time, target);
@@ -59,6 +58,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     LaunchSpec out = s;
     out.job.trainer = job.trainer;  // the one that runs it (slurm's Megatron-LM for an FSDP plan)
     out.search.time = resolved;
+    if (const auto p = predict(out)) restate_prediction(out, s, *p);  // the target's settings: its overlaps' step time
     return out;
   }
   if (!v) {
@@ -71,6 +71,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
       out.job = job;
       out.search.time = resolved;
       out.predicted.memory_gib = used / kGiB;
+      if (const auto p = predict(out)) restate_prediction(out, s, *p);  // its gradients' memory, the target's settings
       return out;
     }
     char words[160];
@@ -89,7 +90,14 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // trainer runs but the file written cannot say (`target` narrowed to what the file spells) is re-ranked.
   if (parallel::runnability_violation(own, s.layout, s.job, s.cluster)) throw FieldError("plan layout", refused);
   // What `layout --from PLAN` ranks first under the target's rules: the plan's model, batch and cluster, its pins.
-  const parallel::SearchResult found = parallel::search_layouts(job, s.cluster, options);
+  // The plan's pins under the target's rules may be refused outright (a pinned VPP for a trainer without
+  // interleaving): that is the target refusing the plan too.
+  parallel::SearchResult found;
+  try {
+    found = parallel::search_layouts(job, s.cluster, options);
+  } catch (const InputError& e) {
+    throw FieldError("plan layout", refused + " (under its rules: " + e.what() + ")");
+  }
   if (!found.feasible() || found.layouts.empty())
     throw FieldError("plan layout", refused + " (under its rules: " +
                                         (found.infeasible ? found.infeasible->reason : "no layout") + ")");
@@ -99,10 +107,7 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   out.search.time = resolved;
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
-  const double step_ratio = s.predicted.step_time_s > 0 ? best.time.step_time_s / s.predicted.step_time_s : 1.0;
-  out.predicted = prediction_of(best);
-  out.predicted.run_time_s = s.predicted.run_time_s * std::max(1.0, step_ratio);
-  out.time_limit_s = out.predicted.run_time_s * (1.0 + s.data->time_margin_fraction);
+  restate_prediction(out, s, prediction_of(best));
   out.relayout =
       "layout: " +
       (trainer_refuses ? target.name + " refuses the plan's" : "the plan's cannot be written for " + target.name) +

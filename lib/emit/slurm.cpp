@@ -64,9 +64,10 @@ std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const s
                                : " (Megatron-LM " + version + ")";
   std::string out = "#!/bin/bash\n" + header_comment(s, "SLURM sbatch + torchrun, trainer " + trainer + runs, "# ");
   char margin[160];
-  std::snprintf(margin, sizeof margin,
-                "# Time limit: the plan's %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",
-                s.predicted.run_time_s / units::kSecondsPerDay, 100.0 * s.data->time_margin_fraction);
+  std::snprintf(
+      margin, sizeof margin,
+      "# Time limit: the run's predicted %.2f days plus a %.0f%% margin for start-up, checkpoints and restarts.\n",
+      s.predicted.run_time_s / units::kSecondsPerDay, 100.0 * s.data->time_margin_fraction);
   out += margin;
   out += directive("job-name", job_name);
   out += directive("nodes", str(s.nodes));

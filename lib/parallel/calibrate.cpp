@@ -54,7 +54,7 @@ RunPrediction predict_run(const RunSetup& setup, const catalog::MeasuredRun& run
       break;
     case catalog::MeasuredMetric::kMfu: measured = st.model_flops_per_step / (gpus * run.value * acc.peak_16bit_flops); break;
   }
-  return {run.name, run.held_out, measured, st.step_time_s};
+  return {run.name, run.held_out, measured, st.step_time_s, st.model_flops_per_step};
 }
 
 ErrorSummary summarize(const std::vector<RunPrediction>& predictions) {
@@ -131,11 +131,8 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
     if (r.gpu != gpu) continue;
     (r.held_out ? judge_runs : fit_runs).push_back(&r);
     const RunSetup& setup = (r.held_out ? judge_setups : fit_setups).emplace_back(run_setup(catalog, r));
-    ClusterSpec cluster = setup.cluster;
-    cluster.accelerator = start;
-    const StepTime st = estimate_step_time(setup.job, cluster, setup.layout);
-    const double measured_step_s = predict_run(setup, r, start).measured_step_time_s;
-    const double utilisation = st.model_flops_per_step / (r.gpus * measured_step_s * top_peak);
+    const RunPrediction p = predict_run(setup, r, start);
+    const double utilisation = p.model_flops_per_step / (r.gpus * p.measured_step_time_s * top_peak);
     if (!(utilisation <= 1))
       throw CatalogError(r.file + ": run '" + r.name + "': the measurement means " +
                          std::to_string(static_cast<int>(std::lround(utilisation * 100))) + "% of " + gpu + "'s peak " +

@@ -31,6 +31,7 @@ struct RunPrediction {
   bool held_out = false;
   double measured_step_time_s = 0;   // the measured value converted with the model's FLOP count
   double predicted_step_time_s = 0;
+  double model_flops_per_step = 0;  // the model's FLOP count the conversion used
   // Relative error of the predicted per-GPU throughput: measured step / predicted step − 1.
   double error() const { return measured_step_time_s / predicted_step_time_s - 1; }
 };

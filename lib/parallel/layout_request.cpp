@@ -61,9 +61,9 @@ JobSettings job_settings(const JobSettingsRequest& r) {
   return j;
 }
 
-std::string describe_spelled(const Infeasibility& why, std::string (*spell)(std::string_view field)) {
+std::string describe_spelled(const Infeasibility& why, std::string (*spell)(std::string_view field), const char* lead) {
   std::string out = why.reason;
-  const char* separator = "; to fit: ";
+  const char* separator = lead;
   for (const auto& c : why.changes) {
     out += separator;
     separator = ", or ";

@@ -51,6 +51,7 @@ JobSettings job_settings(const JobSettingsRequest& request);
 
 // The infeasibility in words with each suggested change spelled by `spell` (a field → how the caller names it):
 // "no layout fits …; to fit: <gpus> 4480 (about …), or an accelerator with at least 1357 GB of memory (<gpu>)".
-std::string describe_spelled(const Infeasibility& infeasible, std::string (*spell)(std::string_view field));
+std::string describe_spelled(const Infeasibility& infeasible, std::string (*spell)(std::string_view field),
+                             const char* lead = kToFit);
 
 }  // namespace isoflop::parallel

@@ -560,6 +560,11 @@ void apply_gradient_precision(JobSpec& job, const SearchOptions& options) {
   job.optimizer = time.grad_reduce == GradReduce::kFp32 ? Optimizer::kMegatronAdam : Optimizer::kMixedPrecisionAdam;
 }
 
+void drop_unstatable_grad_reduce(SearchOptions& options) {
+  if (options.time.grad_reduce && grad_reduce_refusal(options.trainer, *options.time.grad_reduce))
+    options.time.grad_reduce.reset();
+}
+
 SearchResult search_layouts(const JobSpec& job, const ClusterSpec& cluster, const SearchOptions& options) {
   return search(job, cluster, options, true, true);
 }

@@ -92,6 +92,11 @@ struct SearchResult {
 // the same gradient bytes.
 void apply_gradient_precision(JobSpec& job, const SearchOptions& options);
 
+// Drops a gradient precision the file written for options.trainer cannot state (grad_reduce_refusal), so that
+// the trainer reduces in its own default: a document's choice carried to a trainer that cannot say it (emit
+// under another trainer's rules, `layout --from` for another trainer). One the user asks for is refused instead.
+void drop_unstatable_grad_reduce(SearchOptions& options);
+
 // Runs the search. Throws FieldError for invalid pins (e.g. heads not divisible by a pinned TP) and InputError
 // when no layout is valid at all with degrees pinned. When none fits, or none is valid and nothing is pinned,
 // returns the result with `infeasible` set (no layouts): the smallest memory needed and what would make it fit,
@@ -106,6 +111,10 @@ SearchResult search_layouts_exhaustive(const JobSpec& job, const ClusterSpec& cl
 // of `usable` bytes), the memory levers the pins held back, an accelerator with more memory.
 std::vector<SuggestedChange> suggest_changes(double needed, double usable, const JobSpec& job,
                                              const ClusterSpec& cluster, const SearchOptions& options);
+
+// What leads the changes in words: those that would make a layout fit, or lift its MFU to a floor.
+inline constexpr const char* kToFit = "; to fit: ";
+inline constexpr const char* kToReachFloor = "; to reach the floor: ";
 
 // The infeasibility in words, the changes named by their fields: "…; to fit: gpus 4480 (about …), …".
 std::string describe(const Infeasibility& infeasible);

@@ -29,6 +29,28 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   auto s = [](long long v) { return std::to_string(v); };
   for (const auto& d : dimensions())
     if (const auto v = d.pinned(pins)) check_range(d, *v);
+  // A pinned degree of a form of parallelism the trainer lacks: refused as the pin, before any other check of
+  // it, rather than as whichever layout the search happens to reject first.
+  if (trainer.loaded()) {
+    const auto above_one = [](const std::optional<int>& pin) { return pin && *pin > 1; };
+    const struct {
+      const char* field;
+      const char* rule;
+      bool offered, pinned;
+    } capabilities[] = {
+        {"tp", "tensor_parallel", trainer.tensor_parallel, above_one(pins.tp)},
+        {"pp", "pipeline", trainer.pipeline, above_one(pins.pp)},
+        {"vpp", "interleaving", trainer.interleaving, above_one(pins.vpp)},
+        {"cp", "context_parallel", trainer.context_parallel, above_one(pins.cp)},
+        {"ep", "expert_parallel", trainer.expert_parallel, above_one(pins.ep)},
+        {"sequence_parallel", "sequence_parallel", trainer.sequence_parallel, pins.sequence_parallel.value_or(false)},
+    };
+    for (const auto& c : capabilities)
+      if (c.pinned && !c.offered) throw FieldError(c.field, missing_capability(trainer, c.rule));
+  }
+  if (pins.vpp && *pins.vpp > 1 && pins.pp && *pins.pp < least_interleaved_pp(trainer))
+    throw FieldError("vpp", "interleaving (VPP " + s(*pins.vpp) + ") needs PP >= " + s(least_interleaved_pp(trainer)) +
+                                ", got PP " + s(*pins.pp));
   if (pins.tp && a.heads % *pins.tp != 0)
     throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
   if (pins.tp && cluster.gpus % *pins.tp != 0)
@@ -37,25 +59,16 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   if (pins.pp && a.layers % *pins.pp != 0 && !edges_pinned &&
       !(trainer.uneven_stages && balanced_edge_layers(a.layers, *pins.pp, 1).first > 0))
     throw FieldError("pp", "layers " + s(a.layers) + " are not divisible by PP " + s(*pins.pp) +
-                               (!trainer.loaded() || trainer.uneven_stages ? " (pin the first and last stage layers)"
-                                : !trainer.pipeline                        ? " (" + trainer.name + " runs no pipeline)"
-                                                    : " (" + rules_holder(trainer, "uneven_stages") +
-                                                          " has no layer counts for the first and last stages; " +
-                                                          even_depths(a.layers, *pins.pp) + ")"));
+                               (!trainer.loaded() || trainer.uneven_stages
+                                    ? " (pin the first and last stage layers)"
+                                    : " (" + rules_holder(trainer, "uneven_stages") +
+                                          " has no layer counts for the first and last stages; " +
+                                          even_depths(a.layers, *pins.pp) + ")"));
   if (pins.zero_stage && trainer.loaded() &&
       std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), *pins.zero_stage) == trainer.zero_stages.end())
     throw FieldError("zero_stage", zero_stage_refusal(trainer, *pins.zero_stage));
   if (pins.zero_stage == 3 && trainer.loaded() && a.tied_embeddings && !trainer.zero3_tied_embeddings)
-    throw FieldError(
-        "zero_stage", trainer.name +
-                          " runs ZeRO-3 only with untied embeddings, and this model's output "
-                          "layer shares the input embedding's weights; accepted: " +
-                          [&] {
-                            std::string stages;
-                            for (const int z : trainer.zero_stages)
-                              if (z != 3) stages += (stages.empty() ? "" : ", ") + s(z);
-                            return stages;
-                          }());
+    throw FieldError("zero_stage", zero3_tied_refusal(trainer, true));
   if (time.grad_reduce)
     if (const auto why = grad_reduce_refusal(trainer, *time.grad_reduce)) throw FieldError("grad_reduce", *why);
   if (pins.cp && job.seq % *pins.cp != 0)
@@ -141,7 +154,7 @@ std::vector<SuggestedChange> suggest_changes(double needed, double usable, const
 
 std::string describe(const Infeasibility& why) {
   std::string out = why.reason;
-  const char* separator = "; to fit: ";
+  const char* separator = kToFit;
   for (const auto& c : why.changes) {
     out += separator;
     separator = ", or ";

@@ -2,6 +2,7 @@
 #include "parallel/trainer_rules.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "parallel/stages.hpp"
 #include "parallel/time_model.hpp"
@@ -79,6 +80,29 @@ std::string zero_stage_refusal(const catalog::TrainerRules& t, int stage) {
   return rules_holder(t, "zero_stages") + " offers no ZeRO-" + s(stage) + " (its stages: " + stages + ")";
 }
 
+std::string zero3_tied_refusal(const catalog::TrainerRules& t, bool pinned) {
+  std::string out = t.name + " runs ZeRO-3 only with untied embeddings, and this model's output layer shares the " +
+                    "input embedding's weights";
+  if (!pinned) return out;
+  std::string stages;
+  for (const int z : t.zero_stages)
+    if (z != 3) stages += (stages.empty() ? "" : ", ") + s(z);
+  return out + "; accepted: " + stages;
+}
+
+std::string missing_capability(const catalog::TrainerRules& t, std::string_view rule) {
+  const std::string who = rules_holder(t, rule);
+  if (rule == "tensor_parallel") return who + " has no tensor parallelism (TP must be 1)";
+  if (rule == "sequence_parallel") return who + " has no sequence parallelism";
+  if (rule == "pipeline") return who + " runs no pipeline schedule (PP must be 1)";
+  if (rule == "interleaving") return who + " has no interleaved schedule (VPP must be 1)";
+  if (rule == "context_parallel") return who + " has no context parallelism (CP must be 1)";
+  if (rule == "expert_parallel") return who + " has no expert parallelism (EP must be 1)";
+  throw std::logic_error("missing_capability: '" + std::string(rule) + "' is no form of parallelism");
+}
+
+int least_interleaved_pp(const catalog::TrainerRules& t) { return std::max(2, t.loaded() ? t.interleaving_min_pp : 2); }
+
 std::optional<RuleViolation> structural_violation(const Layout& l, const JobSpec& job, const ClusterSpec& cluster,
                                                   Words words) {
   const auto& a = job.architecture;
@@ -153,16 +177,14 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
   if (std::find(t.zero_stages.begin(), t.zero_stages.end(), l.zero_stage) == t.zero_stages.end()) {
     return fail(words, "zero_stages", [&] { return zero_stage_refusal(t, l.zero_stage); });
   }
-  if (l.pp > 1 && !t.pipeline)
-    return fail(words, "pipeline", [&] { return std::string(name + " runs no pipeline schedule (PP must be 1)"); });
+  if (l.pp > 1 && !t.pipeline) return fail(words, "pipeline", [&] { return missing_capability(t, "pipeline"); });
   if (l.pp > 1 && l.zero_stage > t.max_zero_stage_with_pipeline)
     return fail(words, "zero_with_pipeline", [&] {
       return std::string(name + " runs ZeRO stage at most " + s(t.max_zero_stage_with_pipeline) +
                          " with pipeline parallelism, got ZeRO-" + s(l.zero_stage) + " with PP " + s(l.pp));
     });
   if (l.ep > 1 && !t.expert_parallel)
-    return fail(words, "expert_parallel",
-                [&] { return std::string(name + " has no expert parallelism (EP must be 1)"); });
+    return fail(words, "expert_parallel", [&] { return missing_capability(t, "expert_parallel"); });
   const bool experts_scope = t.zero_experts_scope_model ? a.moe.enabled() : l.ep > 1;
   if (experts_scope && l.zero_stage > t.max_zero_stage_with_experts)
     return fail(words, "zero_with_experts", [&] {
@@ -172,20 +194,16 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
     });
   // Megatron-LM's --use-torch-fsdp2 asserts untied embeddings (data/trainers.yaml zero3_tied_embeddings).
   if (l.zero_stage == 3 && a.tied_embeddings && !t.zero3_tied_embeddings)
-    return fail(words, "zero3_tied_embeddings", [&] {
-      return std::string(name + " runs ZeRO-3 only with untied embeddings; this model's output layer shares the " +
-                         "input embedding's weights");
-    });
+    return fail(words, "zero3_tied_embeddings", [&] { return zero3_tied_refusal(t, false); });
   if (l.tp > 1 && !t.tensor_parallel)
-    return fail(words, "tensor_parallel",
-                [&] { return std::string(name + " has no tensor parallelism (TP must be 1)"); });
+    return fail(words, "tensor_parallel", [&] { return missing_capability(t, "tensor_parallel"); });
   if (t.tp_within_node && l.tp > cluster.gpus_per_node && !context.allow_tp_across_nodes)
     return fail(words, "tp_within_node", [&] {
       return std::string("TP " + s(l.tp) + " spans nodes of " + s(cluster.gpus_per_node) +
                          " GPUs (allow it by raising the largest TP tried)");
     });
   if (l.sequence_parallel && !t.sequence_parallel)
-    return fail(words, "sequence_parallel", [&] { return std::string(name + " has no sequence parallelism"); });
+    return fail(words, "sequence_parallel", [&] { return missing_capability(t, "sequence_parallel"); });
   const StageLayers st = pipeline_stage_layers(a.layers, l);
   const bool uneven = l.pp > 1 && (st.first != st.last || (l.pp > 2 && st.first != st.middle));
   if (uneven && !t.uneven_stages)
@@ -195,15 +213,14 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
              s(st.last);
     });
   if (l.vpp > 1 && !t.interleaving)
-    return fail(words, "interleaving",
-                [&] { return std::string(name + " has no interleaved schedule (VPP must be 1)"); });
-  if (l.vpp > 1 && l.pp < t.interleaving_min_pp)
+    return fail(words, "interleaving", [&] { return missing_capability(t, "interleaving"); });
+  if (l.vpp > 1 && l.pp < least_interleaved_pp(t))
     return fail(words, "interleaving", [&] {
-      return std::string(name + "'s interleaved schedule needs PP >= " + s(t.interleaving_min_pp) + ", got " + s(l.pp));
+      return std::string(name + "'s interleaved schedule needs PP >= " + s(least_interleaved_pp(t)) + ", got " +
+                         s(l.pp));
     });
   if (l.cp > 1 && !t.context_parallel)
-    return fail(words, "context_parallel",
-                [&] { return std::string(name + " has no context parallelism (CP must be 1)"); });
+    return fail(words, "context_parallel", [&] { return missing_capability(t, "context_parallel"); });
   if (l.cp > 1 && job.seq % (static_cast<long long>(t.context_sequence_multiple) * l.cp) != 0)
     return fail(words, "context_parallel", [&] {
       return std::string(name + " needs the sequence " + s(job.seq) + " to be a multiple of " +

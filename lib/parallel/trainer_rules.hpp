@@ -61,6 +61,19 @@ std::string rules_holder(const catalog::TrainerRules& rules, std::string_view ru
 // words of the zero_stages rule, for a layout's stage or a pinned one.
 std::string zero_stage_refusal(const catalog::TrainerRules& rules, int stage);
 
+// "megatron runs ZeRO-3 only with untied embeddings, and this model's output layer shares …": the words of the
+// zero3_tied_embeddings rule, for a layout's stage, or for a pinned one with the stages accepted ("; accepted: 0, 1").
+std::string zero3_tied_refusal(const catalog::TrainerRules& rules, bool pinned);
+
+// The words of a form of parallelism the trainer lacks, for `rule` one of tensor_parallel, sequence_parallel,
+// pipeline, interleaving, context_parallel and expert_parallel ("deepspeed has no interleaved schedule (VPP must
+// be 1)"): a layout's violation or a pinned degree's refusal.
+std::string missing_capability(const catalog::TrainerRules& rules, std::string_view rule);
+
+// The least PP on which the trainer runs an interleaved schedule: 2 (VPP chunks need a second stage to
+// alternate with, Narayanan et al. 2021 §2.2) or the trainer's own minimum (interleaving.min_pp).
+int least_interleaved_pp(const catalog::TrainerRules& rules);
+
 // Both: structural first, then the trainer's (none when `trainer` was never loaded).
 std::optional<RuleViolation> runnability_violation(const catalog::TrainerRules& trainer, const Layout& layout,
                                                    const JobSpec& job, const ClusterSpec& cluster,

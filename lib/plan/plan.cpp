@@ -100,11 +100,13 @@ model::Architecture shape_for(double params, const PlanOptions& o, int layer_mul
     shape.accept_layers = [pp, vpp](int layers) { return layers % (pp * vpp) == 0; };
     shape.depth_rule = "layers that split over the pinned " + std::to_string(pp) + " pipeline stages";
   } else if (!pins.pp && vpp > 1) {
-    // Virtual stages pinned alone: the interleaved schedule needs PP >= 2 and every stage's layers a multiple
-    // of VPP (Narayanan et al. 2021 §2.2), so a depth that splits over 2 stages of VPP chunks at least.
-    shape.accept_layers = [vpp](int layers) { return layers % (2 * vpp) == 0; };
-    shape.depth_rule =
-        "layers that split over 2 or more pipeline stages of the pinned " + std::to_string(vpp) + " virtual stages";
+    // Virtual stages pinned alone: the interleaved schedule needs PP >= 2 (or the trainer's minimum) and every
+    // stage's layers a multiple of VPP (Narayanan et al. 2021 §2.2), so a depth that splits over that many stages
+    // of VPP chunks at least.
+    const int least_pp = parallel::least_interleaved_pp(o.search.trainer);
+    shape.accept_layers = [vpp, least_pp](int layers) { return layers % (least_pp * vpp) == 0; };
+    shape.depth_rule = "layers that split over " + std::to_string(least_pp) +
+                       " or more pipeline stages of the pinned " + std::to_string(vpp) + " virtual stages";
   }
   model::ShapeResult shaped;
   try {

@@ -12,6 +12,10 @@ namespace isoflop::plan {
 namespace {
 
 constexpr int kMaxBatchDoublings = 6;  // up to 64× the batch
+constexpr int kMaxContextParallel = 8;  // the widest CP offered where the search tried none
+// A CP that does not reach the floor is still offered when it lifts the best MFU by this factor: worth knowing
+// beside the other changes, since the search tries no CP unless asked (--max-cp).
+constexpr double kContextParallelGain = 1.25;
 
 std::string percent(double fraction) { return units::format_significant(fraction * 100, 3) + " %"; }
 std::string mtokens(double tokens) { return units::format_significant(tokens / 1e6, 3) + "M tokens"; }
@@ -61,6 +65,38 @@ std::optional<parallel::SuggestedChange> larger_batch(parallel::JobSpec job, con
   return std::nullopt;
 }
 
+// A change offered and whether it reaches the floor.
+struct Offered {
+  parallel::SuggestedChange change;
+  bool reaches_floor = false;
+};
+
+// Context parallelism, where the search tried none: the smallest CP up to kMaxContextParallel at which the best
+// layout reaches `min_mfu`, else the one that lifts `mfu` the most, if by kContextParallelGain. Sharding the
+// sequence shrinks each GPU's activations, which lets TP or PP fall. `largest_tried` is the largest CP searched.
+std::optional<Offered> context_parallel(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                                        const parallel::SearchOptions& search, double mfu, double min_mfu,
+                                        int& largest_tried) {
+  parallel::SearchOptions wider = search;
+  std::optional<Offered> best_gain;
+  double best_mfu_seen = kContextParallelGain * mfu;
+  for (int cp = 2; cp <= kMaxContextParallel && job.seq % cp == 0; cp *= 2) {
+    wider.max_cp = cp;
+    largest_tried = cp;
+    const auto reached = best_mfu(job, cluster, wider);
+    if (!reached) continue;
+    const std::string note =
+        "context parallelism up to " + std::to_string(cp) + " reaches " + percent(*reached) + " MFU";
+    if (*reached >= min_mfu) return Offered{{"max_cp", cp, std::nullopt, note}, true};
+    // The smallest CP of those that lift it the most.
+    if (best_gain ? *reached > best_mfu_seen : *reached >= best_mfu_seen) {
+      best_mfu_seen = *reached;
+      best_gain = Offered{{"max_cp", cp, std::nullopt, note + ", still under the floor"}, false};
+    }
+  }
+  return best_gain;
+}
+
 }  // namespace
 
 PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
@@ -72,9 +108,18 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
              " GPUs: " + parallel::largest_overhead(best.time);
   if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
   if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
-  if (p.changes.empty())
+  // Context parallelism only where the search tried none (no --cp pinned, --max-cp 1) and the trainer runs it.
+  const bool cp_open =
+      !search.pins.cp && search.max_cp == 1 && (!search.trainer.loaded() || search.trainer.context_parallel);
+  int cp_tried = 0;
+  const auto cp = cp_open ? context_parallel(job, cluster, search, best.time.mfu, min_mfu, cp_tried) : std::nullopt;
+  if (cp) p.changes.push_back(cp->change);
+  if (p.changes.empty() || (p.changes.size() == 1 && cp && !cp->reaches_floor))
     p.changes.push_back({"min_mfu", std::nullopt, std::nullopt,
-                         "no halving of the GPU count and no batch up to 64x reaches the floor; a lower floor"});
+                         std::string("no halving of the GPU count") +
+                             (cp_tried > 0 ? ", no batch up to 64x" : " and no batch up to 64x") +
+                             (cp_tried > 0 ? " and no CP up to " + std::to_string(cp_tried) : std::string()) +
+                             " reaches the floor; a lower floor"});
   return p;
 }
 

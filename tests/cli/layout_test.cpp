@@ -502,11 +502,39 @@ TEST_CASE("layout: a depth NeMo's even stages cannot split is answered with the 
   CHECK(run_cli("layout --trainer megatron --from " + save("depth-103-megatron", plan.out)).status == 0);
 }
 
+TEST_CASE("layout: the MFU note offers the smallest CP that reaches the floor, past those that only lift it") {
+  // Llama 2 70B at 32k tokens a sequence, 128 sequences on 8,192 H100s: 6.4 % MFU without CP; CP 2 and 4 lift it
+  // (12.6 %, 24.2 %) but stay under the 25 % floor; CP 8 reaches 35.1 %.
+  const std::string args = "layout --arch llama2-70b --gpu h100-sxm5-80gb --seq 32768 --gpus 8192 --global-batch 128";
+  const auto low = run_cli(args);
+  REQUIRE(low.status == 0);
+  const size_t cp = low.err.find("--max-cp 8 (context parallelism up to 8 reaches ");
+  REQUIRE(cp != std::string::npos);
+  CHECK(low.err.find("still under the floor", cp) == std::string::npos);
+  CHECK(low.err.find("--max-cp 2 (") == std::string::npos);
+  CHECK(low.err.find("--max-cp 4 (") == std::string::npos);
+  const auto mfu_at = [&](int max_cp) {
+    const auto r = run_cli(args + " --max-cp " + std::to_string(max_cp) + " -o json");
+    REQUIRE(r.status == 0);
+    return json::parse(r.out).at("layouts").at(0).at("mfu").get<double>();
+  };
+  CHECK(mfu_at(4) < 0.25);
+  CHECK(mfu_at(8) >= 0.25);
+  // DeepSpeed has no context parallelism: it is offered none.
+  const auto deepspeed = run_cli(args + " --trainer deepspeed");
+  REQUIRE(deepspeed.status == 0);
+  CHECK(deepspeed.err.find("; to reach the floor: --gpus ") != std::string::npos);
+  CHECK(deepspeed.err.find("--max-cp") == std::string::npos);
+  CHECK(deepspeed.err.find("CP up to") == std::string::npos);
+}
+
 TEST_CASE("emit for another trainer writes the memory of that trainer's gradients") {
   // A DeepSpeed plan keeps bf16 gradients; Megatron-LM keeps fp32 ones, so its launch needs more memory a GPU.
+  // Llama 2's family (rotary positions): the file runs the plan's model, not a substitute with other parameters.
   const auto dir = isoflop::test::fresh_temp_dir("layout", "emit-other-trainer");
   const std::string plan = (dir / "plan.json").string();
-  const auto planned = run_cli("plan --flops 1e22 --gpu h100-sxm5-80gb --gpus 64 --trainer deepspeed -o json");
+  const auto planned =
+      run_cli("plan --flops 1e22 --gpu h100-sxm5-80gb --gpus 64 --trainer deepspeed --family llama2-70b -o json");
   REQUIRE(planned.status == 0);
   std::ofstream(plan) << planned.out;
   const auto doc = json::parse(planned.out);
@@ -532,11 +560,29 @@ TEST_CASE("layout: a best layout under plan's MFU floor is ranked, with a note s
   REQUIRE(low.status == 0);
   const double mfu = json::parse(low.out).at("layouts").at(0).at("mfu").get<double>();
   REQUIRE(mfu < 0.25);
-  CHECK(low.err.rfind("isoflop: note: the best layout's MFU ", 0) == 0);
-  CHECK(low.err.find("% is under 25 %, the floor below which plan refuses (the catalog's min_mfu): ") !=
-        std::string::npos);
+  CHECK(low.err.rfind("isoflop: note: plan would refuse the best layout (the catalog's min_mfu): MFU ", 0) == 0);
+  CHECK(low.err.find("% is under the floor of 25 % at a batch of 4.19M tokens on 16384 GPUs: ") != std::string::npos);
   CHECK(low.err.find(" s step is ") != std::string::npos);
   CHECK(std::count(low.err.begin(), low.err.end(), '\n') == 1);
+  // ... and plan's changes, in layout's options: half the GPUs and twice the batch (in sequences), which reach the
+  // floor, and CP 2, which the search did not try (--max-cp 1): it lifts the MFU by more than a quarter without
+  // reaching the floor, and no larger CP does better.
+  CHECK(low.err.find("; to reach the floor: --gpus 8192 (the same model and batch reach ") != std::string::npos);
+  CHECK(low.err.find(", or --global-batch 2048 (reaches ") != std::string::npos);
+  const size_t cp = low.err.find(", or --max-cp 2 (context parallelism up to 2 reaches ");
+  REQUIRE(cp != std::string::npos);
+  CHECK(low.err.find("MFU, still under the floor)", cp) != std::string::npos);
+  const auto best_mfu = [](const std::string& changed) {
+    const auto r = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb " + changed + " -o json");
+    REQUIRE(r.status == 0);
+    return json::parse(r.out).at("layouts").at(0).at("mfu").get<double>();
+  };
+  CHECK(best_mfu("--gpus 8192 --global-batch 1024") >= 0.25);
+  CHECK(best_mfu("--gpus 16384 --global-batch 2048") >= 0.25);
+  const double cp2 = best_mfu("--gpus 16384 --global-batch 1024 --max-cp 2");
+  CHECK(cp2 < 0.25);
+  CHECK(cp2 > 1.25 * mfu);
+  CHECK(best_mfu("--gpus 16384 --global-batch 1024 --max-cp 8") <= cp2);
   CHECK(run_cli(args + " -q").err.empty());
   // The same model on 512 GPUs runs at about 50 %: no note.
   const auto fine = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 512 --global-batch 1024");

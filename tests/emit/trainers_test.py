@@ -275,10 +275,61 @@ def check_substitution(name, out, plan_path, binary, stderr):
         expect(('%s: %s' % (f, notes[f])) in stderr, name + ': stderr says ' + f + ' runs rotary')
         head = open(os.path.join(out, f)).read()[:1200]
         expect(notes[f] in head, name + ': ' + f + ' says so at the top')
+    check_substituted_prediction(name, out, plan_path, binary)
     for target in [f.split('.')[0].replace('ds_config', 'deepspeed').replace('job', 'slurm') for f in launched]:
         r = run(binary, ['emit', target, '--from', plan_path, '--no-substitute'])
         expect(r.returncode == 2 and 'relative' in r.stderr and not r.stdout,
                name + ': --no-substitute refuses ' + target + ': %d %s' % (r.returncode, r.stderr))
+
+
+def check_substituted_prediction(name, out, plan_path, binary):
+    """The prediction a substituted file states is the rotary model's under its target's trainer, not the plan's:
+    the step time, memory and MFU that `layout --trainer T` gives the plan's architecture with rotary positions,
+    pinned to the plan's layout (another path through the time and memory models than emit's), with less memory
+    than the plan's (fewer parameters), and the run's days the plan's scaled by the step times (the same tokens)."""
+    plan = json.load(open(plan_path))
+    arch = {k: plan['architecture'][k] for k in ['name', 'layers', 'd_model', 'heads', 'head_size', 'ffn', 'activation',
+                                                 'vocab', 'seq', 'norm', 'tied_embeddings', 'bias']}
+    arch['positional'] = 'rotary'
+    if plan['architecture']['kv_heads']:
+        arch['kv_heads'] = plan['architecture']['kv_heads']
+    arch_path = os.path.join(out, '..', name + '-rotary.yaml')
+    with open(arch_path, 'w') as f:
+        yaml.safe_dump(arch, f)
+    best = plan['layouts'][0]
+    pins = ['--tp', best['tp'], '--pp', best['pp'], '--cp', best['cp'], '--dp', best['dp'], '--vpp', best['vpp'],
+            '--micro-batch', best['micro_batch'], '--zero', best['zero_stage'], '--recompute', best['recompute'],
+            '--sequence-parallel', 'on' if best['sequence_parallel'] else 'off']
+    pattern = (r'Predicted: step ([0-9.]+) s, memory ([0-9.]+) GiB per GPU, MFU ([0-9.]+)%; run ([0-9.]+) days.*?'
+               r"positional encoding 'relative' has no [a-z]+ spelling: runs 'rotary' instead \(parameters [^,]+, "
+               r'step ([0-9.]+) -> ([0-9.]+) s')
+    for file, trainer in (('megatron.sh', 'megatron'), ('ds_config.json', 'deepspeed')):
+        r = run(binary, ['layout', '--arch', arch_path, '--gpu', plan['cluster']['accelerator']['name'], '--gpus',
+                         str(plan['cluster']['gpus']), '--global-batch', str(plan['job']['global_batch']),
+                         '--trainer', trainer, '-o', 'json'] + [str(p) for p in pins])
+        expect(r.returncode == 0, name + ': layout of the rotary model for ' + trainer + ': ' + r.stderr)
+        rotary = json.loads(r.stdout)['layouts'][0]
+        stated = re.search(pattern, open(os.path.join(out, file)).read(), re.S)
+        expect(stated is not None, name + ': ' + file + ' states a prediction and the substitution')
+        if stated is None:
+            continue
+        step, memory, mfu, days, before, after = (float(g) for g in stated.groups())
+        expect(abs(step - rotary['step_time_s']) < 0.0005 and abs(memory - rotary['memory_gib']) < 0.05 and
+               abs(mfu - 100 * rotary['mfu']) < 0.05 and after == step,
+               name + ': ' + file + ' predicts the rotary model under ' + trainer +
+               ': %s against %.3f s, %.1f GiB, %.1f %%' %
+               (stated.group(0)[:80], rotary['step_time_s'], rotary['memory_gib'], 100 * rotary['mfu']))
+        expect(rotary['memory_gib'] < best['memory_gib'] - 0.5,
+               name + ': fewer parameters, less memory: %.1f < %.1f GiB' % (rotary['memory_gib'], best['memory_gib']))
+        # The run days follow the step: the plan's days times the ratio of this file's step to the plan's (the same
+        # tokens).
+        planned_days = plan['cost']['days']
+        expect(abs(days - planned_days * after / best['step_time_s']) < 0.006,
+               name + ': %s runs %.2f days, the plan\'s %.2f scaled by %.3f/%.3f s' %
+               (file, days, planned_days, after, best['step_time_s']))
+        if trainer == 'megatron':
+            expect(abs(before - best['step_time_s']) < 0.0005,
+                   name + ': megatron.sh\'s step before the substitution is the plan\'s: %.3f' % before)
 
 
 def normalised(text):
@@ -406,7 +457,7 @@ def value_spellings(binary, tmp):
 def nemo_refusal(binary, tmp):
     """The README's plan as written has 103 layers on Megatron's lighter first and last stages. NeMo's config splits
     layers evenly, and no even split of 103 layers fits: emit all refuses (exit 2) with NeMo's reason and writes
-    nothing, while emit megatron writes its file."""
+    nothing, naming the targets it could write, while emit megatron writes its file."""
     r = run(binary, ['plan'] + QUICKSTART.split() + ['-o', 'json'])
     expect(r.returncode == 0, 'nemo refusal: plan: ' + r.stderr)
     plan_path = os.path.join(tmp, 'uneven.json')
@@ -417,6 +468,14 @@ def nemo_refusal(binary, tmp):
     r = run(binary, ['emit', 'all', '--from', plan_path, '--out', out])
     expect(r.returncode == 2 and "cannot be written for nemo: rule 'uneven_stages': the nemo.yaml isoflop writes for nemo" in r.stderr and
            "uneven_stages" in r.stderr and not os.path.exists(out), 'nemo refusal: emit all: %d %s' % (r.returncode, r.stderr))
+    # ... and names the targets that can be written on their own, each of which then writes its file.
+    offered = re.search(r'emit all writes all four files or none: (.*) can be written alone \(emit ([a-z|]+) with the '
+                        r'same plan\)', r.stderr)
+    expect(offered is not None and offered.group(2).split('|') == ['megatron', 'deepspeed', 'slurm'] and
+           offered.group(1) == 'megatron, deepspeed, slurm', 'nemo refusal: emit all offers the others: ' + r.stderr)
+    for target in (offered.group(2).split('|') if offered else []):
+        written = run(binary, ['emit', target, '--from', plan_path, '--out', os.path.join(tmp, 'uneven-alone-' + target), '-q'])
+        expect(written.returncode == 0, 'nemo refusal: the offered target %s writes: %s' % (target, written.stderr))
     r = run(binary, ['emit', 'megatron', '--from', plan_path, '--out', os.path.join(tmp, 'uneven-megatron'), '-q'])
     expect(r.returncode == 0, 'nemo refusal: emit megatron: ' + r.stderr)
     # Re-ranked for DeepSpeed, the plan's 103 layers run on no uneven stages (Megatron-DeepSpeed's launch line
