@@ -8,6 +8,7 @@
 #include "app/command.hpp"
 #include "check/ci_output.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "doc/check_document.hpp"
 #include "doc/proposal_input.hpp"
 
@@ -54,6 +55,11 @@ int run_check(const std::vector<std::string>& args) {
   if (junit_path) outputs.write(*junit_path, check::render_junit(result, timestamp), "junit");
   if (annotations) std::fputs(check::render_github_annotations(result).c_str(), document_out ? stderr : stdout);
   if (document_out && !common.quiet) std::fprintf(stderr, "%s\n", check::summary_line(result).c_str());
+  // A proposal that could not be read is bad input (exit 2), said on stderr as any input error is; the reports
+  // above still carry every other proposal's verdicts.
+  for (const auto& p : result.proposals)
+    if (!p.error.empty()) std::fprintf(stderr, "isoflop: error: %s\n", printable(p.error).c_str());
+  if (result.errors > 0) return static_cast<int>(ExitStatus::kInvalidInput);
   return result.gate_passed() ? 0 : static_cast<int>(ExitStatus::kFailed);
 }
 

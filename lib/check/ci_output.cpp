@@ -68,6 +68,27 @@ std::string xml_text(const std::string& text) {
   return out;
 }
 
+struct SuiteCounts {
+  int tests, failures, errors, skipped;
+};
+
+// A <testsuite> with the attributes the Ant JUnit schema requires.
+pugi::xml_node add_suite(pugi::xml_node suites, const std::string& name, const std::string& timestamp, int id,
+                         const SuiteCounts& n) {
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = xml_text(name).c_str();
+  suite.append_attribute("timestamp") = timestamp.c_str();
+  suite.append_attribute("hostname") = "isoflop";
+  suite.append_attribute("tests") = n.tests;
+  suite.append_attribute("failures") = n.failures;
+  suite.append_attribute("errors") = n.errors;
+  suite.append_attribute("skipped") = n.skipped;
+  suite.append_attribute("time") = "0";
+  suite.append_attribute("package") = "isoflop.check";
+  suite.append_attribute("id") = id;
+  return suite;
+}
+
 }  // namespace
 
 std::string render_junit(const CheckResult& r, const std::string& timestamp) {
@@ -78,6 +99,23 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
   auto suites = doc.append_child("testsuites");
   int id = 0;
   for (const auto& p : r.proposals) {
+    if (!p.error.empty()) {  // unreadable: one testcase in error, so the report keeps every other proposal
+      auto suite = add_suite(suites, p.name, timestamp, id++, {1, 0, 1, 0});
+      auto prop = suite.append_child("properties").append_child("property");
+      prop.append_attribute("name") = "proposal";
+      prop.append_attribute("value") = xml_text(p.source).c_str();
+      auto c = suite.append_child("testcase");
+      c.append_attribute("name") = "read";
+      c.append_attribute("classname") = xml_text("isoflop.check." + p.name).c_str();
+      c.append_attribute("time") = "0";
+      auto e = c.append_child("error");
+      e.append_attribute("message") = xml_text(p.error).c_str();
+      e.append_attribute("type") = "input";
+      e.text().set(xml_text(p.error).c_str());
+      suite.append_child("system-out");
+      suite.append_child("system-err");
+      continue;
+    }
     int failures = 0, skipped = 0;
     std::string warnings;  // the suite's <system-out>: the Ant schema gives a passing testcase no child
     std::vector<const Verdict*> warned;
@@ -89,17 +127,8 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
         warned.push_back(&v);
       }
     }
-    auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = xml_text(p.name).c_str();
-    suite.append_attribute("timestamp") = timestamp.c_str();
-    suite.append_attribute("hostname") = "isoflop";
-    suite.append_attribute("tests") = static_cast<int>(p.verdicts.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = 0;
-    suite.append_attribute("skipped") = skipped;
-    suite.append_attribute("time") = "0";
-    suite.append_attribute("package") = "isoflop.check";
-    suite.append_attribute("id") = id++;
+    auto suite =
+        add_suite(suites, p.name, timestamp, id++, {static_cast<int>(p.verdicts.size()), failures, 0, skipped});
     auto props = suite.append_child("properties");
     for (const auto& [name, value] : {std::pair<const char*, std::string>{"proposal", p.source}, {"policy", r.policy}}) {
       auto prop = props.append_child("property");
@@ -171,17 +200,30 @@ std::string render_csv(const CheckResult& r) {
     return std::string(buffer, end);
   };
   std::string out = "proposal,rule,severity,verdict,value,threshold,unit,reason,fix\n";
-  for (const auto& p : r.proposals)
+  for (const auto& p : r.proposals) {
+    if (!p.error.empty()) out += cell(p.source) + ",read,error,error,,,," + cell(p.error) + ",\n";
     for (const auto& v : p.verdicts)
       out += cell(p.source) + "," + cell(v.rule) + "," + std::string(kSeverityNames.name(v.severity)) + "," +
              std::string(kOutcomeNames.name(v.outcome)) + "," + number(v.value) + "," + number(v.threshold) + "," +
              cell(v.unit) + "," + cell(v.reason) + "," + cell(v.fix) + "\n";
+  }
   return out;
 }
 
 std::string render_github_annotations(const CheckResult& r) {
   std::string out;
-  for (const auto& p : r.proposals)
+  for (const auto& p : r.proposals) {
+    if (!p.error.empty()) {
+      // "file:line: …": the line where the message names one.
+      std::string line = "1";
+      if (p.error.rfind(p.source + ":", 0) == 0) {
+        const size_t at = p.source.size() + 1, end = p.error.find(':', at);
+        if (end != std::string::npos && end > at && p.error.find_first_not_of("0123456789", at) == end)
+          line = p.error.substr(at, end - at);
+      }
+      out += "::error file=" + escape_property(p.source) + ",line=" + line +
+             ",title=" + escape_property("isoflop check: proposal in error") + "::" + escape_data(p.error) + "\n";
+    }
     for (const auto& v : p.verdicts) {
       if (v.outcome != Outcome::kFail && v.outcome != Outcome::kWarn) continue;
       const bool error = fails(v, r.strict);
@@ -191,6 +233,7 @@ std::string render_github_annotations(const CheckResult& r) {
              ",line=" + std::to_string(v.line) + ",title=" + escape_property("isoflop check: " + v.rule) +
              "::" + escape_data(message) + "\n";
     }
+  }
   return out;
 }
 

@@ -29,10 +29,8 @@ std::string pointed_field(const Proposal& proposal, const std::string& fields) {
   }
 }
 
-}  // namespace
-
-ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal& proposal, const Policy& policy) {
-  const Facts facts = assess(catalog, proposal);
+// The policy's verdicts on a proposal's facts.
+ProposalVerdicts judge(const Facts& facts, const Proposal& proposal, const Policy& policy) {
   ProposalVerdicts out;
   out.source = proposal.source;
   out.name = proposal.name;
@@ -66,13 +64,35 @@ ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal&
   return out;
 }
 
-CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<Proposal>& proposals,
+}  // namespace
+
+ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal& proposal, const Policy& policy) {
+  return judge(assess(catalog, proposal), proposal, policy);
+}
+
+CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<ReadProposal>& proposals,
                             const Policy& policy, bool strict) {
   CheckResult r;
   r.policy = policy.source;
   r.strict = strict;
   for (const auto& p : proposals) {
-    r.proposals.push_back(check_proposal(catalog, p, policy));
+    std::optional<Facts> facts;
+    std::string error = p.error;
+    if (p.proposal) {
+      try {
+        facts = assess(catalog, *p.proposal);
+      } catch (const CatalogError&) {  // the catalog itself: every proposal's problem
+        throw;
+      } catch (const InputError& e) {
+        error = e.what();
+      }
+    }
+    if (!facts) {
+      r.proposals.push_back({p.source, p.proposal ? p.proposal->name : p.source, error, {}});
+      ++r.errors;
+      continue;
+    }
+    r.proposals.push_back(judge(*facts, *p.proposal, policy));
     const auto& v = r.proposals.back();
     r.passed += v.passed;
     r.warned += v.warned;
@@ -84,10 +104,13 @@ CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<P
 
 std::string summary_line(const CheckResult& r) {
   const size_t n = r.proposals.size();
-  return std::to_string(n) + (n == 1 ? " proposal: " : " proposals: ") + std::to_string(r.failed) + " failed, " +
-         std::to_string(r.warned) + " warned, " + std::to_string(r.passed) + " passed, " +
+  return std::to_string(n) + (n == 1 ? " proposal: " : " proposals: ") +
+         (r.errors > 0 ? std::to_string(r.errors) + " in error, " : std::string()) + std::to_string(r.failed) +
+         " failed, " + std::to_string(r.warned) + " warned, " + std::to_string(r.passed) + " passed, " +
          std::to_string(r.not_applicable) + " not applicable; gate " +
-         (r.gate_passed() ? "passed" : r.strict && r.failed == 0 ? "failed (strict: warnings fail)" : "failed");
+         (r.gate_passed()             ? "passed"
+          : r.strict && r.failed == 0 ? "failed (strict: warnings fail)"
+                                      : "failed");
 }
 
 }  // namespace isoflop::check

@@ -31,6 +31,9 @@ struct Verdict {
 struct ProposalVerdicts {
   std::string source;   // proposal file
   std::string name;
+  // Why the proposal could not be read or planned ("file:line: field: …"), where it could not; it then has no
+  // verdicts, and fails the gate as bad input.
+  std::string error;
   std::vector<Verdict> verdicts;  // in the policy's order
   int passed = 0, warned = 0, failed = 0, not_applicable = 0;
   bool operator==(const ProposalVerdicts&) const = default;
@@ -41,7 +44,8 @@ struct CheckResult {
   bool strict = false;  // warnings fail the gate
   std::vector<ProposalVerdicts> proposals;
   int passed = 0, warned = 0, failed = 0, not_applicable = 0;  // over all proposals
-  bool gate_passed() const { return failed == 0 && (!strict || warned == 0); }
+  int errors = 0;                                              // proposals that could not be read or planned
+  bool gate_passed() const { return errors == 0 && failed == 0 && (!strict || warned == 0); }
   bool operator==(const CheckResult&) const = default;
 };
 
@@ -49,8 +53,10 @@ struct CheckResult {
 // catalog lacks.
 ProposalVerdicts check_proposal(const catalog::Catalog& catalog, const Proposal& proposal, const Policy& policy);
 
-// Every proposal, and the totals.
-CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<Proposal>& proposals,
+// Every proposal, and the totals. One that could not be read, or names what the catalog lacks, is reported
+// with its error beside the others (CI keeps every proposal's verdicts); a policy setting the catalog lacks
+// throws InputError, as it would for every proposal.
+CheckResult check_proposals(const catalog::Catalog& catalog, const std::vector<ReadProposal>& proposals,
                             const Policy& policy, bool strict);
 
 // "3 proposals, 2 rules failed, 1 warned, 40 passed: gate failed".

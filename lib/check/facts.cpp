@@ -5,6 +5,7 @@
 #include "model/params.hpp"
 #include "model/shape.hpp"
 #include "plan/plan_request.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::check {
 namespace {
@@ -76,13 +77,21 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
     } else {
       model::ShapeOptions shape;
       shape.reference = catalog.model(proposal.family, "family").architecture;
-      a = model::shape_architecture(*proposal.params, shape).best.architecture;
+      try {
+        a = model::shape_architecture(*proposal.params, shape).best.architecture;
+      } catch (const InfeasibleError& e) {  // no shape of the family has that many parameters: the count is wrong
+        throw FieldError("params", e.what());
+      }
       a.name = "shaped after " + proposal.family;
     }
     if (proposal.seq) a.seq = *proposal.seq;
     f.architecture = a;
     f.params = model::count_params(a).total();
     f.tokens = proposal.tokens;
+    // Fewer tokens than one sequence is a count without its unit (1.4 for 1.4T), never a training run.
+    if (f.tokens < static_cast<double>(a.seq))
+      throw FieldError("tokens", units::format_significant(f.tokens, 4) + " tokens are fewer than one sequence of " +
+                                     std::to_string(a.seq) + "; give the count with its unit (1.4T, 300B)");
     f.flops_6nd = 6 * f.params * f.tokens;
 
     plan::PlanRequest request;

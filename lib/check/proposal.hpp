@@ -43,4 +43,11 @@ struct Proposal {
   LineMarks marks;
 };
 
+// A proposal file as read: its proposal, or the input error that stopped it ("file:line: field: …").
+struct ReadProposal {
+  std::string source;
+  std::optional<Proposal> proposal;
+  std::string error;
+};
+
 }  // namespace isoflop::check

@@ -30,6 +30,18 @@ std::string fmt(double value, int digits) {
   return a >= 1e6 || (a > 0 && a < 1e-3) ? units::format_scientific(value, digits) : units::format_significant(value, digits);
 }
 
+namespace {
+
+// `value` with enough digits to read apart from the bound it missed ("0.3499 is below the minimum 0.35", not
+// "0.35 is below the minimum 0.35").
+std::string apart(double value, double bound) {
+  int digits = 3;
+  while (digits < 9 && fmt(value, digits) == fmt(bound, digits)) ++digits;
+  return fmt(value, digits);
+}
+
+}  // namespace
+
 Finding not_applicable(const std::string& why) {
   Finding f;
   f.applicable = false;
@@ -47,11 +59,11 @@ Finding bounded(double value, const RuleSetting& setting, const std::string& wha
   if (lo && value < *lo) {
     f.holds = false;
     f.threshold = lo;
-    f.reason = what + " " + fmt(value) + u + " is below the minimum " + fmt(*lo) + u;
+    f.reason = what + " " + apart(value, *lo) + u + " is below the minimum " + fmt(*lo) + u;
   } else if (hi && value > *hi) {
     f.holds = false;
     f.threshold = hi;
-    f.reason = what + " " + fmt(value) + u + " is above the maximum " + fmt(*hi) + u;
+    f.reason = what + " " + apart(value, *hi) + u + " is above the maximum " + fmt(*hi) + u;
   } else {
     f.threshold = hi ? hi : lo;
     f.reason = what + " " + fmt(value) + u + (lo && hi   ? " is within [" + fmt(*lo) + ", " + fmt(*hi) + "]"

@@ -30,14 +30,28 @@ Finding co2e_t(const RuleSetting& s, const Facts& f) {
 Finding cost_usd(const RuleSetting& s, const Facts& f) {
   const auto* c = run_cost(f);
   if (!c) return not_applicable(kNoCost);
-  if (!c->cost_usd) return not_applicable("the proposal states no price");
+  // A cap the proposal gives nothing to hold to: it fails (a missing line must not pass a gate).
+  if (!c->cost_usd) {
+    Finding r;
+    r.holds = false;
+    r.reason = "the proposal states no price, so its cost cannot be held to the policy's cap";
+    r.fix = "price_per_gpu_hour (USD per GPU-hour)";
+    return r;
+  }
   return bounded(*c->cost_usd, s, "cost", "USD");
 }
 
 Finding regions(const RuleSetting& s, const Facts& f) {
   const auto& region = f.proposal->region;
-  if (!region) return not_applicable("the proposal names no region");
   Finding r;
+  // Where the run happens, unsaid, cannot be held to the list (its CO2e was counted at the catalog's default grid):
+  // it fails, so that leaving the line out does not pass the gate.
+  if (!region) {
+    r.holds = false;
+    r.reason = "the proposal names no region, so it cannot be held to the allowed: " + join(s.allow);
+    if (!s.allow.empty()) r.fix = "region " + s.allow.front();
+    return r;
+  }
   r.holds = false;
   for (const auto& a : s.allow) r.holds = r.holds || a == *region;
   r.reason = "region " + *region + (r.holds ? " is allowed" : " is not among the allowed: " + join(s.allow));

@@ -15,6 +15,9 @@ std::string label(check::Outcome o, bool color) {
   return color ? std::string(kColor[i]) + kText[i] + "\033[0m" : std::string(kText[i]);
 }
 
+// A proposal that could not be read: as wide as the verdicts' labels.
+std::string label_error(bool color) { return color ? "\033[31mERR \033[0m" : "ERR "; }
+
 }  // namespace
 
 std::string render_check_page(const check::CheckResult& result, bool color) {
@@ -25,6 +28,7 @@ std::string render_check_page(const check::CheckResult& result, bool color) {
   for (const auto& p : result.proposals) {
     // Names, paths and reasons quote the input: printed as text, never as the terminal's escapes.
     out += p.name == p.source ? printable(p.source) + "\n" : printable(p.name) + " (" + printable(p.source) + ")\n";
+    if (!p.error.empty()) out += "  " + label_error(color) + "  " + printable(p.error) + "\n";
     for (const auto& v : p.verdicts) {
       out += "  " + label(v.outcome, color) + "  " + v.rule + std::string(width - v.rule.size() + 2, ' ') +
              printable(v.reason) + "\n";

@@ -21,6 +21,7 @@ inline constexpr auto fields<check::Verdict> = std::tuple{
 template <>
 inline constexpr auto fields<check::ProposalVerdicts> = std::tuple{
     field("source", &check::ProposalVerdicts::source), field("name", &check::ProposalVerdicts::name),
+    field("error", &check::ProposalVerdicts::error, null_when_empty()),
     group("summary", field("passed", &check::ProposalVerdicts::passed),
           field("warned", &check::ProposalVerdicts::warned), field("failed", &check::ProposalVerdicts::failed),
           field("not_applicable", &check::ProposalVerdicts::not_applicable)),
@@ -32,8 +33,8 @@ inline constexpr auto fields<check::CheckResult> = std::tuple{
     group("inputs", field("policy", &check::CheckResult::policy), field("strict", &check::CheckResult::strict)),
     derived("gate", [](const check::CheckResult& r) { return r.gate_passed() ? "passed" : "failed"; }),
     group("summary", field("passed", &check::CheckResult::passed), field("warned", &check::CheckResult::warned),
-          field("failed", &check::CheckResult::failed),
-          field("not_applicable", &check::CheckResult::not_applicable)),
+          field("failed", &check::CheckResult::failed), field("not_applicable", &check::CheckResult::not_applicable),
+          field("errors", &check::CheckResult::errors)),
     field("proposals", &check::CheckResult::proposals)};
 
 // One block per proposal: a line per rule (verdict, rule, reason, and the fix under it), then the summary line.

@@ -178,7 +178,10 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
   if (j.contains("name")) p.name = in.text(j.at("name"), "name");
   if (j.contains("owner")) p.owner = in.text(j.at("owner"), "owner");
   if (j.contains("arch") == j.contains("params"))
-    in.fail(j.contains("arch") ? "params" : "", "give the model as arch (catalog name, file or shape) or params, one of them");
+    in.fail(j.contains("arch") ? "params" : "arch",
+            j.contains("arch")
+                ? "give the model as arch (catalog name, file or shape) or params, one of them"
+                : "missing: give the model as arch (catalog name, file or shape) or params, one of them");
   if (j.contains("arch")) read_arch(catalog, in, j.at("arch"), p);
   if (j.contains("params")) p.params = in.count(j.at("params"), "params");
   if (j.contains("family")) p.family = in.text(j.at("family"), "family");
@@ -211,9 +214,20 @@ check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string
   return parse_proposal(catalog, input_name(path), read_input_text(path));
 }
 
-std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, const std::vector<std::string>& patterns) {
-  std::vector<check::Proposal> proposals;
-  for (const auto& path : expand_input_patterns(patterns)) proposals.push_back(read_proposal(catalog, path));
+std::vector<check::ReadProposal> read_proposals(const catalog::Catalog& catalog,
+                                                const std::vector<std::string>& patterns) {
+  std::vector<check::ReadProposal> proposals;
+  for (const auto& path : expand_input_patterns(patterns)) {
+    check::ReadProposal& read = proposals.emplace_back();
+    read.source = path;
+    try {
+      read.proposal = read_proposal(catalog, path);
+    } catch (const CatalogError&) {  // the catalog: no proposal can be read
+      throw;
+    } catch (const InputError& e) {
+      read.error = e.what();
+    }
+  }
   return proposals;
 }
 

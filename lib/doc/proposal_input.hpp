@@ -18,8 +18,11 @@ namespace isoflop::doc {
 // a wrong type, a bad value, a duplicate key, or a file that cannot be read.
 check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::string& source, std::string_view text);
 check::Proposal read_proposal(const catalog::Catalog& catalog, const std::string& path);
-// Every proposal the paths name, each a file or a pattern (core/input_file.hpp's expand_input_patterns), in order.
-std::vector<check::Proposal> read_proposals(const catalog::Catalog& catalog, const std::vector<std::string>& patterns);
+// Every proposal the paths name, each a file or a pattern (core/input_file.hpp's expand_input_patterns), in order;
+// a file that cannot be read as a proposal is returned with its error, so the others are still checked. A pattern
+// matching nothing, or a catalog error, throws.
+std::vector<check::ReadProposal> read_proposals(const catalog::Catalog& catalog,
+                                                const std::vector<std::string>& patterns);
 
 // The same for a policy: an unknown rule or setting is refused with a suggestion; a negative cap too.
 // Region names in an allow list must be the catalog's grids.

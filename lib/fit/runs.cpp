@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -12,6 +13,15 @@
 #include "fit/csv_table.hpp"
 
 namespace isoflop::fit {
+namespace {
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+}  // namespace
 
 std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file, const RunColumns& columns) {
   const CsvTable t = parse_csv(text, file);
@@ -22,21 +32,41 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
   if (!tokens && !flops)
     throw FieldError("tokens_column", file + ":1: missing column '" + columns.tokens + "' or '" + columns.flops +
                                           "'; one of them is needed; columns are " + join(t.header));
+  const auto run = t.find(columns.run);
+  std::map<std::string, int> line_of_run;
   std::vector<Run> runs;
   runs.reserve(t.rows.size());
   for (const auto& row : t.rows) {
     Run r;
     r.line = row.line;
     r.params = t.positive(row, params);
-    if (tokens) r.tokens = t.positive(row, *tokens);
-    if (flops) r.flops = t.positive(row, *flops);
+    // With both columns, a row may leave one empty: it is derived from the other.
+    const bool has_tokens = tokens && !(flops && row.cells[*tokens].empty());
+    const bool has_flops = flops && !(tokens && row.cells[*flops].empty());
+    if (!has_tokens && !has_flops) t.positive(row, *tokens);  // both empty: the tokens cell's error
+    if (has_tokens) r.tokens = t.positive(row, *tokens);
+    if (has_flops) r.flops = t.positive(row, *flops);
     // Chinchilla's convention C ≈ 6·N·D (Hoffmann et al. 2022, App. F), as Besiroglu et al. 2024 do.
-    if (!tokens) r.tokens = r.flops / (6 * r.params);
-    if (!flops) r.flops = 6 * r.params * r.tokens;
+    if (!has_tokens) r.tokens = r.flops / (6 * r.params);
+    if (!has_flops) r.flops = 6 * r.params * r.tokens;
     // A derived value out of double's range (6·N·D above 1.8e308, or C/(6·N) below the smallest double).
     if (!std::isfinite(r.flops) || !(r.tokens > 0))
-      throw InputError(t.where(row, tokens ? *tokens : *flops) + ": " +
-                       (tokens ? "6·params·tokens" : "flops/(6·params)") + " is out of range");
+      throw InputError(t.where(row, has_tokens ? *tokens : *flops) + ": " +
+                       (has_tokens ? "6·params·tokens" : "flops/(6·params)") + " is out of range");
+    if (has_tokens && has_flops) {
+      const double ratio = r.flops / (6 * r.params * r.tokens);
+      if (!(ratio <= kMaxFlopsDisagreement && ratio >= 1 / kMaxFlopsDisagreement))
+        throw InputError(t.where(row, *flops) + ": " + short_number(r.flops) + " FLOPs is " + short_number(ratio) +
+                         " x 6·params·tokens = " + short_number(6 * r.params * r.tokens) +
+                         "; the columns disagree by more than a factor " + short_number(kMaxFlopsDisagreement) +
+                         " (leave the cell empty to derive it)");
+    }
+    if (run) {
+      const auto [it, fresh] = line_of_run.emplace(t.text(row, *run), row.line);
+      if (!fresh)
+        throw InputError(t.where(row, *run) + ": run '" + it->first + "' is given twice (first at line " +
+                         std::to_string(it->second) + "); each run is one row");
+    }
     r.loss = t.positive(row, loss);
     runs.push_back(r);
   }

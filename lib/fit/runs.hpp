@@ -20,6 +20,10 @@ struct Run {
 
 // Column names (the --*-column options). A missing tokens column is derived as flops/(6·params) and a
 // missing flops column as 6·params·tokens; at least one of the two must be present.
+// How far a row's stated FLOPs may lie from 6·N·D: counts that add attention or the embeddings differ from it by
+// tens of percent at small sizes; a factor 10 is a unit or a digit gone wrong.
+inline constexpr double kMaxFlopsDisagreement = 10.0;
+
 struct RunColumns {
   std::string params = "params";
   std::string tokens = "tokens";
@@ -29,8 +33,10 @@ struct RunColumns {
   bool operator==(const RunColumns&) const = default;
 };
 
-// Parses a runs table. Throws InputError naming file, line and column for a missing or duplicate column,
-// an empty, non-numeric or non-positive value.
+// Parses a runs table. With both a tokens and a flops column, either cell of a row may be empty (it is derived
+// from the other, C = 6ND); given both, they must agree within kMaxFlopsDisagreement. Throws InputError naming
+// file, line and column for a missing or duplicate column, an empty, non-numeric or non-positive value, tokens
+// and FLOPs that disagree, or a run id (the run column, where there is one) given twice.
 std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file, const RunColumns& columns = {});
 
 // One point of a training curve: run `run_id` (parameters `params`) had loss `loss` after `tokens`.

@@ -12,6 +12,7 @@ namespace isoflop::plan {
 namespace {
 
 constexpr int kMaxDoublings = 10;  // 1024× the target: far past any published ceiling
+constexpr double kPinnedSpread = 1.1;  // a pinned batch moves by at most 10 % to suit the GPUs
 
 std::string tokens_text(double tokens) { return units::format_significant(tokens / 1e6, 3) + "M tokens"; }
 
@@ -21,10 +22,10 @@ double best_mfu(const parallel::SearchResult& r) { return r.feasible() ? r.layou
 
 double BatchRule::ceiling_tokens(double flops) const { return coefficient * std::pow(flops, exponent); }
 
-long long batch_sequences(double tokens, long long seq, int gpus) {
+long long batch_sequences(double tokens, long long seq, int gpus, double spread) {
   const double target = std::max(1.0, tokens / static_cast<double>(seq));
-  const long long lo = std::max<long long>(1, static_cast<long long>(target / 1.5));
-  const long long hi = std::max<long long>(lo, static_cast<long long>(target * 1.5));
+  const long long lo = std::max<long long>(1, static_cast<long long>(target / spread));
+  const long long hi = std::max<long long>(lo, static_cast<long long>(target * spread));
   // The most factors shared with the GPU count is the largest divisor of it with a multiple in [lo, hi]: a
   // multiple of a divisor d shares at least d, and what it shares is itself a divisor with a multiple there.
   const long long n = std::max(1, gpus);
@@ -47,6 +48,16 @@ long long batch_sequences(double tokens, long long seq, int gpus) {
   return best;
 }
 
+bool whole_sequences(double tokens, long long seq) {
+  const double sequences = tokens / static_cast<double>(seq);
+  return sequences >= 1 && std::fabs(sequences - std::round(sequences)) < 1e-9;
+}
+
+long long pinned_batch_sequences(double tokens, long long seq, int gpus) {
+  if (whole_sequences(tokens, seq)) return std::llround(tokens / static_cast<double>(seq));
+  return batch_sequences(tokens, seq, gpus, kPinnedSpread);
+}
+
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
                          const parallel::SearchOptions& search, double target_tokens, bool pinned,
                          const BatchRule& rule, double flops, std::optional<long long> exact_sequences) {
@@ -66,7 +77,9 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   // A batch with no valid layout at all (fewer sequences than a data-parallel degree needs) is an infeasible
   // result with the search's reason, not an input error: the plan chose the batch, not the user.
   auto search_at = [&](double tokens) {
-    job.global_batch = exact_sequences ? *exact_sequences : batch_sequences(tokens, job.seq, cluster.gpus);
+    job.global_batch = exact_sequences ? *exact_sequences
+                       : pinned        ? pinned_batch_sequences(tokens, job.seq, cluster.gpus)
+                                       : batch_sequences(tokens, job.seq, cluster.gpus);
     try {
       return parallel::search_layouts(job, cluster, search);
     } catch (const InputError& e) {
@@ -83,7 +96,12 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
   if (pinned) {
     out.layouts = search_at(target_tokens);
     out.job.global_batch = job.global_batch;
-    c.note = "as given";
+    c.note = exact_sequences || whole_sequences(target_tokens, job.seq)
+                 ? "as given"
+                 : "given " + tokens_text(target_tokens) + " (not whole sequences of " + std::to_string(job.seq) +
+                       "): rounded to " + std::to_string(job.global_batch) +
+                       " sequences, a count near it the GPUs divide well; a multiple of " + std::to_string(job.seq) +
+                       " tokens runs as given";
   } else {
     // From the target, or the ceiling where a small budget's compute-optimal batch is below it, every doubling up
     // to the ceiling is searched and the smallest batch within min_gain of the best MFU among them is taken.

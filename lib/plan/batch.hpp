@@ -32,8 +32,15 @@ struct BatchChoice {
 };
 
 // The global batch (sequences) nearest `tokens` whose divisors suit the cluster: among batches within a
-// factor 1.5, the one sharing the most factors with the GPU count, then the nearest.
-long long batch_sequences(double tokens, long long seq, int gpus);
+// factor `spread` (1.5 for the plan's own choice), the one sharing the most factors with the GPU count, then the
+// nearest.
+long long batch_sequences(double tokens, long long seq, int gpus, double spread = 1.5);
+
+// The batch a user pinned (--global-batch-tokens): whole sequences as given; another count of tokens rounded as
+// batch_sequences does, within 10 %, so that "3M" stays near 3M tokens.
+long long pinned_batch_sequences(double tokens, long long seq, int gpus);
+// Whether pinned_batch_sequences takes `tokens` as given (a whole number of sequences).
+bool whole_sequences(double tokens, long long seq);
 
 struct BatchSearch {
   BatchChoice choice;

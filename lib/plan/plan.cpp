@@ -201,7 +201,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
     parallel::JobSpec held = job;
     held.global_batch = r.job.global_batch;
     if (batch_pinned && i > 0 && held == r.job &&
-        o.global_batch_sequences.value_or(batch_sequences(batch_tokens, job.seq, o.cluster.gpus)) ==
+        o.global_batch_sequences.value_or(pinned_batch_sequences(batch_tokens, job.seq, o.cluster.gpus)) ==
             held.global_batch) {
       found.job = std::move(held);
       found.layouts = std::move(r.layouts);

@@ -98,6 +98,9 @@ void make_fixtures(const fs::path& d) {
   write(d / "nan.csv", "params,tokens,loss\n1e9,2e10,nan\n");
   write(d / "quote.csv", "params,tokens,loss\n\"1e9,2e10,2.5\n");
   write(d / "dupcol.csv", "params,params,loss\n1e9,2e10,2.5\n");
+  write(d / "flops-disagree.csv", "run,params,tokens,flops,loss\nr0,1e8,2e9,1e30,3.1\n");
+  write(d / "duprun.csv", "run,params,tokens,flops,loss\nr0,1e8,2e9,1.2e18,3.1\nr0,1e8,2e9,1.2e18,9.99\n");
+  write(d / "both-empty.csv", "run,params,tokens,flops,loss\nr0,1e8,,,3.1\n");
   write(d / "exists.svg", "keep me\n");
   write(d / "exists.yaml", "keep me\n");
   write(d / "laws" / "old.yaml", "keep me\n");

@@ -93,6 +93,49 @@ def check_junit(binary):
     expect(again.stdout == r.stdout, "junit: byte-identical rerun")
 
 
+def check_proposal_in_error(binary):
+    """One proposal that cannot be read (a typo in a key) or planned (a count without its unit) among good ones:
+    exit 2 with its message on stderr, and every report still carries the good proposal's verdicts, the bad ones
+    as an error: a JUnit <error> testcase (valid against the schema), a JSON entry with its error, a CSV row and
+    an annotation at the line named."""
+    good = os.path.join(EXAMPLES, "gopher-280b.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        typo = os.path.join(tmp, "typo.yaml")
+        open(typo, "w").write("name: typo\narch: chinchilla-70b\ntokens: 1.4T\nownr: me\n"
+                              "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n")
+        unitless = os.path.join(tmp, "unitless.yaml")
+        open(unitless, "w").write("name: unitless\narch: chinchilla-70b\ntokens: 1.4\n"
+                                  "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n")
+        junit = os.path.join(tmp, "report.xml")
+        r = run(binary, good, typo, unitless, "--policy", POLICY, "-o", "json", "--junit", junit)
+        expect(r.returncode == 2, "in error: exit 2 (bad input): %d" % r.returncode)
+        expect(f"isoflop: error: {typo}:4: ownr: unknown field (did you mean 'owner'?)" in r.stderr and
+               f"isoflop: error: {unitless}:3: tokens: 1.4 tokens are fewer than one sequence" in r.stderr,
+               "in error: stderr names each file, line and field: " + r.stderr)
+        doc = json.loads(r.stdout)
+        expect([p["error"] is None for p in doc["proposals"]] == [True, False, False] and doc["gate"] == "failed" and
+               doc["summary"]["errors"] == 2, "in error: the JSON keeps the good proposal and marks the others")
+        good_verdicts = json.loads(run(binary, good, "--policy", POLICY, "-o", "json").stdout)["proposals"][0]
+        expect(doc["proposals"][0]["verdicts"] == good_verdicts["verdicts"], "in error: the good proposal's verdicts")
+        expect(doc["proposals"][1]["verdicts"] == [] and doc["proposals"][1]["error"].startswith(typo + ":4: ownr:"),
+               "in error: the unreadable proposal has its error and no verdicts")
+        xml = etree.parse(junit).getroot()
+        schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+        if not schema.validate(xml):
+            fail("in error: JUnit invalid against JUnit.xsd: " + str(schema.error_log))
+        suites = xml.findall("testsuite")
+        expect([s.get("errors") for s in suites] == ["0", "1", "1"], "in error: one errored suite per bad proposal")
+        errors = [s.find("testcase").find("error") for s in suites[1:]]
+        expect(all(e is not None and e.get("type") == "input" for e in errors) and
+               errors[0].get("message") == doc["proposals"][1]["error"], "in error: the <error> carries the message")
+        expect(len(suites[0].findall("testcase")) == len(good_verdicts["verdicts"]), "in error: the good suite is whole")
+        rows = list(csv.DictReader(io.StringIO(run(binary, good, typo, "--policy", POLICY, "-o", "csv").stdout)))
+        expect(rows[-1]["proposal"] == typo and rows[-1]["verdict"] == "error" and
+               rows[-1]["reason"].startswith(typo + ":4:"), "in error: a CSV row in error")
+        notes = run(binary, typo, "--policy", POLICY, "--annotations", "github", "-q").stdout
+        expect(f"::error file={typo},line=4," in notes, "in error: an annotation at the line named: " + notes)
+
+
 def check_junit_warnings(binary):
     """A warning is visible to reporters within the schema: a suite property and <system-out> text; under
     --strict a failure of type warn."""
@@ -239,6 +282,7 @@ def main():
     check_examples(binary)
     check_junit(binary)
     check_junit_warnings(binary)
+    check_proposal_in_error(binary)
     check_junit_control_characters(binary)
     check_timestamp_csv_and_formats(binary)
     check_annotations(binary)

@@ -171,9 +171,12 @@ TEST_CASE("read_proposals reads every file the patterns name, sorted within a pa
   const std::string dir = ISOFLOP_SOURCE_DIR "/share/examples/proposals/";
   const auto ps = doc::read_proposals(cat(), {dir + "st-moe-32b.yaml", dir + "*-70b*.yaml"});
   REQUIRE(ps.size() == 3);
-  CHECK(ps[0].name == "st-moe-32b");
-  CHECK(ps[1].name == "chinchilla-70b");
-  CHECK(ps[2].name == "llama2-70b-no-fit");
-  CHECK(ps[1].tokens == 1.4e12);  // Hoffmann et al. 2022: Chinchilla 70B on 1.4T tokens
+  REQUIRE(ps[0].proposal);
+  REQUIRE(ps[1].proposal);
+  REQUIRE(ps[2].proposal);
+  CHECK(ps[0].proposal->name == "st-moe-32b");
+  CHECK(ps[1].proposal->name == "chinchilla-70b");
+  CHECK(ps[2].proposal->name == "llama2-70b-no-fit");
+  CHECK(ps[1].proposal->tokens == 1.4e12);  // Hoffmann et al. 2022: Chinchilla 70B on 1.4T tokens
   CHECK_THROWS_AS(doc::read_proposals(cat(), {dir + "*.json"}), isoflop::InputError);  // a pattern matching nothing
 }

@@ -9,12 +9,12 @@
 
 namespace {
 
-// The reference: every batch within a factor 1.5 of the target, the most factors shared with the GPU count,
+// The reference: every batch within a factor `spread` of the target, the most factors shared with the GPU count,
 // then the nearest in ratio, the first (smallest) on a tie.
-long long scan_batch_sequences(double tokens, long long seq, int gpus) {
+long long scan_batch_sequences(double tokens, long long seq, int gpus, double spread = 1.5) {
   const double target = std::max(1.0, tokens / static_cast<double>(seq));
-  const long long lo = std::max<long long>(1, static_cast<long long>(target / 1.5));
-  const long long hi = std::max<long long>(lo, static_cast<long long>(target * 1.5));
+  const long long lo = std::max<long long>(1, static_cast<long long>(target / spread));
+  const long long hi = std::max<long long>(lo, static_cast<long long>(target * spread));
   long long best = lo, best_shared = 0;
   double best_distance = INFINITY;
   for (long long b = lo; b <= hi; ++b) {
@@ -42,6 +42,7 @@ TEST_CASE("the batch rounding equals a scan of every batch in range") {
         CAPTURE(seq);
         CAPTURE(tokens);
         REQUIRE(isoflop::plan::batch_sequences(tokens, seq, g) == scan_batch_sequences(tokens, seq, g));
+        REQUIRE(isoflop::plan::batch_sequences(tokens, seq, g, 1.1) == scan_batch_sequences(tokens, seq, g, 1.1));
         ++compared;
       }
   CHECK(compared > 1000);
@@ -57,4 +58,23 @@ TEST_CASE("MT-NLG's and Chinchilla-scale clusters get batches that divide evenly
   CHECK(b == 1680);
   // A target already a multiple of the GPUs stays.
   CHECK(isoflop::plan::batch_sequences(4096.0 * 4096, 4096, 1024) == 4096);
+}
+
+TEST_CASE("a pinned batch: whole sequences as given, other token counts moved by at most 10 % to suit the GPUs") {
+  using isoflop::plan::pinned_batch_sequences;
+  // Chinchilla 70B's 1,536 sequences of 2,048 (3,145,728 tokens) on 1,024 GPUs: exactly that, though 2,048 shares
+  // more factors with the GPU count.
+  CHECK(pinned_batch_sequences(1536.0 * 2048, 2048, 1024) == 1536);
+  CHECK(isoflop::plan::whole_sequences(1536.0 * 2048, 2048));
+  // "3M" is 1,464.8 sequences: 1,536 (3.15M tokens, +4.9 %), not the plan's own rounding's 2,048 (+40 %).
+  CHECK(!isoflop::plan::whole_sequences(3e6, 2048));
+  CHECK(pinned_batch_sequences(3e6, 2048, 1024) == 1536);
+  CHECK(isoflop::plan::batch_sequences(3e6, 2048, 1024) == 2048);
+  // "4M" on 16,384 GPUs is 1,953.1 sequences: 2,048 (4.19M tokens, +4.9 %).
+  CHECK(pinned_batch_sequences(4e6, 2048, 16384) == 2048);
+  for (const double tokens : {3e6, 4e6, 5.5e6, 1e6}) {
+    const double moved = pinned_batch_sequences(tokens, 2048, 1024) * 2048.0 / tokens;
+    CHECK(moved <= 1.1);
+    CHECK(moved >= 1 / 1.1);
+  }
 }
