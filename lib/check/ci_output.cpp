@@ -89,6 +89,17 @@ pugi::xml_node add_suite(pugi::xml_node suites, const std::string& name, const s
   return suite;
 }
 
+// The suite's <properties>, starting with the proposal's and the policy's files.
+pugi::xml_node add_properties(pugi::xml_node suite, const std::string& proposal, const std::string& policy) {
+  auto props = suite.append_child("properties");
+  for (const auto& [name, value] : {std::pair<const char*, std::string>{"proposal", proposal}, {"policy", policy}}) {
+    auto prop = props.append_child("property");
+    prop.append_attribute("name") = name;
+    prop.append_attribute("value") = xml_text(value).c_str();
+  }
+  return props;
+}
+
 }  // namespace
 
 std::string render_junit(const CheckResult& r, const std::string& timestamp) {
@@ -101,9 +112,7 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
   for (const auto& p : r.proposals) {
     if (!p.error.empty()) {  // unreadable: one testcase in error, so the report keeps every other proposal
       auto suite = add_suite(suites, p.name, timestamp, id++, {1, 0, 1, 0});
-      auto prop = suite.append_child("properties").append_child("property");
-      prop.append_attribute("name") = "proposal";
-      prop.append_attribute("value") = xml_text(p.source).c_str();
+      add_properties(suite, p.source, r.policy);
       auto c = suite.append_child("testcase");
       c.append_attribute("name") = "read";
       c.append_attribute("classname") = xml_text("isoflop.check." + p.name).c_str();
@@ -129,12 +138,7 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
     }
     auto suite =
         add_suite(suites, p.name, timestamp, id++, {static_cast<int>(p.verdicts.size()), failures, 0, skipped});
-    auto props = suite.append_child("properties");
-    for (const auto& [name, value] : {std::pair<const char*, std::string>{"proposal", p.source}, {"policy", r.policy}}) {
-      auto prop = props.append_child("property");
-      prop.append_attribute("name") = name;
-      prop.append_attribute("value") = xml_text(value).c_str();
-    }
+    auto props = add_properties(suite, p.source, r.policy);
     auto count = props.append_child("property");  // reporters list a suite's properties beside its cases
     count.append_attribute("name") = "warnings";
     count.append_attribute("value") = static_cast<int>(warned.size());

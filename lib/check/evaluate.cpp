@@ -108,9 +108,9 @@ std::string summary_line(const CheckResult& r) {
          (r.errors > 0 ? std::to_string(r.errors) + " in error, " : std::string()) + std::to_string(r.failed) +
          " failed, " + std::to_string(r.warned) + " warned, " + std::to_string(r.passed) + " passed, " +
          std::to_string(r.not_applicable) + " not applicable; gate " +
-         (r.gate_passed()             ? "passed"
-          : r.strict && r.failed == 0 ? "failed (strict: warnings fail)"
-                                      : "failed");
+         (r.gate_passed()                              ? "passed"
+          : r.strict && r.failed == 0 && r.errors == 0 ? "failed (strict: warnings fail)"
+                                                       : "failed");
 }
 
 }  // namespace isoflop::check

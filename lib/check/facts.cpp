@@ -80,7 +80,7 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
       try {
         a = model::shape_architecture(*proposal.params, shape).best.architecture;
       } catch (const InfeasibleError& e) {  // no shape of the family has that many parameters: the count is wrong
-        throw FieldError("params", e.what());
+        throw FieldError("params", std::string(e.what()) + "; give the count with its unit (70B, 7e10)");
       }
       a.name = "shaped after " + proposal.family;
     }

@@ -32,12 +32,12 @@ std::string fmt(double value, int digits) {
 
 namespace {
 
-// `value` with enough digits to read apart from the bound it missed ("0.3499 is below the minimum 0.35", not
-// "0.35 is below the minimum 0.35").
-std::string apart(double value, double bound) {
+// The digits at which `value` reads apart from the bound it missed ("0.3499 is below the minimum 0.3500"), for
+// both, so that neither reads past the other.
+int digits_apart(double value, double bound) {
   int digits = 3;
   while (digits < 9 && fmt(value, digits) == fmt(bound, digits)) ++digits;
-  return fmt(value, digits);
+  return digits;
 }
 
 }  // namespace
@@ -59,11 +59,13 @@ Finding bounded(double value, const RuleSetting& setting, const std::string& wha
   if (lo && value < *lo) {
     f.holds = false;
     f.threshold = lo;
-    f.reason = what + " " + apart(value, *lo) + u + " is below the minimum " + fmt(*lo) + u;
+    const int d = digits_apart(value, *lo);
+    f.reason = what + " " + fmt(value, d) + u + " is below the minimum " + fmt(*lo, d) + u;
   } else if (hi && value > *hi) {
     f.holds = false;
     f.threshold = hi;
-    f.reason = what + " " + apart(value, *hi) + u + " is above the maximum " + fmt(*hi) + u;
+    const int d = digits_apart(value, *hi);
+    f.reason = what + " " + fmt(value, d) + u + " is above the maximum " + fmt(*hi, d) + u;
   } else {
     f.threshold = hi ? hi : lo;
     f.reason = what + " " + fmt(value) + u + (lo && hi   ? " is within [" + fmt(*lo) + ", " + fmt(*hi) + "]"

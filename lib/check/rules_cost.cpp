@@ -35,7 +35,7 @@ Finding cost_usd(const RuleSetting& s, const Facts& f) {
     Finding r;
     r.holds = false;
     r.reason = "the proposal states no price, so its cost cannot be held to the policy's cap";
-    r.fix = "price_per_gpu_hour (USD per GPU-hour)";
+    r.fix = f.proposal->plan ? "plan again with --price-per-gpu-hour" : "price_per_gpu_hour (USD per GPU-hour)";
     return r;
   }
   return bounded(*c->cost_usd, s, "cost", "USD");
@@ -46,6 +46,9 @@ Finding regions(const RuleSetting& s, const Facts& f) {
   Finding r;
   // Where the run happens, unsaid, cannot be held to the list (its CO2e was counted at the catalog's default grid):
   // it fails, so that leaving the line out does not pass the gate.
+  // A plan document records its grid's intensity, not a region's name: grid_intensity judges it.
+  if (!region && f.proposal->plan)
+    return not_applicable("a plan document records its grid's intensity, not a region (grid_intensity judges it)");
   if (!region) {
     r.holds = false;
     r.reason = "the proposal names no region, so it cannot be held to the allowed: " + join(s.allow);

@@ -219,7 +219,7 @@ std::vector<check::ReadProposal> read_proposals(const catalog::Catalog& catalog,
   std::vector<check::ReadProposal> proposals;
   for (const auto& path : expand_input_patterns(patterns)) {
     check::ReadProposal& read = proposals.emplace_back();
-    read.source = path;
+    read.source = input_name(path);  // "<stdin>" for -, as its messages name it
     try {
       read.proposal = read_proposal(catalog, path);
     } catch (const CatalogError&) {  // the catalog: no proposal can be read

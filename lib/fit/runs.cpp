@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,17 +10,9 @@
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "fit/csv_table.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::fit {
-namespace {
-
-std::string short_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
-  return text;
-}
-
-}  // namespace
 
 std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file, const RunColumns& columns) {
   const CsvTable t = parse_csv(text, file);
@@ -43,7 +34,8 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
     // With both columns, a row may leave one empty: it is derived from the other.
     const bool has_tokens = tokens && !(flops && row.cells[*tokens].empty());
     const bool has_flops = flops && !(tokens && row.cells[*flops].empty());
-    if (!has_tokens && !has_flops) t.positive(row, *tokens);  // both empty: the tokens cell's error
+    if (!has_tokens && !has_flops)
+      throw InputError(t.where(row, *tokens) + ": empty value, and the flops cell too; give tokens or flops");
     if (has_tokens) r.tokens = t.positive(row, *tokens);
     if (has_flops) r.flops = t.positive(row, *flops);
     // Chinchilla's convention C ≈ 6·N·D (Hoffmann et al. 2022, App. F), as Besiroglu et al. 2024 do.
@@ -56,13 +48,15 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
     if (has_tokens && has_flops) {
       const double ratio = r.flops / (6 * r.params * r.tokens);
       if (!(ratio <= kMaxFlopsDisagreement && ratio >= 1 / kMaxFlopsDisagreement))
-        throw InputError(t.where(row, *flops) + ": " + short_number(r.flops) + " FLOPs is " + short_number(ratio) +
-                         " x 6·params·tokens = " + short_number(6 * r.params * r.tokens) +
-                         "; the columns disagree by more than a factor " + short_number(kMaxFlopsDisagreement) +
-                         " (leave the cell empty to derive it)");
+        throw InputError(
+            t.where(row, *flops) + ": " + units::format_scientific(r.flops) + " FLOPs is " +
+            (ratio >= 1e-3 && ratio < 1e4 ? units::format_significant(ratio, 3) : units::format_scientific(ratio)) +
+            " x 6·params·tokens = " + units::format_scientific(6 * r.params * r.tokens) +
+            "; the columns disagree by more than a factor 10 (leave the cell empty to derive it)");
     }
-    if (run) {
-      const auto [it, fresh] = line_of_run.emplace(t.text(row, *run), row.line);
+    // A run id, where a row gives one, names one run (the curves file joins on it).
+    if (run && !row.cells[*run].empty()) {
+      const auto [it, fresh] = line_of_run.emplace(row.cells[*run], row.line);
       if (!fresh)
         throw InputError(t.where(row, *run) + ": run '" + it->first + "' is given twice (first at line " +
                          std::to_string(it->second) + "); each run is one row");

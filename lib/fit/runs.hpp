@@ -21,7 +21,7 @@ struct Run {
 // Column names (the --*-column options). A missing tokens column is derived as flops/(6·params) and a
 // missing flops column as 6·params·tokens; at least one of the two must be present.
 // How far a row's stated FLOPs may lie from 6·N·D: counts that add attention or the embeddings differ from it by
-// tens of percent at small sizes; a factor 10 is a unit or a digit gone wrong.
+// tens of percent at small sizes; a factor 10 is a unit or a digit gone wrong (the message says "factor 10").
 inline constexpr double kMaxFlopsDisagreement = 10.0;
 
 struct RunColumns {

@@ -54,8 +54,13 @@ bool whole_sequences(double tokens, long long seq) {
 }
 
 long long pinned_batch_sequences(double tokens, long long seq, int gpus) {
-  if (whole_sequences(tokens, seq)) return std::llround(tokens / static_cast<double>(seq));
-  return batch_sequences(tokens, seq, gpus, kPinnedSpread);
+  const double sequences = tokens / static_cast<double>(seq);
+  if (whole_sequences(tokens, seq)) return std::llround(sequences);
+  const long long near = batch_sequences(tokens, seq, gpus, kPinnedSpread);
+  // Under a handful of sequences no whole count may lie within the spread: the nearest whole one.
+  const double moved = static_cast<double>(near) / sequences;
+  if (moved > kPinnedSpread || moved < 1 / kPinnedSpread) return std::max(1LL, std::llround(sequences));
+  return near;
 }
 
 BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& cluster,
@@ -100,7 +105,8 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
                  ? "as given"
                  : "given " + tokens_text(target_tokens) + " (not whole sequences of " + std::to_string(job.seq) +
                        "): rounded to " + std::to_string(job.global_batch) +
-                       " sequences, a count near it the GPUs divide well; a multiple of " + std::to_string(job.seq) +
+                       (job.global_batch == 1 ? " sequence" : " sequences") +
+                       ", a count near it the GPUs divide well; a multiple of " + std::to_string(job.seq) +
                        " tokens runs as given";
   } else {
     // From the target, or the ceiling where a small budget's compute-optimal batch is below it, every doubling up

@@ -37,7 +37,8 @@ struct BatchChoice {
 long long batch_sequences(double tokens, long long seq, int gpus, double spread = 1.5);
 
 // The batch a user pinned (--global-batch-tokens): whole sequences as given; another count of tokens rounded as
-// batch_sequences does, within 10 %, so that "3M" stays near 3M tokens.
+// batch_sequences does, within 10 %, so that "3M" stays near 3M tokens (under a handful of sequences, where no
+// whole count may lie that near, the nearest whole count, at least 1).
 long long pinned_batch_sequences(double tokens, long long seq, int gpus);
 // Whether pinned_batch_sequences takes `tokens` as given (a whole number of sequences).
 bool whole_sequences(double tokens, long long seq);

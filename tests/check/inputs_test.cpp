@@ -180,3 +180,32 @@ TEST_CASE("read_proposals reads every file the patterns name, sorted within a pa
   CHECK(ps[1].proposal->tokens == 1.4e12);  // Hoffmann et al. 2022: Chinchilla 70B on 1.4T tokens
   CHECK_THROWS_AS(doc::read_proposals(cat(), {dir + "*.json"}), isoflop::InputError);  // a pattern matching nothing
 }
+
+TEST_CASE("check_proposals: a proposal in error is reported beside the others and fails the gate, strict or not") {
+  const check::Policy policy = doc::parse_policy(cat(), "policy.yaml", "rules:\n  days: {max: 90}\n");
+  const std::string dense =
+      "name: dense\narch: chinchilla-70b\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n";
+  std::vector<check::ReadProposal> read(3);
+  read[0] = {"a.yaml", doc::parse_proposal(cat(), "a.yaml", dense), ""};
+  read[1] = {"b.yaml", std::nullopt, "b.yaml:4: ownr: unknown field"};
+  // Read, but its tokens are a count without its unit: in error when planned, at its line.
+  read[2] = {
+      "c.yaml",
+      doc::parse_proposal(cat(), "c.yaml",
+                          "name: c\narch: chinchilla-70b\ntokens: 1.4\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"),
+      ""};
+  for (const bool strict : {false, true}) {
+    const auto r = check::check_proposals(cat(), read, policy, strict);
+    REQUIRE(r.proposals.size() == 3);
+    CHECK(r.proposals[0].error.empty());
+    CHECK(r.proposals[0].verdicts.size() == 1);
+    CHECK(r.proposals[1].error == "b.yaml:4: ownr: unknown field");
+    CHECK(r.proposals[1].verdicts.empty());
+    CHECK(r.proposals[2].error.rfind("c.yaml:3: tokens: 1.4 tokens are fewer than one sequence", 0) == 0);
+    CHECK(r.errors == 2);
+    CHECK(r.failed == 0);
+    CHECK(!r.gate_passed());
+    CHECK(check::summary_line(r) ==
+          "3 proposals: 2 in error, 0 failed, 0 warned, 1 passed, 0 not applicable; gate failed");
+  }
+}

@@ -103,6 +103,37 @@ TEST_CASE("cost rules: caps, regions, grid") {
   CHECK(*verdict(kDense, "gpu_hours: {}").value == doctest::Approx(1024 * days * 24));
 }
 
+TEST_CASE("a rule whose field the proposal leaves out fails, so a deleted line passes no gate") {
+  std::string no_region = kDense, no_price = kDense;
+  no_region.erase(no_region.find("region: us\n"), 11);
+  no_price.erase(no_price.find("price_per_gpu_hour: 2\n"), 22);
+  const auto region = verdict(no_region, "regions: {allow: [us, fr]}");
+  CHECK(region.outcome == Outcome::kFail);
+  CHECK(region.reason == "the proposal names no region, so it cannot be held to the allowed: us, fr");
+  CHECK(region.fix == "region us");
+  CHECK(verdict(no_region, "regions: {allow: [us], severity: warn}").outcome == Outcome::kWarn);
+  const auto price = verdict(no_price, "cost_usd: {max: 1e8}");
+  CHECK(price.outcome == Outcome::kFail);
+  CHECK(price.fix.rfind("price_per_gpu_hour", 0) == 0);
+  // The CO2e is still counted (at the catalog's default grid): a cap on it judges that.
+  CHECK(verdict(no_region, "co2e_t: {max: 5000}").outcome == Outcome::kPass);
+}
+
+TEST_CASE("a missed bound reads apart from it, both at the same digits") {
+  // MFU 0.3499 against a minimum of 0.35: three digits would print both as 0.35.
+  const double mfu = *verdict(kDense, "mfu: {}").value;
+  const auto at = [&](double bound) { return verdict(kDense, "mfu: {min: " + std::to_string(bound) + "}"); };
+  const auto missed = at(mfu + 1e-5);
+  CHECK(missed.outcome == Outcome::kFail);
+  const std::string& r = missed.reason;
+  const size_t below = r.find(" is below the minimum ");
+  REQUIRE(below != std::string::npos);
+  const std::string value = r.substr(r.rfind(' ', below - 1) + 1, below - r.rfind(' ', below - 1) - 1);
+  const std::string bound = r.substr(below + 22);
+  CHECK(value != bound);
+  CHECK(std::stod(value) < std::stod(bound));
+}
+
 TEST_CASE("MoE rules after ST-MoE, not applicable to a dense model") {
   pass_warn_fail(kMoe, "moe_experts", "max: 256", "max: 32");
   pass_warn_fail(kMoe, "moe_capacity_factor", "min: 1, max: 1.25", "max: 1.0");

@@ -25,6 +25,25 @@ TEST_CASE("runs: tokens derived from flops, flops from tokens") {
   CHECK(d[0].loss == 3.1);
 }
 
+TEST_CASE("runs: with both columns a row's empty cell is derived from the other, and the two must agree") {
+  const auto r =
+      parse_runs_csv("run,params,tokens,flops,loss\na,1e8,1e10,,3.1\nb,1e8,,6e18,3.0\n,1e8,1e10,7e18,2.9\n", "r.csv");
+  REQUIRE(r.size() == 3);
+  EXPECT_CLOSE(r[0].flops, 6e18, 1e-12);
+  EXPECT_CLOSE(r[1].tokens, 1e10, 1e-12);
+  CHECK(r[2].flops == 7e18);  // given both: as given, within the factor of 6ND (a row may leave its run id empty)
+  // Ten times 6ND is still a count of other terms; past it a unit has gone wrong.
+  CHECK_NOTHROW(parse_runs_csv("params,tokens,flops,loss\n1e8,1e10,5.9e19,3.1\n", "ok.csv"));
+  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,flops,loss\n1e8,1e10,6.1e19,3.1\n", "x.csv"),
+                       doctest::Contains("x.csv:2: column 3 ('flops'): 6.1e19 FLOPs is 10.2 x 6·params·tokens = 6e18"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_runs_csv("params,tokens,flops,loss\n1e8,1e10,5.9e17,3.1\n", "y.csv"),
+                       doctest::Contains("disagree by more than a factor 10"), InputError);
+  CHECK_THROWS_WITH_AS(parse_runs_csv("run,params,tokens,loss\na,1e8,1e10,3.1\na,1e8,2e10,3.0\n", "d.csv"),
+                       doctest::Contains("d.csv:3: column 1 ('run'): run 'a' is given twice (first at line 2)"),
+                       InputError);
+}
+
 TEST_CASE("bad run tables name file, line and column") {
   struct Case {
     const char* csv;

@@ -72,7 +72,11 @@ TEST_CASE("a pinned batch: whole sequences as given, other token counts moved by
   CHECK(isoflop::plan::batch_sequences(3e6, 2048, 1024) == 2048);
   // "4M" on 16,384 GPUs is 1,953.1 sequences: 2,048 (4.19M tokens, +4.9 %).
   CHECK(pinned_batch_sequences(4e6, 2048, 16384) == 2048);
-  for (const double tokens : {3e6, 4e6, 5.5e6, 1e6}) {
+  // Under a handful of sequences: the nearest whole count, at least one.
+  CHECK(pinned_batch_sequences(3000, 2048, 1024) == 1);
+  CHECK(pinned_batch_sequences(5000, 2048, 1024) == 2);
+  CHECK(pinned_batch_sequences(7 * 2048.0 + 100, 2048, 1024) == 7);
+  for (const double tokens : {3e6, 4e6, 5.5e6, 1e6, 1e5, 3e4}) {
     const double moved = pinned_batch_sequences(tokens, 2048, 1024) * 2048.0 / tokens;
     CHECK(moved <= 1.1);
     CHECK(moved >= 1 / 1.1);
