@@ -18,7 +18,9 @@ std::string render_loss(const LossDocument& d) {
     const auto& e = d.losses.front();
     std::vector<std::pair<std::string, std::string>> kv = {
         {"law", e.law},
-        {"parameters", units::format_count(e.params, 4)},
+        // The convention the law counts N in ("non-embedding" for Kaplan's and DeepSeek's): 70B total is not
+        // 70B non-embedding.
+        {"parameters", units::format_count(e.params, 4) + (e.parameters.empty() ? "" : " (" + e.parameters + ")")},
         {"tokens", units::format_count(e.tokens, 4)},
         {"compute (6ND)", units::format_scientific(e.flops, 4) + " FLOPs"}};
     if (e.unique_tokens) kv.emplace_back("unique tokens", units::format_count(*e.unique_tokens, 4));

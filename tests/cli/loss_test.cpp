@@ -36,6 +36,10 @@ TEST_CASE("loss names its default law, and --all-laws lists every loss law") {
   const auto t = run_cli("loss --params 70B --tokens 1.4T --law chinchilla");
   CHECK(t.status == 0);
   CHECK(t.out.find("chinchilla") != std::string::npos);
+  CHECK(t.out.find("parameters     70B (total)\n") != std::string::npos);
+  // One law alone says which N it counts: Kaplan et al. count non-embedding parameters.
+  const auto kaplan = run_cli("loss --params 70B --tokens 1.4T --law kaplan-2020");
+  CHECK(kaplan.out.find("parameters     70B (non-embedding)\n") != std::string::npos);
 }
 
 TEST_CASE("loss --all-laws says which N each law counts and what it was fitted on, and notes the mix") {
