@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -138,20 +139,71 @@ void read_launch_line(const std::string& line, const LaunchData& data, LayoutFac
     f.layout.vpp = std::max(2, m.layers / std::max(1, f.layout.pp * per_virtual));  // interleaved either way
 }
 
+// The batch identity train_batch_size = micro × accumulation × DP with what the file leaves out derived as
+// DeepSpeed derives it; DP is the launch's (isoflop's data_parallel_size) or, where the file does not say it, what
+// the three given imply. `problem` says what does not divide.
+struct BatchIdentity {
+  long long batch = 1, micro = 1, accum = 1, dp = 1;
+  std::string problem;
+};
+
+BatchIdentity derive_batch(std::optional<long long> batch, std::optional<long long> micro,
+                           std::optional<long long> accum, long long stated_dp) {
+  BatchIdentity b;
+  const bool dp_stated = stated_dp > 0;
+  const auto s = [](long long v) { return std::to_string(v); };
+  const auto whole = [&](long long total, long long part, const std::string& what) {
+    if (part > 0 && total % part == 0) return total / part;
+    b.problem = "train_batch_size " + s(total) + " is not divisible by " + what + " " + s(part);
+    return 1LL;
+  };
+  b.dp = dp_stated ? stated_dp : 1;
+  if (batch && micro && accum) {
+    b.micro = *micro;
+    b.accum = *accum;
+    if (!dp_stated) b.dp = *batch % (*micro * *accum) == 0 ? *batch / (*micro * *accum) : 0;
+    if (b.dp <= 0 || *batch != *micro * *accum * b.dp)
+      b.problem = "train_batch_size " + s(*batch) +
+                  " != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP" +
+                  (dp_stated ? " " + s(stated_dp) : "");
+  } else if (batch && micro) {  // accumulation = batch / (micro × DP); DP unstated, DP 1 holds what any would
+    b.micro = *micro;
+    b.accum = whole(*batch, *micro * b.dp,
+                    dp_stated ? "train_micro_batch_size_per_gpu x DP =" : "train_micro_batch_size_per_gpu");
+  } else if (batch && accum) {  // micro-batch = batch / (accumulation × DP)
+    b.accum = *accum;
+    b.micro =
+        whole(*batch, *accum * b.dp, dp_stated ? "gradient_accumulation_steps x DP =" : "gradient_accumulation_steps");
+  } else if (batch) {  // accumulation 1, micro-batch = batch / DP
+    b.micro = whole(*batch, b.dp, "DP");
+  } else {  // train_batch_size = micro × accumulation × DP
+    b.micro = micro.value_or(1);
+    b.accum = accum.value_or(1);
+  }
+  b.batch = batch.value_or(b.micro * b.accum * b.dp);
+  return b;
+}
+
 std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& data, const catalog::TrainerRules& rules) {
   if (!j.is_object()) return {"a ds_config is a JSON object"};
   std::vector<std::string> problems;
-  for (const char* key : {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"})
-    if (!positive_integer(j, key)) problems.push_back(std::string(key) + " must be a positive integer");
+  // DeepSpeed derives what is left out of train_batch_size = micro-batch × accumulation × DP
+  // (_set_batch_related_parameters): each key given must be a positive integer, and one of the first two given.
+  const char* const keys[] = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"};
+  for (const char* key : keys)
+    if (j.contains(key) && !positive_integer(j, key))
+      problems.push_back(std::string(key) + " must be a positive integer");
+  if (!j.contains(keys[0]) && !j.contains(keys[1]))
+    problems.push_back(
+        "train_batch_size or train_micro_batch_size_per_gpu is missing (DeepSpeed derives the rest "
+        "from either)");
   if (!problems.empty()) return problems;
-  const long long batch = j["train_batch_size"], micro = j["train_micro_batch_size_per_gpu"],
-                  accum = j["gradient_accumulation_steps"];
   const Json meta = j.value("isoflop", Json::object());
-  // DeepSpeed's _batch_assertion: train_batch_size = micro × accumulation × DP; DP is derived when not stated.
-  const long long dp = integer(meta, "data_parallel_size", batch % (micro * accum) == 0 ? batch / (micro * accum) : 0);
-  if (dp <= 0 || batch != micro * accum * dp)
-    problems.push_back("train_batch_size " + std::to_string(batch) + " != train_micro_batch_size_per_gpu x "
-                       "gradient_accumulation_steps x DP" + (meta.contains("data_parallel_size") ? " " + std::to_string(dp) : ""));
+  const long long stated_dp = integer(meta, "data_parallel_size", 0);  // 0: not stated
+  const auto given = [&](const char* key) { return j.contains(key) ? std::optional<long long>(j[key]) : std::nullopt; };
+  const BatchIdentity b = derive_batch(given(keys[0]), given(keys[1]), given(keys[2]), stated_dp);
+  if (!b.problem.empty()) problems.push_back(b.problem);
+  const long long micro = b.micro, dp = b.dp;
   if (j.value("bf16", Json::object()).value("enabled", false) && j.value("fp16", Json::object()).value("enabled", false))
     problems.push_back("bf16 and fp16 cannot both be enabled");
   // DeepSpeed takes its own optimizers in any case and torch.optim's classes by name; another type fails at start.
@@ -179,7 +231,7 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   f.layout.dp = static_cast<int>(std::max(1LL, dp));
   f.layout.micro_batch = static_cast<int>(micro);
   f.layout.zero_stage = static_cast<int>(integer(j.value("zero_optimization", Json::object()), "stage", 0));
-  f.job.global_batch = batch;
+  f.job.global_batch = b.batch;
   for (auto& p : rule_problems(rules, f)) problems.push_back(p);
   return problems;
 }

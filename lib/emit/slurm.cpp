@@ -122,14 +122,18 @@ std::vector<std::string> check_slurm(const std::string& script) {
   for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "time"})
     if (!options.count(key))
       problems.push_back(said(key) + (std::string(key) == "gpus-per-node" ? " (or --gres=gpu:N)" : "") + " is missing");
-  static const std::regex plain("[A-Za-z0-9._+-]{1,128}"), time("[0-9]+-[0-9]{2}:[0-9]{2}:[0-9]{2}"),
+  // sbatch's time forms (sbatch(1) --time): minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+  // days-hours:minutes, days-hours:minutes:seconds, and no limit.
+  static const std::regex plain("[A-Za-z0-9._+-]{1,128}"),
+      time("[0-9]+(:[0-9]+){0,2}|[0-9]+-[0-9]+(:[0-9]+){0,2}|UNLIMITED|unlimited|INFINITE|infinite"),
       count("[1-9][0-9]{0,6}"), output("[A-Za-z0-9._+%-]{1,160}");
   if (options.count("job-name") && !std::regex_match(options["job-name"], plain))
     problems.push_back(said("job-name") + " must be letters, digits, '.', '_', '-', '+'");
   if (options.count("output") && !std::regex_match(options["output"], output))
     problems.push_back(said("output") + " must be a plain file name");
   if (options.count("time") && !std::regex_match(options["time"], time))
-    problems.push_back(said("time") + " must be D-HH:MM:SS");
+    problems.push_back(said("time") +
+                       " must be one of sbatch's forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
   for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "cpus-per-task"})
     if (options.count(key) && !std::regex_match(options[key], count))
       problems.push_back(said(key) + " must be a positive integer");

@@ -315,7 +315,8 @@ TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with p
   CHECK(problems == std::vector<std::string>{
                         "train_batch_size 1535 != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP 8",
                         "rule 'batch': global batch 1535 is not divisible by micro-batch·DP = 8"});
-  CHECK(check_deepspeed("{\"train_batch_size\": 8}", launch_data(), ds).size() == 2);
+  CHECK(check_deepspeed("{\"train_batch_size\": 8}", launch_data(), ds).empty());  // DeepSpeed derives the rest
+  CHECK(check_deepspeed("{}", launch_data(), ds).size() == 1);
   CHECK(check_deepspeed("{", launch_data(), ds) ==
         std::vector<std::string>{"not JSON: parse error at line 1, column 2: syntax error while parsing object key - "
                                  "unexpected end of input; expected string literal"});
@@ -516,7 +517,21 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   CHECK(script.find("--rdzv-id \"$SLURM_JOB_ID\"") != std::string::npos);
   std::string bad = script;
   bad.replace(bad.find("--time=36-10:13:00"), 18, "--time=forever");
-  CHECK(check_slurm(bad).at(0) == "#SBATCH --time must be D-HH:MM:SS");
+  CHECK(check_slurm(bad).at(0) ==
+        "#SBATCH --time must be one of sbatch's forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
+  // Every form sbatch(1) takes for --time passes; what it does not take is refused.
+  for (const char* accepted : {"90", "90:30", "48:00:00", "2-12", "2-12:30", "36-10:13:00", "UNLIMITED"}) {
+    std::string other = script;
+    other.replace(other.find("--time=36-10:13:00"), 18, std::string("--time=") + accepted);
+    INFO(accepted);
+    CHECK(check_slurm(other).empty());
+  }
+  for (const char* refused : {"48h", "1:2:3:4", "-5", "2-", "1.5"}) {
+    std::string other = script;
+    other.replace(other.find("--time=36-10:13:00"), 18, std::string("--time=") + refused);
+    INFO(refused);
+    CHECK(!check_slurm(other).empty());
+  }
   // torchrun told of more GPUs or nodes than the allocation has; sbatch takes the last of two directives.
   std::string fewer_gpus = script;
   fewer_gpus.replace(fewer_gpus.find("--gpus-per-node=8"), 17, "--gpus-per-node=7");
@@ -705,6 +720,29 @@ TEST_CASE("slurm runs an FSDP plan with Megatron-LM, its header names what runs,
                        doctest::Contains("manifest.json: emit's manifest (the files written and their hashes), not "
                                          "a launch file"),
                        InputError);
+}
+
+TEST_CASE(
+    "DeepSpeed --check: a batch key left out is derived as DeepSpeed derives it, and what does not divide is said") {
+  const auto problems = [](const std::string& text) {
+    return check_config(Target::kDeepSpeed, text, launch_data(), options());
+  };
+  // train_batch_size and the micro-batch: DeepSpeed works out the accumulation for its world size.
+  CHECK(problems(R"({"train_batch_size": 1024, "train_micro_batch_size_per_gpu": 4, "bf16": {"enabled": true}})")
+            .empty());
+  CHECK(problems(R"({"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 8})").empty());
+  CHECK(problems(R"({"train_batch_size": 1024})").empty());
+  CHECK(problems(R"({"train_batch_size": 1022, "train_micro_batch_size_per_gpu": 4})").at(0) ==
+        "train_batch_size 1022 is not divisible by train_micro_batch_size_per_gpu 4");
+  // With isoflop's stated DP the accumulation must come out whole.
+  CHECK(problems(
+            R"({"train_batch_size": 1024, "train_micro_batch_size_per_gpu": 4, "isoflop": {"data_parallel_size": 48}})")
+            .at(0) == "train_batch_size 1024 is not divisible by train_micro_batch_size_per_gpu x DP = 192");
+  CHECK(problems(R"({"bf16": {"enabled": true}})") ==
+        std::vector<std::string>{"train_batch_size or train_micro_batch_size_per_gpu is missing (DeepSpeed derives the "
+                                 "rest from either)"});
+  CHECK(problems(R"({"train_batch_size": 1024, "gradient_accumulation_steps": 0})") ==
+        std::vector<std::string>{"gradient_accumulation_steps must be a positive integer"});
 }
 
 }  // namespace isoflop::emit
