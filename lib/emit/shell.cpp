@@ -2,6 +2,7 @@
 // continuations, comments, arrays and "${NAME[@]}").
 #include "emit/shell.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/error.hpp"
@@ -87,23 +88,99 @@ void require_plain_name(const std::string& name, const std::string& field) {
                                   "; accepted: letters, digits, '.', '_', '-', '+'");
 }
 
+namespace {
+
+constexpr size_t kLongestExpandedWord = 4096;
+constexpr size_t kMostWords = 65536;  // a command's or an array's words: "${A[@]}" twice, line after line, doubles
+
+bool identifier(std::string_view name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// `word` with the script's variables expanded: $NAME, ${NAME} and ${NAME:-default}; a name the script does not set
+// stays as written (its default, where it gives one).
+std::string expanded(const std::string& word, const std::map<std::string, std::string>& variables) {
+  std::string out;
+  for (size_t i = 0; i < word.size();) {
+    // A = $A$A, line after line, doubles: past a launch word's length the word stays as written.
+    if (out.size() > kLongestExpandedWord) return word;
+    if (word[i] != '$' || i + 1 == word.size()) {
+      out += word[i++];
+      continue;
+    }
+    if (word[i + 1] == '{') {
+      const size_t close = word.find('}', i + 2);
+      if (close == std::string::npos) {
+        out += word.substr(i);
+        break;
+      }
+      const std::string inner = word.substr(i + 2, close - i - 2);
+      const size_t dflt = inner.find(":-");
+      const std::string name = inner.substr(0, dflt);
+      const auto it = identifier(name) ? variables.find(name) : variables.end();
+      if (it != variables.end())
+        out += it->second;
+      else if (dflt != std::string::npos && identifier(name))
+        out += inner.substr(dflt + 2);
+      else
+        out += word.substr(i, close + 1 - i);
+      i = close + 1;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < word.size() && (std::isalnum(static_cast<unsigned char>(word[end])) || word[end] == '_')) ++end;
+    const auto it = variables.find(word.substr(i + 1, end - i - 1));
+    out += it != variables.end() ? it->second : word.substr(i, end - i);
+    i = end;
+  }
+  return out.size() > kLongestExpandedWord && out.size() > word.size() ? word : out;
+}
+
+// "${NAME[@]}" of an array the script assigns: its words; else none.
+const std::vector<std::string>* array_named(const std::string& word,
+                                            const std::map<std::string, std::vector<std::string>>& arrays) {
+  if (!(word.size() > 6 && word.rfind("${", 0) == 0 && word.compare(word.size() - 4, 4, "[@]}") == 0)) return nullptr;
+  const auto it = arrays.find(word.substr(2, word.size() - 6));
+  return it != arrays.end() ? &it->second : nullptr;
+}
+
+}  // namespace
+
 ScriptWords read_script_words(const std::string& script) {
   Lexer lex{script, 0, {}, {}, false};
   lex.run();
   ScriptWords out;
   std::vector<std::string> command;
+  // A word in a command or an array: an array's words spliced in, else the word with its variables expanded.
+  const auto add = [&](std::vector<std::string>& to, const std::string& word) {
+    const auto* items = array_named(word, out.arrays);
+    if (items && to.size() + items->size() <= kMostWords)
+      to.insert(to.end(), items->begin(), items->end());
+    else
+      to.push_back(items ? word : expanded(word, out.variables));
+  };
   for (size_t k = 0; k < lex.tokens.size(); ++k) {
     const std::string& t = lex.tokens[k];
     if (t.size() > 2 && t.compare(t.size() - 2, 2, "=(") == 0 && command.empty()) {
-      std::vector<std::string>& items = out.arrays[t.substr(0, t.size() - 2)];
-      items.clear();
+      std::vector<std::string> items;
       while (++k < lex.tokens.size() && lex.tokens[k] != ")")
-        if (lex.tokens[k] != "\n") items.push_back(lex.tokens[k]);
+        if (lex.tokens[k] != "\n") add(items, lex.tokens[k]);
+      out.arrays[t.substr(0, t.size() - 2)] = std::move(items);
     } else if (t == "\n" || t == ")") {
+      // NAME=value or export NAME=value alone: a variable the words after it may name.
+      const bool exported = command.size() == 2 && command[0] == "export";
+      if (command.size() == 1 || exported) {
+        const std::string& assignment = command.back();
+        const size_t eq = assignment.find('=');
+        if (eq != std::string::npos && identifier(assignment.substr(0, eq)))
+          out.variables[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+      }
       if (!command.empty()) out.commands.push_back(command);
       command.clear();
     } else {
-      command.push_back(t);
+      add(command, t);
     }
   }
   return out;

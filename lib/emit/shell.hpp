@@ -17,10 +17,14 @@ std::string shell_quote(const std::string& text);
 void require_plain_name(const std::string& name, const std::string& field);
 
 // A script read as shell words: command lines (words of one simple command, quotes removed, backslash-newlines
-// joined, comments dropped) and the arrays it assigns (NAME=( … )).
+// joined, comments dropped), the arrays it assigns (NAME=( … )) and the variables it sets (NAME=value or export
+// NAME=value, alone on a line). Each word after an assignment has what it names expanded: $NAME, ${NAME},
+// ${NAME:-default} (the default where the script sets no NAME) and "${NAME[@]}" (the array's words), so that
+// "--nproc_per_node $GPUS_PER_NODE" reads as the number the script set. Anything else ($((…)), $(…)) stays.
 struct ScriptWords {
   std::vector<std::vector<std::string>> commands;
   std::map<std::string, std::vector<std::string>> arrays;
+  std::map<std::string, std::string> variables;
 };
 ScriptWords read_script_words(const std::string& script);
 

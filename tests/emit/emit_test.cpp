@@ -745,4 +745,40 @@ TEST_CASE(
         std::vector<std::string>{"gradient_accumulation_steps must be a positive integer"});
 }
 
+TEST_CASE("shell words: a script's variables and arrays are expanded where the launch names them") {
+  const ScriptWords w = read_script_words(
+      "GPUS_PER_NODE=8\nexport NNODES=${NNODES:-2}\nPORT=6000\nARGS=(--nproc_per_node $GPUS_PER_NODE --nnodes "
+      "\"${NNODES}\")\ntorchrun \"${ARGS[@]}\" --master_port=$PORT ${UNSET:-7} $UNSET \"${ALSO:?set it}\" "
+      "pretrain_gpt.py\n");
+  CHECK(w.variables.at("GPUS_PER_NODE") == "8");
+  CHECK(w.variables.at("NNODES") == "2");  // unset before: its default
+  REQUIRE(w.commands.size() == 4);
+  CHECK(w.commands[3] == std::vector<std::string>{"torchrun", "--nproc_per_node", "8", "--nnodes", "2",
+                                                  "--master_port=6000", "7", "$UNSET", "${ALSO:?set it}",
+                                                  "pretrain_gpt.py"});
+  // The Megatron-LM check then sees the world size the script sets: 16 GPUs, TP 2 x PP 2, so DP 4; a global batch
+  // of 510 does not divide into micro-batches of 4 over DP 4, 512 does.
+  const std::string script =
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\nGPUS_PER_NODE=8\nNNODES=2\n"
+      "torchrun --nproc_per_node $GPUS_PER_NODE --nnodes $NNODES pretrain_gpt.py --num-layers 24 --hidden-size 2048 "
+      "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 4 "
+      "--global-batch-size BATCH --lr 3e-4 --train-iters 1000 --tensor-model-parallel-size 2 "
+      "--pipeline-model-parallel-size 2 --bf16\n";
+  const auto checked = [&](const char* batch) {
+    std::string s = script;
+    s.replace(s.find("BATCH"), 5, batch);
+    return check_file("vars.sh", Target::kMegatron, s, options()).problems;
+  };
+  // A script that doubles a variable or an array line after line stays bounded (it would otherwise take 2^60).
+  std::string bomb = "A=x\nB=(1)\n";
+  for (int k = 0; k < 60; ++k) bomb += "A=$A$A\nB=(\"${B[@]}\" \"${B[@]}\")\n";
+  const ScriptWords bounded = read_script_words(bomb);
+  CHECK(bounded.variables.at("A").size() <= 2 * 4096);
+  CHECK(bounded.arrays.at("B").size() <= 65536);
+  CHECK(checked("512").empty());
+  const auto refused = checked("510");
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].find("global batch must be divisible by micro-batch x DP") != std::string::npos);
+}
+
 }  // namespace isoflop::emit
