@@ -144,6 +144,8 @@ void add_training(const LaunchSpec& s, std::vector<Argument>& a) {
 struct Rule {
   const char* what;
   std::function<bool(const ParsedArguments&, int world, const std::map<std::string, std::string>& env)> broken;
+  // The values the rule read, said after it where broken ("world" is torchrun's GPU count): what to change.
+  std::vector<std::string_view> shows = {};
 };
 
 double num(const ParsedArguments& a, const char* name, double fallback) { return a.number(name).value_or(fallback); }
@@ -156,14 +158,17 @@ const std::vector<Rule>& rules() {
        [](auto& a, int w, auto&) {
          return w > 0 && !divides(w, num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
                                          num(a, "context-parallel-size", 1));
-       }},
+       },
+       {"world", "tensor-model-parallel-size", "pipeline-model-parallel-size", "context-parallel-size"}},
       {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)",
        [](auto& a, int w, auto&) {
          const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
                            num(a, "context-parallel-size", 1);
          return w > 0 && divides(w, mp) &&
                 !divides(num(a, "global-batch-size", 0), num(a, "micro-batch-size", 1) * (w / mp));
-       }},
+       },
+       {"global-batch-size", "micro-batch-size", "world", "tensor-model-parallel-size", "pipeline-model-parallel-size",
+        "context-parallel-size"}},
       {"num-layers must be divisible by the pipeline size (uneven first/last stages leave the rest divisible)",
        [](auto& a, int, auto&) {
          const double pp = num(a, "pipeline-model-parallel-size", 1);
@@ -172,7 +177,9 @@ const std::vector<Rule>& rules() {
          const double rest = num(a, "num-layers", 0) - first - last;
          const double stages = pp - (first > 0) - (last > 0);
          return stages > 0 ? !divides(rest, stages) : rest != 0;
-       }},
+       },
+       {"num-layers", "pipeline-model-parallel-size", "decoder-first-pipeline-num-layers",
+        "decoder-last-pipeline-num-layers"}},
       {"layers per pipeline stage must be divisible by num-layers-per-virtual-pipeline-stage, with PP > 1 "
        "(PP > 2 with no-overlap-p2p-communication)",
        [](auto& a, int, auto&) {
@@ -217,17 +224,20 @@ const std::vector<Rule>& rules() {
       {"hidden-size must be divisible by num-attention-heads (or give --kv-channels)",
        [](auto& a, int, auto&) {
          return !a.has("kv-channels") && !divides(num(a, "hidden-size", 0), num(a, "num-attention-heads", 1));
-       }},
+       },
+       {"hidden-size", "num-attention-heads"}},
       {"num-attention-heads and num-query-groups must be divisible by TP",
        [](auto& a, int, auto&) {
          const double tp = num(a, "tensor-model-parallel-size", 1);
          return !divides(num(a, "num-attention-heads", tp), tp) || !divides(num(a, "num-query-groups", tp), tp);
-       }},
+       },
+       {"num-attention-heads", "num-query-groups", "tensor-model-parallel-size"}},
       {"seq-length must be divisible by 2 x CP",
        [](auto& a, int, auto&) {
          const double cp = num(a, "context-parallel-size", 1);
          return cp > 1 && !divides(num(a, "seq-length", 0), 2 * cp);
-       }},
+       },
+       {"seq-length", "context-parallel-size"}},
       {"max-position-embeddings must be at least seq-length",
        [](auto& a, int, auto&) { return num(a, "max-position-embeddings", 1e300) < num(a, "seq-length", 0); }},
       {"min-lr must not exceed lr", [](auto& a, int, auto&) { return num(a, "min-lr", 0) > num(a, "lr", 1e300); }},
@@ -253,7 +263,8 @@ const std::vector<Rule>& rules() {
        [](auto& a, int, auto&) {
          const double ep = num(a, "expert-model-parallel-size", 1);
          return ep > 1 && !divides(num(a, "num-experts", 0), ep);
-       }},
+       },
+       {"num-experts", "expert-model-parallel-size"}},
       {"moe-expert-capacity-factor needs moe-token-dispatcher-type alltoall (TransformerConfig, core_v0.8.0)",
        [](auto& a, int, auto&) {
          auto d = a.values.find("moe-token-dispatcher-type");
@@ -266,7 +277,8 @@ const std::vector<Rule>& rules() {
                 (num(a, "pipeline-model-parallel-size", 1) != 1 || num(a, "expert-model-parallel-size", 1) != 1 ||
                  a.has("use-distributed-optimizer") || !a.has("untie-embeddings-and-output-weights"));
        }},
-      {"CUDA_DEVICE_MAX_CONNECTIONS=1 must be set with TP or CP > 1 (and must not be with use-torch-fsdp2)",
+      {"CUDA_DEVICE_MAX_CONNECTIONS=1 must be set with TP or CP > 1 (export it before torchrun; and must not be with "
+       "use-torch-fsdp2)",
        [](auto& a, int, auto& env) {
          auto it = env.find("CUDA_DEVICE_MAX_CONNECTIONS");
          const bool one = it != env.end() && it->second == "1";
@@ -391,8 +403,18 @@ std::string torchrun_command(const std::string& nodes, int gpus_per_node, const 
 std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
                                                 const std::map<std::string, std::string>& environment) {
   std::vector<std::string> out;
-  for (const auto& r : rules())
-    if (r.broken(args, world_gpus, environment)) out.push_back(r.what);
+  for (const auto& r : rules()) {
+    if (!r.broken(args, world_gpus, environment)) continue;
+    std::string said;
+    for (const std::string_view name : r.shows) {
+      const std::string n(name);
+      const std::string value = n == "world"                                   ? std::to_string(world_gpus)
+                                : args.has(n) && args.values.at(n).size() == 1 ? args.values.at(n)[0]
+                                                                               : std::string();
+      if (!value.empty()) said += (said.empty() ? "" : ", ") + n + " " + value;
+    }
+    out.push_back(std::string(r.what) + (said.empty() ? "" : " (here " + said + ")"));
+  }
   return out;
 }
 
