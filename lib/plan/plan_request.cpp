@@ -3,6 +3,8 @@
 
 #include "core/error.hpp"
 #include "parallel/layout_request.hpp"
+#include "units/format.hpp"
+#include "units/integer_limits.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::plan {
@@ -39,6 +41,12 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
     throw FieldError("global_batch_sequences",
                      "must be at least 1, got " + std::to_string(*request.global_batch_sequences));
   if (request.global_batch_tokens) {
+    // A batch is at most a training run's tokens: past that its sequence count leaves a 64-bit integer.
+    if (!(*request.global_batch_tokens > 0 && *request.global_batch_tokens <= units::kMaxTrainingTokens))
+      throw FieldError("global_batch_tokens", "must be positive and at most " +
+                                                  units::format_scientific(units::kMaxTrainingTokens) +
+                                                  " tokens (a training run's most), got " +
+                                                  units::format_scientific(*request.global_batch_tokens));
     o.global_batch_tokens = *request.global_batch_tokens;
     o.global_batch_pinned = true;
   }
