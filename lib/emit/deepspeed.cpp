@@ -95,6 +95,9 @@ Json isoflop_section(const LaunchSpec& s, const std::string& version) {
   return section;
 }
 
+constexpr long long kMostBatchSequences = 1'000'000'000;
+constexpr long long kMostPerRank = 1'000'000;
+
 bool positive_integer(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_number_integer() && j[key].get<long long>() > 0;
 }
@@ -193,6 +196,16 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   for (const char* key : keys)
     if (j.contains(key) && !positive_integer(j, key))
       problems.push_back(std::string(key) + " must be a positive integer");
+  // Past any launch (a million sequences a micro-batch, GPUs a data-parallel group; a billion a batch): refused,
+  // so that the products below stay within 64 bits.
+  const Json meta_of = j.value("isoflop", Json::object());
+  for (const auto& [key, most] : {std::pair<const char*, long long>{keys[0], kMostBatchSequences},
+                                  {keys[1], kMostPerRank},
+                                  {keys[2], kMostPerRank}})
+    if (positive_integer(j, key) && j[key].get<long long>() > most)
+      problems.push_back(std::string(key) + " must be at most " + std::to_string(most));
+  if (integer(meta_of, "data_parallel_size", 0) > kMostPerRank || integer(meta_of, "data_parallel_size", 0) < 0)
+    problems.push_back("isoflop.data_parallel_size must be between 1 and " + std::to_string(kMostPerRank));
   if (!j.contains(keys[0]) && !j.contains(keys[1]))
     problems.push_back(
         "train_batch_size or train_micro_batch_size_per_gpu is missing (DeepSpeed derives the rest "

@@ -448,7 +448,11 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
 std::optional<long long> literal_integer(const std::string& word) {
   std::string w = word;
   const size_t dflt = w.find(":-");
-  if (w.rfind("${", 0) == 0 && dflt != std::string::npos && w.back() == '}') w = w.substr(dflt + 2, w.size() - dflt - 3);
+  if (w.rfind("${", 0) == 0 && dflt != std::string::npos && w.back() == '}') {
+    // The default of a name sbatch sets for the job (SLURM_NNODES): the allocation's number, not known here.
+    if (w.rfind("${SLURM_", 0) == 0) return std::nullopt;
+    w = w.substr(dflt + 2, w.size() - dflt - 3);
+  }
   if (w.empty() || w.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   // Past a billion (no launch has that many nodes or GPUs per node) a literal reads as a billion, so that
   // a product of two stays within 64 bits; the rules then refuse it.

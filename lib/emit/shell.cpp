@@ -92,6 +92,16 @@ namespace {
 
 constexpr size_t kLongestExpandedWord = 4096;
 constexpr size_t kMostWords = 65536;  // a command's or an array's words: "${A[@]}" twice, line after line, doubles
+// All the words' characters together, past the script's own: a copy of an array per line adds up too.
+constexpr size_t kExpansionBudget = 1 << 20;
+
+// Words that open and close a compound command or a function body: an assignment within one may not run (one
+// branch of an if), so only those outside any are variables the rest of the script sees.
+bool opens_block(const std::string& word) {
+  return word == "if" || word == "case" || word == "for" || word == "while" || word == "until" || word == "{" ||
+         word == "select";
+}
+bool closes_block(const std::string& word) { return word == "fi" || word == "esac" || word == "done" || word == "}"; }
 
 bool identifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -100,7 +110,7 @@ bool identifier(std::string_view name) {
 }
 
 // `word` with the script's variables expanded: $NAME, ${NAME} and ${NAME:-default}; a name the script does not set
-// stays as written (its default, where it gives one).
+// stays as written, default included.
 std::string expanded(const std::string& word, const std::map<std::string, std::string>& variables) {
   std::string out;
   for (size_t i = 0; i < word.size();) {
@@ -120,10 +130,9 @@ std::string expanded(const std::string& word, const std::map<std::string, std::s
       const size_t dflt = inner.find(":-");
       const std::string name = inner.substr(0, dflt);
       const auto it = identifier(name) ? variables.find(name) : variables.end();
+      // A name the script does not set may come from the environment (SLURM_NNODES under sbatch): as written.
       if (it != variables.end())
         out += it->second;
-      else if (dflt != std::string::npos && identifier(name))
-        out += inner.substr(dflt + 2);
       else
         out += word.substr(i, close + 1 - i);
       i = close + 1;
@@ -153,13 +162,26 @@ ScriptWords read_script_words(const std::string& script) {
   lex.run();
   ScriptWords out;
   std::vector<std::string> command;
-  // A word in a command or an array: an array's words spliced in, else the word with its variables expanded.
+  // What expansion may add beyond the script's own characters, all words together.
+  size_t budget = script.size() + kExpansionBudget;
+  int depth = 0;  // compound commands open around the current one
+  // A word in a command or an array: an array's words spliced in, else the word with its variables expanded; past
+  // the budget, as written.
   const auto add = [&](std::vector<std::string>& to, const std::string& word) {
     const auto* items = array_named(word, out.arrays);
-    if (items && to.size() + items->size() <= kMostWords)
-      to.insert(to.end(), items->begin(), items->end());
-    else
-      to.push_back(items ? word : expanded(word, out.variables));
+    size_t bytes = 0;
+    if (items && to.size() + items->size() <= kMostWords) {
+      for (const auto& item : *items) bytes += item.size();
+      if (bytes <= budget) {
+        budget -= bytes;
+        to.insert(to.end(), items->begin(), items->end());
+        return;
+      }
+    }
+    std::string w = items ? word : expanded(word, out.variables);
+    if (w.size() > budget) w = word;
+    budget -= std::min(budget, w.size());
+    to.push_back(std::move(w));
   };
   for (size_t k = 0; k < lex.tokens.size(); ++k) {
     const std::string& t = lex.tokens[k];
@@ -167,16 +189,29 @@ ScriptWords read_script_words(const std::string& script) {
       std::vector<std::string> items;
       while (++k < lex.tokens.size() && lex.tokens[k] != ")")
         if (lex.tokens[k] != "\n") add(items, lex.tokens[k]);
-      out.arrays[t.substr(0, t.size() - 2)] = std::move(items);
+      // Within a block the array may or may not be set afterwards: unknown from here on.
+      if (depth == 0)
+        out.arrays[t.substr(0, t.size() - 2)] = std::move(items);
+      else
+        out.arrays.erase(t.substr(0, t.size() - 2));
     } else if (t == "\n" || t == ")") {
-      // NAME=value or export NAME=value alone: a variable the words after it may name.
+      if (!command.empty() && closes_block(command[0])) depth = std::max(0, depth - 1);
+      // NAME=value or export NAME=value alone, outside any if, case, loop or function body: a variable the words
+      // after it may name.
       const bool exported = command.size() == 2 && command[0] == "export";
-      if (command.size() == 1 || exported) {
+      if (depth == 0 && (command.size() == 1 || exported)) {
         const std::string& assignment = command.back();
         const size_t eq = assignment.find('=');
         if (eq != std::string::npos && identifier(assignment.substr(0, eq)))
           out.variables[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+      } else if (depth > 0) {
+        // Within a block (one branch of an if): the name is unknown from here on.
+        for (const auto& w : command) {
+          const size_t eq = w.find('=');
+          if (eq != std::string::npos && identifier(w.substr(0, eq))) out.variables.erase(w.substr(0, eq));
+        }
       }
+      if (!command.empty() && opens_block(command[0])) ++depth;
       if (!command.empty()) out.commands.push_back(command);
       command.clear();
     } else {

@@ -18,9 +18,11 @@ void require_plain_name(const std::string& name, const std::string& field);
 
 // A script read as shell words: command lines (words of one simple command, quotes removed, backslash-newlines
 // joined, comments dropped), the arrays it assigns (NAME=( … )) and the variables it sets (NAME=value or export
-// NAME=value, alone on a line). Each word after an assignment has what it names expanded: $NAME, ${NAME},
-// ${NAME:-default} (the default where the script sets no NAME) and "${NAME[@]}" (the array's words), so that
-// "--nproc_per_node $GPUS_PER_NODE" reads as the number the script set. Anything else ($((…)), $(…)) stays.
+// NAME=value, alone on a line, outside any if, case, loop or braces: one set within them is unknown after). Each
+// word after an assignment has what it names expanded: $NAME, ${NAME}, ${NAME:-default} and "${NAME[@]}" (the
+// array's words), so that "--nproc_per_node $GPUS_PER_NODE" reads as the number the script set. A name the
+// script does not set stays as written (the environment may set it), as does anything else ($((…)), $(…)); all
+// the expansions together are bounded by the script's size and a mebibyte.
 struct ScriptWords {
   std::vector<std::vector<std::string>> commands;
   std::map<std::string, std::vector<std::string>> arrays;

@@ -2,6 +2,7 @@
 // the first node. sbatch reads #SBATCH lines without a shell, so the job name is refused unless plain; every
 // other value is a number or a fixed word.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -15,6 +16,8 @@ namespace isoflop::emit {
 namespace {
 
 std::string str(long long v) { return std::to_string(v); }
+
+constexpr size_t kLongestMatched = 64;  // characters of a --time or --gres value matched against its form
 
 // "#SBATCH --name=value" ("#SBATCH --name" for a switch): sbatch's directive syntax.
 constexpr std::string_view kDirective = "#SBATCH ";
@@ -114,24 +117,30 @@ std::vector<std::string> check_slurm(const std::string& script) {
   std::map<std::string, std::string> options = sbatch_directives(script);
   auto said = [](const std::string& name) { return std::string(kDirective) + long_option(name); };
   // GPUs a node as --gres=gpu:N (or gpu:TYPE:N), the older spelling, where --gpus-per-node is not given.
+  // std::regex recurses once a character: a value longer than any real one is refused before it is matched.
   static const std::regex gres("gpu(:[A-Za-z0-9_.-]+)?:([0-9]+)");
   std::smatch gpus_in_gres;
-  if (!options.count("gpus-per-node") && options.count("gres") && std::regex_match(options["gres"], gpus_in_gres, gres))
+  if (!options.count("gpus-per-node") && options.count("gres") && options["gres"].size() <= kLongestMatched &&
+      std::regex_match(options["gres"], gpus_in_gres, gres))
     options["gpus-per-node"] = gpus_in_gres[2].str();
   // What the launch needs; the rest (job name, output, exclusive, cpus) is checked where given.
   for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "time"})
     if (!options.count(key))
       problems.push_back(said(key) + (std::string(key) == "gpus-per-node" ? " (or --gres=gpu:N)" : "") + " is missing");
   // sbatch's time forms (sbatch(1) --time): minutes, minutes:seconds, hours:minutes:seconds, days-hours,
-  // days-hours:minutes, days-hours:minutes:seconds, and no limit.
+  // days-hours:minutes, days-hours:minutes:seconds, and no limit (-1, UNLIMITED or INFINITE in any case).
   static const std::regex plain("[A-Za-z0-9._+-]{1,128}"),
-      time("[0-9]+(:[0-9]+){0,2}|[0-9]+-[0-9]+(:[0-9]+){0,2}|UNLIMITED|unlimited|INFINITE|infinite"),
-      count("[1-9][0-9]{0,6}"), output("[A-Za-z0-9._+%-]{1,160}");
+      time("[0-9]+(:[0-9]+){0,2}|[0-9]+-[0-9]+(:[0-9]+){0,2}|-1|unlimited|infinite"), count("[1-9][0-9]{0,6}"),
+      output("[A-Za-z0-9._+%-]{1,160}");
+  const auto time_form = [&](std::string value) {
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+    return value.size() <= kLongestMatched && std::regex_match(value, time);
+  };
   if (options.count("job-name") && !std::regex_match(options["job-name"], plain))
     problems.push_back(said("job-name") + " must be letters, digits, '.', '_', '-', '+'");
   if (options.count("output") && !std::regex_match(options["output"], output))
     problems.push_back(said("output") + " must be a plain file name");
-  if (options.count("time") && !std::regex_match(options["time"], time))
+  if (options.count("time") && !time_form(options["time"]))
     problems.push_back(said("time") +
                        " must be one of sbatch's forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
   for (const char* key : {"nodes", "ntasks-per-node", "gpus-per-node", "cpus-per-task"})

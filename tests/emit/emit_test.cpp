@@ -526,16 +526,19 @@ TEST_CASE("SLURM: the job name is refused unless plain, and the time limit cover
   CHECK(check_slurm(bad).at(0) ==
         "#SBATCH --time must be one of sbatch's forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
   // Every form sbatch(1) takes for --time passes; what it does not take is refused.
-  for (const char* accepted : {"90", "90:30", "48:00:00", "2-12", "2-12:30", "36-10:13:00", "UNLIMITED"}) {
+  for (const char* accepted :
+       {"90", "90:30", "48:00:00", "2-12", "2-12:30", "36-10:13:00", "UNLIMITED", "Infinite", "unlimited", "-1"}) {
     std::string other = script;
     other.replace(other.find("--time=36-10:13:00"), 18, std::string("--time=") + accepted);
     INFO(accepted);
     CHECK(check_slurm(other).empty());
   }
-  for (const char* refused : {"48h", "1:2:3:4", "-5", "2-", "1.5"}) {
+  // A value longer than any real one is refused before it is matched (std::regex recurses once a character).
+  for (const std::string& refused : {std::string("48h"), std::string("1:2:3:4"), std::string("-5"), std::string("2-"),
+                                     std::string("1.5"), std::string(200000, '9')}) {
     std::string other = script;
-    other.replace(other.find("--time=36-10:13:00"), 18, std::string("--time=") + refused);
-    INFO(refused);
+    other.replace(other.find("--time=36-10:13:00"), 18, "--time=" + refused);
+    INFO(refused.substr(0, 20));
     CHECK(!check_slurm(other).empty());
   }
   // torchrun told of more GPUs or nodes than the allocation has; sbatch takes the last of two directives.
@@ -749,6 +752,11 @@ TEST_CASE(
                                  "rest from either)"});
   CHECK(problems(R"({"train_batch_size": 1024, "gradient_accumulation_steps": 0})") ==
         std::vector<std::string>{"gradient_accumulation_steps must be a positive integer"});
+  // Counts past any launch are refused before they are multiplied (2^32 × 2^32 would wrap to 0).
+  CHECK(problems(R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 4294967296,
+                     "gradient_accumulation_steps": 4294967296})") ==
+        std::vector<std::string>{"train_micro_batch_size_per_gpu must be at most 1000000",
+                                 "gradient_accumulation_steps must be at most 1000000"});
 }
 
 TEST_CASE("shell words: a script's variables and arrays are expanded where the launch names them") {
@@ -757,10 +765,12 @@ TEST_CASE("shell words: a script's variables and arrays are expanded where the l
       "\"${NNODES}\")\ntorchrun \"${ARGS[@]}\" --master_port=$PORT ${UNSET:-7} $UNSET \"${ALSO:?set it}\" "
       "pretrain_gpt.py\n");
   CHECK(w.variables.at("GPUS_PER_NODE") == "8");
-  CHECK(w.variables.at("NNODES") == "2");  // unset before: its default
+  // Unset before, it may come from the environment: kept as written, and its default read where a number is needed.
+  CHECK(w.variables.at("NNODES") == "${NNODES:-2}");
+  CHECK(literal_integer(w.variables.at("NNODES")) == 2);
   REQUIRE(w.commands.size() == 4);
-  CHECK(w.commands[3] == std::vector<std::string>{"torchrun", "--nproc_per_node", "8", "--nnodes", "2",
-                                                  "--master_port=6000", "7", "$UNSET", "${ALSO:?set it}",
+  CHECK(w.commands[3] == std::vector<std::string>{"torchrun", "--nproc_per_node", "8", "--nnodes", "${NNODES:-2}",
+                                                  "--master_port=6000", "${UNSET:-7}", "$UNSET", "${ALSO:?set it}",
                                                   "pretrain_gpt.py"});
   // The Megatron-LM check then sees the world size the script sets: 16 GPUs, TP 2 x PP 2, so DP 4; a global batch
   // of 510 does not divide into micro-batches of 4 over DP 4, 512 does.
@@ -781,6 +791,22 @@ TEST_CASE("shell words: a script's variables and arrays are expanded where the l
   const ScriptWords bounded = read_script_words(bomb);
   CHECK(bounded.variables.at("A").size() <= 2 * 4096);
   CHECK(bounded.arrays.at("B").size() <= 65536);
+  // ... and so does one that copies a large array into line after line: all the words together.
+  std::string copies = "A=" + std::string(4000, 'y') + "\nB=($A $A $A $A $A $A $A $A)\n";
+  for (int k = 0; k < 2000; ++k) copies += "x \"${B[@]}\" \"${B[@]}\"\n";
+  size_t characters = 0;
+  for (const auto& c : read_script_words(copies).commands)
+    for (const auto& word : c) characters += word.size();
+  CHECK(characters <= copies.size() + (1 << 20) + 4096);
+  // A name the script does not set keeps its default unread (sbatch sets SLURM_NNODES for the job), and one set in
+  // a branch of an if is not known after it: neither reads as a number the check could hold the launch to.
+  const ScriptWords unknown = read_script_words(
+      "NNODES=${SLURM_NNODES:-1}\nif [ -n \"$BIG\" ]; then\n  GPN=8\nelse\n  GPN=1\nfi\ntorchrun --nnodes $NNODES "
+      "--nproc-per-node $GPN x.py\n");
+  CHECK(unknown.commands.back() ==
+        std::vector<std::string>{"torchrun", "--nnodes", "${SLURM_NNODES:-1}", "--nproc-per-node", "$GPN", "x.py"});
+  CHECK(!literal_integer("${SLURM_NNODES:-1}"));
+  CHECK(literal_integer("${NNODES:-4}") == 4);
   CHECK(checked("512").empty());
   const auto refused = checked("510");
   REQUIRE(refused.size() == 1);
