@@ -109,7 +109,9 @@ constexpr Field<int> kInts[] = {{"intervals", "log_interval", &LaunchData::log_i
                                 {"intervals", "eval_interval", &LaunchData::eval_interval},
                                 {"intervals", "eval_iters", &LaunchData::eval_iters},
                                 {"slurm", "rendezvous_port", &LaunchData::rendezvous_port},
-                                {"slurm", "cpus_per_gpu", &LaunchData::cpus_per_gpu}};
+                                {"slurm", "cpus_per_gpu", &LaunchData::cpus_per_gpu},
+                                {"nemo", "micro_batch_size", &LaunchData::nemo_micro_batch_size},
+                                {"nemo", "global_batch_size", &LaunchData::nemo_global_batch_size}};
 constexpr Field<std::string> kStrings[] = {{"intervals", "split", &LaunchData::split},
                                            {"deepspeed", "version", &LaunchData::deepspeed_version}};
 

@@ -40,6 +40,8 @@ struct LaunchData {
   // NeMo's key paths ("model.optim.sched.min_lr") → the releases that have them: megatron_gpt_config.yaml's own,
   // and those the model reads with cfg.get although absent from the file.
   std::map<std::string, std::vector<std::string>> nemo_keys;
+  // megatron_gpt_config.yaml's batch, which an override file that leaves the keys out runs with.
+  int nemo_micro_batch_size = 0, nemo_global_batch_size = 0;
   std::vector<PeakLrAnchor> peak_lr;                   // ascending in params
   double min_lr_ratio = 0.1;
   double warmup_tokens = 0;

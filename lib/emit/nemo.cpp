@@ -115,8 +115,9 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
   return problems;
 }
 
-// What the config states of the layout, the model, the batch and the cluster (megatron_gpt_config.yaml's keys).
-LayoutFacts facts_of(const YAML::Node& root) {
+// What the config states of the layout, the model, the batch and the cluster (megatron_gpt_config.yaml's keys); a
+// batch key it leaves out is megatron_gpt_config.yaml's own, which NeMo then runs with.
+LayoutFacts facts_of(const YAML::Node& root, const LaunchData& data) {
   const YAML::Node model = root["model"];
   auto i = [&](const char* key, long long fallback) { return static_cast<int>(integer_at(root, "model", key, fallback)); };
   LayoutFacts f;
@@ -126,7 +127,7 @@ LayoutFacts facts_of(const YAML::Node& root) {
   l.vpp = i("virtual_pipeline_model_parallel_size", 1);
   l.cp = i("context_parallel_size", 1);
   l.ep = i("expert_model_parallel_size", 1);
-  l.micro_batch = i("micro_batch_size", 1);
+  l.micro_batch = i("micro_batch_size", data.nemo_micro_batch_size);
   l.sequence_parallel = model["sequence_parallel"] && model["sequence_parallel"].as<bool>();
   const YAML::Node optim = model["optim"];
   l.zero_stage = optim && optim["name"] && optim["name"].as<std::string>() == "distributed_fused_adam" ? 1 : 0;
@@ -141,7 +142,7 @@ LayoutFacts facts_of(const YAML::Node& root) {
   m.kv_heads = i("num_query_groups", 0);
   m.moe.experts = i("num_moe_experts", 0);
   f.job.seq = i("encoder_seq_length", 0);
-  f.job.global_batch = integer_at(root, "model", "global_batch_size", static_cast<long long>(l.micro_batch) * l.dp);
+  f.job.global_batch = integer_at(root, "model", "global_batch_size", data.nemo_global_batch_size);
   return f;
 }
 
@@ -271,7 +272,7 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
         sched["min_lr"].as<double>() > root["model"]["optim"]["lr"].as<double>())
       problems.push_back("model.optim.sched.min_lr must not exceed model.optim.lr");
     // The layout the file states, held to the trainer's runnability rules (the layout search's).
-    for (auto& p : rule_problems(rules, facts_of(root))) problems.push_back(p);
+    for (auto& p : rule_problems(rules, facts_of(root, data))) problems.push_back(p);
   } catch (const YAML::Exception& e) {
     problems.push_back("line " + std::to_string(e.mark.line + 1) + ": a value has the wrong type");
   }

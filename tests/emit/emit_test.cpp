@@ -490,6 +490,17 @@ TEST_CASE("NeMo --check: the layout the file states is held to NeMo's rules") {
   std::string odd = y;
   odd.replace(odd.find("num_nodes: 128"), 14, "num_nodes: 127");
   CHECK(check_nemo(odd, launch_data(), "v2.4.0", rules("nemo")).at(0).find("rule 'gpus'") == 0);
+  // A batch key left out is megatron_gpt_config.yaml's (micro-batch 4, global batch 8), as NeMo runs it: leaving
+  // the micro-batch out judges the same as stating its 4.
+  const std::string cluster = "trainer:\n  devices: 8\n  num_nodes: 16\nmodel:\n  global_batch_size: 960\n";
+  const auto left_out = check_nemo(cluster, launch_data(), "v2.4.0", rules("nemo"));
+  CHECK(left_out == check_nemo(cluster + "  micro_batch_size: 4\n", launch_data(), "v2.4.0", rules("nemo")));
+  REQUIRE(left_out.size() == 1);
+  CHECK(left_out[0] == "rule 'batch': global batch 960 is not divisible by micro-batch·DP = 512");
+  CHECK(check_nemo(cluster + "  micro_batch_size: 1\n", launch_data(), "v2.4.0", rules("nemo")).size() == 1);
+  CHECK(check_nemo("trainer:\n  devices: 8\n  num_nodes: 16\nmodel:\n  global_batch_size: 1024\n", launch_data(),
+                   "v2.4.0", rules("nemo"))
+            .empty());
 }
 
 TEST_CASE("--check: the target is read from the file's form, and another form is an input error naming both") {
