@@ -292,14 +292,24 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
   }
   std::vector<std::string> sizes;
   for (long long h : o.head_sizes) sizes.push_back(std::to_string(h));
-  if (found.empty())
+  if (found.empty()) {
+    // Below the family's smallest shape (one layer at the narrowest width) no depth helps: the embeddings alone
+    // may outweigh the target, so the vocabulary is what to change, not the tensor parallelism.
+    const Architecture smallest = make(1, result.d_model_step, heads_to_try.front());
+    const double smallest_params = metric(measure(smallest));
+    const std::string remedy =
+        smallest_params > target ? "; its smallest, 1 layer of d_model " + std::to_string(smallest.d_model) + ", has " +
+                                       units::format_count(smallest_params) +
+                                       " parameters: a smaller vocabulary (--vocab), another family (--style) or "
+                                       "a larger count"
+                                 : std::string(o.tp > 1 ? "; lower the tensor parallelism or change the parameter count"
+                                                        : "; change the parameter count");
     throw InfeasibleError("no " + o.family.name + " shape with d_model a multiple of " +
                           std::to_string(result.d_model_step) + " (heads of " + join(sizes, " or ") +
                           " divisible by tensor parallelism " + std::to_string(o.tp) +
                           (kv_heads > 0 ? " and by " + std::to_string(kv_heads) + " key/value heads" : "") +
-                          ") lands within " + fmt(o.tolerance * 100) +
-                          "% of the target; lower the tensor parallelism or change the "
-                          "parameter count");
+                          ") lands within " + fmt(o.tolerance * 100) + "% of the target" + remedy);
+  }
   std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
     if (x.score != y.score) return x.score < y.score;
     return std::fabs(x.ratio - 1) < std::fabs(y.ratio - 1);

@@ -227,3 +227,14 @@ TEST_CASE("arch makes no architecture past the 1e18 parameters a reader accepts:
   const auto flops = run_json("flops --arch " + file + " --tokens 1e9 -o json");
   CHECK(flops["architecture"]["params"].get<double>() == params);
 }
+
+TEST_CASE("arch: a count below the family's smallest shape names the vocabulary, not the tensor parallelism") {
+  // Llama 3's block has a 128,256-token vocabulary: one layer at its narrowest width (1,024) is already 278M.
+  const auto small = run_cli("arch --params 30M --style llama3");
+  CHECK(small.status == 1);
+  CHECK(small.err.find("its smallest, 1 layer of d_model 1024, has 278M parameters: a smaller vocabulary (--vocab)") !=
+        std::string::npos);
+  CHECK(small.err.find("lower the tensor parallelism") == std::string::npos);
+  // With a smaller vocabulary, as it says, a count near its smallest shapes.
+  CHECK(run_cli("arch --params 32M --style llama3 --vocab 8192").status == 0);
+}
