@@ -198,21 +198,20 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
       problems.push_back(std::string(key) + " must be a positive integer");
   // Past any launch (a million sequences a micro-batch, GPUs a data-parallel group; a billion a batch): refused,
   // so that the products below stay within 64 bits.
-  const Json meta_of = j.value("isoflop", Json::object());
+  const Json meta = j.value("isoflop", Json::object());
+  const long long stated_dp = integer(meta, "data_parallel_size", 0);  // 0: not stated
   for (const auto& [key, most] : {std::pair<const char*, long long>{keys[0], kMostBatchSequences},
                                   {keys[1], kMostPerRank},
                                   {keys[2], kMostPerRank}})
     if (positive_integer(j, key) && j[key].get<long long>() > most)
       problems.push_back(std::string(key) + " must be at most " + std::to_string(most));
-  if (integer(meta_of, "data_parallel_size", 0) > kMostPerRank || integer(meta_of, "data_parallel_size", 0) < 0)
+  if (stated_dp > kMostPerRank || stated_dp < 0)
     problems.push_back("isoflop.data_parallel_size must be between 1 and " + std::to_string(kMostPerRank));
   if (!j.contains(keys[0]) && !j.contains(keys[1]))
     problems.push_back(
         "train_batch_size or train_micro_batch_size_per_gpu is missing (DeepSpeed derives the rest "
         "from either)");
   if (!problems.empty()) return problems;
-  const Json meta = j.value("isoflop", Json::object());
-  const long long stated_dp = integer(meta, "data_parallel_size", 0);  // 0: not stated
   const auto given = [&](const char* key) { return j.contains(key) ? std::optional<long long>(j[key]) : std::nullopt; };
   const BatchIdentity b = derive_batch(given(keys[0]), given(keys[1]), given(keys[2]), stated_dp);
   if (!b.problem.empty()) problems.push_back(b.problem);

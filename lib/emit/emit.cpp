@@ -112,7 +112,7 @@ LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& 
   s.arch.positional = model::PositionalEncoding::kRotary;
   s.job.architecture = s.arch;
   const double before = model::count_params(spec.arch).total(), after = model::count_params(s.arch).total();
-  if (const auto p = predict(s)) restate_prediction(s, spec, *p);
+  if (const auto recounted = predict(s)) restate_prediction(s, spec, *recounted);
   char line[320];
   std::snprintf(line, sizeof line,
                 "positional encoding '%s' has no %s spelling: runs 'rotary' instead (parameters %.4g -> %.4g, "

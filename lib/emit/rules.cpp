@@ -58,7 +58,8 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
     LaunchSpec out = s;
     out.job.trainer = job.trainer;  // the one that runs it (slurm's Megatron-LM for an FSDP plan)
     out.search.time = resolved;
-    if (const auto p = predict(out)) restate_prediction(out, s, *p);  // the target's settings: its overlaps' step time
+    if (const auto recounted = predict(out))
+      restate_prediction(out, s, *recounted);  // the target's settings: its overlaps' step time
     return out;
   }
   if (!v) {
@@ -71,7 +72,8 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
       out.job = job;
       out.search.time = resolved;
       out.predicted.memory_gib = used / kGiB;
-      if (const auto p = predict(out)) restate_prediction(out, s, *p);  // its gradients' memory, the target's settings
+      if (const auto recounted = predict(out))
+        restate_prediction(out, s, *recounted);  // its gradients' memory, the target's settings
       return out;
     }
     char words[160];
