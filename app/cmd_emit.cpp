@@ -1,5 +1,6 @@
 // isoflop emit: the launch configuration a trainer reads (Megatron-LM, DeepSpeed, NeMo, SLURM/torchrun) from a
 // plan document or from plan options, checked as the trainer checks it; --check does the same for a given file.
+#include <algorithm>
 #include <cstdio>
 
 #include "app/cli.hpp"
@@ -10,6 +11,7 @@
 #include "doc/plan_document.hpp"
 #include "emit/emit.hpp"
 #include "emit/launch_folder.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::app {
 
@@ -42,9 +44,24 @@ int run_emit(const std::vector<std::string>& args) {
   if (!target) throw InputError("--target: missing; name the target first (isoflop emit TARGET) or with --target: " + accepted);
   const auto out = get_string(vm, "out");
   if (*target == emit::Target::kAll && !out) throw InputError("--out: 'all' writes four files; name a folder");
-  for (const auto& spec : plan_list)  // "name VALUE: help" or "name: help"
-    if (const std::string name = spec.substr(0, spec.find_first_of(" :")); has(vm, "from") && has(vm, name))
-      throw InputError("--from and --" + name + " conflict; the plan document says it");
+  // With --from the plan document gives the model, job and cluster; the layout options rank its layouts again
+  // (as layout --from does), and the rest conflict.
+  const auto option_word = [](const std::string& spec) { return spec.substr(0, spec.find_first_of(" :")); };
+  std::vector<std::string> layout_names;
+  for (const auto& spec : layout_options()) layout_names.push_back(option_word(spec));
+  const auto is_layout_option = [&](const std::string& name) {
+    return std::find(layout_names.begin(), layout_names.end(), name) != layout_names.end();
+  };
+  bool relaid = false;
+  for (const auto& spec : plan_list) {  // "name VALUE: help" or "name: help"
+    const std::string name = option_word(spec);
+    if (!has(vm, "from") || !has(vm, name)) continue;
+    if (!is_layout_option(name))
+      throw InputError("--from and --" + name +
+                       " conflict; the plan document says it (the layout options --tp, --pp, --trainer, … rank its "
+                       "layouts again)");
+    relaid = true;
+  }
   const NamedOutputs outputs = named_outputs(parsed->common);
   if (out) emit::check_launch_folder(*out, *target, outputs);  // before the work: exit 2 now, not after planning
   const auto document = read_from(vm, {"plan"});
@@ -52,14 +69,24 @@ int run_emit(const std::vector<std::string>& args) {
       document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
   const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
-  // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
-  // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately).
-  if (plan.problem)
+  emit::LaunchSpec spec =
+      emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
+  if (relaid) {
+    // The plan's model on its cluster, its layouts ranked again with the options given: the floor still holds.
+    spec = emit::with_layout_request(spec, layout_request(vm), catalog);
+    const auto percent = [](double f) { return units::format_significant(100 * f, 3) + " %"; };
+    if (spec.predicted.mfu < plan.min_mfu)
+      throw InfeasibleError("the layout the options give first (" + spec.layout.gpus_text() + ") runs at MFU " +
+                            percent(spec.predicted.mfu) + ", under the plan's floor " + percent(plan.min_mfu) +
+                            ", so no launch file is written; see layout --from with the same options");
+  } else if (plan.problem) {
+    // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
+    // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately), or give
+    // the layout options that lift it here.
     throw InfeasibleError("the plan is refused, so no launch file is written: " +
                           infeasible_message(plan.problem->reason, plan.problem->changes, parallel::kToReachFloor) +
                           "; re-plan with one of these (or a lower --min-mfu)");
-  const emit::LaunchSpec spec =
-      emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
+  }
   const auto files = emit::emit_files(*target, spec, eo);
   for (const auto& f : files)
     for (const auto& note : {f.substitution, f.relayout})

@@ -3,7 +3,7 @@
 # (default 30) from its seed corpus (tests/fuzz/corpus/<target>/). Any crash, sanitizer report, uncaught
 # exception other than isoflop::Error, broken invariant, hang (> 25 s on one input) or > 2 GB of memory is a
 # finding: its input is saved under $BUILD_DIR/findings/ and the script fails.
-#   share/fuzz.sh [SECONDS] [TARGET...]   targets: quantity catalog job csv document proposal policy
+#   share/fuzz.sh [SECONDS] [TARGET...]   targets: quantity catalog job csv document proposal policy launch
 #   (default: all)
 # Environment: BUILD_DIR (default build-fuzz), JOBS (build parallelism), FUZZ_CC/FUZZ_CXX (default clang-14).
 set -euo pipefail
@@ -14,7 +14,7 @@ jobs="${JOBS:-$(nproc)}"
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(quantity catalog job csv document proposal policy)
+[ ${#targets[@]} -eq 0 ] && targets=(quantity catalog job csv document proposal policy launch)
 case "$seconds" in ''|*[!0-9]*) echo "usage: share/fuzz.sh [SECONDS] [TARGET...]" >&2; exit 2 ;; esac
 
 if [ ! -f "$build/CMakeCache.txt" ]; then

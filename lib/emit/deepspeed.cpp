@@ -187,6 +187,36 @@ BatchIdentity derive_batch(std::optional<long long> batch, std::optional<long lo
   return b;
 }
 
+// Keys DeepSpeed does not know (data/launch/deepspeed_keys.yaml): at the top level it ignores them, so a misspelt
+// "zero_optimisation" runs ZeRO-0 without a word; within a section it validates (zero_optimization, bf16, ...) it
+// refuses them at start, unless the value is "auto", which it drops first.
+std::vector<std::string> unknown_key_problems(const Json& j, const LaunchData& data) {
+  std::vector<std::string> problems;
+  if (!j.is_object()) return problems;
+  const std::string release = "DeepSpeed " + data.deepspeed_keys_version;
+  for (const auto& [key, value] : j.items())
+    if (key != "isoflop" && !listed(data.deepspeed_top_level_keys, key))  // isoflop's own section, ignored
+      problems.push_back("'" + key + "' is not a key " + release +
+                         " reads: it ignores it, so the setting keeps its default" +
+                         did_you_mean(key, data.deepspeed_top_level_keys));
+  for (const auto& [path, keys] : data.deepspeed_section_keys) {
+    const Json* section = &j;
+    for (size_t from = 0; section && from <= path.size();) {
+      const size_t dot = std::min(path.find('.', from), path.size());
+      const std::string name = path.substr(from, dot - from);
+      section = section->is_object() && section->contains(name) ? &(*section)[name] : nullptr;
+      from = dot + 1;
+    }
+    if (!section || !section->is_object()) continue;
+    for (const auto& [key, value] : section->items())
+      if (!listed(keys, key) && !(value.is_string() && value.get<std::string>() == "auto"))
+        problems.push_back(path + "." + key + " is not a key of " + release + "'s " + path +
+                           ", which refuses the config at start: extra inputs are not permitted" +
+                           did_you_mean(key, keys));
+  }
+  return problems;
+}
+
 std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& data, const catalog::TrainerRules& rules) {
   if (!j.is_object()) return {"a ds_config is a JSON object"};
   std::vector<std::string> problems;
@@ -307,11 +337,13 @@ std::vector<std::string> check_deepspeed(const std::string& json_text, const Lau
       j["schema"].get<std::string>().rfind("isoflop/", 0) == 0)
     return {"an isoflop document (" + j["schema"].get<std::string>() +
             "), not a ds_config; 'isoflop emit deepspeed --from FILE' writes one"};
+  std::vector<std::string> problems = unknown_key_problems(j, data);
   try {
-    return deepspeed_problems(j, data, rules);
+    for (auto& p : deepspeed_problems(j, data, rules)) problems.push_back(std::move(p));
   } catch (const Json::exception& e) {
-    return {"a value has the wrong type: " + reason(e)};
+    problems.push_back("a value has the wrong type: " + reason(e));
   }
+  return problems;
 }
 
 }  // namespace isoflop::emit

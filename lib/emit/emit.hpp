@@ -9,6 +9,7 @@
 #include "catalog/catalog.hpp"
 #include "core/enum_names.hpp"
 #include "emit/launch_spec.hpp"
+#include "parallel/layout_request.hpp"
 
 namespace isoflop::emit {
 
@@ -40,6 +41,14 @@ struct EmittedFile {
 // checked by its target's check: throws FieldError naming the plan's field or the option's field
 // ("target_version", "job_name") when the trainer would reject it, so nothing it would reject is returned.
 std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const EmitOptions& options);
+
+// The spec with its layout ranked again under its plan's search changed by `request` (pins, trainer, overlaps,
+// limits, objective), as `layout --from PLAN` with the same options ranks it: the best layout, its prediction (run
+// time scaled by the step ratio), and `relayout` saying what changed when it is not the plan's. The rules of
+// `request.trainer` come from `catalog`. Throws InfeasibleError with the search's reason when no layout fits, and
+// FieldError naming a pin the search refuses.
+LaunchSpec with_layout_request(const LaunchSpec& spec, const parallel::LayoutRequest& request,
+                               const catalog::Catalog& catalog);
 
 inline constexpr const char* kManifestName = "manifest.json";
 

@@ -86,6 +86,16 @@ void read_nemo_keys(const Sections& s, LaunchData& d) {
     }
 }
 
+void read_deepspeed_keys(const Sections& s, LaunchData& d) {
+  const YAML::Node keys = s.at("deepspeed_keys");
+  d.deepspeed_keys_version = keys["version"].as<std::string>();
+  d.deepspeed_top_level_keys = strings(keys["top_level"]);
+  for (const auto& section : keys["sections"])
+    d.deepspeed_section_keys[section.first.as<std::string>()] = strings(section.second);
+  if (d.deepspeed_top_level_keys.empty() || d.deepspeed_section_keys.empty())
+    throw CatalogError("data/launch/deepspeed_keys.yaml: no keys");
+}
+
 // The scalar settings of defaults.yaml: section, key and the member each one fills, read by one loop per type.
 template <class T>
 struct Field {
@@ -155,6 +165,7 @@ LaunchData parse_launch_data(const std::vector<std::pair<std::string, std::strin
   try {
     read_flags(s, d);
     read_nemo_keys(s, d);
+    read_deepspeed_keys(s, d);
     read_defaults(s, d);
   } catch (const YAML::Exception& e) {
     throw CatalogError("data/launch:" + std::to_string(e.mark.line + 1) + ": " + e.msg);

@@ -53,6 +53,12 @@ struct LaunchData {
   std::string deepspeed_version;
   std::vector<std::string> deepspeed_optimizers;  // DeepSpeed's own optimizer names, lowercase
   std::vector<std::string> torch_optimizers;      // torch.optim classes DeepSpeed also takes, by exact name
+  // data/launch/deepspeed_keys.yaml: the release the keys are of, the top-level keys DeepSpeed reads (it ignores
+  // others), and by path ("zero_optimization.offload_param") the keys of each section it validates (it refuses
+  // others).
+  std::string deepspeed_keys_version;
+  std::vector<std::string> deepspeed_top_level_keys;
+  std::map<std::string, std::vector<std::string>> deepspeed_section_keys;
   double reduce_bucket_size = 0, allgather_bucket_size = 0;
   double time_margin_fraction = 0;
   int rendezvous_port = 0;

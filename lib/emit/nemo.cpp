@@ -9,6 +9,7 @@
 
 #include "catalog/field_reader.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "emit/argv.hpp"
 #include "emit/targets.hpp"
 #include "model/params.hpp"
@@ -47,6 +48,46 @@ std::string key_problem(const LaunchData& data, const std::string& version, cons
          (r ? " (" + join(*r, ", ") + " has it)" : "");
 }
 
+// The keys `version` has beside `path` (under the same parent), for "did you mean".
+std::vector<std::string> sibling_keys(const LaunchData& data, const std::string& version, const std::string& path) {
+  const size_t dot = path.rfind('.');
+  const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot + 1);
+  std::vector<std::string> out;
+  for (const auto& [key, releases] : data.nemo_keys)
+    if (key.size() > parent.size() && key.rfind(parent, 0) == 0 && key.find('.', parent.size()) == std::string::npos &&
+        std::find(releases.begin(), releases.end(), version) != releases.end())
+      out.push_back(key.substr(parent.size()));
+  return out;
+}
+
+// The file's unknown key paths, one line for an unknown section however many keys it holds, with the key meant.
+std::vector<std::string> unknown_key_problems(const LaunchData& data, const std::string& version,
+                                              const std::vector<std::string>& paths) {
+  std::vector<std::string> problems;
+  std::string section;  // the last unknown path: the keys under it are not said again, only counted
+  size_t under = 0;
+  const auto close_section = [&] {
+    if (under == 1) problems.back() += " (nor is the key under it)";
+    if (under > 1) problems.back() += " (nor are the " + std::to_string(under) + " keys under it)";
+    under = 0;
+  };
+  for (const auto& p : paths) {
+    if (!section.empty() && p.size() > section.size() && p.rfind(section + ".", 0) == 0) {
+      ++under;
+      continue;
+    }
+    close_section();
+    section.clear();
+    if (has_key(data, version, p)) continue;
+    const size_t dot = p.rfind('.');
+    const std::string last = dot == std::string::npos ? p : p.substr(dot + 1);
+    problems.push_back(key_problem(data, version, p) + did_you_mean(last, sibling_keys(data, version, p)));
+    section = p;
+  }
+  close_section();
+  return problems;
+}
+
 std::string str(long long v) { return std::to_string(v); }
 std::string yes(bool b) { return b ? "true" : "false"; }
 
@@ -61,8 +102,15 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std:
 // An OmegaConf interpolation (${.encoder_seq_length}, ${oc.env:NODES}): its value is known when NeMo runs.
 bool interpolation(const YAML::Node& n) { return n.IsScalar() && n.Scalar().rfind("${", 0) == 0; }
 
+// root[a][b], or an undefined node where root[a] is not a mapping (absent, a scalar): yaml-cpp throws when asked
+// for a key of a section the file leaves out.
+YAML::Node child_at(const YAML::Node& root, const char* a, const char* b) {
+  const YAML::Node section = root.IsMap() ? root[a] : YAML::Node();
+  return section && section.IsMap() ? section[b] : YAML::Node(YAML::NodeType::Undefined);
+}
+
 long long integer_at(const YAML::Node& root, const char* a, const char* b, long long fallback) {
-  const YAML::Node n = root[a][b];
+  const YAML::Node n = child_at(root, a, b);
   if (!n || n.IsNull() || interpolation(n)) return fallback;
   return n.as<long long>();
 }
@@ -100,7 +148,7 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
   const std::string accepted = "1 to " + std::to_string(kLargestLiteral);  // no launch has a billion of anything
   std::vector<std::string> problems;
   for (const Count& c : kCounts) {
-    const YAML::Node n = root[c.section][c.key];
+    const YAML::Node n = child_at(root, c.section, c.key);
     if (!n || (c.null_allowed && n.IsNull()) || interpolation(n)) continue;
     const std::string where = std::string(c.section) + "." + c.key;
     long long v = 0;
@@ -257,8 +305,7 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
   }
   std::vector<std::string> problems, paths;
   flatten(root, "", paths);
-  for (const auto& p : paths)
-    if (!has_key(data, version, p)) problems.push_back(key_problem(data, version, p));
+  problems = unknown_key_problems(data, version, paths);
   if (auto counts = count_problems(root); !counts.empty()) {  // the rules below need the counts to be counts
     problems.insert(problems.end(), counts.begin(), counts.end());
     return problems;

@@ -6,8 +6,10 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "emit/emit.hpp"
 #include "emit/launch_spec.hpp"
 #include "emit/targets.hpp"
+#include "parallel/layout_request.hpp"
 #include "parallel/trainer_rules.hpp"
 
 namespace isoflop::emit {
@@ -110,10 +112,43 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   restate_prediction(out, s, prediction_of(best));
+  // After a layout the options given chose (with_layout_request), both are said.
   out.relayout =
-      "layout: " +
+      (s.relayout.empty() ? std::string() : s.relayout + "; then ") + "layout: " +
       (trainer_refuses ? target.name + " refuses the plan's" : "the plan's cannot be written for " + target.name) +
       " (" + in_words(*v) + "); runs " + target.name + "'s best on the same GPUs instead: " + layout_words(best.layout);
+  return out;
+}
+
+LaunchSpec with_layout_request(const LaunchSpec& s, const parallel::LayoutRequest& request,
+                               const catalog::Catalog& catalog) {
+  parallel::SearchOptions options = s.search;
+  parallel::apply_layout_request(request, options);
+  parallel::resolve_trainer(catalog, options);
+  // As `layout --from PLAN` ranks it: a plan's gradient precision that the trainer's file cannot state is the
+  // trainer's own; one asked for here is the user's, and refused by the search if it cannot be stated.
+  if (!request.grad_reduce) parallel::drop_unstatable_grad_reduce(options);
+  parallel::JobSpec job = s.job;
+  job.trainer = parallel::kTrainerNames.parse(options.trainer.name, "trainer");
+  parallel::apply_gradient_precision(job, options);
+  const parallel::SearchResult found = parallel::search_layouts(job, s.cluster, options);
+  if (!found.feasible() || found.layouts.empty())
+    throw InfeasibleError("no layout of the plan's model on its " + std::to_string(s.gpus) +
+                          " GPUs runs with the options given: " +
+                          (found.infeasible ? found.infeasible->reason : std::string("none fits")));
+  const parallel::RankedLayout& best = found.layouts.front();
+  LaunchSpec out = s;
+  out.job = job;
+  out.search = options;
+  out.layout = best.layout;
+  out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
+  restate_prediction(out, s, prediction_of(best));
+  if (!(best.layout == s.layout)) {
+    char step[96];
+    std::snprintf(step, sizeof step, "; step %.3f s, was %.3f s", out.predicted.step_time_s, s.predicted.step_time_s);
+    out.relayout = "layout: the options given rank another first (as layout --from PLAN with them does): " +
+                   layout_words(best.layout) + ", instead of the plan's " + layout_words(s.layout) + step;
+  }
   return out;
 }
 

@@ -1,9 +1,11 @@
 // Shell quoting and a small reader of shell words (the subset launch scripts use: quotes, escapes,
-// continuations, comments, arrays and "${NAME[@]}").
+// continuations, comments, variables, arrays, and the splitting of an unquoted expansion into words).
 #include "emit/shell.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "emit/launch_spec.hpp"
@@ -17,54 +19,127 @@ bool plain_char(char c) {
 
 bool safe_word_char(char c) { return plain_char(c) || c == '/' || c == ':' || c == ',' || c == '=' || c == '@'; }
 
-// Splits a script into words and separators (";" for a command's end, ")" closing an array).
+// How a stretch of a word was written decides what the shell does with it: an unquoted expansion is split into
+// words at blanks, a double-quoted one is not, and single quotes, an escaped character, $(…) and `…` stay as written.
+enum class Quoting { kNone, kDouble, kLiteral };
+struct Piece {
+  std::string text;
+  Quoting quoting;
+};
+// One word as the script wrote it, quotes removed but remembered.
+struct RawWord {
+  std::vector<Piece> pieces;
+  std::string text() const {
+    std::string out;
+    for (const auto& p : pieces) out += p.text;
+    return out;
+  }
+};
+struct Token {
+  enum Kind { kWord, kEnd, kOpenArray, kCloseArray } kind;
+  RawWord word;  // kWord: the word; kOpenArray: the array's name, as one piece
+};
+
+// Splits a script into words and separators: a command's end (newline, ';', '&', '|'), NAME=( opening an array
+// and ')' closing it.
 struct Lexer {
   const std::string& s;
   size_t i = 0;
-  std::vector<std::string> tokens;  // separators are "\n" (end of command) and ")" (end of array)
-  std::string word;
+  std::vector<Token> tokens;
+  RawWord word;
   bool in_word = false;
 
   void end_word() {
-    if (in_word) tokens.push_back(word);
-    word.clear();
+    if (in_word) tokens.push_back({Token::kWord, std::move(word)});
+    word = {};
     in_word = false;
   }
-  void separator(const char* sep) {
+  void separator(Token::Kind kind) {
     end_word();
-    tokens.emplace_back(sep);
+    tokens.push_back({kind, {}});
+  }
+  // Starts a piece even when nothing follows: '' and "" are words.
+  void open_piece(Quoting q) {
+    in_word = true;
+    word.pieces.push_back({"", q});
+  }
+  void append(Quoting q, char c) {
+    if (word.pieces.empty() || word.pieces.back().quoting != q) open_piece(q);
+    in_word = true;
+    word.pieces.back().text += c;
+  }
+  // From s[i] (at '$(' or '`') to its close, as written: a command substitution isoflop does not run.
+  void substitution() {
+    const size_t from = i;
+    if (s[i] == '`') {
+      while (++i < s.size() && s[i] != '`') {
+      }
+    } else {
+      int open = 0;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '(') ++open;
+        if (s[i] == ')' && --open == 0) break;
+      }
+    }
+    if (i == s.size()) --i;
+    for (size_t k = from; k <= i; ++k) append(Quoting::kLiteral, s[k]);
+  }
+  // ${…} unquoted, to its '}', so that "${X:-a b}" is one word.
+  void braced() {
+    for (; i < s.size(); ++i) {
+      append(Quoting::kNone, s[i]);
+      if (s[i] == '}') return;
+    }
+    --i;
+  }
+  bool opens_array() const {
+    if (word.pieces.size() != 1 || word.pieces[0].quoting != Quoting::kNone) return false;
+    const std::string& t = word.pieces[0].text;
+    return t.size() > 1 && t.back() == '=';
   }
   void run() {
     for (; i < s.size(); ++i) {
       const char c = s[i];
+      const char next = i + 1 < s.size() ? s[i + 1] : '\0';
       if (c == '\\' && i + 1 < s.size()) {
-        if (s[++i] != '\n') word += s[i], in_word = true;
+        if (s[++i] != '\n') append(Quoting::kLiteral, s[i]);
       } else if (c == '\'') {
-        in_word = true;
-        while (++i < s.size() && s[i] != '\'') word += s[i];
+        open_piece(Quoting::kLiteral);
+        while (++i < s.size() && s[i] != '\'') word.pieces.back().text += s[i];
       } else if (c == '"') {
-        in_word = true;
+        open_piece(Quoting::kDouble);
         while (++i < s.size() && s[i] != '"') {
-          if (s[i] == '\\' && i + 1 < s.size() && std::string("\"\\$`").find(s[i + 1]) != std::string::npos) ++i;
-          word += s[i];
+          if (s[i] == '\\' && i + 1 < s.size() && std::string("\"\\$`").find(s[i + 1]) != std::string::npos) {
+            append(Quoting::kLiteral, s[++i]);
+          } else if ((s[i] == '$' && i + 1 < s.size() && s[i + 1] == '(') || s[i] == '`') {
+            substitution();
+          } else {
+            append(Quoting::kDouble, s[i]);
+          }
         }
+      } else if ((c == '$' && next == '(') || c == '`') {
+        substitution();
+      } else if (c == '$' && next == '{') {
+        braced();
       } else if (c == '#' && !in_word) {
         while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
       } else if (c == '\n' || c == ';' || c == '&' || c == '|') {
-        separator("\n");
-      } else if (c == '(' && in_word && !word.empty() && word.back() == '=') {
-        word += c;
-        end_word();
+        separator(Token::kEnd);
+      } else if (c == '(' && in_word && opens_array()) {
+        std::string name = word.pieces[0].text;
+        name.pop_back();
+        word = {};
+        in_word = false;
+        tokens.push_back({Token::kOpenArray, {{{std::move(name), Quoting::kNone}}}});
       } else if (c == ')') {
-        separator(")");
+        separator(Token::kCloseArray);
       } else if (std::isspace(static_cast<unsigned char>(c))) {
         end_word();
       } else {
-        word += c;
-        in_word = true;
+        append(Quoting::kNone, c);
       }
     }
-    separator("\n");
+    separator(Token::kEnd);
   }
 };
 
@@ -109,50 +184,149 @@ bool identifier(std::string_view name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// `word` with the script's variables expanded: $NAME, ${NAME} and ${NAME:-default}; a name the script does not set
-// stays as written, default included.
-std::string expanded(const std::string& word, const std::map<std::string, std::string>& variables) {
-  std::string out;
-  for (size_t i = 0; i < word.size();) {
-    // A = $A$A, line after line, doubles: past a launch word's length the word stays as written.
-    if (out.size() > kLongestExpandedWord) return word;
-    if (word[i] != '$' || i + 1 == word.size()) {
-      out += word[i++];
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+// The words a raw word becomes, built piece by piece; `overflow` once a word or their number passes the bounds.
+struct Fields {
+  std::vector<std::string> words;
+  std::string current;
+  bool open = false;  // a word is under way, possibly empty ("" is a word)
+  size_t characters = 0;
+  size_t most_characters = 0;
+  bool overflow = false;
+
+  void check() {
+    overflow = overflow || current.size() > kLongestExpandedWord || words.size() > kMostWords ||
+               characters + current.size() > most_characters;
+  }
+  void add(std::string_view text) {
+    current += text;
+    open = true;
+    check();
+  }
+  // An unquoted expansion: split into words at blanks, its first part joining the word under way.
+  void add_split(std::string_view text) {
+    for (char c : text) {
+      if (blank(c)) {
+        end();
+      } else {
+        current += c;
+        open = true;
+      }
+    }
+    check();
+  }
+  void end() {
+    if (!open) return;
+    characters += current.size();
+    words.push_back(std::move(current));
+    current.clear();
+    open = false;
+  }
+};
+
+struct Names {
+  const std::map<std::string, std::string>& variables;
+  const std::map<std::string, std::vector<std::string>>& arrays;
+};
+
+// One piece's text with the script's variables and arrays expanded into `f`: $NAME, ${NAME}, ${NAME:-default},
+// ${NAME[@]} and ${NAME[*]}; split at blanks where `split` (unquoted, and not an assignment's value). A name the
+// script does not set stays as written, default included: the environment may set it (SLURM_NNODES under sbatch).
+void expand_piece(const std::string& text, bool split, bool quoted, const Names& names, Fields& f) {
+  const auto value = [&](std::string_view v) { split ? f.add_split(v) : f.add(v); };
+  const auto array = [&](const std::vector<std::string>& items, bool each_a_word) {
+    for (size_t k = 0; k < items.size() && !f.overflow; ++k) {
+      if (k > 0) {
+        if (each_a_word && !split) {
+          f.words.push_back(std::move(f.current));  // "${A[@]}": one word per item, empty ones too
+          f.current.clear();
+          f.check();
+        } else if (each_a_word) {
+          f.end();
+        } else {
+          f.add(" ");
+        }
+      }
+      value(items[k]);
+    }
+  };
+  for (size_t i = 0; i < text.size() && !f.overflow;) {
+    if (text[i] != '$' || i + 1 == text.size()) {
+      f.add(std::string_view(text).substr(i++, 1));
       continue;
     }
-    if (word[i + 1] == '{') {
-      const size_t close = word.find('}', i + 2);
+    if (text[i + 1] == '{') {
+      const size_t close = text.find('}', i + 2);
       if (close == std::string::npos) {
-        out += word.substr(i);
-        break;
+        f.add(std::string_view(text).substr(i));
+        return;
       }
-      const std::string inner = word.substr(i + 2, close - i - 2);
+      const std::string inner = text.substr(i + 2, close - i - 2);
+      const std::string written = text.substr(i, close + 1 - i);
+      i = close + 1;
+      if (inner.size() > 3 && (inner.ends_with("[@]") || inner.ends_with("[*]"))) {
+        const auto it = names.arrays.find(inner.substr(0, inner.size() - 3));
+        if (it == names.arrays.end()) {
+          f.add(written);
+        } else {
+          // "${A[@]}" is a word per item; "${A[*]}" one word; unquoted, either splits.
+          array(it->second, inner.ends_with("[@]") || !quoted);
+        }
+        continue;
+      }
       const size_t dflt = inner.find(":-");
       const std::string name = inner.substr(0, dflt);
-      const auto it = identifier(name) ? variables.find(name) : variables.end();
-      // A name the script does not set may come from the environment (SLURM_NNODES under sbatch): as written.
-      if (it != variables.end())
-        out += it->second;
+      const auto it = identifier(name) ? names.variables.find(name) : names.variables.end();
+      if (it == names.variables.end())
+        f.add(written);
+      else if (it->second.empty() && dflt != std::string::npos)
+        value(std::string_view(inner).substr(dflt + 2));
       else
-        out += word.substr(i, close + 1 - i);
-      i = close + 1;
+        value(it->second);
       continue;
     }
     size_t end = i + 1;
-    while (end < word.size() && (std::isalnum(static_cast<unsigned char>(word[end])) || word[end] == '_')) ++end;
-    const auto it = variables.find(word.substr(i + 1, end - i - 1));
-    out += it != variables.end() ? it->second : word.substr(i, end - i);
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    const std::string name = text.substr(i + 1, end - i - 1);
+    const auto var = identifier(name) ? names.variables.find(name) : names.variables.end();
+    const auto arr = identifier(name) ? names.arrays.find(name) : names.arrays.end();
+    if (var != names.variables.end())
+      value(var->second);
+    else if (arr != names.arrays.end() && !arr->second.empty())
+      value(arr->second.front());  // $A of an array is its first item
+    else
+      f.add(std::string_view(text).substr(i, end - i));
     i = end;
   }
-  return out.size() > kLongestExpandedWord && out.size() > word.size() ? word : out;
 }
 
-// "${NAME[@]}" of an array the script assigns: its words; else none.
-const std::vector<std::string>* array_named(const std::string& word,
-                                            const std::map<std::string, std::vector<std::string>>& arrays) {
-  if (!(word.size() > 6 && word.rfind("${", 0) == 0 && word.compare(word.size() - 4, 4, "[@]}") == 0)) return nullptr;
-  const auto it = arrays.find(word.substr(2, word.size() - 6));
-  return it != arrays.end() ? &it->second : nullptr;
+// The words `word` becomes, or nothing past the bounds (kLongestExpandedWord a word, kMostWords, `most_characters`
+// all told). An unquoted expansion that is empty leaves no word; a quoted one leaves an empty word.
+std::optional<std::vector<std::string>> expand(const RawWord& word, bool split, size_t most_characters,
+                                               const Names& names) {
+  Fields f;
+  f.most_characters = most_characters;
+  for (const auto& piece : word.pieces) {
+    if (piece.quoting == Quoting::kLiteral)
+      f.add(piece.text);
+    else
+      expand_piece(piece.text, split && piece.quoting == Quoting::kNone, piece.quoting == Quoting::kDouble, names, f);
+    // A quoted piece makes a word even when it is empty: "" and "$EMPTY".
+    if (piece.quoting != Quoting::kNone) f.open = true;
+    if (f.overflow) return std::nullopt;
+  }
+  f.end();
+  if (f.overflow) return std::nullopt;
+  return std::move(f.words);
+}
+
+// NAME=… as written at the start of a command: the name, else empty.
+std::string assigned_name(const RawWord& word) {
+  if (word.pieces.empty() || word.pieces[0].quoting != Quoting::kNone) return {};
+  const std::string& t = word.pieces[0].text;
+  const size_t eq = t.find('=');
+  return eq != std::string::npos && identifier(std::string_view(t).substr(0, eq)) ? t.substr(0, eq) : std::string{};
 }
 
 }  // namespace
@@ -161,61 +335,70 @@ ScriptWords read_script_words(const std::string& script) {
   Lexer lex{script, 0, {}, {}, false};
   lex.run();
   ScriptWords out;
-  std::vector<std::string> command;
+  const Names names{out.variables, out.arrays};
   // What expansion may add beyond the script's own characters, all words together.
   size_t budget = script.size() + kExpansionBudget;
   int depth = 0;  // compound commands open around the current one
-  // A word in a command or an array: an array's words spliced in, else the word with its variables expanded; past
-  // the budget, as written.
-  const auto add = [&](std::vector<std::string>& to, const std::string& word) {
-    const auto* items = array_named(word, out.arrays);
-    size_t bytes = 0;
-    if (items && to.size() + items->size() <= kMostWords) {
-      for (const auto& item : *items) bytes += item.size();
-      if (bytes <= budget) {
-        budget -= bytes;
-        to.insert(to.end(), items->begin(), items->end());
-        return;
+  // The words of `word` added to `to`; past the bounds, the word as written (its quotes removed).
+  const auto add = [&](std::vector<std::string>& to, const RawWord& word, bool split) {
+    auto words = expand(word, split, budget, names);
+    if (!words || to.size() + words->size() > kMostWords) {
+      std::string as_written = word.text();
+      if (as_written.size() > budget) as_written.clear();
+      words = std::vector<std::string>{std::move(as_written)};
+    }
+    for (auto& w : *words) {
+      budget -= std::min(budget, w.size());
+      to.push_back(std::move(w));
+    }
+  };
+  std::vector<RawWord> raw;  // the command under way
+  const auto end_command = [&] {
+    std::vector<std::string> command;
+    // NAME=value words lead a command and are not split (bash's assignment words).
+    bool leading = true;
+    for (const auto& w : raw) {
+      leading = leading && !assigned_name(w).empty();
+      add(command, w, !leading && !(command.size() == 1 && command[0] == "export"));
+    }
+    raw.clear();
+    if (!command.empty() && closes_block(command[0])) depth = std::max(0, depth - 1);
+    // NAME=value or export NAME=value alone, outside any if, case, loop or function body: a variable the words
+    // after it may name.
+    const bool exported = command.size() == 2 && command[0] == "export";
+    if (depth == 0 && (command.size() == 1 || exported)) {
+      const std::string& assignment = command.back();
+      const size_t eq = assignment.find('=');
+      if (eq != std::string::npos && identifier(assignment.substr(0, eq)))
+        out.variables[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+    } else if (depth > 0) {
+      // Within a block (one branch of an if): the name is unknown from here on.
+      for (const auto& w : command) {
+        const size_t eq = w.find('=');
+        if (eq != std::string::npos && identifier(w.substr(0, eq))) out.variables.erase(w.substr(0, eq));
       }
     }
-    std::string w = items ? word : expanded(word, out.variables);
-    if (w.size() > budget) w = word;
-    budget -= std::min(budget, w.size());
-    to.push_back(std::move(w));
+    if (!command.empty() && opens_block(command[0])) ++depth;
+    if (!command.empty()) out.commands.push_back(std::move(command));
   };
   for (size_t k = 0; k < lex.tokens.size(); ++k) {
-    const std::string& t = lex.tokens[k];
-    if (t.size() > 2 && t.compare(t.size() - 2, 2, "=(") == 0 && command.empty()) {
+    Token& t = lex.tokens[k];
+    if (t.kind == Token::kOpenArray && raw.empty()) {
+      const std::string& name = t.word.pieces[0].text;
       std::vector<std::string> items;
-      while (++k < lex.tokens.size() && lex.tokens[k] != ")")
-        if (lex.tokens[k] != "\n") add(items, lex.tokens[k]);
+      while (++k < lex.tokens.size() && lex.tokens[k].kind != Token::kCloseArray)
+        if (lex.tokens[k].kind == Token::kWord) add(items, lex.tokens[k].word, true);
       // Within a block the array may or may not be set afterwards: unknown from here on.
       if (depth == 0)
-        out.arrays[t.substr(0, t.size() - 2)] = std::move(items);
+        out.arrays[name] = std::move(items);
       else
-        out.arrays.erase(t.substr(0, t.size() - 2));
-    } else if (t == "\n" || t == ")") {
-      if (!command.empty() && closes_block(command[0])) depth = std::max(0, depth - 1);
-      // NAME=value or export NAME=value alone, outside any if, case, loop or function body: a variable the words
-      // after it may name.
-      const bool exported = command.size() == 2 && command[0] == "export";
-      if (depth == 0 && (command.size() == 1 || exported)) {
-        const std::string& assignment = command.back();
-        const size_t eq = assignment.find('=');
-        if (eq != std::string::npos && identifier(assignment.substr(0, eq)))
-          out.variables[assignment.substr(0, eq)] = assignment.substr(eq + 1);
-      } else if (depth > 0) {
-        // Within a block (one branch of an if): the name is unknown from here on.
-        for (const auto& w : command) {
-          const size_t eq = w.find('=');
-          if (eq != std::string::npos && identifier(w.substr(0, eq))) out.variables.erase(w.substr(0, eq));
-        }
-      }
-      if (!command.empty() && opens_block(command[0])) ++depth;
-      if (!command.empty()) out.commands.push_back(command);
-      command.clear();
+        out.arrays.erase(name);
+    } else if (t.kind == Token::kOpenArray) {
+      raw.push_back({{{t.word.pieces[0].text + "=(", Quoting::kLiteral}}});
+    } else if (t.kind == Token::kWord) {
+      raw.push_back(std::move(t.word));
     } else {
-      add(command, t);
+      end_command();
     }
   }
   return out;
@@ -230,19 +413,7 @@ size_t program_index(const std::vector<std::string>& command, std::string_view p
 std::vector<std::string> program_arguments(const ScriptWords& words, const std::string& program) {
   for (const auto& command : words.commands) {
     const size_t k = program_index(command, program);
-    if (k == command.size()) continue;
-    std::vector<std::string> args;
-    for (size_t j = k + 1; j < command.size(); ++j) {
-      const std::string& a = command[j];
-      auto array = a.size() > 6 && a.rfind("${", 0) == 0 && a.compare(a.size() - 4, 4, "[@]}") == 0
-                       ? words.arrays.find(a.substr(2, a.size() - 6))
-                       : words.arrays.end();
-      if (array != words.arrays.end())
-        args.insert(args.end(), array->second.begin(), array->second.end());
-      else
-        args.push_back(a);
-    }
-    return args;
+    if (k != command.size()) return {command.begin() + static_cast<std::ptrdiff_t>(k) + 1, command.end()};
   }
   return {};
 }

@@ -19,10 +19,11 @@ void require_plain_name(const std::string& name, const std::string& field);
 // A script read as shell words: command lines (words of one simple command, quotes removed, backslash-newlines
 // joined, comments dropped), the arrays it assigns (NAME=( … )) and the variables it sets (NAME=value or export
 // NAME=value, alone on a line, outside any if, case, loop or braces: one set within them is unknown after). Each
-// word after an assignment has what it names expanded: $NAME, ${NAME}, ${NAME:-default} and "${NAME[@]}" (the
-// array's words), so that "--nproc_per_node $GPUS_PER_NODE" reads as the number the script set. A name the
-// script does not set stays as written (the environment may set it), as does anything else ($((…)), $(…)); all
-// the expansions together are bounded by the script's size and a mebibyte.
+// word after an assignment has what it names expanded as the shell does: $NAME, ${NAME}, ${NAME:-default},
+// ${NAME[@]} and ${NAME[*]}; unquoted, the value is split into words at blanks (torchrun $DISTRIBUTED_ARGS), quoted
+// it is one word ("${ARGS[@]}" one per item), and single quotes or an escaped '$' keep it as written. A name the
+// script does not set stays as written (the environment may set it), as do $(…) and `…`; all the expansions
+// together are bounded by the script's size and a mebibyte.
 struct ScriptWords {
   std::vector<std::vector<std::string>> commands;
   std::map<std::string, std::vector<std::string>> arrays;
@@ -30,8 +31,8 @@ struct ScriptWords {
 };
 ScriptWords read_script_words(const std::string& script);
 
-// The words after the one ending in `program` ("pretrain_gpt.py") in the first command that runs it, with
-// "${NAME[@]}" expanded from the script's arrays. Empty when no command runs it.
+// The words after the one ending in `program` ("pretrain_gpt.py") in the first command that runs it. Empty when
+// no command runs it.
 std::vector<std::string> program_arguments(const ScriptWords& words, const std::string& program);
 // Where in one command the word ending in `program` stands (command.size() when none does): the launcher's
 // options come before it, the program's own after.

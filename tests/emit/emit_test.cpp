@@ -1,4 +1,6 @@
 // lib/emit: the launch spec's arithmetic against published launch scripts, and each target's checks.
+#include "emit/emit.hpp"
+
 #include <doctest/doctest.h>
 
 #include <limits>
@@ -6,9 +8,9 @@
 
 #include "core/error.hpp"
 #include "emit/argv.hpp"
-#include "emit/emit.hpp"
 #include "emit/shell.hpp"
 #include "emit/targets.hpp"
+#include "parallel/cluster.hpp"
 
 namespace isoflop::emit {
 namespace {
@@ -335,6 +337,46 @@ TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with p
   CHECK(check_deepspeed("{\"schema\": \"isoflop/plan/v2\"}", launch_data(), ds).at(0).find("an isoflop document") == 0);
 }
 
+TEST_CASE("DeepSpeed: a key it does not read is said, with the key meant, at the top level and in its sections") {
+  const auto& ds = rules("deepspeed");
+  const std::string batch = "\"train_batch_size\": 8, ";
+  const auto checked = [&](const std::string& body) {
+    return check_deepspeed("{" + batch + body + "}", launch_data(), ds);
+  };
+  // Ignored at the top level: the run would be ZeRO-0.
+  CHECK(checked("\"zero_optimisation\": {\"stage\": 3}") ==
+        std::vector<std::string>{"'zero_optimisation' is not a key DeepSpeed v0.19.5 reads: it ignores it, so the "
+                                 "setting keeps its default (did you mean 'zero_optimization'?)"});
+  // Refused within a section DeepSpeed validates, nested ones too; a value "auto" is dropped before it validates.
+  CHECK(checked("\"zero_optimization\": {\"stage\": 1, \"overlap_com\": true, \"offload_param\": {\"pin_memry\": "
+                "true}, \"reduce_bucket_sise\": \"auto\"}") ==
+        std::vector<std::string>{
+            "zero_optimization.overlap_com is not a key of DeepSpeed v0.19.5's zero_optimization, which refuses the "
+            "config at start: extra inputs are not permitted (did you mean 'overlap_comm'?)",
+            "zero_optimization.offload_param.pin_memry is not a key of DeepSpeed v0.19.5's "
+            "zero_optimization.offload_param, which refuses the config at start: extra inputs are not permitted (did "
+            "you mean 'pin_memory'?)"});
+  // Names and aliases both pass (populate_by_name), as do isoflop's own section and the bf16 alias bfloat16.
+  CHECK(checked("\"zero_optimization\": {\"stage\": 3, \"stage3_max_live_parameters\": 1e9, \"max_live_parameters\": "
+                "1e9}, \"bfloat16\": {\"enabled\": true}, \"isoflop\": {\"data_parallel_size\": 1}")
+            .empty());
+  // The deprecated boolean form of zero_optimization is not a section to look into.
+  CHECK(checked("\"zero_optimization\": false").empty());
+}
+
+TEST_CASE("NeMo: a misspelt section is one line with the key meant, and a file without a model section is read") {
+  const LaunchData& d = launch_data();
+  const auto checked = [&](const std::string& text) { return check_nemo(text, d, "v2.4.0", rules("nemo")); };
+  const auto problems = checked(
+      "trainer:\n  devices: 8\n  num_nodes: 1\nmodel:\n  micro_batch_size: 1\n  global_batch_size: 8\n  optimm:\n"
+      "    lr: 1.0e-4\n    sched:\n      name: CosineAnnealing\n      min_lr: 1.0e-5\n");
+  CHECK(problems == std::vector<std::string>{"model.optimm is not a key of NeMo v2.4.0's megatron_gpt_config.yaml "
+                                             "(did you mean 'optim'?) (nor are the 4 keys under it)"});
+  // Only the trainer: the counts and the rules read the model's keys as left out (yaml-cpp threw here before).
+  CHECK(checked("trainer:\n  devices: 2\n  num_nodes: 1\n").empty());  // 8 = 4 a micro-batch x DP 2
+  CHECK(checked("model: 5\ntrainer:\n  devices: 8\n").size() == 1);
+}
+
 TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
   const auto files = emit_files(Target::kNemo, spec_of(gpt3_plan()), options());
   const std::string& y = files[0].content;
@@ -342,7 +384,9 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   auto check_nemo = [&](const std::string& text) { return emit::check_nemo(text, d, "v2.4.0", rules("nemo")); };
   CHECK(check_nemo(y).empty());
   CHECK(y.find("    sched:\n      name: CosineAnnealing\n      warmup_steps: 318\n") != std::string::npos);
-  CHECK(check_nemo(y + "model2:\n  x: 1\n").size() == 2);  // model2 and model2.x
+  CHECK(check_nemo(y + "model2:\n  x: 1\n") ==
+        std::vector<std::string>{"model2 is not a key of NeMo v2.4.0's megatron_gpt_config.yaml (did you mean "
+                                 "'model'?) (nor is the key under it)"});
   std::string bad = y;
   bad.replace(bad.find("global_batch_size: 1536"), 23, "global_batch_size: 1537");
   CHECK(check_nemo(bad).at(0) == "rule 'batch': global batch 1537 is not divisible by micro-batch·DP = 8");
@@ -824,6 +868,84 @@ TEST_CASE("shell words: a script's variables and arrays are expanded where the l
   CHECK(refused[0] ==
         "global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP) (here global-batch-size 510, "
         "micro-batch-size 4, world 16, tensor-model-parallel-size 2, pipeline-model-parallel-size 2)");
+}
+
+TEST_CASE("shell words: an unquoted expansion splits into words, a quoted one does not, single quotes keep it") {
+  const ScriptWords w = read_script_words(
+      "X=\"a b\"\nEMPTY=\nARR=(\"1 2\" 3)\n"
+      "cmd $X \"$X\" '$X' \\$X $EMPTY \"$EMPTY\" ${ARR[@]} \"${ARR[@]}\" \"${ARR[*]}\" $ARR ${UNSET:-c d} "
+      "--n $(nvidia-smi -L | wc -l) `hostname` end\n");
+  REQUIRE(w.commands.size() == 3);  // the array's assignment is not a command
+  CHECK(w.commands[2] == std::vector<std::string>{"cmd",        "a",
+                                                  "b",          "a b",
+                                                  "$X",         "$X",
+                                                  "",           "1",
+                                                  "2",          "3",
+                                                  "1 2",        "3",
+                                                  "1 2 3",      "1",
+                                                  "2",          "${UNSET:-c d}",
+                                                  "--n",        "$(nvidia-smi -L | wc -l)",
+                                                  "`hostname`", "end"});
+  // Megatron-LM's own examples pass torchrun's options and the model's as strings, unquoted: the words the
+  // launcher and pretrain_gpt.py see are the string's, so the world size and the batch are checked.
+  const std::string script =
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\nGPUS_PER_NODE=8\nNNODES=2\n"
+      "DISTRIBUTED_ARGS=\"\n    --nproc_per_node $GPUS_PER_NODE\n    --nnodes $NNODES\n    --master_port 6000\n\"\n"
+      "GPT_ARGS=\"\n    --num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048\n"
+      "    --max-position-embeddings 2048 --micro-batch-size 4 --global-batch-size BATCH --lr 3e-4\n"
+      "    --train-iters 1000 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16\n\"\n"
+      "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py $GPT_ARGS\n";
+  const auto checked = [&](const char* batch) {
+    std::string s = script;
+    s.replace(s.find("BATCH"), 5, batch);
+    return check_file("strings.sh", Target::kMegatron, s, options()).problems;
+  };
+  CHECK(checked("512").empty());
+  const auto refused = checked("510");
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].find("(here global-batch-size 510, micro-batch-size 4, world 16,") != std::string::npos);
+  // Quoted, the string is one word: torchrun would read it as one (unknown) option, and so does the check.
+  std::string quoted = script;
+  quoted.replace(quoted.find("BATCH"), 5, "512");
+  quoted.replace(quoted.find("pretrain_gpt.py $GPT_ARGS"), 25, "pretrain_gpt.py \"$GPT_ARGS\"");
+  CHECK(!check_file("quoted.sh", Target::kMegatron, quoted, options()).problems.empty());
+}
+
+TEST_CASE("layout options given with a plan rank its layouts again, and the spec runs the first with its prediction") {
+  // GPT-3 175B's plan on 1024 A100s, its layout the search's best (the hand-built plan's cluster has no bandwidths).
+  plan::PlanResult p = gpt3_plan();
+  parallel::ClusterRequest cluster;
+  cluster.gpu = "a100-sxm4-80gb";
+  cluster.gpus = 1024;
+  p.cluster = parallel::resolve_cluster(test_catalog(), cluster).spec;
+  p.search.trainer = parallel::as_written(test_catalog().trainer("megatron"));
+  p.search.pins.zero_stage = 1;
+  parallel::apply_gradient_precision(p.job, p.search);  // as the planner readies its job
+  const auto found = parallel::search_layouts(p.job, p.cluster, p.search);
+  REQUIRE(found.feasible());
+  p.layouts.layouts = {found.layouts.front()};
+  const LaunchSpec plan = spec_of(p);
+  // The plan's own layout pinned: nothing changes, nothing is said.
+  parallel::LayoutRequest same;
+  same.pins = {{"tp", std::to_string(plan.layout.tp)}, {"pp", std::to_string(plan.layout.pp)}};
+  const LaunchSpec kept = with_layout_request(plan, same, test_catalog());
+  CHECK(kept.layout == plan.layout);
+  CHECK(kept.relayout.empty());
+  CHECK(kept.predicted.run_time_s == doctest::Approx(plan.predicted.run_time_s).epsilon(1e-9));
+  // Another TP: the search's best under the pin, the batch split again, the run time scaled by the step ratio.
+  parallel::LayoutRequest other;
+  other.pins = {{"tp", plan.layout.tp == 2 ? "4" : "2"}};
+  const LaunchSpec moved = with_layout_request(plan, other, test_catalog());
+  CHECK(moved.layout.tp == (plan.layout.tp == 2 ? 4 : 2));
+  CHECK(moved.layout.gpus() == plan.gpus);
+  CHECK(moved.grad_accum * moved.layout.micro_batch * moved.layout.dp == moved.global_batch);
+  CHECK(moved.predicted.run_time_s ==
+        doctest::Approx(plan.predicted.run_time_s * moved.predicted.step_time_s / plan.predicted.step_time_s));
+  CHECK(moved.relayout.find("instead of the plan's TP " + std::to_string(plan.layout.tp)) != std::string::npos);
+  // A pin no layout fits: the search's reason, as infeasible.
+  parallel::LayoutRequest none;
+  none.pins = {{"tp", "1"}, {"pp", "2"}, {"zero_stage", "0"}};  // 87B parameters a GPU
+  CHECK_THROWS_AS(with_layout_request(plan, none, test_catalog()), InfeasibleError);
 }
 
 }  // namespace isoflop::emit

@@ -379,6 +379,7 @@ def main():
         nemo_refusal(binary, tmp)
         yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
+        relaid_out(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
@@ -607,6 +608,52 @@ def bad_input(binary, tmp):
            (r.returncode, r.stderr))
     expect(os.listdir(empty) == [], 'a refused plan: nothing written')
 
+
+def relaid_out(binary, tmp):
+    """emit --from PLAN with layout options runs what `layout --from PLAN` with the same options ranks first."""
+    plan_path = os.path.join(tmp, 'quickstart.json')
+    plan = json.load(open(plan_path))
+    r = run(binary, ['layout', '--from', plan_path, '--tp', '2', '-o', 'json'])
+    expect(r.returncode == 0, 'layout --from the quick-start plan --tp 2: ' + r.stderr)
+    best = json.loads(r.stdout)['layouts'][0]
+    planned = plan['layouts'][0]
+    expect(best['tp'] == 2 and planned['tp'] != 2, 'the pin changes the layout: %s' % best)
+    out = os.path.join(tmp, 'relaid')
+    os.mkdir(out)
+    r = run(binary, ['emit', 'all', '--from', plan_path, '--tp', '2', '--out', out, '--job-name', 'isoflop-relaid'])
+    expect(r.returncode == 0, 'emit all --from PLAN --tp 2: ' + r.stderr)
+    if r.returncode != 0:
+        return
+    relaid = dict(plan, layouts=[best])
+    check_megatron('relaid', out, relaid, tmp)
+    check_slurm('relaid', out, relaid, binary)
+    ds = json.load(open(os.path.join(out, 'ds_config.json')))
+    stated = (ds['isoflop']['tensor_parallel_size'], ds['isoflop']['pipeline_stages'], ds['isoflop']['data_parallel_size'])
+    expect(stated == (best['tp'], best['pp'], best['dp']) and
+           ds['train_batch_size'] == ds['train_micro_batch_size_per_gpu'] * ds['gradient_accumulation_steps'] * best['dp'],
+           'relaid: ds_config states the ranked layout and its batch identity: %s' % (stated,))
+    manifest = json.load(open(os.path.join(out, 'manifest.json')))
+    for f in manifest['files']:
+        expect("instead of the plan's" in f.get('relayout', '') and 'TP 2, PP %d' % best['pp'] in f['relayout'],
+               'relaid: the manifest says %s runs the re-ranked layout: %s' % (f['file'], f.get('relayout')))
+    header = open(os.path.join(out, 'megatron.sh')).read()
+    step, days = (float(x) for x in re.search(r'Predicted: step ([0-9.]+) s, .* run ([0-9.]+) days', header).groups())
+    # The file runs RoPE for the plan's relative positions (a fraction of a percent of the step): within 1 %.
+    expect(abs(step / best['step_time_s'] - 1) < 0.01, 'relaid: the header\'s step is the ranked layout\'s: %g vs %g' %
+           (step, best['step_time_s']))
+    scaled = plan['cost']['days'] * best['step_time_s'] / planned['step_time_s']
+    expect(abs(days / scaled - 1) < 0.01, 'relaid: the run takes the plan\'s days at the new step: %g vs %g' %
+           (days, scaled))
+    # Options that say what the plan already says conflict; a layout under the plan's MFU floor is not launched.
+    r = run(binary, ['emit', 'megatron', '--from', plan_path, '--arch', 'llama2-70b'])
+    expect(r.returncode == 2 and '--from and --arch conflict' in r.stderr, 'relaid: --arch with --from: ' + r.stderr)
+    floor_path = os.path.join(tmp, 'floor.json')
+    r = run(binary, ['plan'] + QUICKSTART.split() + ['--min-mfu', '0.45', '-o', 'json'])
+    expect(r.returncode == 0, 'relaid: a plan with a floor of 45 %: ' + r.stderr)
+    open(floor_path, 'w').write(r.stdout)
+    r = run(binary, ['emit', 'megatron', '--from', floor_path, '--tp', '8', '--pp', '35', '--recompute', 'full'])
+    expect(r.returncode == 1 and "under the plan's floor 45 %" in r.stderr and not r.stdout,
+           'relaid: a layout under the plan\'s floor is refused: %d %s' % (r.returncode, r.stderr))
 
 if __name__ == '__main__':
     sys.exit(main())
