@@ -81,7 +81,7 @@ template <either<EmbodiedCarbon> E, class F> void fields(E& c, F&& f) {
   f(c.name, c.die_area_cm2, c.kg_per_cm2, c.source, c.file);
 }
 template <either<ShapeRow> E, class F> void fields(E& r, F&& f) {
-  f(r.params, r.d_model, r.layers, r.heads, r.head_size, r.kv_heads);
+  f(r.params, r.d_model, r.layers, r.heads, r.head_size, r.kv_heads, r.ffn);
 }
 template <either<ShapeBand> E, class F> void fields(E& b, F&& f) { f(b.below_params, b.d_model, b.heads); }
 template <either<ShapeFamily> E, class F> void fields(E& s, F&& f) {

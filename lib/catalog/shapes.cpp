@@ -56,6 +56,7 @@ ShapeFamily parse_shape_family(FieldReader& r) {
                                    if (s.kv_heads > 0 && s.heads % s.kv_heads != 0)
                                      row.fail("kv_heads", std::to_string(s.heads) + " heads are not divisible by " +
                                                               std::to_string(s.kv_heads) + " key/value heads");
+                                   s.ffn = row.positive_integer_or("ffn", 0);
                                    return s;
                                  });
   } else {

@@ -179,6 +179,8 @@ PreferredShape preferred_shape(const ShapeFamily& f, double params, const std::v
         nearest = distance;
         p.head_size = nearest_allowed(static_cast<double>(r.head_size), head_sizes);
         p.kv_heads = r.kv_heads == 0 ? std::nullopt : std::optional<int>(r.kv_heads == r.heads ? 0 : r.kv_heads);
+        p.ffn_ratio = r.ffn > 0 ? std::optional<double>(static_cast<double>(r.ffn) / static_cast<double>(r.d_model))
+                                : std::nullopt;
       }
       largest = std::max(largest, r.params);
     }
@@ -228,9 +230,11 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
       const int kv = std::max(1, a.heads / std::max(1, block.heads / block.kv_heads));
       if (a.heads % kv == 0 && kv % o.tp == 0) a.kv_heads = kv;
     }
-    // The block's ffn / d_model carries over (4 for GELU blocks), rounded to the d_model multiple.
+    // The nearest published row's ffn / d_model where the rows give it (Llama 2 7B's 2.6875, Llama 3 405B's 3.25),
+    // else the block's (4 for GELU blocks), rounded to the d_model multiple.
     if (block.ffn > 0) {
-      const double ffn = static_cast<double>(block.ffn) / block.d_model * static_cast<double>(d_model);
+      const double ratio = at_target.ffn_ratio.value_or(static_cast<double>(block.ffn) / block.d_model);
+      const double ffn = ratio * static_cast<double>(d_model);
       a.ffn = std::max<long long>(o.d_model_multiple, std::llround(ffn / o.d_model_multiple) * o.d_model_multiple);
     }
     if (o.vocab > 0) a.vocab = o.vocab;

@@ -22,6 +22,9 @@ struct ShapeRow {
   // Key/value heads when the row gives them: equal to `heads` for multi-head attention, fewer for grouped-query
   // attention (Llama 3 keeps 8 at every size); 0 when the row does not say (the block's group size is kept).
   int kv_heads = 0;
+  // The feed-forward width when the row gives it (Llama 2 7B: 11008, 2.6875 d_model; the 70B block's 3.5 is not
+  // every size's); 0: the block's ffn / d_model is kept.
+  long long ffn = 0;
   bool operator==(const ShapeRow&) const = default;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "catalog/catalog.hpp"
 #include "core/error.hpp"
@@ -139,22 +140,22 @@ TEST_CASE("Llama 3 style: 70B lands on Llama-3 70B's 80 x 8192 with its grouped-
   CHECK(a.positional == PositionalEncoding::kRotary);
   CHECK(a.vocab == 128256);
   check_constraints(r.best, o, 70.6e9);
-  // 405B: Llama-3 405B's width, 128 heads and 8 key/value heads (Table 3). Its depth is 126 layers with an ffn
-  // of 3.25 d_model; the family's block keeps the 70B's 3.5, so the same parameters take fewer layers.
+  // 405B: Llama-3 405B itself (Table 3): 126 x 16384, 128 heads, 8 key/value heads and the ffn of 53,248
+  // (3.25 d_model, the nearest row's, not the 70B block's 3.5, which took 119 layers).
   const FamilyShapeResult big = shape_by_family(405e9, o);
   const Architecture& b = big.best.architecture;
+  CHECK(b.layers == 126);
   CHECK(b.d_model == 16384);
   CHECK(b.heads == 128);
   CHECK(b.kv_heads == 8);
-  const double d = 16384, attention = 2 * d * d + 2 * d * 8 * 128;
-  const double published_layer = attention + 3 * d * 53248, block_layer = attention + 3 * d * 3.5 * d;
-  CHECK(std::abs(b.layers - 126 * published_layer / block_layer) <= 1);
+  CHECK(b.ffn == 53248);
   check_constraints(big.best, o, 405e9);
-  // 8B: Llama-3 8B itself, 32 x 4096 with 8 key/value heads (the 70B block's group of 8 would give 4).
+  // 8B: Llama-3 8B itself, 32 x 4096 with 8 key/value heads (the 70B block's group of 8 would give 4), ffn 14,336.
   const Architecture& small = shape_by_family(8.03e9, o).best.architecture;
   CHECK(small.layers == 32);
   CHECK(small.d_model == 4096);
   CHECK(small.kv_heads == 8);
+  CHECK(small.ffn == 14336);
   // Past 8-way TP the key/value heads split over TP too (Megatron: query groups % TP == 0).
   const FamilyShapeResult wide = shape_by_family(405e9, options_for(cat, "llama3", 16));
   CHECK(wide.best.architecture.kv_heads == 16);
@@ -169,6 +170,13 @@ TEST_CASE("Llama 2 style: multi-head attention at 7B and 13B, 8 key/value heads 
     const Architecture& a = shape_by_family(params, o).best.architecture;
     CHECK(a.effective_kv_heads() == a.heads);
   }
+  // The published 7B and 13B themselves, with their released configs' ffn (11008 and 13824, not the 70B's 3.5
+  // d_model, which gave 7B 31 x 3840 with 30 heads).
+  const Architecture& seven = shape_by_family(6.74e9, o).best.architecture;
+  CHECK(std::tuple(seven.layers, seven.d_model, seven.heads, seven.ffn) == std::tuple(32, 4096LL, 32, 11008LL));
+  const Architecture& thirteen = shape_by_family(13e9, o).best.architecture;
+  CHECK(std::tuple(thirteen.layers, thirteen.d_model, thirteen.heads, thirteen.ffn) ==
+        std::tuple(40, 5120LL, 40, 13824LL));
   for (const double params : {34e9, 69e9}) {
     INFO(params);
     const Architecture& a = shape_by_family(params, o).best.architecture;
