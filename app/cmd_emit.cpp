@@ -11,7 +11,6 @@
 #include "doc/plan_document.hpp"
 #include "emit/emit.hpp"
 #include "emit/launch_folder.hpp"
-#include "units/format.hpp"
 
 namespace isoflop::app {
 
@@ -38,6 +37,8 @@ int run_emit(const std::vector<std::string>& args) {
       std::fprintf(stderr, "%s: checked as %s (read from its form; --target T checks it as another)\n", name.c_str(),
                    std::string(emit::kTargetNames.name(report.target)).c_str());
     for (const auto& p : report.problems) std::fprintf(stderr, "%s: %s\n", name.c_str(), p.c_str());
+    if (!parsed->common.quiet)
+      for (const auto& w : report.warnings) std::fprintf(stderr, "%s: warning: %s\n", name.c_str(), w.c_str());
     if (report.problems.empty() && !parsed->common.quiet) std::fprintf(stderr, "%s: accepted\n", name.c_str());
     return report.problems.empty() ? 0 : static_cast<int>(ExitStatus::kFailed);
   }
@@ -73,12 +74,7 @@ int run_emit(const std::vector<std::string>& args) {
       emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
   if (relaid) {
     // The plan's model on its cluster, its layouts ranked again with the options given: the floor still holds.
-    spec = emit::with_layout_request(spec, layout_request(vm), catalog);
-    const auto percent = [](double f) { return units::format_significant(100 * f, 3) + " %"; };
-    if (spec.predicted.mfu < plan.min_mfu)
-      throw InfeasibleError("the layout the options give first (" + spec.layout.gpus_text() + ") runs at MFU " +
-                            percent(spec.predicted.mfu) + ", under the plan's floor " + percent(plan.min_mfu) +
-                            ", so no launch file is written; see layout --from with the same options");
+    spec = emit::with_layout_request(spec, layout_request(vm), catalog, plan.min_mfu);
   } else if (plan.problem) {
     // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
     // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately), or give

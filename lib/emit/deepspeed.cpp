@@ -187,18 +187,33 @@ BatchIdentity derive_batch(std::optional<long long> batch, std::optional<long lo
   return b;
 }
 
-// Keys DeepSpeed does not know (data/launch/deepspeed_keys.yaml): at the top level it ignores them, so a misspelt
-// "zero_optimisation" runs ZeRO-0 without a word; within a section it validates (zero_optimization, bf16, ...) it
-// refuses them at start, unless the value is "auto", which it drops first.
-std::vector<std::string> unknown_key_problems(const Json& j, const LaunchData& data) {
-  std::vector<std::string> problems;
-  if (!j.is_object()) return problems;
+// A top-level key at most this many edits from one DeepSpeed reads is taken for a misspelling of it (one edit; two
+// in a name of 12 characters or more: "zero_optimisation"); a key further from all of them ("comment") is only
+// ignored by DeepSpeed.
+int typo_distance(const std::string& key) { return key.size() >= 12 ? 2 : 1; }
+
+// Keys DeepSpeed does not read (data/launch/deepspeed_keys.yaml). At the top level it ignores them: a misspelling
+// of a key it reads ("zero_optimisation" runs ZeRO-0 without a word) is a problem, any other key a warning. Within
+// a section it validates (zero_optimization, bf16, ...) it refuses them at start, except a value "auto" in a
+// section it builds from the dict itself (dropped first). `warnings` selects which of the two lists comes back.
+std::vector<std::string> unknown_keys(const Json& j, const LaunchData& data, bool warnings) {
+  std::vector<std::string> problems, notes;
+  if (!j.is_object()) return {};
   const std::string release = "DeepSpeed " + data.deepspeed_keys_version;
-  for (const auto& [key, value] : j.items())
-    if (key != "isoflop" && !listed(data.deepspeed_top_level_keys, key))  // isoflop's own section, ignored
-      problems.push_back("'" + key + "' is not a key " + release +
-                         " reads: it ignores it, so the setting keeps its default" +
-                         did_you_mean(key, data.deepspeed_top_level_keys));
+  for (const auto& [key, value] : j.items()) {
+    if (key == "isoflop" || listed(data.deepspeed_top_level_keys, key)) continue;  // isoflop's own section, ignored
+    const std::string meant = closest_match(key, data.deepspeed_top_level_keys);
+    const std::string line = "'" + key + "' is not a key " + release + " reads: it ignores it" +
+                             (meant.empty() ? std::string() : " (did you mean '" + meant + "'?)");
+    if (!meant.empty() && !j.contains(meant) && edit_distance(key, meant) <= typo_distance(key))
+      problems.push_back(line + ", so that setting keeps its default");
+    else
+      notes.push_back(line);
+  }
+  for (const auto& [section, hidden_by] : data.deepspeed_ignored_when)
+    if (j.contains(section) && j.contains(hidden_by))
+      notes.push_back("'" + section + "' is ignored: " + release + " reads it only where '" + hidden_by +
+                      "' is absent");
   for (const auto& [path, keys] : data.deepspeed_section_keys) {
     const Json* section = &j;
     for (size_t from = 0; section && from <= path.size();) {
@@ -208,13 +223,17 @@ std::vector<std::string> unknown_key_problems(const Json& j, const LaunchData& d
       from = dot + 1;
     }
     if (!section || !section->is_object()) continue;
+    if (const auto hidden = data.deepspeed_ignored_when.find(path);
+        hidden != data.deepspeed_ignored_when.end() && j.contains(hidden->second))
+      continue;  // not read at all
+    const bool drops_auto = listed(data.deepspeed_auto_dropped, path);
     for (const auto& [key, value] : section->items())
-      if (!listed(keys, key) && !(value.is_string() && value.get<std::string>() == "auto"))
+      if (!listed(keys, key) && !(drops_auto && value.is_string() && value.get<std::string>() == "auto"))
         problems.push_back(path + "." + key + " is not a key of " + release + "'s " + path +
                            ", which refuses the config at start: extra inputs are not permitted" +
                            did_you_mean(key, keys));
   }
-  return problems;
+  return warnings ? notes : problems;
 }
 
 std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& data, const catalog::TrainerRules& rules) {
@@ -337,13 +356,21 @@ std::vector<std::string> check_deepspeed(const std::string& json_text, const Lau
       j["schema"].get<std::string>().rfind("isoflop/", 0) == 0)
     return {"an isoflop document (" + j["schema"].get<std::string>() +
             "), not a ds_config; 'isoflop emit deepspeed --from FILE' writes one"};
-  std::vector<std::string> problems = unknown_key_problems(j, data);
+  std::vector<std::string> problems = unknown_keys(j, data, false);
   try {
     for (auto& p : deepspeed_problems(j, data, rules)) problems.push_back(std::move(p));
   } catch (const Json::exception& e) {
     problems.push_back("a value has the wrong type: " + reason(e));
   }
   return problems;
+}
+
+std::vector<std::string> deepspeed_warnings(const std::string& json_text, const LaunchData& data) {
+  try {
+    return unknown_keys(parse_json_unique_keys(json_text, ""), data, true);
+  } catch (const std::exception&) {
+    return {};  // not JSON: check_deepspeed says so
+  }
 }
 
 }  // namespace isoflop::emit

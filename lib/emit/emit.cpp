@@ -204,7 +204,7 @@ CheckReport check_file(const std::string& name, std::optional<Target> target, co
                      form_name(Target::kDeepSpeed) + ", " + form_name(Target::kNemo) +
                      " or a shell or sbatch script, such as the files it lists");
   const std::optional<Target> form = form_of(text);
-  CheckReport report{target.value_or(form.value_or(Target::kAll)), !target, {}};
+  CheckReport report{target.value_or(form.value_or(Target::kAll)), !target, {}, {}};
   if (!form && !target)
     throw FieldError("target", name + " has no form isoflop reads (" + form_name(Target::kDeepSpeed) + ", " +
                                    form_name(Target::kNemo) + ", a shell or sbatch script); name the target: "
@@ -215,6 +215,7 @@ CheckReport check_file(const std::string& name, std::optional<Target> target, co
     throw InputError(name + ": target " + std::string(kTargetNames.name(report.target)) + " reads " +
                      form_name(report.target) + "; found " + (form ? form_name(*form) : "none of the forms isoflop reads"));
   report.problems = check_config(report.target, text, launch_data(), options);
+  if (report.target == Target::kDeepSpeed) report.warnings = deepspeed_warnings(text, launch_data());
   return report;
 }
 

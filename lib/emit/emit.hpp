@@ -45,10 +45,10 @@ std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const
 // The spec with its layout ranked again under its plan's search changed by `request` (pins, trainer, overlaps,
 // limits, objective), as `layout --from PLAN` with the same options ranks it: the best layout, its prediction (run
 // time scaled by the step ratio), and `relayout` saying what changed when it is not the plan's. The rules of
-// `request.trainer` come from `catalog`. Throws InfeasibleError with the search's reason when no layout fits, and
-// FieldError naming a pin the search refuses.
+// `request.trainer` come from `catalog`. Throws InfeasibleError with the search's reason when no layout fits or
+// when the first runs under `min_mfu` (the plan's floor), and FieldError naming a pin the search refuses.
 LaunchSpec with_layout_request(const LaunchSpec& spec, const parallel::LayoutRequest& request,
-                               const catalog::Catalog& catalog);
+                               const catalog::Catalog& catalog, double min_mfu);
 
 inline constexpr const char* kManifestName = "manifest.json";
 
@@ -71,6 +71,7 @@ struct CheckReport {
   Target target;
   bool inferred = false;  // the target was read from the file's form
   std::vector<std::string> problems;
+  std::vector<std::string> warnings;  // what the trainer ignores without refusing the file (DeepSpeed's unread keys)
 };
 // check_config for the file `name`, its target given or read from its form. Throws InputError naming the file,
 // the form `target` reads and the form found when they differ.

@@ -92,6 +92,9 @@ void read_deepspeed_keys(const Sections& s, LaunchData& d) {
   d.deepspeed_top_level_keys = strings(keys["top_level"]);
   for (const auto& section : keys["sections"])
     d.deepspeed_section_keys[section.first.as<std::string>()] = strings(section.second);
+  d.deepspeed_auto_dropped = strings(keys["auto_dropped"]);
+  for (const auto& pair : keys["ignored_when"])
+    d.deepspeed_ignored_when[pair.first.as<std::string>()] = pair.second.as<std::string>();
   if (d.deepspeed_top_level_keys.empty() || d.deepspeed_section_keys.empty())
     throw CatalogError("data/launch/deepspeed_keys.yaml: no keys");
 }

@@ -59,6 +59,8 @@ struct LaunchData {
   std::string deepspeed_keys_version;
   std::vector<std::string> deepspeed_top_level_keys;
   std::map<std::string, std::vector<std::string>> deepspeed_section_keys;
+  std::vector<std::string> deepspeed_auto_dropped;  // sections whose "auto" values DeepSpeed drops before it validates
+  std::map<std::string, std::string> deepspeed_ignored_when;  // section → the section whose presence hides it
   double reduce_bucket_size = 0, allgather_bucket_size = 0;
   double time_margin_fraction = 0;
   int rendezvous_port = 0;

@@ -91,11 +91,20 @@ std::vector<std::string> unknown_key_problems(const LaunchData& data, const std:
 std::string str(long long v) { return std::to_string(v); }
 std::string yes(bool b) { return b ? "true" : "false"; }
 
-void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::string>& out) {
+// The key paths under `node`; a key that is not a name (a list or a mapping as a key: "? [a]") is a problem at its
+// line, and what is under it is not read.
+void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::string>& out,
+             std::vector<std::string>& problems) {
   for (const auto& item : node) {
-    const std::string path = prefix + item.first.as<std::string>();
+    if (!item.first.IsScalar()) {
+      problems.push_back("line " + std::to_string(item.first.Mark().line + 1) + ": " +
+                         (prefix.empty() ? std::string("the top level") : prefix.substr(0, prefix.size() - 1)) +
+                         " has a key that is not a name (a list or a mapping); NeMo's config keys are names");
+      continue;
+    }
+    const std::string path = prefix + item.first.Scalar();
     out.push_back(path);
-    if (item.second.IsMap()) flatten(item.second, path + ".", out);
+    if (item.second.IsMap()) flatten(item.second, path + ".", out, problems);
   }
 }
 
@@ -304,8 +313,10 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
     return {what.rfind(": ", 0) == 0 ? what.substr(2) : what};
   }
   std::vector<std::string> problems, paths;
-  flatten(root, "", paths);
+  std::vector<std::string> shape_problems;
+  flatten(root, "", paths, shape_problems);
   problems = unknown_key_problems(data, version, paths);
+  problems.insert(problems.begin(), shape_problems.begin(), shape_problems.end());
   if (auto counts = count_problems(root); !counts.empty()) {  // the rules below need the counts to be counts
     problems.insert(problems.end(), counts.begin(), counts.end());
     return problems;

@@ -11,6 +11,8 @@
 #include "emit/targets.hpp"
 #include "parallel/layout_request.hpp"
 #include "parallel/trainer_rules.hpp"
+#include "units/format.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::emit {
 namespace {
@@ -86,9 +88,11 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // The trainer refuses it, or it runs it but the file written for it cannot say it.
   const bool trainer_refuses =
       v->rule == "memory" || parallel::runnability_violation(target_rules, s.layout, s.job, s.cluster);
+  // After with_layout_request the layout is the one the options gave, not the plan's.
+  const std::string whose = s.relayout.empty() ? "the plan's" : "the options'";
   const std::string refused =
-      (trainer_refuses ? target.name + " refuses the plan's layout (" + layout_words(s.layout) + ")"
-                       : "the plan's layout (" + layout_words(s.layout) + ") cannot be written for " + target.name) +
+      (trainer_refuses ? target.name + " refuses " + whose + " layout (" + layout_words(s.layout) + ")"
+                       : whose + " layout (" + layout_words(s.layout) + ") cannot be written for " + target.name) +
       ": " + in_words(*v) + "; re-plan for trainer " + target.name;
   // A layout its own trainer refuses was edited by hand: refuse it rather than guess what was meant. One its own
   // trainer runs but the file written cannot say (`target` narrowed to what the file spells) is re-ranked.
@@ -115,13 +119,13 @@ LaunchSpec under_rules(const LaunchSpec& s, const catalog::TrainerRules& target_
   // After a layout the options given chose (with_layout_request), both are said.
   out.relayout =
       (s.relayout.empty() ? std::string() : s.relayout + "; then ") + "layout: " +
-      (trainer_refuses ? target.name + " refuses the plan's" : "the plan's cannot be written for " + target.name) +
-      " (" + in_words(*v) + "); runs " + target.name + "'s best on the same GPUs instead: " + layout_words(best.layout);
+      (trainer_refuses ? target.name + " refuses " + whose : whose + " cannot be written for " + target.name) + " (" +
+      in_words(*v) + "); runs " + target.name + "'s best on the same GPUs instead: " + layout_words(best.layout);
   return out;
 }
 
 LaunchSpec with_layout_request(const LaunchSpec& s, const parallel::LayoutRequest& request,
-                               const catalog::Catalog& catalog) {
+                               const catalog::Catalog& catalog, double min_mfu) {
   parallel::SearchOptions options = s.search;
   parallel::apply_layout_request(request, options);
   parallel::resolve_trainer(catalog, options);
@@ -143,11 +147,18 @@ LaunchSpec with_layout_request(const LaunchSpec& s, const parallel::LayoutReques
   out.layout = best.layout;
   out.grad_accum = s.global_batch / (static_cast<long long>(best.layout.micro_batch) * best.layout.dp);
   restate_prediction(out, s, prediction_of(best));
+  const auto percent = [](double f) { return units::format_significant(100 * f, 3) + " %"; };
+  if (out.predicted.mfu < min_mfu)
+    throw InfeasibleError("the layout the options give first (" + layout_words(best.layout) + ") runs at MFU " +
+                          percent(out.predicted.mfu) + ", under the plan's floor of " + percent(min_mfu) +
+                          ", so no launch file is written; layout --from PLAN with the same options ranks the others");
   if (!(best.layout == s.layout)) {
-    char step[96];
-    std::snprintf(step, sizeof step, "; step %.3f s, was %.3f s", out.predicted.step_time_s, s.predicted.step_time_s);
+    char change[160];
+    std::snprintf(change, sizeof change, "; step %.3f s, was %.3f s; run %.2f days, was %.2f",
+                  out.predicted.step_time_s, s.predicted.step_time_s, out.predicted.run_time_s / units::kSecondsPerDay,
+                  s.predicted.run_time_s / units::kSecondsPerDay);
     out.relayout = "layout: the options given rank another first (as layout --from PLAN with them does): " +
-                   layout_words(best.layout) + ", instead of the plan's " + layout_words(s.layout) + step;
+                   layout_words(best.layout) + ", instead of the plan's " + layout_words(s.layout) + change;
   }
   return out;
 }

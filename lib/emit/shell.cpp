@@ -97,6 +97,34 @@ struct Lexer {
     const std::string& t = word.pieces[0].text;
     return t.size() > 1 && t.back() == '=';
   }
+  // A redirection starts here: at a word's start, or after a file descriptor's digits ("2>&1").
+  bool redirection_start() const {
+    if (!in_word) return true;
+    return word.pieces.size() == 1 && word.pieces[0].quoting == Quoting::kNone &&
+           std::all_of(word.pieces[0].text.begin(), word.pieces[0].text.end(),
+                       [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
+  }
+  // "> log", ">> log", "2>&1", "&> log", "< in": the shell opens files, the command never sees the words; dropped
+  // with their target.
+  void redirection() {
+    word = {};
+    in_word = false;
+    while (i < s.size() && (s[i] == '>' || s[i] == '<' || s[i] == '&')) ++i;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    // The target: up to a blank or a command's end (a quoted target keeps its quotes' text; it is dropped anyway).
+    char quote = 0;
+    for (; i < s.size(); ++i) {
+      if (quote) {
+        if (s[i] == quote) quote = 0;
+      } else if (s[i] == '\'' || s[i] == '"') {
+        quote = s[i];
+      } else if (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == ';' || s[i] == '|' || s[i] == '&' ||
+                 s[i] == ')') {
+        break;
+      }
+    }
+    --i;  // the loop's ++i comes back to the character that ended the target
+  }
   void run() {
     for (; i < s.size(); ++i) {
       const char c = s[i];
@@ -109,7 +137,9 @@ struct Lexer {
       } else if (c == '"') {
         open_piece(Quoting::kDouble);
         while (++i < s.size() && s[i] != '"') {
-          if (s[i] == '\\' && i + 1 < s.size() && std::string("\"\\$`").find(s[i + 1]) != std::string::npos) {
+          if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+            ++i;  // a line continued within the quotes: both go, as in bash
+          } else if (s[i] == '\\' && i + 1 < s.size() && std::string("\"\\$`").find(s[i + 1]) != std::string::npos) {
             append(Quoting::kLiteral, s[++i]);
           } else if ((s[i] == '$' && i + 1 < s.size() && s[i + 1] == '(') || s[i] == '`') {
             substitution();
@@ -117,8 +147,17 @@ struct Lexer {
             append(Quoting::kDouble, s[i]);
           }
         }
+      } else if (c == '$' && next == '\'') {
+        // $'…' (ANSI-C quoting): the text as written, its escapes kept (no launch option spells one).
+        open_piece(Quoting::kLiteral);
+        for (++i; ++i < s.size() && s[i] != '\'';) {
+          if (s[i] == '\\' && i + 1 < s.size()) word.pieces.back().text += s[i++];
+          word.pieces.back().text += s[i];
+        }
       } else if ((c == '$' && next == '(') || c == '`') {
         substitution();
+      } else if ((c == '>' || c == '<' || (c == '&' && next == '>')) && redirection_start()) {
+        redirection();
       } else if (c == '$' && next == '{') {
         braced();
       } else if (c == '#' && !in_word) {
@@ -278,12 +317,19 @@ void expand_piece(const std::string& text, bool split, bool quoted, const Names&
       const size_t dflt = inner.find(":-");
       const std::string name = inner.substr(0, dflt);
       const auto it = identifier(name) ? names.variables.find(name) : names.variables.end();
-      if (it == names.variables.end())
+      const auto arr = identifier(name) && dflt == std::string::npos ? names.arrays.find(name) : names.arrays.end();
+      if (it == names.variables.end() && arr != names.arrays.end() && !arr->second.empty())
+        value(arr->second.front());  // ${A} of an array is its first item
+      else if (it == names.variables.end())
         f.add(written);
       else if (it->second.empty() && dflt != std::string::npos)
         value(std::string_view(inner).substr(dflt + 2));
       else
         value(it->second);
+      continue;
+    }
+    if (text[i + 1] == '@' || text[i + 1] == '*') {
+      i += 2;  // the script's own arguments, unknown here: none
       continue;
     }
     size_t end = i + 1;
@@ -301,6 +347,14 @@ void expand_piece(const std::string& text, bool split, bool quoted, const Names&
   }
 }
 
+// "$@", "$*", "${@}" or "${A[@]}" of an empty array: nothing, even within double quotes.
+bool vanishes(const std::string& text, const Names& names) {
+  if (text == "$@" || text == "$*" || text == "${@}" || text == "${*}") return true;
+  if (!(text.size() > 6 && text.rfind("${", 0) == 0 && text.ends_with("[@]}"))) return false;
+  const auto it = names.arrays.find(text.substr(2, text.size() - 6));
+  return it != names.arrays.end() && it->second.empty();
+}
+
 // The words `word` becomes, or nothing past the bounds (kLongestExpandedWord a word, kMostWords, `most_characters`
 // all told). An unquoted expansion that is empty leaves no word; a quoted one leaves an empty word.
 std::optional<std::vector<std::string>> expand(const RawWord& word, bool split, size_t most_characters,
@@ -308,6 +362,8 @@ std::optional<std::vector<std::string>> expand(const RawWord& word, bool split, 
   Fields f;
   f.most_characters = most_characters;
   for (const auto& piece : word.pieces) {
+    // "$@" (the script's arguments, unknown here) and "${A[@]}" of an empty array make no word, quoted or not.
+    if (piece.quoting == Quoting::kDouble && vanishes(piece.text, names)) continue;
     if (piece.quoting == Quoting::kLiteral)
       f.add(piece.text);
     else
@@ -325,7 +381,8 @@ std::optional<std::vector<std::string>> expand(const RawWord& word, bool split, 
 std::string assigned_name(const RawWord& word) {
   if (word.pieces.empty() || word.pieces[0].quoting != Quoting::kNone) return {};
   const std::string& t = word.pieces[0].text;
-  const size_t eq = t.find('=');
+  size_t eq = t.find('=');
+  if (eq != std::string::npos && eq > 0 && t[eq - 1] == '+') --eq;  // NAME+=value appends
   return eq != std::string::npos && identifier(std::string_view(t).substr(0, eq)) ? t.substr(0, eq) : std::string{};
 }
 
@@ -369,8 +426,18 @@ ScriptWords read_script_words(const std::string& script) {
     if (depth == 0 && (command.size() == 1 || exported)) {
       const std::string& assignment = command.back();
       const size_t eq = assignment.find('=');
-      if (eq != std::string::npos && identifier(assignment.substr(0, eq)))
-        out.variables[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+      const bool append = eq != std::string::npos && eq > 0 && assignment[eq - 1] == '+';
+      const std::string name = eq == std::string::npos ? "" : assignment.substr(0, append ? eq - 1 : eq);
+      if (identifier(name) && !append) {
+        out.variables[name] = assignment.substr(eq + 1);
+      } else if (identifier(name)) {
+        // NAME+=value: onto the script's own value; onto one from the environment it stays unknown.
+        const auto it = out.variables.find(name);
+        if (it != out.variables.end() && it->second.size() + assignment.size() <= kLongestExpandedWord)
+          it->second += assignment.substr(eq + 1);
+        else
+          out.variables.erase(name);
+      }
     } else if (depth > 0) {
       // Within a block (one branch of an if): the name is unknown from here on.
       for (const auto& w : command) {
@@ -384,15 +451,23 @@ ScriptWords read_script_words(const std::string& script) {
   for (size_t k = 0; k < lex.tokens.size(); ++k) {
     Token& t = lex.tokens[k];
     if (t.kind == Token::kOpenArray && raw.empty()) {
-      const std::string& name = t.word.pieces[0].text;
+      std::string name = t.word.pieces[0].text;
+      const bool append = name.back() == '+';  // NAME+=( … ) adds to the array
+      if (append) name.pop_back();
       std::vector<std::string> items;
       while (++k < lex.tokens.size() && lex.tokens[k].kind != Token::kCloseArray)
         if (lex.tokens[k].kind == Token::kWord) add(items, lex.tokens[k].word, true);
-      // Within a block the array may or may not be set afterwards: unknown from here on.
-      if (depth == 0)
-        out.arrays[name] = std::move(items);
-      else
+      const auto before = out.arrays.find(name);
+      // Within a block the array may or may not be set afterwards: unknown from here on; so is one appended to
+      // past the bound.
+      if (depth > 0 || (append && before != out.arrays.end() && before->second.size() + items.size() > kMostWords)) {
         out.arrays.erase(name);
+      } else if (append && before != out.arrays.end()) {
+        before->second.insert(before->second.end(), std::make_move_iterator(items.begin()),
+                              std::make_move_iterator(items.end()));
+      } else {
+        out.arrays[name] = std::move(items);
+      }
     } else if (t.kind == Token::kOpenArray) {
       raw.push_back({{{t.word.pieces[0].text + "=(", Quoting::kLiteral}}});
     } else if (t.kind == Token::kWord) {

@@ -67,6 +67,9 @@ std::string emit_deepspeed(const LaunchSpec& spec, const std::string& megatron_v
 // Megatron-DeepSpeed parses it, then the facts it states run through `rules` (rule_problems).
 std::vector<std::string> check_deepspeed(const std::string& json_text, const LaunchData& data,
                                          const catalog::TrainerRules& rules);
+// What DeepSpeed would run with but ignore: top-level keys it does not read and that misspell none it does, a
+// section hidden by another (bfloat16 beside bf16). Empty for a text that is not JSON.
+std::vector<std::string> deepspeed_warnings(const std::string& json_text, const LaunchData& data);
 
 // ---- NeMo (nemo.cpp) ------------------------------------------------------------------------------------
 // Throws FieldError("target_version") naming the releases that have a key `version` lacks.

@@ -28,22 +28,27 @@ CONFIG_UTILS = "deepspeed/runtime/config_utils.py"
 
 # ds_config path -> (file, class).  These are the roots DeepSpeedConfig builds
 # from the top-level dict (see deepspeed/runtime/config.py::_initialize_params).
+# ds_config path, file, class, and whether DeepSpeed builds it as Cls(**section): DeepSpeedConfigModel.__init__
+# then drops the keys whose value is "auto" before pydantic validates; a nested model (zero_optimization's
+# offload_param, the monitor's tensorboard) is validated as it stands.
 ROOTS = [
-    ("zero_optimization", "deepspeed/runtime/zero/config.py", "DeepSpeedZeroConfig"),
-    ("bf16", "deepspeed/runtime/precision_config.py", "DeepSpeedBF16Config"),
-    ("bfloat16", "deepspeed/runtime/precision_config.py", "DeepSpeedBF16Config"),
-    ("fp16", "deepspeed/runtime/precision_config.py", "DeepSpeedFP16Config"),
-    ("comms_logger", "deepspeed/comm/config.py", "CommsLoggerConfig"),
-    ("tensorboard", "deepspeed/monitor/config.py", "TensorBoardConfig"),
-    ("wandb", "deepspeed/monitor/config.py", "WandbConfig"),
-    ("csv_monitor", "deepspeed/monitor/config.py", "CSVConfig"),
-    ("comet", "deepspeed/monitor/config.py", "CometConfig"),
-    ("hybrid_engine", "deepspeed/runtime/config.py", "HybridEngineConfig"),
-    ("compile", "deepspeed/compile/config.py", "CompileConfig"),
-    ("tensor_parallel", "deepspeed/runtime/tensor_parallel/config.py", "TPTrainingConfig"),
-    ("timers.throughput", "deepspeed/utils/config.py", "DeepSpeedThroughputTimerConfig"),
-    ("weight_quantization", "deepspeed/inference/config.py", "WeightQuantConfig"),
+    ("zero_optimization", "deepspeed/runtime/zero/config.py", "DeepSpeedZeroConfig", True),
+    ("bf16", "deepspeed/runtime/precision_config.py", "DeepSpeedBF16Config", True),
+    ("bfloat16", "deepspeed/runtime/precision_config.py", "DeepSpeedBF16Config", True),
+    ("fp16", "deepspeed/runtime/precision_config.py", "DeepSpeedFP16Config", True),
+    ("comms_logger", "deepspeed/comm/config.py", "CommsLoggerConfig", True),
+    ("tensorboard", "deepspeed/monitor/config.py", "TensorBoardConfig", False),
+    ("wandb", "deepspeed/monitor/config.py", "WandbConfig", False),
+    ("csv_monitor", "deepspeed/monitor/config.py", "CSVConfig", False),
+    ("comet", "deepspeed/monitor/config.py", "CometConfig", False),
+    ("hybrid_engine", "deepspeed/runtime/config.py", "HybridEngineConfig", True),
+    ("compile", "deepspeed/compile/config.py", "CompileConfig", True),
+    ("tensor_parallel", "deepspeed/runtime/tensor_parallel/config.py", "TPTrainingConfig", True),
+    ("timers.throughput", "deepspeed/utils/config.py", "DeepSpeedThroughputTimerConfig", True),
+    ("weight_quantization", "deepspeed/inference/config.py", "WeightQuantConfig", True),
 ]
+# get_bfloat16_config (deepspeed/runtime/precision_config.py) reads "bfloat16" only where "bf16" is absent.
+IGNORED_WHEN = {"bfloat16": "bf16"}
 
 # The top-level keys DeepSpeedConfig reads at v0.19.5 (deepspeed/runtime/config.py _initialize_params and the
 # configs it builds: activation checkpointing, aio, autotuning, checkpoint, compression, data efficiency,
@@ -397,7 +402,7 @@ def main(argv):
         return 0
     base_cfg = base_model_config(src)
     out = {}
-    for key, path, clsname in ROOTS:
+    for key, path, clsname, _ in ROOTS:
         describe(src, key, path, clsname, base_cfg, out)
     result = {"tag": tag, "DeepSpeedConfigModel.model_config": base_cfg, "sections": out}
     if "--json" in argv:
@@ -407,10 +412,14 @@ def main(argv):
     print("# top_level: the keys DeepSpeedConfig reads at the top level (deepspeed/runtime/config.py and the configs it")
     print("# builds); it ignores any other, so a misspelt one silently leaves the setting at its default.")
     print("# sections: its pydantic models (DeepSpeedConfigModel, deepspeed/runtime/config_utils.py: extra=\"forbid\",")
-    print("# populate_by_name): it refuses any other key in them, except one whose value is \"auto\" (dropped first).")
+    print("# populate_by_name): it refuses any other key in them.")
     print("deepspeed_keys:")
     print("  version: %s" % tag)
     print("  top_level: [%s]" % ", ".join(sorted(TOP_LEVEL)))
+    print("  # Built as Cls(**section), whose __init__ drops \"auto\" values first; nested sections are validated as they stand.")
+    print("  auto_dropped: [%s]" % ", ".join(key for key, _, _, direct in ROOTS if direct))
+    print("  # A section read only where another is absent (get_bfloat16_config).")
+    print("  ignored_when: {%s}" % ", ".join("%s: %s" % kv for kv in IGNORED_WHEN.items()))
     print("  sections:")
     for key, sec in out.items():
         if "error" in sec:

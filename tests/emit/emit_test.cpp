@@ -345,11 +345,21 @@ TEST_CASE("DeepSpeed: a key it does not read is said, with the key meant, at the
   };
   // Ignored at the top level: the run would be ZeRO-0.
   CHECK(checked("\"zero_optimisation\": {\"stage\": 3}") ==
-        std::vector<std::string>{"'zero_optimisation' is not a key DeepSpeed v0.19.5 reads: it ignores it, so the "
-                                 "setting keeps its default (did you mean 'zero_optimization'?)"});
+        std::vector<std::string>{"'zero_optimisation' is not a key DeepSpeed v0.19.5 reads: it ignores it (did you "
+                                 "mean 'zero_optimization'?), so that setting keeps its default"});
+  // A key far from all it reads ("comment", two edits from "comet") is only ignored: a warning, not a problem; so
+  // is bfloat16 beside bf16 (read only without it), whose keys are then not checked.
+  const std::string ignored =
+      "{" + batch + "\"comment\": \"x\", \"bf16\": {\"enabled\": true}, \"bfloat16\": {\"enabld\": 1}}";
+  CHECK(check_deepspeed(ignored, launch_data(), ds).empty());
+  CHECK(
+      deepspeed_warnings(ignored, launch_data()) ==
+      std::vector<std::string>{"'comment' is not a key DeepSpeed v0.19.5 reads: it ignores it (did you mean 'comet'?)",
+                               "'bfloat16' is ignored: DeepSpeed v0.19.5 reads it only where 'bf16' is absent"});
   // Refused within a section DeepSpeed validates, nested ones too; a value "auto" is dropped before it validates.
+  // "auto" is dropped only in a section DeepSpeed builds from the dict itself, not in a nested one (offload_param).
   CHECK(checked("\"zero_optimization\": {\"stage\": 1, \"overlap_com\": true, \"offload_param\": {\"pin_memry\": "
-                "true}, \"reduce_bucket_sise\": \"auto\"}") ==
+                "\"auto\"}, \"reduce_bucket_sise\": \"auto\"}") ==
         std::vector<std::string>{
             "zero_optimization.overlap_com is not a key of DeepSpeed v0.19.5's zero_optimization, which refuses the "
             "config at start: extra inputs are not permitted (did you mean 'overlap_comm'?)",
@@ -375,6 +385,9 @@ TEST_CASE("NeMo: a misspelt section is one line with the key meant, and a file w
   // Only the trainer: the counts and the rules read the model's keys as left out (yaml-cpp threw here before).
   CHECK(checked("trainer:\n  devices: 2\n  num_nodes: 1\n").empty());  // 8 = 4 a micro-batch x DP 2
   CHECK(checked("model: 5\ntrainer:\n  devices: 8\n").size() == 1);
+  // A key that is not a name (a list as a key) is said at its line; yaml-cpp's conversion threw here before.
+  CHECK(checked("model:\n  ? [a]\n  : 1\ntrainer:\n  devices: 2\n").at(0) ==
+        "line 2: model has a key that is not a name (a list or a mapping); NeMo's config keys are names");
 }
 
 TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
@@ -886,15 +899,23 @@ TEST_CASE("shell words: an unquoted expansion splits into words, a quoted one do
                                                   "2",          "${UNSET:-c d}",
                                                   "--n",        "$(nvidia-smi -L | wc -l)",
                                                   "`hostname`", "end"});
+  // As bash reads them: a line continued within quotes, an empty array or the script's own arguments quoted (no
+  // word), ${A} of an array (its first item), += onto an array or a string, $'…', and redirections (dropped).
+  const ScriptWords more = read_script_words(
+      "X=\"a \\\nb\"\nE=()\nA=(1 2)\nA+=(3 \"4 5\")\nY=p\nY+=q\n"
+      "cmd $X \"${E[@]}\" \"$@\" ${A} \"${A[@]}\" $Y $'c d' 2>&1 > /dev/null >> log.txt &> x end\n");
+  CHECK(more.commands.back() ==
+        std::vector<std::string>{"cmd", "a", "b", "1", "1", "2", "3", "4 5", "pq", "c d", "end"});
   // Megatron-LM's own examples pass torchrun's options and the model's as strings, unquoted: the words the
   // launcher and pretrain_gpt.py see are the string's, so the world size and the batch are checked.
   const std::string script =
       "export CUDA_DEVICE_MAX_CONNECTIONS=1\nGPUS_PER_NODE=8\nNNODES=2\n"
-      "DISTRIBUTED_ARGS=\"\n    --nproc_per_node $GPUS_PER_NODE\n    --nnodes $NNODES\n    --master_port 6000\n\"\n"
+      "DISTRIBUTED_ARGS=\"\n    --nproc_per_node $GPUS_PER_NODE \\\n    --nnodes $NNODES \\\n    --master_port "
+      "6000\n\"\n"
       "GPT_ARGS=\"\n    --num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048\n"
       "    --max-position-embeddings 2048 --micro-batch-size 4 --global-batch-size BATCH --lr 3e-4\n"
       "    --train-iters 1000 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16\n\"\n"
-      "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py $GPT_ARGS\n";
+      "EXTRA=()\ntorchrun $DISTRIBUTED_ARGS pretrain_gpt.py $GPT_ARGS \"${EXTRA[@]}\" \"$@\" 2>&1 | tee log.txt\n";
   const auto checked = [&](const char* batch) {
     std::string s = script;
     s.replace(s.find("BATCH"), 5, batch);
@@ -928,24 +949,30 @@ TEST_CASE("layout options given with a plan rank its layouts again, and the spec
   // The plan's own layout pinned: nothing changes, nothing is said.
   parallel::LayoutRequest same;
   same.pins = {{"tp", std::to_string(plan.layout.tp)}, {"pp", std::to_string(plan.layout.pp)}};
-  const LaunchSpec kept = with_layout_request(plan, same, test_catalog());
+  const LaunchSpec kept = with_layout_request(plan, same, test_catalog(), 0.25);
   CHECK(kept.layout == plan.layout);
   CHECK(kept.relayout.empty());
   CHECK(kept.predicted.run_time_s == doctest::Approx(plan.predicted.run_time_s).epsilon(1e-9));
   // Another TP: the search's best under the pin, the batch split again, the run time scaled by the step ratio.
   parallel::LayoutRequest other;
   other.pins = {{"tp", plan.layout.tp == 2 ? "4" : "2"}};
-  const LaunchSpec moved = with_layout_request(plan, other, test_catalog());
+  const LaunchSpec moved = with_layout_request(plan, other, test_catalog(), 0.25);
   CHECK(moved.layout.tp == (plan.layout.tp == 2 ? 4 : 2));
   CHECK(moved.layout.gpus() == plan.gpus);
   CHECK(moved.grad_accum * moved.layout.micro_batch * moved.layout.dp == moved.global_batch);
   CHECK(moved.predicted.run_time_s ==
         doctest::Approx(plan.predicted.run_time_s * moved.predicted.step_time_s / plan.predicted.step_time_s));
   CHECK(moved.relayout.find("instead of the plan's TP " + std::to_string(plan.layout.tp)) != std::string::npos);
+  CHECK(moved.relayout.find("; run ") != std::string::npos);  // the run's days move with the step
   // A pin no layout fits: the search's reason, as infeasible.
   parallel::LayoutRequest none;
   none.pins = {{"tp", "1"}, {"pp", "2"}, {"zero_stage", "0"}};  // 87B parameters a GPU
-  CHECK_THROWS_AS(with_layout_request(plan, none, test_catalog()), InfeasibleError);
+  CHECK_THROWS_AS(with_layout_request(plan, none, test_catalog(), 0.25), InfeasibleError);
+  // A first layout under the plan's MFU floor is refused, named in full.
+  const std::string named = "the layout the options give first (TP " + std::to_string(moved.layout.tp) + ", PP " +
+                            std::to_string(moved.layout.pp);
+  CHECK_THROWS_WITH_AS(with_layout_request(plan, other, test_catalog(), 0.99), doctest::Contains(named.c_str()),
+                       InfeasibleError);
 }
 
 }  // namespace isoflop::emit

@@ -652,7 +652,7 @@ def relaid_out(binary, tmp):
     expect(r.returncode == 0, 'relaid: a plan with a floor of 45 %: ' + r.stderr)
     open(floor_path, 'w').write(r.stdout)
     r = run(binary, ['emit', 'megatron', '--from', floor_path, '--tp', '8', '--pp', '35', '--recompute', 'full'])
-    expect(r.returncode == 1 and "under the plan's floor 45 %" in r.stderr and not r.stdout,
+    expect(r.returncode == 1 and "(TP 8, PP 35," in r.stderr and "under the plan's floor of 45 %" in r.stderr and not r.stdout,
            'relaid: a layout under the plan\'s floor is refused: %d %s' % (r.returncode, r.stderr))
 
 if __name__ == '__main__':
