@@ -137,20 +137,33 @@ class FlopsMemo {
 
 // The k best layouts so far, ranked by the objective, then by the other one (as fast and less memory: sequence
 // parallelism where TP's collectives are not overlapped), then in the order they were offered: the same k
-// whether or not the layouts that could not enter them were skipped.
+// whether or not the layouts that could not enter them were skipped. A layout that differs from one kept only in
+// sequence parallelism and is neither faster nor smaller (SP off at the same step, more activations) is not kept
+// beside it: it would take a row of the k and say nothing new.
 class TopLayouts {
  public:
   TopLayouts(size_t k, bool by_time) : k_(k), by_time_(by_time) { entries_.reserve(k); }
 
   void offer(const Layout& l, const MemoryBreakdown& mem, double bytes, const StepTime& time) {
     const Key key = by_time_ ? Key{time.step_time_s, bytes, offered_++} : Key{bytes, time.step_time_s, offered_++};
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      Entry& e = entries_[i];
+      if (e.layout.layout.sequence_parallel == l.sequence_parallel || !sequence_parallel_twins(e.layout.layout, l))
+        continue;
+      if (e.layout.time.step_time_s <= time.step_time_s && e.bytes <= bytes) return;  // the kept twin is as good
+      if (time.step_time_s <= e.layout.time.step_time_s && bytes <= e.bytes) {
+        e = {key, bytes, {l, mem, time}};  // this one is: it takes the twin's place
+        if (entries_.size() == k_) find_worst();
+        return;
+      }
+    }
     if (entries_.size() < k_) {
-      entries_.push_back({key, {l, mem, time}});
+      entries_.push_back({key, bytes, {l, mem, time}});
       if (entries_.size() == k_) find_worst();
       return;
     }
     if (key < entries_[worst_].key) {
-      entries_[worst_] = {key, {l, mem, time}};
+      entries_[worst_] = {key, bytes, {l, mem, time}};
       find_worst();
     }
   }
@@ -172,9 +185,14 @@ class TopLayouts {
   using Key = std::tuple<double, double, size_t>;
   struct Entry {
     Key key;
+    double bytes;  // the most loaded GPU's memory
     RankedLayout layout;
     bool operator<(const Entry& other) const { return key < other.key; }
   };
+  static bool sequence_parallel_twins(Layout a, const Layout& b) {
+    a.sequence_parallel = b.sequence_parallel;
+    return a == b;
+  }
   // The entry a better layout replaces, found again only when the k change (every fit asks `excludes`).
   void find_worst() { worst_ = static_cast<size_t>(std::max_element(entries_.begin(), entries_.end()) - entries_.begin()); }
 
