@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include "app/flags.hpp"
-#include "core/output_path.hpp"
 #include "core/error.hpp"
+#include "core/output_path.hpp"
 #include "core/streams.hpp"
 #include "core/suggest.hpp"
 #include "doc/read_from.hpp"
@@ -156,6 +157,20 @@ bool has(const po::variables_map& vm, const std::string& name) { return vm.count
 std::optional<std::string> get_string(const po::variables_map& vm, const std::string& name) {
   if (!vm.count(name)) return std::nullopt;
   return vm[name].as<std::string>();
+}
+
+std::optional<std::string> get_plot_path(const po::variables_map& vm) {
+  auto path = get_string(vm, "plot");
+  if (!path) return path;
+  const size_t dot = path->rfind('.');
+  if (dot == std::string::npos || path->find('/', dot) != std::string::npos) return path;
+  std::string suffix = path->substr(dot + 1);
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* other : {"png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "pdf", "eps", "ps"})
+    if (suffix == other)
+      throw InputError("--plot: isoflop draws SVG, and '" + *path + "' names a ." + suffix +
+                       " file; name it .svg (and convert it if another format is needed)");
+  return path;
 }
 
 std::optional<double> get_count(const po::variables_map& vm, const std::string& name, units::Sign sign) {

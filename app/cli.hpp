@@ -49,6 +49,9 @@ catalog::Catalog load_catalog(const CommonOptions& common);
 
 // Typed option values: std::nullopt when the option was not given; InputError naming "--name" otherwise.
 std::optional<std::string> get_string(const po::variables_map& vm, const std::string& name);
+// --plot FILE: the figures are SVG, so a name with another image format's suffix (iso.png, fig.pdf) is refused
+// rather than filled with SVG under the wrong name.
+std::optional<std::string> get_plot_path(const po::variables_map& vm);
 std::optional<double> get_count(const po::variables_map& vm, const std::string& name,
                                 units::Sign sign = units::Sign::kPositive);
 std::optional<double> get_number(const po::variables_map& vm, const std::string& name,

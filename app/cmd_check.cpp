@@ -33,11 +33,13 @@ int run_check(const std::vector<std::string>& args) {
   if (!has(vm, "proposal")) throw InputError("check: no proposal given; name one or more proposal files");
   const auto junit_path = get_string(vm, "junit");
   const NamedOutputs outputs = named_outputs(common);
-  if (junit_path) outputs.check(*junit_path, "junit");
 
   const catalog::Catalog cat = load_catalog(common);
   const check::Policy policy = doc::read_policy(cat, *policy_path);
   const auto proposals = doc::read_proposals(cat, vm["proposal"].as<std::vector<std::string>>());
+  // After the inputs are read (each is noted as read), before anything is printed: a --junit that names one of them
+  // is refused with nothing on stdout.
+  if (junit_path) outputs.check(*junit_path, "junit");
   const check::CheckResult result = check::check_proposals(cat, proposals, policy, get_switch(vm, "strict"));
 
   const bool document_out = common.format != report::OutputFormat::kTable;

@@ -48,7 +48,7 @@ int run_fit(const std::vector<std::string>& args) {
   if (auto s = get_integer(vm, "seed", units::Sign::kNonNegative)) r.seed = static_cast<std::uint64_t>(*s);
   r.save_law = get_string(vm, "save-law");
   r.catalog_dir = parsed->common.catalog_dir;
-  r.plot = get_string(vm, "plot");
+  r.plot = get_plot_path(vm);
   const NamedOutputs outputs = named_outputs(parsed->common);
   doc::check_fit_outputs(r, outputs);
 

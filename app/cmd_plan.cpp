@@ -53,7 +53,7 @@ int run_plan(const std::vector<std::string>& args) {
   const auto parsed = parse_command(command_help("plan"), args, {plan_options(), declared_options("plan", "plot")});
   if (!parsed) return 0;
   const auto& vm = parsed->values;
-  const auto plot_path = get_string(vm, "plot");
+  const auto plot_path = get_plot_path(vm);
   const NamedOutputs outputs = named_outputs(parsed->common);
   if (plot_path) outputs.check(*plot_path, "plot");
   const catalog::Catalog cat = load_catalog(parsed->common);

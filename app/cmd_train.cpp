@@ -49,7 +49,7 @@ int run_train(const std::vector<std::string>& args) {
                                   .output = get_string(vm, "output"),
                                   .threads = get_int(vm, "threads", units::Sign::kNonNegative, train::kMaxThreads),
                                   .curve = get_string(vm, "curve"),
-                                  .plot = get_string(vm, "plot"),
+                                  .plot = get_plot_path(vm),
                                   .outputs = named_outputs(parsed->common)};
   const catalog::Catalog catalog = load_catalog(parsed->common);
   train::RunOptions run;

@@ -50,7 +50,7 @@ int report(const CommonOptions& common, const po::variables_map& vm, const std::
   r.inputs.sweep_dir = dir;
   r.inputs.tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""));
   if (auto n = get_int(vm, "bootstrap", units::Sign::kNonNegative)) r.inputs.bootstrap_resamples = *n;
-  r.plot = get_string(vm, "plot");
+  r.plot = get_plot_path(vm);
   r.save_calibration = get_string(vm, "save-calibration");
   r.outputs = named_outputs(common);
   validate::check_report_files(r);

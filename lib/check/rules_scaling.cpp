@@ -46,10 +46,14 @@ Finding loss_gap(const RuleSetting& s, const Facts& f) {
   // Within 10 % of the optimal tokens per parameter, the split is called compute-optimal.
   const double ratio = (f.tokens / f.params) / opt.tokens_per_param;
   const char* verdict = ratio < 1 / 1.1 ? "under-trained" : ratio > 1.1 ? "over-trained" : "close to compute-optimal";
-  r.reason = "predicted loss " + nats(loss) + " is " + fmt(gap, 2) + " % above the compute-optimal " +
-             nats(*opt.loss) + " at " + units::format_scientific(f.flops_6nd, 2) + " FLOPs (" + law_name + "): " +
-             count(f.params) + " on " + count(f.tokens) + " tokens is " + verdict +
-             "; the optimum is " + count(opt.params) + " on " + count(opt.tokens);
+  // A law whose allocation is not the minimum of its own loss formula (Kaplan et al. 2020: N ∝ C^0.73 comes from
+  // early-stopped runs, not from eq. 1.5 at fixed 6ND) can put a proposal below its "optimum": said as below.
+  const std::string relation = gap >= 0 ? fmt(gap, 2) + " % above" : fmt(-gap, 2) + " % below";
+  r.reason = "predicted loss " + nats(loss) + " is " + relation + " the compute-optimal " + nats(*opt.loss) +
+             (gap < 0 ? " (this law's allocation is not the minimum of its loss formula)" : "") + " at " +
+             units::format_scientific(f.flops_6nd, 2) + " FLOPs (" + law_name + "): " + count(f.params) + " on " +
+             count(f.tokens) + " tokens is " + verdict + "; the optimum is " + count(opt.params) + " on " +
+             count(opt.tokens);
   if (!r.holds) r.fix = "params " + count(opt.params) + ", tokens " + count(opt.tokens) + " at the same compute";
   return r;
 }

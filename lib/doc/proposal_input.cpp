@@ -13,6 +13,7 @@
 #include "doc/architecture_json.hpp"
 #include "doc/plan_document.hpp"
 #include "doc/yaml_json.hpp"
+#include "scaling/loss_law.hpp"
 #include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
@@ -146,6 +147,10 @@ Json read_data(const std::string& source, std::string_view text, check::LineMark
   if (blank(text)) throw InputError(source + ": the file is empty; " + what);
   try {
     return parse_data(source, text, &marks);
+  } catch (const CatalogError& e) {
+    // The YAML reader is the catalog's, and reports as one; this is the input's own fault (a key twice), not the
+    // catalog's: `check` reports the proposal in error and goes on with the others.
+    throw InputError(e.what());
   } catch (const InputError& e) {
     if (!looks_like_json(text) || std::string_view(e.what()).find("duplicate key") == std::string_view::npos) throw;
     try {
@@ -187,6 +192,9 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
   if (j.contains("family")) p.family = in.text(j.at("family"), "family");
   if (!j.contains("tokens")) in.fail("tokens", "missing (training tokens, e.g. 1.4T)");
   p.tokens = in.count(j.at("tokens"), "tokens");
+  if (p.tokens > units::kMaxTrainingTokens)
+    in.fail("tokens", units::format_scientific(p.tokens) + " is more than the " +
+                          units::format_scientific(units::kMaxTrainingTokens) + " a training run may have");
   if (j.contains("unique_tokens")) p.unique_tokens = in.count(j.at("unique_tokens"), "unique_tokens");
   // seq and global_batch within the sanity limits every command applies (their product stays within 64 bits).
   if (j.contains("seq")) p.seq = in.integer(j.at("seq"), "seq", 1, *units::integer_limit("seq"));
@@ -279,6 +287,21 @@ check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& s
           s.numbers[key] = x;
         } else if (spec.kind == check::SettingKind::kText) {
           s.texts[key] = in.text(v, at);
+          // A law named for a loss comparison: one of the catalog's, and one that predicts a loss (an
+          // allocation-only law would leave the rule "not applicable" on every proposal, a gate that never fires).
+          if (key == "law") {
+            std::vector<std::string> with_loss;
+            for (const auto& law : catalog.laws)
+              if (scaling::has_loss(law)) with_loss.push_back(law.name);
+            const std::string& name = s.texts[key];
+            if (std::find(with_loss.begin(), with_loss.end(), name) == with_loss.end()) {
+              const bool known = std::any_of(catalog.laws.begin(), catalog.laws.end(),
+                                             [&](const auto& law) { return law.name == name; });
+              in.fail(at, "'" + name + "' " + (known ? "predicts no loss" : "is not a law of the catalog") +
+                              (known ? std::string() : did_you_mean(name, with_loss)) +
+                              "; accepted: " + join(with_loss, ", "));
+            }
+          }
         } else {
           if (!v.is_array()) in.fail(at, "must be a list of names");
           std::vector<std::string> known;

@@ -9,6 +9,7 @@
 #include "parallel/stages.hpp"
 #include "parallel/trainer_rules.hpp"
 #include "units/format.hpp"
+#include "units/integer_limits.hpp"
 #include "units/si.hpp"
 
 namespace isoflop::plan {
@@ -251,6 +252,13 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
   // The tokens: the allocation's D for a FLOPs budget; for a time-like budget, what the layout runs in the
   // time (the allocation's D within the iteration's tolerance).
   r.tokens = r.allocation.tokens;
+  // Past any run (a thousand times the longest published), and past what a launch's sample counts can hold: the
+  // budget is refused rather than planned into years of centuries (1e40 FLOPs gave 1.45e18 days).
+  if (!(r.tokens <= units::kMaxTrainingTokens))
+    throw InputError("plan: the budget gives " + units::format_scientific(r.tokens) + " training tokens (" +
+                     units::format_scientific(law_flops) + " FLOPs), more than the " +
+                     units::format_scientific(units::kMaxTrainingTokens) +
+                     " a training run may have; give a smaller budget");
   if (!r.layouts.feasible()) {
     r.flops_convention = FlopsConvention::kSixND;
     r.flops = law_flops;

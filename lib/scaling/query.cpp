@@ -1,8 +1,12 @@
 // Choosing laws and answering `optimal` and `loss` questions with them.
 #include "scaling/query.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "scaling/loss_law.hpp"
+#include "units/format.hpp"
+#include "units/integer_limits.hpp"
 
 namespace isoflop::scaling {
 
@@ -87,6 +91,14 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
     }
   }
   if (!all && !laws.front().note.empty()) out.notes.push_back(laws.front().name + ": " + laws.front().note);
+  // The laws were fitted to runs of at most ~1e13 tokens: an answer past the longest a run may have is the formula
+  // extrapolated over many decades, not a plan (plan refuses it).
+  double most_tokens = 0;
+  for (const auto& a : out.allocations) most_tokens = std::max(most_tokens, a.tokens);
+  if (most_tokens > units::kMaxTrainingTokens)
+    out.notes.push_back("an extrapolation: " + units::format_scientific(most_tokens) + " tokens is more than the " +
+                        units::format_scientific(units::kMaxTrainingTokens) +
+                        " a training run may have, far past the runs the laws were fitted to");
   return out;
 }
 

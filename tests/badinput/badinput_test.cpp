@@ -198,10 +198,13 @@ void make_fixtures(const fs::path& d) {
   write(d / "proposal-type.yaml", "name: p\narch: chinchilla-70b\ntokens: [1]\ncluster: {gpu: a100-sxm4-80gb, gpus: 8}\n");
   write(d / "proposal-key.yaml", proposal + "layout:\n  tp: 8\n  zeroo: 1\n");
   write(d / "proposal-dup.yaml", proposal + "tokens: 2T\n");
+  write(d / "proposal-huge.yaml",
+        "name: p\narch: chinchilla-70b\ntokens: 1e30\ncluster: {gpu: a100-sxm4-80gb, gpus: 8}\n");
   write(d / "proposal-tp.yaml", proposal + "layout:\n  tp: 4294967297\n");
   write(d / "proposal-zero.yaml", proposal + "layout:\n  zero: 9\n");
   write(d / "proposal-gpu.yaml", "name: p\narch: chinchilla-70b\ntokens: 1.4T\ncluster:\n  gpu: a100-80\n  gpus: 8\n");
   write(d / "policy-ok.yaml", "rules:\n  days: {max: 90}\n");
+  write(d / "policy-noloss.yaml", "rules:\n  loss_gap_vs_optimal: {max_percent: 5, law: chinchilla-approach1}\n");
   write(d / "policy-unknown.yaml", "rules:\n  days: {max: 90}\n  loss_gap_vs_optimum: {max_percent: 1}\n");
   write(d / "policy-type.yaml", "rules:\n  days:\n    max: many\n");
   write(d / "policy-dup.yaml", "rules:\n  days: {max: 90}\n  days: {max: 30}\n");

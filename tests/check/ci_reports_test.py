@@ -134,6 +134,20 @@ def check_proposal_in_error(binary):
                rows[-1]["reason"].startswith(typo + ":4:"), "in error: a CSV row in error")
         notes = run(binary, typo, "--policy", POLICY, "--annotations", "github", "-q").stdout
         expect(f"::error file={typo},line=4," in notes, "in error: an annotation at the line named: " + notes)
+        # A key given twice (the YAML reader's own refusal) is the proposal's fault, not the catalog's: the good
+        # proposal is still judged.
+        twice = os.path.join(tmp, "twice.yaml")
+        open(twice, "w").write("name: twice\narch: chinchilla-70b\ntokens: 1.4T\ntokens: 1.5T\n")
+        r = run(binary, good, twice, "--policy", POLICY, "-o", "json")
+        doc = json.loads(r.stdout) if r.stdout else {}
+        expect(r.returncode == 2 and doc.get("summary", {}).get("errors") == 1 and
+               doc["proposals"][0]["verdicts"] == good_verdicts["verdicts"] and
+               doc["proposals"][1]["error"] == twice + ":4: duplicate key 'tokens' (first at line 3)",
+               "in error: a key given twice leaves the others judged: %d %s" % (r.returncode, r.stderr))
+        # A --junit that names an input is refused before anything is printed, --force or not.
+        r = run(binary, good, "--policy", POLICY, "--junit", good, "--force")
+        expect(r.returncode == 2 and r.stdout == "" and "is one of this command's inputs" in r.stderr,
+               "--junit naming an input: exit 2, nothing on stdout: %d %r" % (r.returncode, r.stdout[:80]))
 
 
 def check_junit_warnings(binary):

@@ -59,6 +59,14 @@ TEST_CASE("answer_optimal: Gopher's budget, the band, and invalid questions") {
   r.params = 70e9;
   r.unique_tokens = 1e9;
   CHECK(field_of([&] { scaling::answer_optimal(cat, r); }) == "unique_tokens");
+  // Past the longest a run may have (1e16 tokens), the answer says it is the formula extrapolated, not a plan;
+  // at Gopher's budget it does not.
+  r = {};
+  r.flops = 1e60;
+  const auto far = scaling::answer_optimal(cat, r);
+  CHECK(far.notes.back().rfind("an extrapolation: ", 0) == 0);
+  r.flops = 5.76e23;
+  for (const auto& n : scaling::answer_optimal(cat, r).notes) CHECK(n.find("extrapolation") == std::string::npos);
 }
 
 TEST_CASE("answer_loss: Muennighoff's README example, and --all-laws skips laws without a loss") {
