@@ -75,6 +75,7 @@ int run_emit(const std::vector<std::string>& args) {
   if (relaid) {
     // The plan's model on its cluster, its layouts ranked again with the options given: the floor still holds.
     spec = emit::with_layout_request(spec, layout_request(vm), catalog, plan.min_mfu);
+    eo.min_mfu = plan.min_mfu;  // and each target's file after its trainer's own re-ranking
   } else if (plan.problem) {
     // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
     // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately), or give

@@ -57,6 +57,13 @@ ShapeFamily parse_shape_family(FieldReader& r) {
                                      row.fail("kv_heads", std::to_string(s.heads) + " heads are not divisible by " +
                                                               std::to_string(s.kv_heads) + " key/value heads");
                                    s.ffn = row.positive_integer_or("ffn", 0);
+                                   // A dense block's ffn is a few d_model (Llama 2.6875-3.5, GELU 4): a width
+                                   // outside d_model/4 ... 16 d_model is a typo, and would shape no model.
+                                   if (s.ffn > 0 && (s.ffn < (s.d_model + 3) / 4 || s.ffn / 16 > s.d_model))
+                                     row.fail("ffn", std::to_string(s.ffn) +
+                                                         " is not within d_model/4 to 16 d_model "
+                                                         "(d_model " +
+                                                         std::to_string(s.d_model) + ")");
                                    return s;
                                  });
   } else {

@@ -145,10 +145,11 @@ constexpr auto kModel = std::tuple{
 
 // The rows of an aspect family, or the bands of a banded one.
 using model::ShapeFamily;
-constexpr auto kShapeRow =
-    std::tuple{field("params", &model::ShapeRow::params), field("d_model", &model::ShapeRow::d_model),
-               field("layers", &model::ShapeRow::layers), field("heads", &model::ShapeRow::heads),
-               field("head_size", &model::ShapeRow::head_size)};
+constexpr auto kShapeRow = std::tuple{
+    field("params", &model::ShapeRow::params),          field("d_model", &model::ShapeRow::d_model),
+    field("layers", &model::ShapeRow::layers),          field("heads", &model::ShapeRow::heads),
+    field("head_size", &model::ShapeRow::head_size),    field("kv_heads", &model::ShapeRow::kv_heads, null_when(0)),
+    field("ffn", &model::ShapeRow::ffn, null_when(0LL))};
 constexpr auto kShapeBand =
     std::tuple{field("below", &model::ShapeBand::below_params), field("d_model", &model::ShapeBand::d_model),
                field("heads", &model::ShapeBand::heads)};

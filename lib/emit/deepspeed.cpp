@@ -200,12 +200,22 @@ std::vector<std::string> unknown_keys(const Json& j, const LaunchData& data, boo
   std::vector<std::string> problems, notes;
   if (!j.is_object()) return {};
   const std::string release = "DeepSpeed " + data.deepspeed_keys_version;
+  // The keys the file could have meant: those DeepSpeed reads that it does not give.
+  std::vector<std::string> absent;
+  for (const auto& key : data.deepspeed_top_level_keys)
+    if (!j.contains(key)) absent.push_back(key);
   for (const auto& [key, value] : j.items()) {
     if (key == "isoflop" || listed(data.deepspeed_top_level_keys, key)) continue;  // isoflop's own section, ignored
-    const std::string meant = closest_match(key, data.deepspeed_top_level_keys);
+    // A key cut short ("train_micro_batch_size", "gradient_accumulation") names the one it begins; else the
+    // nearest by edit distance.
+    std::string meant;
+    for (const auto& candidate : absent)
+      if (key.size() >= 6 && candidate.rfind(key, 0) == 0) meant = meant.empty() ? candidate : "-";
+    const bool truncated = !meant.empty() && meant != "-";
+    if (!truncated) meant = closest_match(key, absent);
     const std::string line = "'" + key + "' is not a key " + release + " reads: it ignores it" +
                              (meant.empty() ? std::string() : " (did you mean '" + meant + "'?)");
-    if (!meant.empty() && !j.contains(meant) && edit_distance(key, meant) <= typo_distance(key))
+    if (truncated || (!meant.empty() && edit_distance(key, meant) <= typo_distance(key)))
       problems.push_back(line + ", so that setting keeps its default");
     else
       notes.push_back(line);
@@ -265,7 +275,14 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   const BatchIdentity b = derive_batch(given(keys[0]), given(keys[1]), given(keys[2]), stated_dp);
   if (!b.problem.empty()) problems.push_back(b.problem);
   const long long micro = b.micro, dp = b.dp;
-  if (j.value("bf16", Json::object()).value("enabled", false) && j.value("fp16", Json::object()).value("enabled", false))
+  // DeepSpeed reads bfloat16 where bf16 is absent (get_bfloat16_config); "auto" (dropped before it validates) is
+  // not enabled.
+  const auto enabled = [&](const char* section) {
+    if (!j.contains(section) || !j[section].is_object() || !j[section].contains("enabled")) return false;
+    const Json& e = j[section]["enabled"];
+    return e.is_boolean() && e.get<bool>();
+  };
+  if ((j.contains("bf16") ? enabled("bf16") : enabled("bfloat16")) && enabled("fp16"))
     problems.push_back("bf16 and fp16 cannot both be enabled");
   // DeepSpeed takes its own optimizers in any case and torch.optim's classes by name; another type fails at start.
   if (j.contains("optimizer")) {

@@ -13,6 +13,7 @@
 #include "emit/targets.hpp"
 #include "model/params.hpp"
 #include "parallel/trainer_rules.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::emit {
 namespace {
@@ -228,6 +229,11 @@ EmittedFile emit_one(Target t, const LaunchSpec& spec, const EmitOptions& option
   const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
   const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
   const LaunchSpec target_spec = for_target(t, runnable, options);
+  if (options.min_mfu > 0 && target_spec.predicted.mfu < options.min_mfu)
+    throw InfeasibleError(std::string(kTargetNames.name(t)) + ": " + target_spec.relayout + "; that runs at MFU " +
+                          units::format_significant(100 * target_spec.predicted.mfu, 3) +
+                          " %, under the plan's floor of " + units::format_significant(100 * options.min_mfu, 3) +
+                          " %, so no launch file is written");
   EmittedFile f = render(t, target_spec, options, versions);
   f.substitution = target_spec.substitution;
   f.relayout = target_spec.relayout;
@@ -265,11 +271,13 @@ std::vector<EmittedFile> emit_files(Target target, const LaunchSpec& spec, const
   return files;
 }
 
-std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& spec) {
+std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& spec,
+                     const std::vector<nlohmann::ordered_json>& kept) {
   nlohmann::ordered_json j;
   j["isoflop_version"] = spec.isoflop_version;
   j["plan"] = spec.plan_hash;
   j["files"] = nlohmann::ordered_json::array();
+  for (const auto& entry : kept) j["files"].push_back(entry);
   for (const auto& f : files) {
     nlohmann::ordered_json entry = {{"file", f.name},
                                     {"target", std::string(kTargetNames.name(f.target))},

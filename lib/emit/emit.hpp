@@ -2,6 +2,7 @@
 // checked the way its trainer checks it before it is handed out, and the same checks for a hand-written file.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct EmitOptions {
   bool substitute = true;           // false: refuse a positional encoding the trainer cannot spell
   // The trainers' runnability rules (data/trainers.yaml), the layout search's own; required.
   const catalog::Catalog* catalog = nullptr;
+  // When the layout options re-ranked the plan (with_layout_request): the plan's MFU floor, which every target's
+  // file is held to after its trainer's own re-ranking too; 0: none (the plan passed its floor as planned).
+  double min_mfu = 0;
 };
 
 struct EmittedFile {
@@ -78,7 +82,9 @@ struct CheckReport {
 CheckReport check_file(const std::string& name, std::optional<Target> target, const std::string& text,
                        const EmitOptions& options);
 
-// The manifest of what was written: JSON listing each file with its target and hash, and the plan's hash.
-std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& spec);
+// The manifest of what was written: JSON listing each file with its target and hash, and the plan's hash; the
+// entries of `kept` (an earlier manifest's, for files of the same plan still in the folder) first.
+std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& spec,
+                     const std::vector<nlohmann::ordered_json>& kept = {});
 
 }  // namespace isoflop::emit

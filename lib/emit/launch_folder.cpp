@@ -1,7 +1,36 @@
 // Checking and writing the launch files' folder.
 #include "emit/launch_folder.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
 namespace isoflop::emit {
+namespace {
+
+// The text of a regular file, or nothing (missing, a folder, unreadable).
+std::optional<std::string> file_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The manifest emit wrote into `folder` earlier, or nothing (none, or a file of another kind under its name).
+std::optional<nlohmann::json> earlier_manifest(const std::string& folder) {
+  const auto text = file_text(folder_prefix(folder) + kManifestName);
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("plan") || !j.contains("files") || !j["files"].is_array()) return std::nullopt;
+  return j;
+}
+
+}  // namespace
 
 std::string folder_prefix(const std::string& folder) {
   return folder.empty() || folder.back() == '/' ? folder : folder + "/";
@@ -9,20 +38,41 @@ std::string folder_prefix(const std::string& folder) {
 
 void check_launch_folder(const std::string& folder, Target target, const NamedOutputs& outputs) {
   if (!check_output_folder(folder, spelled(outputs.spell, "out"))) return;  // a new one is made before writing
-  for (const auto& name : file_names(target)) outputs.check(folder_prefix(folder) + name, "out");
+  // The manifest of an earlier emit into this folder is isoflop's own list, updated when the plan is the same
+  // (write_launch_folder decides, knowing the plan); any other file under its name is the user's.
+  const bool manifest_kept = earlier_manifest(folder).has_value();
+  for (const auto& name : file_names(target))
+    if (!(name == kManifestName && manifest_kept)) outputs.check(folder_prefix(folder) + name, "out");
 }
 
 void write_launch_folder(const std::string& folder, const std::vector<EmittedFile>& files, const LaunchSpec& spec,
                          const NamedOutputs& outputs) {
   // Every file is checked again before the first is written: inputs read since check_launch_folder (the plan
   // document) are known now, and a refusal must leave the folder as it was.
+  // An earlier emit of the same plan into this folder (one target at a time, as `emit all` offers when a target
+  // cannot be written): its manifest is updated, keeping the files it lists that are there unchanged.
+  const std::optional<nlohmann::json> earlier = earlier_manifest(folder);
+  const bool same_plan = earlier && (*earlier)["plan"] == spec.plan_hash;
   if (check_output_folder(folder, spelled(outputs.spell, "out"))) {
     for (const auto& f : files) outputs.check(folder_prefix(folder) + f.name, "out");
-    outputs.check(folder_prefix(folder) + kManifestName, "out");
+    if (!same_plan) outputs.check(folder_prefix(folder) + kManifestName, "out");
   }
+  std::vector<nlohmann::ordered_json> kept;
+  if (same_plan)
+    for (const auto& entry : (*earlier)["files"]) {
+      if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string() || !entry.contains("hash"))
+        continue;
+      const std::string name = entry["file"];
+      bool rewritten = false;
+      for (const auto& f : files) rewritten = rewritten || f.name == name;
+      const auto text = rewritten ? std::nullopt : file_text(folder_prefix(folder) + name);
+      if (text && entry["hash"] == document_hash(*text)) kept.push_back(nlohmann::ordered_json(entry));
+    }
   make_output_folder(folder, spelled(outputs.spell, "out"));
   for (const auto& f : files) outputs.write(folder_prefix(folder) + f.name, f.content, "out");
-  outputs.write(folder_prefix(folder) + kManifestName, manifest(files, spec), "out");
+  NamedOutputs manifest_output = outputs;
+  manifest_output.rules.replace = outputs.rules.replace || same_plan;  // isoflop's own list, of this plan
+  manifest_output.write(folder_prefix(folder) + kManifestName, manifest(files, spec, kept), "out");
 }
 
 }  // namespace isoflop::emit

@@ -99,7 +99,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std:
     if (!item.first.IsScalar()) {
       problems.push_back("line " + std::to_string(item.first.Mark().line + 1) + ": " +
                          (prefix.empty() ? std::string("the top level") : prefix.substr(0, prefix.size() - 1)) +
-                         " has a key that is not a name (a list or a mapping); NeMo's config keys are names");
+                         " has a key that is not a name (a list, a mapping or null); NeMo's config keys are names");
       continue;
     }
     const std::string path = prefix + item.first.Scalar();

@@ -36,7 +36,8 @@ struct RawWord {
   }
 };
 struct Token {
-  enum Kind { kWord, kEnd, kOpenArray, kCloseArray } kind;
+  // kAndOr: a command's end at && or ||, the next one runs or not depending on this one.
+  enum Kind { kWord, kEnd, kAndOr, kOpenArray, kCloseArray } kind;
   RawWord word;  // kWord: the word; kOpenArray: the array's name, as one piece
 };
 
@@ -106,23 +107,54 @@ struct Lexer {
   }
   // "> log", ">> log", "2>&1", "&> log", "< in": the shell opens files, the command never sees the words; dropped
   // with their target.
+  // From s[i] at an opening `open` to its matching `close`, nested ones included; i ends on the close (or the end).
+  void skip_balanced(char open, char close) {
+    int depth = 0;
+    for (; i < s.size(); ++i) {
+      if (s[i] == open) ++depth;
+      if (s[i] == close && --depth == 0) return;
+    }
+    i = s.size() - 1;
+  }
   void redirection() {
     word = {};
     in_word = false;
     while (i < s.size() && (s[i] == '>' || s[i] == '<' || s[i] == '&')) ++i;
+    if (i < s.size() && s[i] == '|' && i > 0 && s[i - 1] == '>') ++i;  // >| (clobber)
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    // The target: up to a blank or a command's end (a quoted target keeps its quotes' text; it is dropped anyway).
-    char quote = 0;
+    // The target, one word: quotes, $(…), ${…}, `…` and a process substitution >(…) / <(…) within it are skipped
+    // whole (a blank inside them does not end it); dropped with the operator, as the command never sees it.
+    if (i < s.size() && s[i] == '(' && i > 0 && (s[i - 1] == '>' || s[i - 1] == '<')) {
+      skip_balanced('(', ')');
+      return;
+    }
+    if (i + 1 < s.size() && (s[i] == '>' || s[i] == '<') && s[i + 1] == '(') {  // > >(tee log)
+      ++i;
+      skip_balanced('(', ')');
+      return;
+    }
     for (; i < s.size(); ++i) {
-      if (quote) {
-        if (s[i] == quote) quote = 0;
-      } else if (s[i] == '\'' || s[i] == '"') {
-        quote = s[i];
-      } else if (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == ';' || s[i] == '|' || s[i] == '&' ||
-                 s[i] == ')') {
+      const char c = s[i];
+      if (c == '\'' || c == '"') {
+        const char quote = c;
+        while (++i < s.size() && s[i] != quote)
+          if (quote == '"' && s[i] == '\\') ++i;
+      } else if (c == '\\') {
+        ++i;
+      } else if (c == '$' && i + 1 < s.size() && s[i + 1] == '(') {
+        ++i;
+        skip_balanced('(', ')');
+      } else if (c == '$' && i + 1 < s.size() && s[i + 1] == '{') {
+        ++i;
+        skip_balanced('{', '}');
+      } else if (c == '`') {
+        while (++i < s.size() && s[i] != '`') {
+        }
+      } else if (std::isspace(static_cast<unsigned char>(c)) || c == ';' || c == '|' || c == '&' || c == ')') {
         break;
       }
     }
+    if (i >= s.size()) i = s.size();
     --i;  // the loop's ++i comes back to the character that ended the target
   }
   void run() {
@@ -162,6 +194,9 @@ struct Lexer {
         braced();
       } else if (c == '#' && !in_word) {
         while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
+      } else if ((c == '&' && next == '&') || (c == '|' && next == '|')) {
+        separator(Token::kAndOr);
+        ++i;
       } else if (c == '\n' || c == ';' || c == '&' || c == '|') {
         separator(Token::kEnd);
       } else if (c == '(' && in_word && opens_array()) {
@@ -216,6 +251,8 @@ bool opens_block(const std::string& word) {
          word == "select";
 }
 bool closes_block(const std::string& word) { return word == "fi" || word == "esac" || word == "done" || word == "}"; }
+// Words after which a command starts within a block: "then A+=(x)", "do", "else".
+bool opens_body(const std::string& word) { return word == "then" || word == "do" || word == "else" || word == "{"; }
 
 bool identifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -395,7 +432,8 @@ ScriptWords read_script_words(const std::string& script) {
   const Names names{out.variables, out.arrays};
   // What expansion may add beyond the script's own characters, all words together.
   size_t budget = script.size() + kExpansionBudget;
-  int depth = 0;  // compound commands open around the current one
+  int depth = 0;             // compound commands open around the current one
+  bool conditional = false;  // the current command follows && or ||: it may not run
   // The words of `word` added to `to`; past the bounds, the word as written (its quotes removed).
   const auto add = [&](std::vector<std::string>& to, const RawWord& word, bool split) {
     auto words = expand(word, split, budget, names);
@@ -423,7 +461,7 @@ ScriptWords read_script_words(const std::string& script) {
     // NAME=value or export NAME=value alone, outside any if, case, loop or function body: a variable the words
     // after it may name.
     const bool exported = command.size() == 2 && command[0] == "export";
-    if (depth == 0 && (command.size() == 1 || exported)) {
+    if (depth == 0 && !conditional && (command.size() == 1 || exported)) {
       const std::string& assignment = command.back();
       const size_t eq = assignment.find('=');
       const bool append = eq != std::string::npos && eq > 0 && assignment[eq - 1] == '+';
@@ -438,8 +476,8 @@ ScriptWords read_script_words(const std::string& script) {
         else
           out.variables.erase(name);
       }
-    } else if (depth > 0) {
-      // Within a block (one branch of an if): the name is unknown from here on.
+    } else if (depth > 0 || conditional) {
+      // Within a block (one branch of an if) or after && or ||: the name is unknown from here on.
       for (const auto& w : command) {
         const size_t eq = w.find('=');
         if (eq != std::string::npos && identifier(w.substr(0, eq))) out.variables.erase(w.substr(0, eq));
@@ -450,7 +488,11 @@ ScriptWords read_script_words(const std::string& script) {
   };
   for (size_t k = 0; k < lex.tokens.size(); ++k) {
     Token& t = lex.tokens[k];
-    if (t.kind == Token::kOpenArray && raw.empty()) {
+    // NAME=( … ) as a command: alone, or after the keyword that opens a branch or a loop's body.
+    const bool after_keyword = raw.size() == 1 && raw[0].pieces.size() == 1 &&
+                               raw[0].pieces[0].quoting == Quoting::kNone && opens_body(raw[0].pieces[0].text);
+    if (t.kind == Token::kOpenArray && (raw.empty() || after_keyword)) {
+      if (after_keyword) raw.clear();
       std::string name = t.word.pieces[0].text;
       const bool append = name.back() == '+';  // NAME+=( … ) adds to the array
       if (append) name.pop_back();
@@ -458,10 +500,11 @@ ScriptWords read_script_words(const std::string& script) {
       while (++k < lex.tokens.size() && lex.tokens[k].kind != Token::kCloseArray)
         if (lex.tokens[k].kind == Token::kWord) add(items, lex.tokens[k].word, true);
       const auto before = out.arrays.find(name);
-      // Within a block the array may or may not be set afterwards: unknown from here on; so is one appended to
-      // past the bound.
-      if (depth > 0 || (append && before != out.arrays.end() && before->second.size() + items.size() > kMostWords)) {
-        out.arrays.erase(name);
+      const bool maybe = depth > 0 || conditional;  // in an if's branch, a loop, or after && or ||
+      if (maybe && append) {
+        // Optional additions (`if [ … ]; then ARGS+=(--flag); fi`): the array is read without them.
+      } else if (maybe || (append && before != out.arrays.end() && before->second.size() + items.size() > kMostWords)) {
+        out.arrays.erase(name);  // set or not: unknown from here on; so is one appended to past the bound
       } else if (append && before != out.arrays.end()) {
         before->second.insert(before->second.end(), std::make_move_iterator(items.begin()),
                               std::make_move_iterator(items.end()));
@@ -474,6 +517,7 @@ ScriptWords read_script_words(const std::string& script) {
       raw.push_back(std::move(t.word));
     } else {
       end_command();
+      conditional = t.kind == Token::kAndOr;
     }
   }
   return out;

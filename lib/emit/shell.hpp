@@ -23,7 +23,9 @@ void require_plain_name(const std::string& name, const std::string& field);
 // ${NAME[@]} and ${NAME[*]}; unquoted, the value is split into words at blanks (torchrun $DISTRIBUTED_ARGS), quoted
 // it is one word ("${ARGS[@]}" one per item), and single quotes or an escaped '$' keep it as written. A name the
 // script does not set stays as written (the environment may set it), as do $(…) and `…`; all the expansions
-// together are bounded by the script's size and a mebibyte.
+// together are bounded by the script's size and a mebibyte. NAME+=value and NAME+=( … ) append; in a branch, a
+// loop or after && / || an append is not read (optional flags) and a value set there is unknown after. A
+// redirection (> log, 2>&1, > >(tee log)) and its target are dropped: the command never sees them.
 struct ScriptWords {
   std::vector<std::vector<std::string>> commands;
   std::map<std::string, std::vector<std::string>> arrays;

@@ -169,22 +169,28 @@ PreferredShape preferred_shape(const ShapeFamily& f, double params, const std::v
       top = std::max(top, exponents.back());
     }
     double sum_w = 0, sum = 0, nearest = std::numeric_limits<double>::infinity(), largest = 0;
+    double ffn_w = 0, ffn_sum = 0;  // the same kernel over the rows that give an ffn
     for (size_t i = 0; i < f.rows.size(); ++i) {
       const auto& r = f.rows[i];
       const double weight = std::exp(exponents[i] - top);
       sum_w += weight;
       sum += weight * std::log(static_cast<double>(r.d_model) / r.layers);
+      if (r.ffn > 0) {
+        ffn_w += weight;
+        ffn_sum += weight * std::log(static_cast<double>(r.ffn) / static_cast<double>(r.d_model));
+      }
       const double distance = std::fabs(std::log(params / r.params));
       if (distance < nearest) {
         nearest = distance;
         p.head_size = nearest_allowed(static_cast<double>(r.head_size), head_sizes);
         p.kv_heads = r.kv_heads == 0 ? std::nullopt : std::optional<int>(r.kv_heads == r.heads ? 0 : r.kv_heads);
-        p.ffn_ratio = r.ffn > 0 ? std::optional<double>(static_cast<double>(r.ffn) / static_cast<double>(r.d_model))
-                                : std::nullopt;
       }
       largest = std::max(largest, r.params);
     }
     p.aspect = std::exp(sum / sum_w);
+    // ffn / d_model averaged as the aspect is, so a size between rows takes a blend and no size jumps (Llama 2:
+    // 2.6875 at 7B, 3.5 at 70B); at a published size its own row dominates, and the width rounds to its value.
+    if (ffn_w > 0) p.ffn_ratio = std::exp(ffn_sum / ffn_w);
     p.beyond_family = params > largest * std::exp(w);  // more than a kernel width past the largest row
   } else {
     if (f.bands.empty()) return p;

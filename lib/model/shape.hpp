@@ -71,7 +71,8 @@ struct PreferredShape {
   // The nearest row's attention (aspect rule, where its rows give key/value heads): 0 for multi-head
   // attention, else the number of key/value heads; unset where the family does not say.
   std::optional<int> kv_heads;
-  // The nearest row's ffn / d_model (aspect rule, where its rows give the ffn); unset: the block's.
+  // The rows' ffn / d_model, kernel-averaged in ln as the aspect (aspect rule, where its rows give the ffn);
+  // unset: the block's.
   std::optional<double> ffn_ratio;
   bool beyond_family = false;        // past the largest band, or more than smoothing_ln past the largest row
   bool operator==(const PreferredShape&) const = default;

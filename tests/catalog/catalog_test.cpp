@@ -136,6 +136,10 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
   CHECK(error_of(family + "kv_heads: 6}]}\n").find("32 heads are not divisible by 6 key/value heads") !=
         std::string::npos);
   CHECK(error_of(family + "kv_heads: 64}]}\n").find("field 'kv_heads'") != std::string::npos);
+  // A row's ffn width: a few d_model (Llama 2 7B's 11008 passes), not a typo's 1 or 9e18.
+  CHECK(error_of(family + "ffn: 11008}]}\n").empty());
+  for (const char* typo : {"ffn: 1}]}\n", "ffn: 9000000000000000000}]}\n"})
+    CHECK(error_of(family + typo).find("is not within d_model/4 to 16 d_model (d_model 4096)") != std::string::npos);
 }
 
 TEST_CASE("a user's model entry with a modern block parses every field") {

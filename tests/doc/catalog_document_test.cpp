@@ -77,6 +77,16 @@ TEST_CASE("catalog entries read back are the catalog's records, in the listing's
     CHECK(m.architecture.moe.experts == cat.models[i].architecture.moe.experts);
     CHECK(m.published_params == cat.models[i].published_params);
   }
+  // Every shape family's rows, with the key/value heads and ffn widths that shaping reads (Llama 3 405B: 8 and
+  // 53,248), exactly.
+  const doc::CatalogDocument shapes = doc::Json(listed(cat, "shape_families")).get<doc::CatalogDocument>();
+  for (size_t i = 0; i < cat.shape_families.size(); ++i) {
+    const auto& f = entry<model::ShapeFamily>(shapes, i);
+    CAPTURE(cat.shape_families[i].name);
+    CHECK(f.rows == cat.shape_families[i].rows);
+  }
+  CHECK(cat.shape_family("llama3").rows.back().ffn == 53248);
+  CHECK(cat.shape_family("llama3").rows.back().kv_heads == 8);
   // Every trainer's rules, their sources by rule id and its defaults, exactly (where it was read is not listed).
   const doc::CatalogDocument trainers = doc::Json(listed(cat, "trainers")).get<doc::CatalogDocument>();
   REQUIRE(trainers.entries.size() == cat.trainers.size());

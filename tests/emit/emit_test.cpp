@@ -370,6 +370,19 @@ TEST_CASE("DeepSpeed: a key it does not read is said, with the key meant, at the
   CHECK(checked("\"zero_optimization\": {\"stage\": 3, \"stage3_max_live_parameters\": 1e9, \"max_live_parameters\": "
                 "1e9}, \"bfloat16\": {\"enabled\": true}, \"isoflop\": {\"data_parallel_size\": 1}")
             .empty());
+  // A key cut short names the one it begins, among those the file leaves out: a problem, not a warning.
+  CHECK(check_deepspeed("{\"train_batch_size\": 64, \"train_micro_batch_size\": 4, \"gradient_clip\": 1.0}",
+                        launch_data(), ds) ==
+        std::vector<std::string>{
+            "'train_micro_batch_size' is not a key DeepSpeed v0.19.5 reads: it ignores it (did you mean "
+            "'train_micro_batch_size_per_gpu'?), so that setting keeps its default",
+            "'gradient_clip' is not a key DeepSpeed v0.19.5 reads: it ignores it (did you mean 'gradient_clipping'?), "
+            "so that setting keeps its default"});
+  // "auto" precision switches are dropped before DeepSpeed validates (not a type error, not enabled); bfloat16
+  // stands for bf16 where bf16 is absent.
+  CHECK(checked("\"bf16\": {\"enabled\": \"auto\"}, \"fp16\": {\"enabled\": \"auto\"}").empty());
+  CHECK(checked("\"bfloat16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true}") ==
+        std::vector<std::string>{"bf16 and fp16 cannot both be enabled"});
   // The deprecated boolean form of zero_optimization is not a section to look into.
   CHECK(checked("\"zero_optimization\": false").empty());
 }
@@ -387,7 +400,7 @@ TEST_CASE("NeMo: a misspelt section is one line with the key meant, and a file w
   CHECK(checked("model: 5\ntrainer:\n  devices: 8\n").size() == 1);
   // A key that is not a name (a list as a key) is said at its line; yaml-cpp's conversion threw here before.
   CHECK(checked("model:\n  ? [a]\n  : 1\ntrainer:\n  devices: 2\n").at(0) ==
-        "line 2: model has a key that is not a name (a list or a mapping); NeMo's config keys are names");
+        "line 2: model has a key that is not a name (a list, a mapping or null); NeMo's config keys are names");
 }
 
 TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the layout divides") {
@@ -906,6 +919,12 @@ TEST_CASE("shell words: an unquoted expansion splits into words, a quoted one do
       "cmd $X \"${E[@]}\" \"$@\" ${A} \"${A[@]}\" $Y $'c d' 2>&1 > /dev/null >> log.txt &> x end\n");
   CHECK(more.commands.back() ==
         std::vector<std::string>{"cmd", "a", "b", "1", "1", "2", "3", "4 5", "pq", "c d", "end"});
+  // Optional additions in a branch or after && are not read (the array stays as it was; a variable set there is
+  // unknown), and a redirection's target is one word however it is built: none of it reaches the command.
+  const ScriptWords optional = read_script_words(
+      "A=(1 2)\nif [ -n \"$Y\" ]; then A+=(opt); fi\n[ -n \"$Y\" ] && A+=(bogus)\n[ -n \"$Y\" ] && Z=5\n"
+      "cmd \"${A[@]}\" $Z x > logs/train_$(date +%Y%m%d_%H%M).log 2>&1 y > >(tee -a train.log) z >|log w\n");
+  CHECK(optional.commands.back() == std::vector<std::string>{"cmd", "1", "2", "$Z", "x", "y", "z", "w"});
   // Megatron-LM's own examples pass torchrun's options and the model's as strings, unquoted: the words the
   // launcher and pretrain_gpt.py see are the string's, so the world size and the batch are checked.
   const std::string script =

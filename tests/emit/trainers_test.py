@@ -380,6 +380,7 @@ def main():
         yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
         relaid_out(binary, tmp)
+        one_at_a_time(binary, tmp)
         bad_input(binary, tmp)
     finally:
         shutil.rmtree(tmp)
@@ -654,6 +655,39 @@ def relaid_out(binary, tmp):
     r = run(binary, ['emit', 'megatron', '--from', floor_path, '--tp', '8', '--pp', '35', '--recompute', 'full'])
     expect(r.returncode == 1 and "(TP 8, PP 35," in r.stderr and "under the plan's floor of 45 %" in r.stderr and not r.stdout,
            'relaid: a layout under the plan\'s floor is refused: %d %s' % (r.returncode, r.stderr))
+    # The floor holds after the target's own re-ranking too: TP 2 passes it for Megatron-LM (PP 35, uneven
+    # stages), and DeepSpeed's file, which has no uneven stages, would run its ZeRO-3 layout under it.
+    r = run(binary, ['emit', 'deepspeed', '--from', floor_path, '--tp', '2'])
+    expect(r.returncode == 1 and "under the plan's floor of 45 %" in r.stderr and 'ZeRO-3' in r.stderr and
+           not r.stdout, 'relaid: a target re-ranked under the floor is refused: %d %s' % (r.returncode, r.stderr))
+
+def one_at_a_time(binary, tmp):
+    """Targets written one by one into one folder (what `emit all` offers when one cannot be written): the manifest
+    lists each file with its hash; another plan's file is refused there and the manifest stays as it was."""
+    plan_path = os.path.join(tmp, 'quickstart.json')
+    out = os.path.join(tmp, 'one-by-one')
+    for target in ('megatron', 'deepspeed', 'slurm'):
+        r = run(binary, ['emit', target, '--from', plan_path, '--out', out, '--job-name', 'isoflop-quickstart', '-q'])
+        expect(r.returncode == 0, 'one at a time: emit %s into the same folder: %s' % (target, r.stderr))
+    manifest = json.load(open(os.path.join(out, 'manifest.json')))
+    listed = [f['file'] for f in manifest['files']]
+    expect(sorted(listed) == ['ds_config.json', 'job.sbatch', 'megatron.sh'],
+           'one at a time: the manifest lists the three files: %s' % listed)
+    # Each listed file is the one `emit all` writes for the same plan, byte for byte.
+    whole = os.path.join(tmp, 'quickstart-0')
+    for name in listed:
+        expect(open(os.path.join(out, name), 'rb').read() == open(os.path.join(whole, name), 'rb').read(),
+               'one at a time: %s is the file emit all writes' % name)
+    entries = {f['file']: f['hash'] for f in manifest['files']}
+    whole_entries = {f['file']: f['hash'] for f in json.load(open(os.path.join(whole, 'manifest.json')))['files']}
+    expect(all(entries[n] == whole_entries[n] for n in listed), 'one at a time: the hashes are emit all\'s')
+    before = open(os.path.join(out, 'manifest.json')).read()
+    other = os.path.join(tmp, 'gpt3-175b.json')
+    r = run(binary, ['emit', 'nemo', '--from', other, '--out', out])
+    expect(r.returncode == 2 and 'manifest.json exists' in r.stderr and
+           open(os.path.join(out, 'manifest.json')).read() == before and 'nemo.yaml' not in os.listdir(out),
+           'one at a time: another plan\'s file is refused, nothing written: %d %s' % (r.returncode, r.stderr))
+
 
 if __name__ == '__main__':
     sys.exit(main())
