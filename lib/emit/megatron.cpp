@@ -150,6 +150,23 @@ struct Rule {
 
 double num(const ParsedArguments& a, const char* name, double fallback) { return a.number(name).value_or(fallback); }
 
+// --rampup-batch-size's three values as Megatron reads them (int() of each), or nothing when they are not three
+// whole numbers with start > 0, increment > 0 and samples >= 0.
+struct Rampup {
+  double start, increment, samples;
+};
+std::optional<Rampup> rampup(const ParsedArguments& a) {
+  const auto it = a.values.find("rampup-batch-size");
+  if (it == a.values.end() || it->second.size() != 3) return std::nullopt;
+  double v[3];
+  for (size_t k = 0; k < 3; ++k) {
+    if (!argparse_accepts(it->second[k], ArgparseType::kInt)) return std::nullopt;
+    v[k] = argparse_number(it->second[k]).value_or(-1);
+  }
+  if (!(v[0] > 0 && v[1] > 0 && v[2] >= 0)) return std::nullopt;
+  return Rampup{v[0], v[1], v[2]};
+}
+
 bool divides(double whole, double part) { return part > 0 && std::fmod(whole, part) == 0; }
 
 const std::vector<Rule>& rules() {
@@ -169,6 +186,33 @@ const std::vector<Rule>& rules() {
        },
        {"global-batch-size", "micro-batch-size", "world", "tensor-model-parallel-size", "pipeline-model-parallel-size",
         "context-parallel-size"}},
+      // RampupBatchsizeNumMicroBatchesCalculator (megatron/core/num_microbatches_calculator.py) and validate_args.
+      {"rampup-batch-size takes three whole numbers, <start batch size> <batch size increment> <ramp-up samples>: "
+       "start and increment positive, samples not negative",
+       [](auto& a, int, auto&) { return a.has("rampup-batch-size") && !rampup(a); },
+       {"rampup-batch-size"}},
+      {"rampup-batch-size: global batch minus the start must be positive and divisible by the increment",
+       [](auto& a, int, auto&) {
+         const auto r = rampup(a);
+         const double diff = num(a, "global-batch-size", 0) - (r ? r->start : 0);
+         return r && (diff <= 0 || !divides(diff, r->increment));
+       },
+       {"rampup-batch-size", "global-batch-size"}},
+      {"rampup-batch-size: the start and the increment must be divisible by micro-batch x DP, as every batch of the "
+       "ramp must be (or --decrease-batch-size-if-needed, core_v0.13.0)",
+       [](auto& a, int w, auto&) {
+         const auto r = rampup(a);
+         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
+                           num(a, "context-parallel-size", 1);
+         if (!r || w <= 0 || !divides(w, mp) || a.has("decrease-batch-size-if-needed")) return false;
+         const double per_pass = num(a, "micro-batch-size", 1) * (w / mp);
+         return !divides(r->start, per_pass) || !divides(r->increment, per_pass);
+       },
+       {"rampup-batch-size", "micro-batch-size", "world", "tensor-model-parallel-size", "pipeline-model-parallel-size",
+        "context-parallel-size"}},
+      {"rampup-batch-size needs sample-based training (train-samples), not train-iters",
+       [](auto& a, int, auto&) { return a.has("rampup-batch-size") && a.has("train-iters"); },
+       {"train-iters"}},
       {"num-layers must be divisible by the pipeline size (uneven first/last stages leave the rest divisible)",
        [](auto& a, int, auto&) {
          const double pp = num(a, "pipeline-model-parallel-size", 1);
@@ -408,9 +452,9 @@ std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int
     std::string said;
     for (const std::string_view name : r.shows) {
       const std::string n(name);
-      const std::string value = n == "world"                                   ? std::to_string(world_gpus)
-                                : args.has(n) && args.values.at(n).size() == 1 ? args.values.at(n)[0]
-                                                                               : std::string();
+      const std::string value = n == "world"  ? std::to_string(world_gpus)
+                                : args.has(n) ? join(args.values.at(n), " ")  // every value of a list option
+                                              : std::string();
       if (!value.empty()) said += (said.empty() ? "" : ", ") + n + " " + value;
     }
     out.push_back(std::string(r.what) + (said.empty() ? "" : " (here " + said + ")"));

@@ -994,4 +994,36 @@ TEST_CASE("layout options given with a plan rank its layouts again, and the spec
                        InfeasibleError);
 }
 
+TEST_CASE("Megatron-LM's batch ramp-up: three whole numbers, a ramp that reaches the batch, every step divisible") {
+  // 16 GPUs, TP 2 x PP 2: DP 4, micro-batches of 4, so every batch of the ramp must be a multiple of 16.
+  const std::string script =
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\ntorchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --num-layers 24 "
+      "--hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+      "--micro-batch-size 4 --global-batch-size 1536 --lr 3e-4 --train-samples 1000000 "
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 RAMP\n";
+  const auto checked = [&](const char* ramp) {
+    std::string s = script;
+    s.replace(s.find("RAMP"), 4, ramp);
+    return check_file("ramp.sh", Target::kMegatron, s, options()).problems;
+  };
+  CHECK(checked("--rampup-batch-size 16 16 5859375").empty());  // Megatron-LM's GPT-3 example, on 16 GPUs
+  const auto uneven = checked("--rampup-batch-size 10 16 5859375");
+  REQUIRE(uneven.size() == 2);  // 1536 - 10 is not a multiple of 16, nor is 10
+  CHECK(uneven[0] ==
+        "rampup-batch-size: global batch minus the start must be positive and divisible by the "
+        "increment (here rampup-batch-size 10 16 5859375, global-batch-size 1536)");
+  CHECK(uneven[1].find("rampup-batch-size: the start and the increment must be divisible by micro-batch x DP") == 0);
+  CHECK(checked("--rampup-batch-size 16 16").at(0).find("rampup-batch-size takes three whole numbers") == 0);
+  CHECK(checked("--rampup-batch-size 16 0 100").at(0).find("rampup-batch-size takes three whole numbers") == 0);
+  CHECK(checked("--rampup-batch-size 1536 16 100")
+            .at(0)
+            .find("rampup-batch-size: global batch minus the start must be positive") == 0);
+  std::string iterations = script;
+  iterations.replace(iterations.find("--train-samples 1000000"), 23, "--train-iters 1000");
+  iterations.replace(iterations.find("RAMP"), 4, "--rampup-batch-size 16 16 5859375");
+  CHECK(check_file("ramp.sh", Target::kMegatron, iterations, options()).problems ==
+        std::vector<std::string>{"rampup-batch-size needs sample-based training (train-samples), not train-iters (here "
+                                 "train-iters 1000)"});
+}
+
 }  // namespace isoflop::emit
