@@ -1,6 +1,7 @@
 // The plan pipeline: allocate → shape → search → cost, iterated on the utilisation for time-like budgets.
 #include "plan/plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -85,11 +86,17 @@ bool even_stages_only(const PlanOptions& o) {
 // 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
 // and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
 // stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
+// The tensor parallelism a shape's heads are made divisible by: the node's GPUs, halved until the cluster divides.
+int shape_tp(const PlanOptions& o) {
+  int tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
+  while (tp > 1 && o.cluster.gpus % tp != 0) tp /= 2;
+  return tp;
+}
+
 model::Architecture shape_for(double params, const PlanOptions& o, int layer_multiple) {
   model::ShapeOptions shape;
   shape.reference = o.family;
-  shape.tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
-  while (shape.tp > 1 && o.cluster.gpus % shape.tp != 0) shape.tp /= 2;
+  shape.tp = shape_tp(o);
   shape.layer_multiple = layer_multiple;
   // A pinned pipeline (--pp, with its --vpp) asks for its stages: only depths that divide over them evenly are
   // shaped, or, where none lands near N and the trainer has them, depths it splits with lighter first and last
@@ -300,7 +307,16 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
 PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResult free) {
   const auto& t = o.search.trainer;
   if (free.layouts.feasible() || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline)) return free;
-  for (int multiple = kEvenStagesDepthMultiple; multiple <= kDeepestDepthMultiple; multiple *= 2) {
+  // Powers of two, and the stage counts the cluster divides into that are not (100,000 GPUs = 8 x 12,500 split
+  // over 5, 10, 20, 25 or 50 stages, never 32 or 64).
+  std::vector<int> multiples;
+  for (int multiple = kEvenStagesDepthMultiple; multiple <= kDeepestDepthMultiple; multiple *= 2)
+    multiples.push_back(multiple);
+  const long long per_tp = o.cluster.gpus / std::max(1, shape_tp(o));
+  for (int d = kEvenStagesDepthMultiple + 1; d <= kDeepestDepthMultiple; ++d)
+    if (per_tp % d == 0 && (d & (d - 1)) != 0) multiples.push_back(d);
+  std::sort(multiples.begin(), multiples.end());
+  for (const int multiple : multiples) {
     try {
       PlanResult deeper = plan_at_depths(budget, o, multiple);
       // Only a depth next to the family's (a multiple either side): a shape far from its aspect ratio (448 layers
