@@ -72,6 +72,7 @@ std::vector<std::string> unknown_key_problems(const LaunchData& data, const std:
     under = 0;
   };
   for (const auto& p : paths) {
+    if (p == "defaults") continue;  // Hydra's defaults list (megatron_gpt_config.yaml has its own), not a key
     if (!section.empty() && p.size() > section.size() && p.rfind(section + ".", 0) == 0) {
       ++under;
       continue;
@@ -226,8 +227,14 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
                                               version + " key; accepted: every layer");
   Yaml y;
   y.text = header_comment(s, "NeMo " + version + " (megatron_gpt_config.yaml)", "# ");
-  y.text += "# Overrides for megatron_gpt_pretraining.py: " + long_option("config-path") + " DIR " +
-            long_option("config-name") + " THIS_FILE.\n";
+  // Given as the primary config (--config-name), the file replaces megatron_gpt_config.yaml unless its defaults
+  // list loads that first (Hydra's defaults list, _self_ last: these keys over it); Hydra finds it through the
+  // search path given on the command line.
+  y.text += "# Run megatron_gpt_pretraining.py " + long_option("config-path") + " DIR " + long_option("config-name") +
+            " THIS_FILE " + kNemoSearchPath +
+            ":\n# the defaults list loads megatron_gpt_config.yaml from there and "
+            "sets the keys below over it.\n";
+  y.text += "defaults:\n  - megatron_gpt_config\n  - _self_\n";
   y.put(0, "trainer");
   y.put(1, "devices", str(s.gpus_per_node));
   y.put(1, "num_nodes", str(s.nodes));

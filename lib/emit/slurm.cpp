@@ -44,7 +44,9 @@ TrainerCommand trainer_command(const LaunchSpec& s, const std::string& version) 
   if (s.job.trainer == Trainer::kNemo)
     return {"NEMO=\"${NEMO:-/opt/NeMo}\"\n",
             "\"$NEMO/examples/nlp/language_modeling/megatron_gpt_pretraining.py\" \\\n"
-                "  " + long_option("config-path") + " \"$SLURM_SUBMIT_DIR\" " + long_option("config-name") + " nemo.yaml"};
+            "  " +
+                long_option("config-path") + " \"$SLURM_SUBMIT_DIR\" " + long_option("config-name") + " nemo.yaml " +
+                kNemoSearchPath};
   std::string setup = "DATA_PATH=\"${DATA_PATH:?set DATA_PATH to the preprocessed data prefix}\"\n"
                       "CHECKPOINT_DIR=\"${CHECKPOINT_DIR:-checkpoints}\"\n";
   if (s.job.trainer == Trainer::kDeepSpeed)

@@ -72,6 +72,10 @@ std::vector<std::string> check_deepspeed(const std::string& json_text, const Lau
 std::vector<std::string> deepspeed_warnings(const std::string& json_text, const LaunchData& data);
 
 // ---- NeMo (nemo.cpp) ------------------------------------------------------------------------------------
+// The Hydra override that lets nemo.yaml's defaults list find megatron_gpt_config.yaml in NeMo's checkout ($NEMO):
+// one shell word, double-quoted so that $NEMO expands.
+inline constexpr const char* kNemoSearchPath =
+    "\"hydra.searchpath=[file://$NEMO/examples/nlp/language_modeling/conf]\"";
 // Throws FieldError("target_version") naming the releases that have a key `version` lacks.
 std::string emit_nemo(const LaunchSpec& spec, const std::string& version);
 // The key paths of `version`, precision and learning rates, then the facts through `rules` (rule_problems).

@@ -173,7 +173,7 @@ def check_nemo(name, out, plan, binary):
             yield prefix + k
             if isinstance(v, dict):
                 yield from paths(v, prefix + k + '.')
-    unknown = [p for p in paths(config) if p not in known]
+    unknown = [p for p in paths(config) if p not in known and p != 'defaults']  # Hydra's defaults list
     expect(not unknown, name + ': NeMo keys not in megatron_gpt_config.yaml: ' + ', '.join(unknown))
     m, t = config['model'], config['trainer']
     expect(t['devices'] * t['num_nodes'] == plan['cluster']['gpus'], name + ': NeMo devices x nodes')
@@ -251,8 +251,16 @@ def slurm_trainers(binary, tmp):
         else:  # NeMo's Hydra entry point reads the config named on its command line
             parser.add_argument('--config-path')
             parser.add_argument('--config-name')
+            parser.add_argument('overrides', nargs='*')  # Hydra's key=value overrides
             a = parser.parse_args(argv[at + 1:])
-            model = yaml.safe_load(open(os.path.join(a.config_path, a.config_name)))['model']
+            config = yaml.safe_load(open(os.path.join(a.config_path, a.config_name)))
+            model = config['model']
+            # The file is the primary config: its defaults list loads megatron_gpt_config.yaml first (found through
+            # the search path the command adds), then its own keys over it.
+            conf = os.path.join(env.get('NEMO', '/opt/NeMo'), 'examples/nlp/language_modeling/conf')
+            expect(config['defaults'] == ['megatron_gpt_config', '_self_'] and
+                   a.overrides == ['hydra.searchpath=[file://%s]' % conf],
+                   name + ': nemo.yaml loads megatron_gpt_config.yaml: %s %s' % (config.get('defaults'), a.overrides))
             expect(argv[at].endswith('megatron_gpt_pretraining.py') and a.config_path == out and
                    model['pipeline_model_parallel_size'] == layout['pp'] and
                    model['tensor_model_parallel_size'] == layout['tp'], name + ': NeMo reads the written nemo.yaml')
@@ -532,7 +540,7 @@ def target_rules(binary, tmp):
     moe = os.path.join(tmp, 'mixtral-8x7b.json')
     for version in ['v1.23.0', 'v2.4.0']:
         r = run(binary, ['emit', 'nemo', '--from', moe, '--target-version', version])
-        unknown = set(yaml_paths(yaml.safe_load(r.stdout))) - nemo_keys(version) if r.returncode == 0 else {'?'}
+        unknown = set(yaml_paths(yaml.safe_load(r.stdout))) - nemo_keys(version) - {'defaults'} if r.returncode == 0 else {'?'}
         expect(('target NeMo %s (' % version) in r.stdout and not unknown,
                'emit nemo --target-version %s: %d %s %s' % (version, r.returncode, r.stderr, unknown))
     r = run(binary, ['emit', 'nemo', '--from', moe, '--target-version', 'v1.22.0'])
