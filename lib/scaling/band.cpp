@@ -61,7 +61,9 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
     if (std::find(datasets.begin(), datasets.end(), dataset) == datasets.end()) datasets.push_back(dataset);
   if (datasets.size() > 1) {
     std::string which;
-    for (const auto& [dataset, name] : loss_datasets) which += (which.empty() ? "" : ", ") + name + ": " + dataset;
+    for (const auto& [dataset, name] : loss_datasets)  // a saved fit names no dataset unless its file is given one
+      which +=
+          (which.empty() ? "" : ", ") + name + ": " + (dataset.empty() ? std::string("dataset not stated") : dataset);
     band.notes.push_back("losses are not comparable across laws fitted on different datasets (" + which + ")");
   }
   auto span = [&](double Allocation::*field, double* lo, double* hi) {

@@ -54,4 +54,12 @@ TEST_CASE("Kaplan only on request: a band led by Kaplan holds the non-embedding 
   for (const auto& l : laws)
     if (l.dataset.rfind("MassiveText", 0) == 0) massive.push_back(l);
   CHECK(allocation_band(massive, 5.76e23).notes.empty());
+  // A law saved by fit names no dataset: said so, not left blank ("mylaw: )").
+  auto unnamed = massive;
+  unnamed.push_back(massive.front());
+  unnamed.back().name = "mylaw";
+  unnamed.back().dataset.clear();
+  const auto notes = allocation_band(unnamed, 5.76e23).notes;
+  REQUIRE(notes.size() == 1);
+  CHECK(notes.front().find("mylaw: dataset not stated)") != std::string::npos);
 }
