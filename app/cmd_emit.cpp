@@ -72,10 +72,12 @@ int run_emit(const std::vector<std::string>& args) {
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
   emit::LaunchSpec spec =
       emit::make_launch_spec(plan, emit::launch_data(), emit::document_hash(plan_json), ISOFLOP_VERSION);
+  // Every target's file is held to the plan's floor after its trainer's own re-ranking (DeepSpeed and NeMo run
+  // no uneven stages, NeMo no ZeRO-3): a layout under it is not launched, as the plan would not be.
+  eo.min_mfu = plan.min_mfu;
   if (relaid) {
     // The plan's model on its cluster, its layouts ranked again with the options given: the floor still holds.
     spec = emit::with_layout_request(spec, layout_request(vm), catalog, plan.min_mfu);
-    eo.min_mfu = plan.min_mfu;  // and each target's file after its trainer's own re-ranking
   } else if (plan.problem) {
     // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
     // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately), or give

@@ -127,6 +127,10 @@ void read_arch(const catalog::Catalog& catalog, const Fields& in, const Json& j,
     p.architecture = resolve_architecture(catalog, in.text(j, "arch"));
   } catch (const FieldError& e) {
     in.fail("arch", e.message());
+  } catch (const CatalogError& e) {
+    // The architecture file the proposal names (a key twice, a syntax error) is read as a catalog entry is: its
+    // fault is this proposal's, which `check` reports in error beside the others.
+    throw InputError(e.what());
   }
 }
 

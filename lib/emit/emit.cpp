@@ -230,8 +230,11 @@ EmittedFile emit_one(Target t, const LaunchSpec& spec, const EmitOptions& option
   const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
   const LaunchSpec target_spec = for_target(t, runnable, options);
   if (options.min_mfu > 0 && target_spec.predicted.mfu < options.min_mfu)
-    throw InfeasibleError(std::string(kTargetNames.name(t)) + ": " + target_spec.relayout + "; that runs at MFU " +
-                          units::format_significant(100 * target_spec.predicted.mfu, 3) +
+    throw InfeasibleError(std::string(kTargetNames.name(t)) + ": " +
+                          (target_spec.relayout.empty()
+                               ? "the plan's layout with " + std::string(kTargetNames.name(t)) + "'s settings"
+                               : target_spec.relayout) +
+                          "; that runs at MFU " + units::format_significant(100 * target_spec.predicted.mfu, 3) +
                           " %, under the plan's floor of " + units::format_significant(100 * options.min_mfu, 3) +
                           " %, so no launch file is written");
   EmittedFile f = render(t, target_spec, options, versions);

@@ -25,8 +25,7 @@ struct EmitOptions {
   bool substitute = true;           // false: refuse a positional encoding the trainer cannot spell
   // The trainers' runnability rules (data/trainers.yaml), the layout search's own; required.
   const catalog::Catalog* catalog = nullptr;
-  // When the layout options re-ranked the plan (with_layout_request): the plan's MFU floor, which every target's
-  // file is held to after its trainer's own re-ranking too; 0: none (the plan passed its floor as planned).
+  // The plan's MFU floor, which every target's file is held to after its trainer's own re-ranking; 0: none.
   double min_mfu = 0;
 };
 

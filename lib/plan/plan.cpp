@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "core/error.hpp"
 #include "model/params.hpp"
@@ -316,6 +317,9 @@ PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResul
   for (int d = kEvenStagesDepthMultiple + 1; d <= kDeepestDepthMultiple; ++d)
     if (per_tp % d == 0 && (d & (d - 1)) != 0) multiples.push_back(d);
   std::sort(multiples.begin(), multiples.end());
+  // Every multiple that fits is planned, and the best plan taken (the first that fits may be a worse depth: 25
+  // stages before 32 on 50,000 GPUs ran slower, with full recompute).
+  std::optional<PlanResult> best;
   for (const int multiple : multiples) {
     try {
       PlanResult deeper = plan_at_depths(budget, o, multiple);
@@ -327,12 +331,15 @@ PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResul
                           std::to_string(family_layers) +
                           " layers) no layout fits, the pipelines that split it (evenly, or with lighter edge "
                           "stages) being too shallow to hold the model";
-      return deeper;
+      const bool better = !best || (deeper.acceptable() != best->acceptable() ? deeper.acceptable()
+                                    : deeper.acceptable()                     ? &better_plan(*best, deeper) == &deeper
+                                                                              : deeper.mfu > best->mfu);
+      if (better) best = std::move(deeper);
     } catch (const InfeasibleError&) {
       // no shape near N at this multiple
     }
   }
-  return free;
+  return best ? std::move(*best) : free;
 }
 
 }  // namespace
@@ -350,8 +357,10 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   try {
     even = plan_at_depths(budget, o, kEvenStagesDepthMultiple);
   } catch (const InfeasibleError&) {
-    return free;  // no shape near N at the multiple
+    return deeper_if_unfit(budget, o, std::move(free));  // no shape near N at the multiple
   }
+  // Neither fits (65,536 GPUs for NeMo): the deeper multiples, as for any trainer.
+  if (!free.layouts.feasible() && !even.layouts.feasible()) return deeper_if_unfit(budget, o, std::move(free));
   if (&better_plan(free, even) != &even) return free;
   const int free_layers = free.job.architecture.layers;
   if (free_layers % kEvenStagesDepthMultiple == 0) return even;  // the free plan's depth was a multiple too

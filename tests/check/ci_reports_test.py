@@ -144,6 +144,16 @@ def check_proposal_in_error(binary):
                doc["proposals"][0]["verdicts"] == good_verdicts["verdicts"] and
                doc["proposals"][1]["error"] == twice + ":4: duplicate key 'tokens' (first at line 3)",
                "in error: a key given twice leaves the others judged: %d %s" % (r.returncode, r.stderr))
+        # So is a fault in the architecture file a proposal names.
+        arch = os.path.join(tmp, "arch-twice.yaml")
+        open(arch, "w").write("name: a\nlayers: 80\nlayers: 81\nd_model: 8192\nheads: 64\nvocab: 32000\n")
+        named = os.path.join(tmp, "named.yaml")
+        open(named, "w").write("name: named\narch: %s\ntokens: 1.4T\n" % arch)
+        r = run(binary, good, named, "--policy", POLICY, "-o", "json")
+        doc = json.loads(r.stdout) if r.stdout else {}
+        expect(r.returncode == 2 and doc.get("summary", {}).get("errors") == 1 and
+               doc["proposals"][1]["error"] == arch + ":3: duplicate key 'layers' (first at line 2)",
+               "in error: a fault in the named arch file leaves the others judged: %d %s" % (r.returncode, r.stderr))
         # A --junit that names an input is refused before anything is printed, --force or not.
         r = run(binary, good, "--policy", POLICY, "--junit", good, "--force")
         expect(r.returncode == 2 and r.stdout == "" and "is one of this command's inputs" in r.stderr,

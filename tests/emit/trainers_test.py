@@ -668,6 +668,14 @@ def relaid_out(binary, tmp):
     r = run(binary, ['emit', 'deepspeed', '--from', floor_path, '--tp', '2'])
     expect(r.returncode == 1 and "under the plan's floor of 45 %" in r.stderr and 'ZeRO-3' in r.stderr and
            not r.stdout, 'relaid: a target re-ranked under the floor is refused: %d %s' % (r.returncode, r.stderr))
+    # And without any layout option: DeepSpeed's own re-ranking of a plan whose floor is just under its MFU.
+    tight = os.path.join(tmp, 'tight.json')
+    open(tight, 'w').write(run(binary, ['plan', '--gpus', '1000', '--gpu', 'a100-sxm4-80gb', '--days', '30',
+                                        '--min-mfu', '0.53', '-o', 'json']).stdout)
+    r = run(binary, ['emit', 'deepspeed', '--from', tight])
+    expect(r.returncode == 1 and "under the plan's floor of 53 %" in r.stderr and not r.stdout,
+           'a target re-ranked under the plan\'s floor is refused: %d %s' % (r.returncode, r.stderr))
+    expect(run(binary, ['emit', 'megatron', '--from', tight]).returncode == 0, 'the plan\'s own trainer writes it')
 
 def one_at_a_time(binary, tmp):
     """Targets written one by one into one folder (what `emit all` offers when one cannot be written): the manifest
