@@ -221,7 +221,7 @@ std::vector<std::string> unknown_keys(const Json& j, const LaunchData& data, boo
       notes.push_back(line);
   }
   for (const auto& [section, hidden_by] : data.deepspeed_ignored_when)
-    if (j.contains(section) && j.contains(hidden_by))
+    if (j.contains(section) && j.contains(hidden_by) && !j[hidden_by].is_null())
       notes.push_back("'" + section + "' is ignored: " + release + " reads it only where '" + hidden_by +
                       "' is absent");
   for (const auto& [path, keys] : data.deepspeed_section_keys) {
@@ -234,7 +234,7 @@ std::vector<std::string> unknown_keys(const Json& j, const LaunchData& data, boo
     }
     if (!section || !section->is_object()) continue;
     if (const auto hidden = data.deepspeed_ignored_when.find(path);
-        hidden != data.deepspeed_ignored_when.end() && j.contains(hidden->second))
+        hidden != data.deepspeed_ignored_when.end() && j.contains(hidden->second) && !j[hidden->second].is_null())
       continue;  // not read at all
     const bool drops_auto = listed(data.deepspeed_auto_dropped, path);
     for (const auto& [key, value] : section->items())
@@ -277,12 +277,20 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   const long long micro = b.micro, dp = b.dp;
   // DeepSpeed reads bfloat16 where bf16 is absent (get_bfloat16_config); "auto" (dropped before it validates) is
   // not enabled.
+  // pydantic (lax mode) reads 1, "true", "yes", "on", "t", "y" and "1" as true.
   const auto enabled = [&](const char* section) {
     if (!j.contains(section) || !j[section].is_object() || !j[section].contains("enabled")) return false;
     const Json& e = j[section]["enabled"];
-    return e.is_boolean() && e.get<bool>();
+    if (e.is_boolean()) return e.get<bool>();
+    if (e.is_number_integer()) return e.get<long long>() == 1;
+    if (!e.is_string()) return false;
+    std::string v = e.get<std::string>();
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    return v == "true" || v == "yes" || v == "on" || v == "t" || v == "y" || v == "1";
   };
-  if ((j.contains("bf16") ? enabled("bf16") : enabled("bfloat16")) && enabled("fp16"))
+  // get_bfloat16_config falls back to bfloat16 where bf16 is absent or null.
+  const bool bf16_given = j.contains("bf16") && !j["bf16"].is_null();
+  if ((bf16_given ? enabled("bf16") : enabled("bfloat16")) && enabled("fp16"))
     problems.push_back("bf16 and fp16 cannot both be enabled");
   // DeepSpeed takes its own optimizers in any case and torch.optim's classes by name; another type fails at start.
   if (j.contains("optimizer")) {

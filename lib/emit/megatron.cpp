@@ -163,7 +163,8 @@ std::optional<Rampup> rampup(const ParsedArguments& a) {
     if (!argparse_accepts(it->second[k], ArgparseType::kInt)) return std::nullopt;
     v[k] = argparse_number(it->second[k]).value_or(-1);
   }
-  if (!(v[0] > 0 && v[1] > 0 && v[2] >= 0)) return std::nullopt;
+  // Samples 0 passes the calculator's own assert (>= 0) but divides by zero in its first update.
+  if (!(v[0] > 0 && v[1] > 0 && v[2] > 0)) return std::nullopt;
   return Rampup{v[0], v[1], v[2]};
 }
 
@@ -187,15 +188,23 @@ const std::vector<Rule>& rules() {
        {"global-batch-size", "micro-batch-size", "world", "tensor-model-parallel-size", "pipeline-model-parallel-size",
         "context-parallel-size"}},
       // RampupBatchsizeNumMicroBatchesCalculator (megatron/core/num_microbatches_calculator.py) and validate_args.
-      {"rampup-batch-size takes three whole numbers, <start batch size> <batch size increment> <ramp-up samples>: "
-       "start and increment positive, samples not negative",
+      {"rampup-batch-size takes three positive whole numbers, <start batch size> <batch size increment> <ramp-up "
+       "samples>",
        [](auto& a, int, auto&) { return a.has("rampup-batch-size") && !rampup(a); },
        {"rampup-batch-size"}},
       {"rampup-batch-size: global batch minus the start must be positive and divisible by the increment",
-       [](auto& a, int, auto&) {
+       [](auto& a, int w, auto&) {
          const auto r = rampup(a);
-         const double diff = num(a, "global-batch-size", 0) - (r ? r->start : 0);
-         return r && (diff <= 0 || !divides(diff, r->increment));
+         // Without --global-batch-size Megatron takes micro-batch x DP; with the world unknown, nothing to hold.
+         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
+                           num(a, "context-parallel-size", 1);
+         const double nan = std::numeric_limits<double>::quiet_NaN();
+         const double global = a.has("global-batch-size") ? num(a, "global-batch-size", nan)
+                               : w > 0 && divides(w, mp)  ? num(a, "micro-batch-size", 1) * (w / mp)
+                                                          : nan;
+         if (!r || std::isnan(global)) return false;
+         const double diff = global - r->start;
+         return diff <= 0 || !divides(diff, r->increment);
        },
        {"rampup-batch-size", "global-batch-size"}},
       {"rampup-batch-size: the start and the increment must be divisible by micro-batch x DP, as every batch of the "

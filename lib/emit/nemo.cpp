@@ -230,8 +230,8 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
   // Given as the primary config (--config-name), the file replaces megatron_gpt_config.yaml unless its defaults
   // list loads that first (Hydra's defaults list, _self_ last: these keys over it); Hydra finds it through the
   // search path given on the command line.
-  y.text += "# Run megatron_gpt_pretraining.py " + long_option("config-path") + " DIR " + long_option("config-name") +
-            " THIS_FILE " + kNemoSearchPath +
+  y.text += "# Run megatron_gpt_pretraining.py " + long_option("config-path") + " /ABSOLUTE/DIR " +
+            long_option("config-name") + " THIS_FILE " + kNemoSearchPath +
             ":\n# the defaults list loads megatron_gpt_config.yaml from there and "
             "sets the keys below over it.\n";
   y.text += "defaults:\n  - megatron_gpt_config\n  - _self_\n";

@@ -197,6 +197,8 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
       job.architecture = *o.architecture;
     } else {
       r.allocation = scaling::allocate(o.law, law_flops);
+      // Past the longest run there is no model to shape: the budget is said, not a shaping failure.
+      if (!(r.allocation.tokens <= units::kMaxTrainingTokens)) break;
       job.architecture = shape_for(r.allocation.params, o, layer_multiple);
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;

@@ -383,6 +383,11 @@ TEST_CASE("DeepSpeed: a key it does not read is said, with the key meant, at the
   CHECK(checked("\"bf16\": {\"enabled\": \"auto\"}, \"fp16\": {\"enabled\": \"auto\"}").empty());
   CHECK(checked("\"bfloat16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true}") ==
         std::vector<std::string>{"bf16 and fp16 cannot both be enabled"});
+  // pydantic reads 1 and "true" as enabled, and bf16: null falls back to bfloat16.
+  CHECK(checked("\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": 1}") ==
+        std::vector<std::string>{"bf16 and fp16 cannot both be enabled"});
+  CHECK(checked("\"bf16\": null, \"bfloat16\": {\"enabled\": \"true\"}, \"fp16\": {\"enabled\": true}") ==
+        std::vector<std::string>{"bf16 and fp16 cannot both be enabled"});
   // The deprecated boolean form of zero_optimization is not a section to look into.
   CHECK(checked("\"zero_optimization\": false").empty());
 }
@@ -1013,8 +1018,16 @@ TEST_CASE("Megatron-LM's batch ramp-up: three whole numbers, a ramp that reaches
         "rampup-batch-size: global batch minus the start must be positive and divisible by the "
         "increment (here rampup-batch-size 10 16 5859375, global-batch-size 1536)");
   CHECK(uneven[1].find("rampup-batch-size: the start and the increment must be divisible by micro-batch x DP") == 0);
-  CHECK(checked("--rampup-batch-size 16 16").at(0).find("rampup-batch-size takes three whole numbers") == 0);
-  CHECK(checked("--rampup-batch-size 16 0 100").at(0).find("rampup-batch-size takes three whole numbers") == 0);
+  CHECK(checked("--rampup-batch-size 16 16").at(0).find("rampup-batch-size takes three positive whole numbers") == 0);
+  CHECK(checked("--rampup-batch-size 16 0 100").at(0).find("rampup-batch-size takes three positive whole") == 0);
+  // Without --global-batch-size Megatron takes micro-batch x DP (16 here): a ramp from 8 by 8 reaches it, its
+  // first batch rounded down with --decrease-batch-size-if-needed.
+  std::string defaulted = script;
+  defaulted.replace(defaulted.find("--global-batch-size 1536 "), 25, "");
+  defaulted.replace(defaulted.find("RAMP"), 4, "--rampup-batch-size 8 8 1000 --decrease-batch-size-if-needed");
+  CHECK(check_file("ramp.sh", Target::kMegatron, defaulted, options()).problems.empty());
+  // Ramp-up samples 0 pass the calculator's assert but divide by zero in its first update.
+  CHECK(checked("--rampup-batch-size 16 16 0").at(0).find("rampup-batch-size takes three positive whole") == 0);
   CHECK(checked("--rampup-batch-size 1536 16 100")
             .at(0)
             .find("rampup-batch-size: global batch minus the start must be positive") == 0);
