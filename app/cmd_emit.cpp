@@ -50,8 +50,10 @@ int run_emit(const std::vector<std::string>& args) {
   const auto option_word = [](const std::string& spec) { return spec.substr(0, spec.find_first_of(" :")); };
   std::vector<std::string> layout_names;
   for (const auto& spec : layout_options()) layout_names.push_back(option_word(spec));
+  // The job's settings (the plan's, as it ran them) are not layout options: they conflict like the rest.
   const auto is_layout_option = [&](const std::string& name) {
-    return std::find(layout_names.begin(), layout_names.end(), name) != layout_names.end();
+    return name != "attention" && name != "precision" && name != "dropout" &&
+           std::find(layout_names.begin(), layout_names.end(), name) != layout_names.end();
   };
   bool relaid = false;
   for (const auto& spec : plan_list) {  // "name VALUE: help" or "name: help"
@@ -78,6 +80,11 @@ int run_emit(const std::vector<std::string>& args) {
   if (relaid) {
     // The plan's model on its cluster, its layouts ranked again with the options given: the floor still holds.
     spec = emit::with_layout_request(spec, layout_request(vm), catalog, plan.min_mfu);
+    for (const auto& name : layout_names)  // as given, in the table's order: the manifest records them
+      if (is_layout_option(name) && has(vm, name)) {
+        const auto value = get_string(vm, name);
+        spec.layout_options += (spec.layout_options.empty() ? "--" : " --") + name + (value ? " " + *value : "");
+      }
   } else if (plan.problem) {
     // A plan that `plan` refused (its MFU under the floor) is not launched either: exit 1 with its reason and the
     // changes that would pass, as plan said; re-plan with them (or with a lower --min-mfu, deliberately), or give

@@ -279,6 +279,7 @@ std::string manifest(const std::vector<EmittedFile>& files, const LaunchSpec& sp
   nlohmann::ordered_json j;
   j["isoflop_version"] = spec.isoflop_version;
   j["plan"] = spec.plan_hash;
+  if (!spec.layout_options.empty()) j["layout_options"] = spec.layout_options;  // the plan ranked again with them
   j["files"] = nlohmann::ordered_json::array();
   for (const auto& entry : kept) j["files"].push_back(entry);
   for (const auto& f : files) {

@@ -52,9 +52,19 @@ void write_launch_folder(const std::string& folder, const std::vector<EmittedFil
   // An earlier emit of the same plan into this folder (one target at a time, as `emit all` offers when a target
   // cannot be written): its manifest is updated, keeping the files it lists that are there unchanged.
   const std::optional<nlohmann::json> earlier = earlier_manifest(folder);
-  const bool same_plan = earlier && (*earlier)["plan"] == spec.plan_hash;
+  // The same plan ranked with the same layout options: files of one layout (another --tp would mix two).
+  const bool same_plan = earlier && (*earlier)["plan"] == spec.plan_hash &&
+                         earlier->value("layout_options", std::string()) == spec.layout_options;
   if (check_output_folder(folder, spelled(outputs.spell, "out"))) {
     for (const auto& f : files) outputs.check(folder_prefix(folder) + f.name, "out");
+    const bool other_options = earlier && (*earlier)["plan"] == spec.plan_hash && !same_plan;
+    if (other_options && !outputs.rules.replace)
+      throw InputError(spelled(outputs.spell, "out") + ": " + folder_prefix(folder) + kManifestName +
+                       " lists files of the same plan written with other layout options (" +
+                       (earlier->value("layout_options", std::string()).empty()
+                            ? std::string("none")
+                            : earlier->value("layout_options", std::string())) +
+                       "); one folder holds one layout: use another folder, or --force to replace it");
     if (!same_plan) outputs.check(folder_prefix(folder) + kManifestName, "out");
   }
   std::vector<nlohmann::ordered_json> kept;

@@ -51,6 +51,7 @@ struct LaunchSpec {
   double time_limit_s = 0;     // predicted run time plus the margin (data/launch/defaults.yaml)
   std::string substitution;    // one line when the target spells another positional encoding; empty otherwise
   std::string relayout;        // one line when the target's trainer runs another layout than the plan's
+  std::string layout_options;  // the layout options given with the plan ("--tp 2"), as the manifest records them
   const LaunchData* data = nullptr;
 };
 

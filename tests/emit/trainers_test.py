@@ -697,6 +697,14 @@ def one_at_a_time(binary, tmp):
     entries = {f['file']: f['hash'] for f in manifest['files']}
     whole_entries = {f['file']: f['hash'] for f in json.load(open(os.path.join(whole, 'manifest.json')))['files']}
     expect(all(entries[n] == whole_entries[n] for n in listed), 'one at a time: the hashes are emit all\'s')
+    # The same plan with other layout options is another layout: not listed beside these.
+    mixed = os.path.join(tmp, 'mixed')
+    r = run(binary, ['emit', 'megatron', '--from', plan_path, '--tp', '2', '--out', mixed, '-q'])
+    expect(r.returncode == 0 and json.load(open(os.path.join(mixed, 'manifest.json')))['layout_options'] == '--tp 2',
+           'one at a time: the manifest records the layout options: ' + r.stderr)
+    r = run(binary, ['emit', 'slurm', '--from', plan_path, '--out', mixed])
+    expect(r.returncode == 2 and 'written with other layout options (--tp 2)' in r.stderr and
+           'job.sbatch' not in os.listdir(mixed), 'one at a time: another layout is refused there: ' + r.stderr)
     before = open(os.path.join(out, 'manifest.json')).read()
     other = os.path.join(tmp, 'gpt3-175b.json')
     r = run(binary, ['emit', 'nemo', '--from', other, '--out', out])
