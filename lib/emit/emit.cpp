@@ -217,6 +217,7 @@ CheckReport check_file(const std::string& name, std::optional<Target> target, co
                      form_name(report.target) + "; found " + (form ? form_name(*form) : "none of the forms isoflop reads"));
   report.problems = check_config(report.target, text, launch_data(), options);
   if (report.target == Target::kDeepSpeed) report.warnings = deepspeed_warnings(text, launch_data());
+  if (report.target == Target::kNemo) report.warnings = nemo_warnings(text);
   return report;
 }
 

@@ -74,7 +74,9 @@ struct CheckReport {
   Target target;
   bool inferred = false;  // the target was read from the file's form
   std::vector<std::string> problems;
-  std::vector<std::string> warnings;  // what the trainer ignores without refusing the file (DeepSpeed's unread keys)
+  // What the trainer runs without refusing but likely not as meant: DeepSpeed's unread keys, a NeMo file without
+  // the defaults list that loads megatron_gpt_config.
+  std::vector<std::string> warnings;
 };
 // check_config for the file `name`, its target given or read from its form. Throws InputError naming the file,
 // the form `target` reads and the form found when they differ.

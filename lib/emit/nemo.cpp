@@ -344,4 +344,34 @@ std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchDa
   return problems;
 }
 
+std::vector<std::string> nemo_warnings(const std::string& yaml_text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception&) {
+    return {};  // check_nemo says what is wrong with it
+  }
+  if (!root.IsMap()) return {};
+  // Given as --config-name, the file is Hydra's primary config: only a defaults list that loads
+  // megatron_gpt_config before _self_ puts its keys over NeMo's; without one Hydra runs the file alone.
+  const YAML::Node defaults = root["defaults"];
+  int base = -1, self = -1, k = 0;
+  if (defaults && defaults.IsSequence())
+    for (const auto& entry : defaults) {
+      const std::string name = entry.IsScalar() ? entry.Scalar() : "";
+      if (name == "megatron_gpt_config" && base < 0) base = k;
+      if (name == "_self_" && self < 0) self = k;
+      ++k;
+    }
+  if (base < 0)
+    return {
+        "no defaults list loads megatron_gpt_config: given as --config-name, Hydra runs this file alone, "
+        "without the keys it leaves to megatron_gpt_config.yaml (defaults: [megatron_gpt_config, _self_])"};
+  if (self >= 0 && self < base)
+    return {
+        "_self_ comes before megatron_gpt_config in the defaults list: megatron_gpt_config.yaml's keys would "
+        "override this file's (defaults: [megatron_gpt_config, _self_])"};
+  return {};
+}
+
 }  // namespace isoflop::emit

@@ -81,6 +81,9 @@ std::string emit_nemo(const LaunchSpec& spec, const std::string& version);
 // The key paths of `version`, precision and learning rates, then the facts through `rules` (rule_problems).
 std::vector<std::string> check_nemo(const std::string& yaml_text, const LaunchData& data, const std::string& version,
                                     const catalog::TrainerRules& rules);
+// What Hydra would do with the file given as --config-name that is likely not meant: no defaults list loading
+// megatron_gpt_config (the file runs alone), or _self_ before it (NeMo's keys over the file's).
+std::vector<std::string> nemo_warnings(const std::string& yaml_text);
 
 // ---- Trainer rules (rules.cpp) ---------------------------------------------------------------------------
 // What a configuration file states of the layout, the model, the batch and the cluster. A fact it does not state

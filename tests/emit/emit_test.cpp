@@ -403,6 +403,14 @@ TEST_CASE("NeMo: a misspelt section is one line with the key meant, and a file w
   // Only the trainer: the counts and the rules read the model's keys as left out (yaml-cpp threw here before).
   CHECK(checked("trainer:\n  devices: 2\n  num_nodes: 1\n").empty());  // 8 = 4 a micro-batch x DP 2
   CHECK(checked("model: 5\ntrainer:\n  devices: 8\n").size() == 1);
+  // Given as --config-name, a file without the defaults list that loads megatron_gpt_config runs alone, and one
+  // with _self_ first is overridden by NeMo's: warnings (the keys themselves may be right).
+  CHECK(nemo_warnings("trainer:\n  devices: 2\n").at(0).find("no defaults list loads megatron_gpt_config") == 0);
+  CHECK(nemo_warnings("defaults: [_self_, megatron_gpt_config]\ntrainer:\n  devices: 2\n")
+            .at(0)
+            .find("_self_ comes before megatron_gpt_config") == 0);
+  CHECK(nemo_warnings("defaults: [megatron_gpt_config, _self_]\ntrainer:\n  devices: 2\n").empty());
+  CHECK(nemo_warnings(emit_files(Target::kNemo, spec_of(gpt3_plan()), options())[0].content).empty());
   // A key that is not a name (a list as a key) is said at its line; yaml-cpp's conversion threw here before.
   CHECK(checked("model:\n  ? [a]\n  : 1\ntrainer:\n  devices: 2\n").at(0) ==
         "line 2: model has a key that is not a name (a list, a mapping or null); NeMo's config keys are names");
