@@ -82,11 +82,6 @@ bool even_stages_only(const PlanOptions& o) {
   return t.loaded() && t.pipeline && !t.uneven_stages && !pins.pp && !o.architecture;
 }
 
-// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers, or in multiples of
-// `layer_multiple`. (A depth rounded to a pipeline-friendly multiple for every plan was tried: with TP 8 and
-// 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
-// and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
-// stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
 // The tensor parallelism a shape's heads are made divisible by: the node's GPUs, halved until the cluster divides.
 int shape_tp(const PlanOptions& o) {
   int tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
@@ -94,11 +89,27 @@ int shape_tp(const PlanOptions& o) {
   return tp;
 }
 
-model::Architecture shape_for(double params, const PlanOptions& o, int layer_multiple) {
+// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers, or in multiples of
+// `layer_multiple`. (A depth rounded to a pipeline-friendly multiple for every plan was tried: with TP 8 and
+// 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
+// and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
+// stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
+struct Depths {
+  int multiple = 1;  // layers are a multiple of this
+  // Where positive, only the multiples within one multiple of this depth are shaped: left to the aspect ratio
+  // alone, the tolerance on N can put the nearest shape in multiples of 25 layers 75 % deeper than the family's
+  // (325 x 15360 for 186 x 20480), another model with another pipeline bubble.
+  int near_layers = 0;
+  double tolerance = model::ShapeOptions{}.tolerance;  // largest miss of the exact N against the law's
+};
+
+model::Architecture shape_for(double params, const PlanOptions& o, const Depths& depths = {}) {
+  const int layer_multiple = depths.multiple, near_layers = depths.near_layers;
   model::ShapeOptions shape;
   shape.reference = o.family;
   shape.tp = shape_tp(o);
   shape.layer_multiple = layer_multiple;
+  shape.tolerance = depths.tolerance;
   // A pinned pipeline (--pp, with its --vpp) asks for its stages: only depths that divide over them evenly are
   // shaped, or, where none lands near N and the trainer has them, depths it splits with lighter first and last
   // stages (not every launch format spells those). Pinned first and last stages take the remainder themselves.
@@ -116,6 +127,14 @@ model::Architecture shape_for(double params, const PlanOptions& o, int layer_mul
     shape.accept_layers = [vpp, least_pp](int layers) { return layers % (least_pp * vpp) == 0; };
     shape.depth_rule = "layers that split over " + std::to_string(least_pp) +
                        " or more pipeline stages of the pinned " + std::to_string(vpp) + " virtual stages";
+  }
+  if (near_layers > 0) {
+    auto accepted = std::move(shape.accept_layers);
+    shape.accept_layers = [accepted, near_layers, layer_multiple](int layers) {
+      return std::abs(layers - near_layers) < layer_multiple && (!accepted || accepted(layers));
+    };
+    shape.depth_rule = (shape.depth_rule.empty() ? "" : shape.depth_rule + " and ") + "within " +
+                       std::to_string(layer_multiple) + " layers of the family's " + std::to_string(near_layers);
   }
   model::ShapeResult shaped;
   try {
@@ -166,7 +185,8 @@ double PlanResult::params_ratio_to_target() const {
 
 namespace {
 
-PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_multiple) {
+PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Depths& depths = {}) {
+  const int layer_multiple = depths.multiple;
   const double peak = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus;
   const bool time_like = !budget.flops;
   const double seconds = time_like ? budget_seconds(budget, o) : 0.0;
@@ -199,7 +219,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
       r.allocation = scaling::allocate(o.law, law_flops);
       // Past the longest run there is no model to shape: the budget is said, not a shaping failure.
       if (!(r.allocation.tokens <= units::kMaxTrainingTokens)) break;
-      job.architecture = shape_for(r.allocation.params, o, layer_multiple);
+      job.architecture = shape_for(r.allocation.params, o, depths);
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
     job.apply(o.job_settings);
@@ -225,7 +245,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
       // memory): this iteration takes the nearest depth in multiples of kEvenStagesDepthMultiple instead.
       if (!found.layouts.feasible() && layer_multiple == 1 && even_stages_only(o)) {
         try {
-          job.architecture = shape_for(r.allocation.params, o, kEvenStagesDepthMultiple);
+          job.architecture = shape_for(r.allocation.params, o, {kEvenStagesDepthMultiple});
           found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
                                o.global_batch_sequences);
         } catch (const InfeasibleError&) {
@@ -303,13 +323,46 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, int layer_
   return r;
 }
 
-// The family's depth may split over no pipeline that holds the model: 230 layers fit on no PP up to 16, and split
-// over 32 stages only with edge stages heavier than the rest, which the search does not balance. Where no layout
-// fits, depths in multiples of 4, 8, … 64 next to the family's open deeper pipelines; the first multiple whose plan
-// fits is taken.
-PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResult free) {
+// Whether plan `a` ranks above plan `b` of the same budget: one that can be acted on first (better_plan); of two
+// that cannot, one whose layouts fit, then the higher MFU (the nearer to its floor).
+bool ranks_above(const PlanResult& a, const PlanResult& b) {
+  if (a.acceptable() || b.acceptable()) return a.acceptable() && (!b.acceptable() || &better_plan(b, a) == &a);
+  if (a.layouts.feasible() != b.layouts.feasible()) return a.layouts.feasible();
+  return a.mfu > b.mfu;
+}
+
+// How far from the family's depth a deeper plan's may be: a quarter of it. One multiple either side of 80 layers at
+// 64 stages would be 128 layers, 60 % deeper: another model, with a pipeline bubble the plan did not ask for.
+constexpr double kDeeperDepthDeparture = 0.25;
+// The largest miss of a deeper shape's exact N against the law's, where no plan at the family's depth can be acted on.
+constexpr double kDeeperShapeTolerance = 0.05;
+
+// Why the family's depth gave way, for the depth note: said of the plan that ran at it.
+std::string why_not_family_depth(const PlanResult& at_family, const PlanOptions& o) {
+  if (!at_family.layouts.feasible())
+    return even_stages_only(o) ? "had no layout to run"
+                               : "fits no layout, the pipelines that split it (evenly, or with lighter edge "
+                                 "stages) being too shallow to hold the model";
+  if (!at_family.acceptable())
+    return "ran under the MFU floor (" + units::format_significant(at_family.mfu * 100, 3) + " %)";
+  if (!at_family.budget.flops)  // a time-like budget: better_plan ranks by the compute the time buys
+    return "trained a smaller model in the time (" + units::format_count(at_family.allocation.params) + " parameters)";
+  return "ran slower (" + units::format_significant(at_family.time_s / units::kSecondsPerDay, 4) + " days)";
+}
+
+// The family's depth may split over no pipeline that holds the model, or only over one that runs under the MFU
+// floor: 230 layers fit on no PP up to 16, and split over 32 stages only with edge stages heavier than the rest,
+// which the search does not balance. Then depths in multiples of 4, 8, … 64 (and of the stage counts the cluster
+// divides into) next to the family's open deeper pipelines, and the best plan is taken. A trainer that splits
+// layers over its stages evenly only (`always`) tries them in any case: its depth is already a multiple, and at
+// 100,000 H100s ZeRO-3 on one stage ran at 28 % MFU where 250 layers over 125 stages ran at 42 %.
+// `current` is the best plan so far; `at_family` the one at the family's depth (the same plan, or the one
+// `current` replaced), whose depth the deeper shapes stay near.
+PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResult current, const PlanResult& at_family,
+                            bool always, int skip_multiple = 0) {
   const auto& t = o.search.trainer;
-  if (free.layouts.feasible() || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline)) return free;
+  if ((!always && current.acceptable()) || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline))
+    return current;
   // Powers of two, and the stage counts the cluster divides into that are not (100,000 GPUs = 8 x 12,500 split
   // over 5, 10, 20, 25 or 50 stages, never 32 or 64).
   std::vector<int> multiples;
@@ -319,29 +372,36 @@ PlanResult deeper_if_unfit(const Budget& budget, const PlanOptions& o, PlanResul
   for (int d = kEvenStagesDepthMultiple + 1; d <= kDeepestDepthMultiple; ++d)
     if (per_tp % d == 0 && (d & (d - 1)) != 0) multiples.push_back(d);
   std::sort(multiples.begin(), multiples.end());
-  // Every multiple that fits is planned, and the best plan taken (the first that fits may be a worse depth: 25
-  // stages before 32 on 50,000 GPUs ran slower, with full recompute).
-  std::optional<PlanResult> best;
+  // The family's own depth, before any multiple (the plan at it may have been reshaped to one already).
+  const int family_layers = shape_for(at_family.allocation.params, o).layers;
+  const std::string why = why_not_family_depth(at_family, o);
+  // Where no plan can be acted on, shapes up to 5 % from the law's N are tried: with TP 8 and 128-wide heads d_model
+  // moves in steps of 1024, and at 2 % no depth near 186 splits over 20 or 25 stages. An IsoFLOP curve is flat at
+  // its minimum (Hoffmann et al. 2022 Fig. 3): 5 % off N_opt costs about 0.01 % in loss at the same compute.
+  const bool none_acceptable = !current.acceptable();
+  const double tolerance = none_acceptable ? kDeeperShapeTolerance : Depths{}.tolerance;
   for (const int multiple : multiples) {
+    if (multiple == skip_multiple) continue;
     try {
-      PlanResult deeper = plan_at_depths(budget, o, multiple);
-      // Only a depth next to the family's (a multiple either side): a shape far from its aspect ratio (448 layers
-      // for the family's 238) is another model, whose pipeline bubble the plan did not ask for.
-      const int family_layers = free.job.architecture.layers, layers = deeper.job.architecture.layers;
-      if (!deeper.layouts.feasible() || std::abs(layers - family_layers) >= multiple) continue;
-      deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": at the family's depth (" +
-                          std::to_string(family_layers) +
-                          " layers) no layout fits, the pipelines that split it (evenly, or with lighter edge "
-                          "stages) being too shallow to hold the model";
-      const bool better = !best || (deeper.acceptable() != best->acceptable() ? deeper.acceptable()
-                                    : deeper.acceptable()                     ? &better_plan(*best, deeper) == &deeper
-                                                                              : deeper.mfu > best->mfu);
-      if (better) best = std::move(deeper);
+      PlanResult deeper = plan_at_depths(budget, o, {multiple, family_layers, tolerance});
+      const int layers = deeper.job.architecture.layers;
+      // A plan that cannot be acted on replaces one only where the one it replaces has no layout at all (its
+      // refusal then has remedies to offer); a reshaped model that is refused too is no better an answer.
+      if (!deeper.layouts.feasible() || layers == current.job.architecture.layers ||
+          std::abs(layers - family_layers) > kDeeperDepthDeparture * family_layers || !ranks_above(deeper, current) ||
+          (!deeper.acceptable() && current.layouts.feasible()))
+        continue;
+      deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": " +
+                          (even_stages_only(o) ? parallel::rules_holder(t, "uneven_stages") +
+                                                     " splits them over pipeline stages evenly only, and "
+                                               : std::string()) +
+                          "the family's depth (" + std::to_string(family_layers) + " layers) " + why;
+      current = std::move(deeper);
     } catch (const InfeasibleError&) {
-      // no shape near N at this multiple
+      // no shape near N and near the family's depth at this multiple
     }
   }
-  return best ? std::move(*best) : free;
+  return current;
 }
 
 }  // namespace
@@ -350,28 +410,27 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   budget.validate();
   o.cluster.validate();
   if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
-  PlanResult free = plan_at_depths(budget, o, 1);
-  if (!even_stages_only(o)) return deeper_if_unfit(budget, o, std::move(free));
+  PlanResult free = plan_at_depths(budget, o);
+  if (!even_stages_only(o)) return deeper_if_better(budget, o, free, free, false);
   // A trainer that splits layers over its stages evenly only runs a pipeline over a divisor of the depth, and
   // the family's depth is often prime (103): PP 1 only, which may not fit. Depths in multiples of 4 open PP 2
-  // and 4 at least, at a shape that may run slower; the plan is whichever of the two does better.
+  // and 4 at least, at a shape that may run slower; the plan is whichever does best, of those and the deeper
+  // multiples.
   PlanResult even;
   try {
-    even = plan_at_depths(budget, o, kEvenStagesDepthMultiple);
+    even = plan_at_depths(budget, o, {kEvenStagesDepthMultiple});
   } catch (const InfeasibleError&) {
-    return deeper_if_unfit(budget, o, std::move(free));  // no shape near N at the multiple
+    return deeper_if_better(budget, o, free, free, true);  // no shape near N at the multiple
   }
-  // Neither fits (65,536 GPUs for NeMo): the deeper multiples, as for any trainer.
-  if (!free.layouts.feasible() && !even.layouts.feasible()) return deeper_if_unfit(budget, o, std::move(free));
-  if (&better_plan(free, even) != &even) return free;
   const int free_layers = free.job.architecture.layers;
-  if (free_layers % kEvenStagesDepthMultiple == 0) return even;  // the free plan's depth was a multiple too
+  if (!ranks_above(even, free) || free_layers % kEvenStagesDepthMultiple == 0)  // the free depth was a multiple too
+    return deeper_if_better(budget, o, ranks_above(even, free) ? std::move(even) : free, free, true,
+                            kEvenStagesDepthMultiple);
   even.depth_note = "layers in multiples of " + std::to_string(kEvenStagesDepthMultiple) + ": " +
                     parallel::rules_holder(o.search.trainer, "uneven_stages") +
                     " splits them over pipeline stages evenly only, and the family's depth (" +
-                    std::to_string(free_layers) + " layers) " +
-                    (free.acceptable() ? "ran slower" : "had no layout to run");
-  return even;
+                    std::to_string(free_layers) + " layers) " + why_not_family_depth(free, o);
+  return deeper_if_better(budget, o, std::move(even), free, true, kEvenStagesDepthMultiple);
 }
 
 }  // namespace isoflop::plan

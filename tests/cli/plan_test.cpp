@@ -285,8 +285,11 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
 }
 
 // A plan that cannot be acted on exits 1 with the reason and changes the plan's own options make.
-TEST_CASE("plan refuses 16,384 GPUs on a pinned 4M batch under a 30 % floor and 65,536 on 4M, naming --gpus or --global-batch-tokens") {
-  const auto pinned = run_cli("plan --gpus 16384 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M --min-mfu 0.3 -o json");
+TEST_CASE(
+    "plan refuses 16,384 GPUs on a pinned 4M batch under a 40 % floor and 65,536 on 4M, naming --gpus or "
+    "--global-batch-tokens") {
+  const auto pinned =
+      run_cli("plan --gpus 16384 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M --min-mfu 0.4 -o json");
   CHECK(pinned.status == 1);
   const auto doc = nlohmann::json::parse(pinned.out);
   REQUIRE(doc["problem"].is_object());

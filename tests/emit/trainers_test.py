@@ -613,7 +613,7 @@ def bad_input(binary, tmp):
     os.mkdir(empty)
     r = run(binary, ['emit', 'all', '--from', os.path.join(tmp, 'refused.json'), '--out', empty])
     expect(r.returncode == 1 and 'the plan is refused, so no launch file is written: MFU 24.1 % is under the floor'
-           in r.stderr and '--gpus 8192' in r.stderr, 'a refused plan: exit 1 with its reason: %d %s' %
+           in r.stderr and '--gpus 2048' in r.stderr, 'a refused plan: exit 1 with its reason: %d %s' %
            (r.returncode, r.stderr))
     expect(os.listdir(empty) == [], 'a refused plan: nothing written')
 
