@@ -82,9 +82,12 @@ bool even_stages_only(const PlanOptions& o) {
   return t.loaded() && t.pipeline && !t.uneven_stages && !pins.pp && !o.architecture;
 }
 
-// The tensor parallelism a shape's heads are made divisible by: the node's GPUs, halved until the cluster divides.
+// The tensor parallelism a shape's heads are made divisible by: a pinned --tp; else the node's GPUs (at most
+// --max-tp), halved until the cluster divides. (shape_for halves it further for a model too small to shape at it.)
 int shape_tp(const PlanOptions& o) {
+  if (o.search.pins.tp) return *o.search.pins.tp;
   int tp = std::min(o.cluster.gpus_per_node, o.cluster.gpus);
+  if (o.search.max_tp) tp = std::min(tp, std::max(1, *o.search.max_tp));
   while (tp > 1 && o.cluster.gpus % tp != 0) tp /= 2;
   return tp;
 }
@@ -137,21 +140,37 @@ model::Architecture shape_for(double params, const PlanOptions& o, const Depths&
                        std::to_string(layer_multiple) + " layers of the family's " + std::to_string(near_layers);
   }
   model::ShapeResult shaped;
-  try {
+  const auto shape_at_tp = [&] {
     try {
-      shaped = model::shape_architecture(params, shape);
+      return model::shape_architecture(params, shape);
     } catch (const InfeasibleError&) {
       if (!narrowed || !o.search.trainer.uneven_stages) throw;
-      shape.accept_layers = [pp, vpp](int layers) {
+      model::ShapeOptions uneven = shape;
+      uneven.accept_layers = [pp, vpp](int layers) {
         return layers % (pp * vpp) == 0 || parallel::balanced_edge_layers(layers, pp, vpp).first > 0;
       };
-      shaped = model::shape_architecture(params, shape);
+      return model::shape_architecture(params, uneven);
+    }
+  };
+  try {
+    // A model too small for the node's TP (24.7M parameters have no d_model a multiple of 8 x 128 within 2 %) is
+    // shaped for less: it runs on data parallelism, and TP 8 would not speed it up. A pinned TP stands, and so does
+    // the node's for the deeper depths (near_layers), which a finer d_model must not open.
+    for (;;) {
+      try {
+        shaped = shape_at_tp();
+        break;
+      } catch (const InfeasibleError&) {
+        if (o.search.pins.tp || shape.tp <= 1 || near_layers > 0) throw;
+        shape.tp /= 2;
+      }
     }
   } catch (const InfeasibleError& e) {
     // The budget sets the parameter count and the cluster the tensor parallelism the shape is made for.
     throw InfeasibleError("the budget's compute-optimal model (" + o.law.name + ") has " + units::format_count(params) +
-                          " parameters, and for tensor parallelism " + std::to_string(shape.tp) + " on " +
-                          std::to_string(o.cluster.gpus) + " GPUs " + e.what() + "; or give a model (--arch)");
+                          " parameters, and for " + (o.search.pins.tp ? "the pinned (--tp) " : "") +
+                          "tensor parallelism " + std::to_string(shape.tp) + " on " + std::to_string(o.cluster.gpus) +
+                          " GPUs " + e.what() + "; or give a model (--arch)");
   }
   model::Architecture a = shaped.best.architecture;
   a.name = kPlannedModelName;

@@ -423,6 +423,41 @@ TEST_CASE("a batch held from an early iteration says what the final model would 
   CHECK(plan::make_plan(days(30), pinned).batch.note.find("own choice") == std::string::npos);
 }
 
+TEST_CASE(
+    "a model too small for the node's tensor parallelism is shaped for less: --max-tp caps that and --tp pins it") {
+  // 1e17 FLOPs: 24.7M parameters, for which no d_model a multiple of 8 heads x 128 lands within 2 %. On 1 or 2 GPUs
+  // it was shaped; on 4 or more the plan was refused for want of a shape at the node's TP.
+  const auto cat = catalog::load_catalog();
+  plan::Budget budget;
+  budget.flops = 1e17;
+  for (const long long gpus : {1LL, 4LL, 8LL, 64LL}) {
+    INFO(gpus);
+    const auto r = plan::make_plan(budget, options_for(cat, gpus, "h100-sxm5-80gb"));
+    REQUIRE(r.layouts.feasible());  // shaped and laid out (on 64 GPUs so small a model may run under the floor)
+    CHECK(std::fabs(r.params_ratio_to_target() - 1) <= 0.02);
+    CHECK(r.job.architecture.heads % r.layouts.layouts.front().layout.tp == 0);
+  }
+  // 1e19 FLOPs (256M parameters) is shaped at TP 8 on 64 GPUs; --max-tp 2 shapes it for 2.
+  budget.flops = 1e19;
+  auto capped = options_for(cat, 64, "h100-sxm5-80gb");
+  const auto at_node = plan::make_plan(budget, capped);
+  capped.search.max_tp = 2;
+  const auto at_two = plan::make_plan(budget, capped);
+  CHECK(at_node.job.architecture.d_model % 1024 == 0);
+  CHECK(at_two.job.architecture.heads % 2 == 0);
+  for (const auto& ranked : at_two.layouts.layouts) CHECK(ranked.layout.tp <= 2);
+  // A pinned TP is the user's: a model too small for it is refused, naming the pin.
+  budget.flops = 1e18;
+  auto pinned = options_for(cat, 64, "h100-sxm5-80gb");
+  pinned.search.pins.tp = 8;
+  try {
+    plan::make_plan(budget, pinned);
+    FAIL("a pinned TP 8 shaped an 80M model");
+  } catch (const InfeasibleError& e) {
+    CHECK(std::string(e.what()).find("the pinned (--tp) tensor parallelism 8") != std::string::npos);
+  }
+}
+
 TEST_CASE("a family depth that runs under the floor gives way to a depth a deeper, interleaved pipeline splits") {
   // 16,384 H100s on a pinned batch of 2048 sequences for 60 days: the family's 153 layers split over 32 stages only
   // with uneven edges, so without the interleaved schedule, at 24 % MFU (45 % of the step a pipeline bubble).
