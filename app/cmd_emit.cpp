@@ -96,7 +96,11 @@ int run_emit(const std::vector<std::string>& args) {
   const auto files = emit::emit_files(*target, spec, eo);
   for (const auto& f : files)
     for (const auto& note : {f.substitution, f.relayout})
-      if (!note.empty()) std::fprintf(stderr, "emit: %s: %s\n", f.name.c_str(), note.c_str());
+      for (size_t begin = 0; begin < note.size();) {  // one line a note (a substitution may say two)
+        const size_t end = std::min(note.find('\n', begin), note.size());
+        std::fprintf(stderr, "emit: %s: %s\n", f.name.c_str(), note.substr(begin, end - begin).c_str());
+        begin = end + 1;
+      }
   if (!out) {
     std::fputs(files.front().content.c_str(), stdout);
     return 0;

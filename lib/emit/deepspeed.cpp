@@ -31,7 +31,11 @@ std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
     if (v == "none") return {{"no-position-embedding", {}}};
     return {};  // learned absolute positions are its default
   }
-  if (a.name == "group-query-attention" || a.name == "moe-token-dispatcher-type") return {};
+  // Its top-1 gating takes the softmax over every expert before the choice (deepspeed/moe/sharded_moe.py), and
+  // the MoE layers' spacing is --expert-interval (written below).
+  if (a.name == "group-query-attention" || a.name == "moe-token-dispatcher-type" ||
+      a.name == "moe-router-pre-softmax" || a.name == "moe-layer-freq")
+    return {};
   if (a.name == "num-query-groups") return {{"num-key-value-heads", a.values}};
   if (a.name == "moe-router-topk") return {{"topk", a.values}};
   if (a.name == "moe-expert-capacity-factor") return {{"moe-train-capacity-factor", a.values}};
@@ -41,7 +45,7 @@ std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
 
 }  // namespace
 
-std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& version,
+std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const std::string& /*megatron_version*/,
                                                    const std::string& config_path) {
   // Megatron-DeepSpeed's parser has no first/last stage layer counts (DeepSpeed partitions the layers itself).
   if (spec.layout.first_stage_layers > 0 || spec.layout.last_stage_layers > 0)
@@ -57,8 +61,12 @@ std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const
   without_zero.search.time.overlap_grad_reduce.reset();
   without_zero.search.time.overlap_param_gather.reset();
   std::vector<Argument> args;
-  for (const auto& a : megatron_arguments(without_zero, version))
+  // Its own parser, not a Megatron-LM release's: the arguments are translated below and checked against its flags.
+  for (const auto& a : megatron_arguments(without_zero, ""))
     for (auto& b : in_megatron_deepspeed_words(a)) args.push_back(std::move(b));
+  // An MoE layer every --expert-interval layers, 2 unless given (megatron/arguments.py): the plan's spacing, always
+  // written, or every other layer of an all-MoE plan would be dense.
+  if (spec.arch.moe.enabled()) args.push_back({"expert-interval", {std::to_string(std::max(1, spec.arch.moe.every))}});
   args.push_back({"deepspeed", {}});
   args.push_back({"deepspeed_config", {config_path}});
   args.push_back({"zero-stage", {std::to_string(spec.layout.zero_stage)}});

@@ -106,7 +106,7 @@ bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p) {
 // cannot spell. The layout stays the plan's; the model's parameters and FLOPs change (Transformer-XL relative
 // positions add a projection per layer, model/params.cpp), so the prediction the file states is recounted for
 // the model it runs, and the line says what changed.
-LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& options) {
+LaunchSpec with_positions_spelled(Target target, const LaunchSpec& spec, const EmitOptions& options) {
   const auto p = spec.arch.positional;
   if (spells(target, spec, p) || !options.substitute) return spec;
   LaunchSpec s = spec;
@@ -122,6 +122,43 @@ LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& 
                 std::string(kTargetNames.name(target)).c_str(), before, after, spec.predicted.step_time_s,
                 s.predicted.step_time_s);
   s.substitution = line;
+  return s;
+}
+
+// Whether the target's Megatron-Core refuses biases in an MoE model: TransformerConfig asserts "Bias is not
+// supported for MoE" from core_v0.13.0, which NeMo v2.4.0 pins (requirements/manifest.json, commit 03f7793).
+bool refuses_moe_bias(Target target, const LaunchSpec& s, const LaunchData& d, const Versions& v) {
+  if (!s.arch.moe.enabled() || !s.arch.bias) return false;
+  const bool nemo = target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo);
+  if (nemo) return release_at_least(d.nemo_versions, v.nemo, "v2.4.0");
+  if (target == Target::kDeepSpeed) return false;  // Megatron-DeepSpeed's own MoE layers take biases
+  return release_at_least(d.megatron_versions, v.megatron, "core_v0.13.0");
+}
+
+// The spec `target` renders: with positions it spells (with_positions_spelled), and an MoE model's biases dropped
+// where its Megatron-Core has none (the linear layers' biases: a few parameters a layer, said with the counts).
+LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& options, const Versions& v) {
+  LaunchSpec s = with_positions_spelled(target, spec, options);
+  if (!refuses_moe_bias(target, s, *s.data, v)) return s;
+  const std::string release =
+      target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo)
+          ? "NeMo " + v.nemo
+          : "Megatron-LM " + v.megatron;
+  if (!options.substitute)
+    throw FieldError("plan architecture", "an MoE model with biases has no " + release +
+                                              " spelling (Megatron-Core asserts 'Bias is not supported for MoE'); "
+                                              "accepted: an MoE model without biases, or a dense one");
+  const LaunchSpec before = s;
+  s.arch.bias = false;
+  s.job.architecture = s.arch;
+  if (const auto recounted = predict(s)) restate_prediction(s, before, *recounted);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "biases: %s has none in an MoE model (Megatron-Core asserts it): runs without (parameters %.7g -> "
+                "%.7g, step %.3f -> %.3f s, layout unchanged; the prediction above is that model's)",
+                release.c_str(), model::count_params(before.arch).total(), model::count_params(s.arch).total(),
+                before.predicted.step_time_s, s.predicted.step_time_s);
+  s.substitution += (s.substitution.empty() ? "" : "\n") + std::string(line);
   return s;
 }
 
@@ -149,14 +186,15 @@ namespace {
 std::vector<std::string> check_config_at(Target target, const std::string& text, const LaunchData& data,
                                          const Versions& v, const catalog::Catalog& catalog) {
   switch (target) {
-    case Target::kMegatron: return check_megatron(text, data, v.megatron);
+    case Target::kMegatron:
+      return check_megatron(text, data, v.megatron, catalog.trainer("megatron"));
     case Target::kDeepSpeed: return check_deepspeed(text, data, catalog.trainer("deepspeed"));
     case Target::kNemo: return check_nemo(text, data, v.nemo, catalog.trainer("nemo"));
     case Target::kSlurm: {
       auto problems = check_slurm(text);
       // A script that runs Megatron-LM's pretrain_gpt.py is also checked as Megatron-LM checks its arguments.
       if (text.find("$MEGATRON_LM/pretrain_gpt.py") != std::string::npos)
-        for (auto& p : check_megatron(text, data, v.megatron)) problems.push_back(p);
+        for (auto& p : check_megatron(text, data, v.megatron, catalog.trainer("megatron"))) problems.push_back(p);
       return problems;
     }
     default: throw FieldError("target", "'all' names no one file; accepted: megatron|deepspeed|nemo|slurm");
@@ -229,7 +267,7 @@ EmittedFile emit_one(Target t, const LaunchSpec& spec, const EmitOptions& option
                      const catalog::Catalog& catalog) {
   const std::string own(parallel::kTrainerNames.name(spec.job.trainer));
   const LaunchSpec runnable = under_rules(spec, catalog.trainer(trainer_of(t, spec)), catalog.trainer(own));
-  const LaunchSpec target_spec = for_target(t, runnable, options);
+  const LaunchSpec target_spec = for_target(t, runnable, options, versions);
   if (options.min_mfu > 0 && target_spec.predicted.mfu < options.min_mfu)
     throw InfeasibleError(std::string(kTargetNames.name(t)) + ": " +
                           (target_spec.relayout.empty()

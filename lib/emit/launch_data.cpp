@@ -186,4 +186,10 @@ const LaunchData& launch_data() {
   return data;
 }
 
+bool release_at_least(const std::vector<std::string>& releases, const std::string& release, const std::string& floor) {
+  const auto at = std::find(releases.begin(), releases.end(), release);
+  const auto from = std::find(releases.begin(), releases.end(), floor);
+  return at != releases.end() && from != releases.end() && at >= from;
+}
+
 }  // namespace isoflop::emit

@@ -72,6 +72,9 @@ struct LaunchData {
   const MegatronFlag* megatron_flag(const std::string& name) const;
 };
 
+// Whether `release` is `floor` or a later one of `releases` (oldest first); a release not listed is not.
+bool release_at_least(const std::vector<std::string>& releases, const std::string& release, const std::string& floor);
+
 // The embedded data, parsed once. Throws CatalogError naming the file when it is malformed.
 const LaunchData& launch_data();
 

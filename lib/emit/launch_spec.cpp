@@ -165,7 +165,12 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   std::snprintf(line, sizeof line, "Layout: TP %d, PP %d, CP %d, DP %d, EP %d on %d GPUs (%d nodes)\n", s.layout.tp,
                 s.layout.pp, s.layout.cp, s.layout.dp, s.layout.ep, s.gpus, s.nodes);
   out += prefix + line;
-  if (!s.substitution.empty()) out += prefix + s.substitution + "\n";
+  // One line a substitution (positions, biases).
+  for (size_t begin = 0; begin < s.substitution.size();) {
+    const size_t end = std::min(s.substitution.find('\n', begin), s.substitution.size());
+    out += prefix + s.substitution.substr(begin, end - begin) + "\n";
+    begin = end + 1;
+  }
   if (!s.relayout.empty()) out += prefix + s.relayout + "\n";
   return out;
 }

@@ -64,6 +64,9 @@ void add_model(const LaunchSpec& s, std::vector<Argument>& a) {
     add(a, "moe-router-topk", {str(m.moe.top_k)});
     add(a, "moe-expert-capacity-factor", {number(m.moe.capacity_factor)});
     add(a, "moe-token-dispatcher-type", {"alltoall"});  // the capacity factor needs it
+    // A softmax over one chosen expert is 1 whatever the logits, so its gradient is 0: top-1 routing takes the
+    // softmax before the choice (TransformerConfig raises without it, core_v0.13.0).
+    if (m.moe.top_k == 1) add(a, "moe-router-pre-softmax");
     if (m.moe.every > 1) add(a, "moe-layer-freq", {str(m.moe.every)});
   }
 }
@@ -91,8 +94,11 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
     add(a, "use-distributed-optimizer");
     if (overlap_grads && s.search.time.overlap_param_gather.value_or(false)) add(a, "overlap-param-gather");
   } else if (l.zero_stage == 3) {
-    add(a, "use-torch-fsdp2");  // core_v0.10 on; validate_args then wants the checkpoint format below
+    // core_v0.10 on; validate_args then wants the checkpoint format below and no gradient-accumulation fusion
+    // (on by default)
+    add(a, "use-torch-fsdp2");
     add(a, "ckpt-format", {"torch_dist"});
+    add(a, "no-gradient-accumulation-fusion");
   } else if (l.zero_stage == 2) {
     throw FieldError("plan layout", "2 has no Megatron-LM spelling (it shards the optimizer with " +
                                         long_option("use-distributed-optimizer") + ", ZeRO-1, or everything with " +
@@ -140,13 +146,21 @@ void add_training(const LaunchSpec& s, std::vector<Argument>& a) {
   add(a, "load", {"$CHECKPOINT_DIR"});
 }
 
-// Megatron's validate_args and micro-batch calculator, one rule a row (core_v0.8.0 unless noted).
+// Megatron's validate_args, its configs' checks and its micro-batch calculator, one rule a row (core_v0.8.0 and
+// later unless `since` names a later release).
 struct Rule {
   const char* what;
   std::function<bool(const ParsedArguments&, int world, const std::map<std::string, std::string>& env)> broken;
   // The values the rule read, said after it where broken ("world" is torchrun's GPU count): what to change.
   std::vector<std::string_view> shows = {};
+  const char* since = nullptr;  // the first release that enforces it; nullptr: every release listed
 };
+
+bool value_is(const ParsedArguments& a, const char* name, const char* fallback, const char* wanted) {
+  const auto it = a.values.find(name);
+  const std::string v = it == a.values.end() || it->second.empty() ? fallback : it->second[0];
+  return v == wanted;
+}
 
 double num(const ParsedArguments& a, const char* name, double fallback) { return a.number(name).value_or(fallback); }
 
@@ -324,6 +338,42 @@ const std::vector<Rule>& rules() {
          return a.has("moe-expert-capacity-factor") &&
                 (d == a.values.end() || d->second.empty() || d->second[0] != "alltoall");
        }},
+      {"use-torch-fsdp2 needs no-gradient-accumulation-fusion (the fusion is on by default), ckpt-format "
+       "torch_dist or torch_dcp, and no fp16 (core_v0.13.0)",
+       [](auto& a, int, auto&) {
+         return a.has("use-torch-fsdp2") && (!a.has("no-gradient-accumulation-fusion") || a.has("fp16") ||
+                                             !(value_is(a, "ckpt-format", "torch_dist", "torch_dist") ||
+                                               value_is(a, "ckpt-format", "torch_dist", "torch_dcp")));
+       },
+       {"ckpt-format"}},
+      // TransformerConfig.__post_init__ (both releases).
+      {"recompute-granularity full needs recompute-method uniform or block and recompute-num-layers",
+       [](auto& a, int, auto&) {
+         if (!value_is(a, "recompute-granularity", "", "full")) return false;
+         return !a.has("recompute-num-layers") ||
+                !(value_is(a, "recompute-method", "", "uniform") || value_is(a, "recompute-method", "", "block"));
+       },
+       {"recompute-method", "recompute-num-layers"}},
+      // ModelParallelConfig.__post_init__ (both releases).
+      {"expert-model-parallel-size > 1 with tensor-model-parallel-size > 1 needs sequence-parallel",
+       [](auto& a, int, auto&) {
+         return num(a, "expert-model-parallel-size", 1) > 1 && num(a, "tensor-model-parallel-size", 1) > 1 &&
+                !a.has("sequence-parallel");
+       },
+       {"expert-model-parallel-size", "tensor-model-parallel-size"}},
+      {"num-experts: Megatron-Core has no biases with MoE; give disable-bias-linear (TransformerConfig)",
+       [](auto& a, int, auto&) { return a.has("num-experts") && !a.has("disable-bias-linear"); },
+       {"num-experts"},
+       "core_v0.13.0"},
+      {"moe-router-topk 1 with a softmax router needs moe-router-pre-softmax (a softmax over one expert has no "
+       "gradient; TransformerConfig)",
+       [](auto& a, int, auto&) {
+         return a.has("num-experts") && num(a, "moe-router-topk", 2) == 1 && !a.has("moe-router-pre-softmax") &&
+                value_is(a, "moe-router-score-function", "softmax", "softmax") &&
+                !value_is(a, "moe-router-load-balancing-type", "aux_loss", "sinkhorn");
+       },
+       {"moe-router-topk"},
+       "core_v0.13.0"},
       {"use-torch-fsdp2 needs PP 1, EP 1, no distributed optimizer and untied embeddings (core_v0.13.0)",
        [](auto& a, int, auto&) {
          return a.has("use-torch-fsdp2") &&
@@ -352,7 +402,15 @@ std::optional<double> ParsedArguments::number(const std::string& name) const {
   return argparse_number(it->second[0]);  // as Megatron's int() or float() reads it: 4_095 is 4095
 }
 
-std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string&) {
+std::vector<Argument> megatron_arguments(const LaunchSpec& spec, const std::string& version) {
+  const auto& moe = spec.arch.moe;
+  if (const MegatronFlag* freq = spec.data->megatron_flag("moe-layer-freq");
+      moe.enabled() && moe.every > 1 && !version.empty() && freq &&
+      std::find(freq->versions.begin(), freq->versions.end(), version) == freq->versions.end())
+    throw FieldError("plan architecture",
+                     "MoE every " + std::to_string(moe.every) + " layers has no Megatron-LM " + version +
+                         " spelling (" + long_option("moe-layer-freq") + " is " + join(freq->versions, ", ") +
+                         "'s); accepted: an MoE layer every layer, or --target-version " + freq->versions.back());
   std::vector<Argument> a;
   add_model(spec, a);
   add_layout(spec, a);
@@ -454,9 +512,11 @@ std::string torchrun_command(const std::string& nodes, int gpus_per_node, const 
 }
 
 std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
-                                                const std::map<std::string, std::string>& environment) {
+                                                const std::map<std::string, std::string>& environment,
+                                                const LaunchData& data, const std::string& version) {
   std::vector<std::string> out;
   for (const auto& r : rules()) {
+    if (r.since && !release_at_least(data.megatron_versions, version, r.since)) continue;
     if (!r.broken(args, world_gpus, environment)) continue;
     std::string said;
     for (const std::string_view name : r.shows) {
@@ -471,7 +531,49 @@ std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int
   return out;
 }
 
-std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version) {
+namespace {
+
+// What the arguments state of the layout, the model and the batch on `world` GPUs (rule_problems' facts).
+LayoutFacts megatron_facts(const ParsedArguments& a, int world) {
+  auto i = [&](const char* name, double fallback) {
+    return clamp_to_int(static_cast<long long>(num(a, name, fallback)));
+  };
+  LayoutFacts f;
+  auto& l = f.layout;
+  l.tp = i("tensor-model-parallel-size", 1);
+  l.pp = i("pipeline-model-parallel-size", 1);
+  l.cp = i("context-parallel-size", 1);
+  l.ep = i("expert-model-parallel-size", 1);
+  l.micro_batch = i("micro-batch-size", 1);
+  l.first_stage_layers = i("decoder-first-pipeline-num-layers", 0);
+  l.last_stage_layers = i("decoder-last-pipeline-num-layers", 0);
+  auto& m = f.job.architecture;
+  m.layers = i("num-layers", 0);
+  m.heads = i("num-attention-heads", 0);
+  if (a.has("group-query-attention")) m.kv_heads = i("num-query-groups", 1);
+  m.moe.experts = i("num-experts", 0);
+  m.tied_embeddings = !a.has("untie-embeddings-and-output-weights");
+  if (a.has("num-virtual-stages-per-pipeline-rank")) {
+    l.vpp = i("num-virtual-stages-per-pipeline-rank", 1);
+  } else if (const int per_stage = i("num-layers-per-virtual-pipeline-stage", 0); per_stage > 0 && l.pp > 0) {
+    l.vpp = std::max(1, m.layers / l.pp / per_stage);
+  }
+  // --sequence-parallel with TP 1 is switched off (arguments.py), not refused.
+  l.sequence_parallel = a.has("sequence-parallel") && l.tp > 1;
+  l.zero_stage = a.has("use-torch-fsdp2") ? 3 : a.has("use-distributed-optimizer") ? 1 : 0;
+  f.job.seq = i("seq-length", 0);
+  const long long model_parallel = static_cast<long long>(l.tp) * l.pp * l.cp;
+  l.dp = clamp_to_int(std::max(1LL, model_parallel > 0 ? world / model_parallel : 1));
+  f.job.global_batch = a.has("global-batch-size") ? static_cast<long long>(num(a, "global-batch-size", 0))
+                                                  : static_cast<long long>(l.micro_batch) * l.dp;
+  f.cluster.gpus = world;
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version,
+                                        const catalog::TrainerRules& rules) {
   const ScriptWords words = read_script_words(script);
   const std::vector<std::string> argv = program_arguments(words, "pretrain_gpt.py");
   if (argv.empty()) return {"no command runs pretrain_gpt.py"};
@@ -494,7 +596,15 @@ std::vector<std::string> check_megatron(const std::string& script, const LaunchD
   if (const auto it = directives.find("nodes"); nodes == 0 && it != directives.end())
     nodes = literal_integer(it->second).value_or(0);
   auto problems = std::move(args.problems);
-  for (auto& p : megatron_rule_problems(args, world_size(nodes, per_node), env)) problems.push_back(p);
+  const int world = world_size(nodes, per_node);
+  for (auto& p : megatron_rule_problems(args, world, env, data, version)) problems.push_back(p);
+  // The layout search's rules where the script's own hold and its GPUs are known (a layout over another count
+  // fails the rules above first); the trainer's: TP across nodes is the search's preference, not a refusal.
+  if (problems.empty() && world > 0) {
+    catalog::TrainerRules held = rules;
+    held.tp_within_node = false;
+    for (auto& p : rule_problems(held, megatron_facts(args, world))) problems.push_back(p);
+  }
   return problems;
 }
 

@@ -186,7 +186,8 @@ LayoutFacts facts_of(const YAML::Node& root, const LaunchData& data) {
   l.cp = i("context_parallel_size", 1);
   l.ep = i("expert_model_parallel_size", 1);
   l.micro_batch = i("micro_batch_size", data.nemo_micro_batch_size);
-  l.sequence_parallel = model["sequence_parallel"] && model["sequence_parallel"].as<bool>();
+  // With TP 1 NeMo logs a warning and switches sequence parallelism off (megatron_base_model.py): not refused.
+  l.sequence_parallel = model["sequence_parallel"] && model["sequence_parallel"].as<bool>() && l.tp > 1;
   const YAML::Node optim = model["optim"];
   l.zero_stage = optim && optim["name"] && optim["name"].as<std::string>() == "distributed_fused_adam" ? 1 : 0;
   if (model["fsdp"] && model["fsdp"].as<bool>()) l.zero_stage = 3;
@@ -222,6 +223,13 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
                                               "' has no NeMo spelling; accepted: learned, rotary, alibi");
   if (m.activation == model::Activation::kRelu)
     throw FieldError("plan architecture", "'relu' has no NeMo spelling here; accepted: gelu, swiglu");
+  // Top-1 routing needs the softmax before the choice (Megatron-Core raises without it from the commit NeMo v2.4.0
+  // pins), and megatron_gpt_config.yaml has no key for it.
+  if (m.moe.enabled() && m.moe.top_k == 1 && release_at_least(s.data->nemo_versions, version, "v2.4.0"))
+    throw FieldError("plan architecture", "top-1 MoE routing has no NeMo " + version +
+                                              " spelling (Megatron-Core wants moe_router_pre_softmax, which "
+                                              "megatron_gpt_config.yaml does not have); accepted: top-k 2 or more, "
+                                              "or the megatron target");
   if (m.moe.enabled() && m.moe.every > 1)
     throw FieldError("plan architecture", "MoE every " + std::to_string(m.moe.every) + " layers has no NeMo " +
                                               version + " key; accepted: every layer");

@@ -55,10 +55,15 @@ ParsedArguments parse_arguments(const std::vector<std::string>& words, const std
                                 const std::string& program, const std::string& version);
 // The words of arguments, as argparse receives them.
 std::vector<std::string> argument_list(const std::vector<Argument>& arguments);
-// validate_args and the micro-batch calculator's rules; world_gpus 0 when unknown.
+// validate_args, the configs' checks and the micro-batch calculator's rules of `version` (a release of
+// data.megatron_versions); world_gpus 0 when unknown.
 std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int world_gpus,
-                                                const std::map<std::string, std::string>& environment);
-std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version);
+                                                const std::map<std::string, std::string>& environment,
+                                                const LaunchData& data, const std::string& version);
+// Megatron-LM's parser and rules over the script's pretrain_gpt.py arguments, then, where the world size is known,
+// the layout they state through `rules` (rule_problems: the interleaved schedule's micro-batches, among others).
+std::vector<std::string> check_megatron(const std::string& script, const LaunchData& data, const std::string& version,
+                                        const catalog::TrainerRules& rules);
 
 // ---- DeepSpeed (deepspeed.cpp) --------------------------------------------------------------------------
 // With pipeline stages, the Megatron-DeepSpeed launch line sits in the JSON under isoflop.launch.

@@ -151,12 +151,12 @@ TEST_CASE("Megatron: uneven stages with interleaving count the virtual stages pe
   CHECK(script.find("  --num-virtual-stages-per-pipeline-rank 2\n") != std::string::npos);
   CHECK(script.find("--num-layers-per-virtual-pipeline-stage") == std::string::npos);
   const LaunchData& d = launch_data();
-  CHECK(check_megatron(script, d, "core_v0.13.0").empty());
+  CHECK(check_megatron(script, d, "core_v0.13.0", test_catalog().trainer("megatron")).empty());
   auto with = [&](const std::string& from, const std::string& to) {
     std::string s = script;
     REQUIRE(s.find(from) != std::string::npos);
     s.replace(s.find(from), from.size(), to);
-    return check_megatron(s, d, "core_v0.13.0");
+    return check_megatron(s, d, "core_v0.13.0", test_catalog().trainer("megatron"));
   };
   CHECK(with("--num-virtual-stages-per-pipeline-rank 2", "--num-layers-per-virtual-pipeline-stage 6") ==
         std::vector<std::string>{"uneven first or last pipeline stages take num-virtual-stages-per-pipeline-rank, not "
@@ -188,11 +188,11 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
       "  --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 1536\n"
       "  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --train-samples 146484375 --lr 6e-5\n"
       "  --min-lr 6e-6)\ntorchrun --nnodes 128 --nproc-per-node 8 pretrain_gpt.py \"${ARGS[@]}\" --bf16\n";
-  CHECK(check_megatron(ok, d, "core_v0.13.0").empty());
+  CHECK(check_megatron(ok, d, "core_v0.13.0", test_catalog().trainer("megatron")).empty());
   auto with = [&](const std::string& from, const std::string& to) {
     std::string s = ok;
     s.replace(s.find(from), from.size(), to);
-    return check_megatron(s, d, "core_v0.13.0");
+    return check_megatron(s, d, "core_v0.13.0", test_catalog().trainer("megatron"));
   };
   CHECK(with("--global-batch-size 1536", "--global-batch-size 1540").at(0).find("global batch") != std::string::npos);
   CHECK(with("--num-layers 96", "--num-layers 95").at(0).find("num-layers") != std::string::npos);
@@ -217,7 +217,8 @@ TEST_CASE("Megatron: validate_args' rules on a hand-written script") {
   CHECK(with("--lr 6e-5", "--lr 6e-5 --lr-decay-style cosin").at(0).find("accepted: constant, linear, cosine") !=
         std::string::npos);
   CHECK(with("--bf16", "--bf16 --num-layer 3").at(0).find("--num-layer is not an option") != std::string::npos);
-  CHECK(check_megatron("echo hello\n", d, "core_v0.13.0").at(0) == "no command runs pretrain_gpt.py");
+  CHECK(check_megatron("echo hello\n", d, "core_v0.13.0", test_catalog().trainer("megatron")).at(0) ==
+        "no command runs pretrain_gpt.py");
   // Node counts past a 64-bit integer, or whose world size passes one, are refused, not an internal error.
   CHECK(with("--nnodes 128", "--nnodes 99999999999999999999")
             .at(0)
@@ -584,6 +585,87 @@ TEST_CASE("NeMo --check: the layout the file states is held to NeMo's rules") {
   CHECK(check_nemo("trainer:\n  devices: 8\n  num_nodes: 16\nmodel:\n  global_batch_size: 1024\n", launch_data(),
                    "v2.4.0", rules("nemo"))
             .empty());
+  // Sequence parallelism with TP 1: NeMo logs a warning and switches it off (megatron_base_model.py), so the file
+  // runs; with TP 2 it is on.
+  const std::string one =
+      "trainer:\n  devices: 8\n  num_nodes: 1\nmodel:\n  global_batch_size: 64\n"
+      "  micro_batch_size: 1\n  tensor_model_parallel_size: 1\n  sequence_parallel: true\n";
+  CHECK(check_nemo(one, launch_data(), "v2.4.0", rules("nemo")).empty());
+}
+
+TEST_CASE("Megatron --check: the configs' rules of the release, and the layout held to Megatron-LM's rules") {
+  // 128 nodes of 8: TP 8 x PP 16 leaves DP 8; 1536 sequences of micro-batch 1 are 192 micro-batches a step.
+  const LaunchData& d = launch_data();
+  const std::string ok =
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\nARGS=(--num-layers 96 --hidden-size 12288 --num-attention-heads 96\n"
+      "  --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 1536\n"
+      "  --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --train-samples 146484375 --lr 6e-5\n"
+      "  --min-lr 6e-6 --sequence-parallel)\ntorchrun --nnodes 128 --nproc-per-node 8 pretrain_gpt.py \"${ARGS[@]}\" "
+      "--bf16\n";
+  const auto& megatron = test_catalog().trainer("megatron");
+  CHECK(check_megatron(ok, d, "core_v0.13.0", megatron).empty());
+  auto with = [&](const std::string& added, const std::string& version = "core_v0.13.0") {
+    std::string s = ok;
+    s.replace(s.find("--bf16"), 6, "--bf16 " + added);
+    return check_megatron(s, d, version, megatron);
+  };
+  // TransformerConfig: full recompute names its method and its layers (both releases).
+  CHECK(with("--recompute-granularity full").at(0).rfind("recompute-granularity full needs", 0) == 0);
+  CHECK(with("--recompute-granularity full --recompute-method uniform").size() == 1);
+  CHECK(with("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1").empty());
+  CHECK(with("--recompute-granularity full --recompute-method block --recompute-num-layers 1", "core_v0.8.0").empty());
+  // MoE: biases are refused from core_v0.13.0 only, top-1 routing wants the softmax first there, and EP with TP
+  // wants sequence parallelism in both (ModelParallelConfig).
+  const std::string moe = "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 2";
+  const auto biased = with(moe);
+  REQUIRE(biased.size() == 1);
+  CHECK(biased[0].find("no biases with MoE") != std::string::npos);
+  CHECK(with(moe, "core_v0.8.0").empty());
+  CHECK(with(moe + " --disable-bias-linear").empty());
+  const std::string top1 = "--num-experts 8 --moe-router-topk 1 --disable-bias-linear";
+  CHECK(with(top1).at(0).rfind("moe-router-topk 1 with a softmax router needs moe-router-pre-softmax", 0) == 0);
+  CHECK(with(top1 + " --moe-router-pre-softmax").empty());
+  CHECK(with(top1 + " --moe-router-load-balancing-type sinkhorn").empty());
+  CHECK(with(top1, "core_v0.8.0").empty());
+  std::string no_sp = ok;
+  no_sp.replace(no_sp.find(" --sequence-parallel"), 20, "");
+  no_sp.replace(no_sp.find("--bf16"), 6, "--bf16 " + moe + " --disable-bias-linear");
+  CHECK(check_megatron(no_sp, d, "core_v0.13.0", megatron).at(0).rfind("expert-model-parallel-size > 1 with", 0) == 0);
+  // The layout search's rules once the script's own hold: the interleaved schedule wants micro-batches a multiple
+  // of PP (1544 / 8 = 193 of them on PP 16: schedules.py raises), whatever the release.
+  std::string interleaved = ok;
+  interleaved.replace(interleaved.find("--global-batch-size 1536"), 24, "--global-batch-size 1544");
+  interleaved.replace(interleaved.find("--bf16"), 6, "--bf16 --num-layers-per-virtual-pipeline-stage 2");
+  const auto micro = check_megatron(interleaved, d, "core_v0.13.0", megatron);
+  REQUIRE(micro.size() == 1);
+  CHECK(micro[0].rfind("rule 'interleaving': ", 0) == 0);
+  CHECK(micro[0].find("micro-batches 193 divisible by PP 16") != std::string::npos);
+}
+
+TEST_CASE("Megatron --check: FSDP2 as validate_args asserts it (core_v0.13.0)") {
+  const LaunchData& d = launch_data();
+  const std::string ok =
+      "ARGS=(--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096\n"
+      "  --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 512 "
+      "--untie-embeddings-and-output-weights\n"
+      "  --use-torch-fsdp2 --ckpt-format torch_dist --no-gradient-accumulation-fusion --train-samples 1000000 --lr "
+      "3e-4\n"
+      "  --min-lr 3e-5)\ntorchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py \"${ARGS[@]}\" --bf16\n";
+  const auto& megatron = test_catalog().trainer("megatron");
+  CHECK(check_megatron(ok, d, "core_v0.13.0", megatron).empty());
+  auto without = [&](const std::string& removed, const std::string& added = "") {
+    std::string s = ok;
+    s.replace(s.find(removed), removed.size(), added);
+    return check_megatron(s, d, "core_v0.13.0", megatron);
+  };
+  // Gradient-accumulation fusion is on unless switched off; the checkpoint format is torch_dist or torch_dcp.
+  CHECK(without(" --no-gradient-accumulation-fusion").at(0).rfind("use-torch-fsdp2 needs no-gradient", 0) == 0);
+  CHECK(
+      without("--ckpt-format torch_dist", "--ckpt-format torch").at(0).rfind("use-torch-fsdp2 needs no-gradient", 0) ==
+      0);
+  CHECK(without("--ckpt-format torch_dist", "--ckpt-format torch_dcp").empty());
+  // Tied embeddings: the layout search's rule names it.
+  CHECK(without(" --untie-embeddings-and-output-weights").size() >= 1);
 }
 
 TEST_CASE("--check: the target is read from the file's form, and another form is an input error naming both") {

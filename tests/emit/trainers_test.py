@@ -42,6 +42,10 @@ CASES = {
     'gpt3-175b': '--arch gpt3-175b --gpus 1024 --gpu a100-sxm4-80gb --days 34 --zero 1',
     'llama2-70b': '--arch llama2-70b --gpus 512 --gpu h100-sxm5-80gb --days 30 --zero 1',
     'mixtral-8x7b': '--arch {root}/tests/emit/mixtral-8x7b.yaml --gpus 512 --gpu h100-sxm5-80gb --days 10 --zero 1 --pp 2',
+    # An MoE with biases, which Megatron-Core refuses from core_v0.13.0 (NeMo v2.4.0 pins it): run without them.
+    'moe-bias-16x': '--arch {root}/tests/emit/moe-bias-16x.yaml --gpus 64 --gpu h100-sxm5-80gb --days 5',
+    # ZeRO-3: Megatron-LM's FSDP2, whose validate_args asserts no gradient-accumulation fusion (on by default).
+    'llama2-7b-fsdp': '--arch llama2-7b --gpus 8 --gpu h100-sxm5-80gb --days 2',
 }
 # Every case is parsed as each trainer parses it; the quick-start plan (a dense model with relative positions
 # substituted and pipeline stages) is also compared byte for byte, and the MoE with GQA and SwiGLU in the files
@@ -116,20 +120,37 @@ def check_megatron(name, out, plan, tmp):
     expect(0 < warm < samples and warm * seq <= 1e9 + gbs * seq, name + ': warm-up within MT-NLG\'s 1B tokens')
     expect(float(a['--min-lr']) <= float(a['--lr']) and a['--lr-decay-style'] == 'cosine', name + ': schedule')
     expect(a['--bf16'] and not a['--fp16'], name + ': bf16')
-    expect(r.returncode == 0 and 'CUDA_DEVICE_MAX_CONNECTIONS=1' in script, name + ': environment')
-    expect(int(a['--num-experts'] or 0) == (plan['architecture'].get('moe') or {}).get('experts', 0),
-           name + ': experts')
+    fsdp = a.get('--use-torch-fsdp2', False)  # core_v0.8.0 has no FSDP2
+    # FSDP2 asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1; TP, CP and sequence parallelism want it 1.
+    expect(r.returncode == 0 and ('CUDA_DEVICE_MAX_CONNECTIONS=1' in script) != fsdp, name + ': environment')
+    expect(fsdp == (layout.get('zero_stage') == 3), name + ': FSDP2 exactly for a ZeRO-3 plan')
+    expect(fsdp or not name.endswith('-fsdp'), name + ': the case plans ZeRO-3')
+    if fsdp:  # validate_args, core_v0.13.0: gradient_accumulation_fusion is on unless --no-gradient-accumulation-fusion
+        expect(a['--no-gradient-accumulation-fusion'] and a['--ckpt-format'] in ('torch_dist', 'torch_dcp') and
+               a['--untie-embeddings-and-output-weights'] and pp == 1 and not a['--use-distributed-optimizer'],
+               name + ': FSDP2 as validate_args asserts it')
+    moe = plan['architecture'].get('moe') or {}
+    expect(int(a['--num-experts'] or 0) == moe.get('experts', 0), name + ': experts')
+    if moe.get('experts', 0) > 0:  # TransformerConfig and ModelParallelConfig of the release
+        expect(version != 'core_v0.13.0' or a['--disable-bias-linear'], name + ': no biases in an MoE (core_v0.13.0)')
+        expect(int(a['--moe-router-topk']) > 1 or a['--moe-router-pre-softmax'], name + ': top-1 takes pre-softmax')
+        ep = int(a['--expert-model-parallel-size'] or 1)
+        expect(ep == 1 or tp == 1 or a['--sequence-parallel'], name + ': EP and TP need sequence parallelism')
 
 
 def check_deepspeed(name, out, plan):
     ds = json.load(open(os.path.join(out, 'ds_config.json')))
     meta, layout = ds['isoflop'], dict(plan['layouts'][0])
     relayout = {f['file']: f.get('relayout', '') for f in json.load(open(os.path.join(out, 'manifest.json')))['files']}
-    # DeepSpeed has no interleaved schedule: a plan with VPP > 1 runs DeepSpeed's own best layout, said so.
-    expect((layout.get('vpp', 1) > 1) == bool(relayout['ds_config.json']),
+    # DeepSpeed has no interleaved schedule, and its file no uneven stages: a plan with VPP > 1 or uneven stages
+    # runs DeepSpeed's own best layout, said so.
+    interleaved = layout.get('vpp', 1) > 1
+    uneven = layout.get('first_stage_layers', 0) > 0 or layout.get('last_stage_layers', 0) > 0
+    expect((interleaved or uneven) == bool(relayout['ds_config.json']),
            name + ': ds_config runs another layout exactly when DeepSpeed refuses the plan\'s')
     if relayout['ds_config.json']:
-        expect("rule 'interleaving'" in relayout['ds_config.json'] and relayout['ds_config.json'] in meta['comment'],
+        rule = "rule 'interleaving'" if interleaved else "rule 'uneven_stages'"
+        expect(rule in relayout['ds_config.json'] and relayout['ds_config.json'] in meta['comment'],
                name + ': the ds_config says which rule moved its layout')
         layout = {'dp': meta['data_parallel_size'], 'pp': meta['pipeline_stages'], 'tp': meta['tensor_parallel_size']}
     expect(layout['dp'] * layout['pp'] * layout['tp'] == plan['cluster']['gpus'], name + ': DeepSpeed layout fills the GPUs')
@@ -154,6 +175,10 @@ def check_deepspeed(name, out, plan):
             expect(int(a['--pipeline-model-parallel-size']) == layout['pp'] and
                    int(a['--tensor-model-parallel-size']) == layout['tp'] and a['--deepspeed_config'] == 'ds_config.json',
                    name + ': Megatron-DeepSpeed parses the launch line with the plan\'s layout')
+            moe = plan['architecture'].get('moe') or {}
+            # An MoE layer every --expert-interval layers, 2 unless given (its arguments.py).
+            expect(not moe.get('experts') or int(a['--expert-interval']) == moe.get('every', 1),
+                   name + ': Megatron-DeepSpeed places the plan\'s MoE layers')
         except ValueError as e:
             expect(False, name + ': Megatron-DeepSpeed\'s argparse rejects the launch line: %s' % e)
     else:
@@ -272,6 +297,20 @@ def check_substitution(name, out, plan_path, binary, stderr):
     manifest = json.load(open(os.path.join(out, 'manifest.json')))
     notes = {f['file']: f.get('substitution', '') for f in manifest['files']}
     relative = 'positional encoding \'relative\'' in stderr
+    if name == 'moe-bias-16x':
+        # Megatron-Core from core_v0.13.0 (Megatron-LM's default release here, and the one NeMo v2.4.0 pins) has no
+        # biases in an MoE; Megatron-DeepSpeed's MoE layers keep theirs.
+        for f in ['megatron.sh', 'nemo.yaml', 'job.sbatch']:
+            expect(notes[f].startswith('biases: ') and 'runs without' in notes[f] and not relative,
+                   name + ': manifest says ' + f + ' runs without biases')
+            expect(('%s: %s' % (f, notes[f])) in stderr, name + ': stderr says ' + f + ' runs without biases')
+            expect(notes[f] in open(os.path.join(out, f)).read()[:1500], name + ': ' + f + ' says so at the top')
+        expect(not notes['ds_config.json'], name + ': Megatron-DeepSpeed keeps the biases')
+        for target in ('megatron', 'nemo', 'slurm'):
+            r = run(binary, ['emit', target, '--from', plan_path, '--no-substitute'])
+            expect(r.returncode == 2 and 'Bias is not supported for MoE' in r.stderr and not r.stdout,
+                   name + ': --no-substitute refuses ' + target + ': %d %s' % (r.returncode, r.stderr))
+        return
     if name != 'quickstart':
         expect(not relative and not any(notes.values()), name + ': nothing substituted')
         return
@@ -382,6 +421,7 @@ def main():
                            open(os.path.join(golden, f + '.golden')).read() == text,
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
+        moe_routing(binary, tmp)
         value_types(binary, tmp)
         value_spellings(binary, tmp)
         nemo_refusal(binary, tmp)
@@ -393,6 +433,54 @@ def main():
     finally:
         shutil.rmtree(tmp)
     return finish()
+
+
+def moe_routing(binary, tmp):
+    """Top-1 routing: Megatron-LM takes the softmax before the choice (core_v0.13.0 raises without it), NeMo v2.4.0
+    has no key for it (refused, exit 2), Megatron-DeepSpeed's gating needs nothing; each file for each release."""
+    arch = yaml.safe_load(open(os.path.join(ROOT, 'tests/emit/moe-bias-16x.yaml')))
+    arch['moe']['top_k'] = 1
+    arch['moe']['every'] = 2
+    path = os.path.join(tmp, 'moe-top1.yaml')
+    yaml.safe_dump(arch, open(path, 'w'))
+    r = run(binary, ['plan', '--arch', path, '--gpus', '64', '--gpu', 'h100-sxm5-80gb', '--days', '5', '--pp', '2',
+                     '-o', 'json'])
+    expect(r.returncode == 0, 'top-1 MoE: plan: ' + r.stderr)
+    plan_path = os.path.join(tmp, 'moe-top1.json')
+    open(plan_path, 'w').write(r.stdout)
+    plan = json.loads(r.stdout)
+    out = os.path.join(tmp, 'moe-top1')
+    os.mkdir(out)
+    r = run(binary, ['emit', 'megatron', '--from', plan_path, '--out', out, '-q'])
+    expect(r.returncode == 0, 'top-1 MoE: emit megatron: ' + r.stderr)
+    if r.returncode == 0:
+        check_megatron('top-1 MoE', out, plan, tmp)
+    # An MoE layer every other layer has no core_v0.8.0 spelling (--moe-layer-freq is core_v0.13.0's): refused, exit 2.
+    r = run(binary, ['emit', 'megatron', '--from', plan_path, '--target-version', 'core_v0.8.0'])
+    expect(r.returncode == 2 and 'MoE every 2 layers has no Megatron-LM core_v0.8.0 spelling' in r.stderr and
+           not r.stdout, 'MoE every 2 layers for core_v0.8.0: refused: %d %s' % (r.returncode, r.stderr))
+    # Biases stay where the release takes them: core_v0.8.0 asserts nothing of them.
+    every_layer = os.path.join(tmp, 'moe-bias-16x.json')
+    r = run(binary, ['plan', '--arch', os.path.join(ROOT, 'tests/emit/moe-bias-16x.yaml'), '--gpus', '64', '--gpu',
+                     'h100-sxm5-80gb', '--days', '5', '--pp', '2', '-o', 'json'])  # even stages: core_v0.8.0 has no others
+    open(every_layer, 'w').write(r.stdout)
+    out = os.path.join(tmp, 'moe-bias-core_v0.8.0')
+    os.mkdir(out)
+    r = run(binary, ['emit', 'megatron', '--from', every_layer, '--out', out, '--target-version', 'core_v0.8.0', '-q'])
+    expect(r.returncode == 0 and 'biases' not in r.stderr, 'MoE with biases for core_v0.8.0: ' + r.stderr)
+    if r.returncode == 0:
+        check_megatron('MoE with biases, core_v0.8.0', out, json.loads(open(every_layer).read()), tmp)
+        expect('--disable-bias-linear' not in open(os.path.join(out, 'megatron.sh')).read(),
+               'MoE with biases for core_v0.8.0: runs them')
+    r = run(binary, ['emit', 'nemo', '--from', plan_path])
+    expect(r.returncode == 2 and 'top-1 MoE routing has no NeMo v2.4.0 spelling' in r.stderr and not r.stdout,
+           'top-1 MoE for NeMo v2.4.0: refused: %d %s' % (r.returncode, r.stderr))
+    r = run(binary, ['emit', 'deepspeed', '--from', plan_path])
+    expect(r.returncode == 0, 'top-1 MoE: emit deepspeed: %d %s' % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        launch = shlex.split(json.loads(r.stdout)['isoflop']['launch'])
+        expect(launch[launch.index('--expert-interval') + 1] == '2' and '--topk' in launch,
+               'top-1 MoE: Megatron-DeepSpeed\'s launch line places an MoE layer every 2 layers')
 
 
 def yaml_plan_hash(binary, tmp):
