@@ -9,6 +9,7 @@
 
 #include "check/rules.hpp"
 #include "core/error.hpp"
+#include "core/utf8.hpp"
 
 namespace isoflop::check {
 namespace {
@@ -49,7 +50,9 @@ std::string escape_property(const std::string& s) {
 // XML 1.0 has no control characters but tab, newline and carriage return, not even as character references
 // (which pugixml writes for them): one in a proposal's name or path would make the report unreadable to every
 // JUnit reader. Each becomes U+FFFD, the replacement character.
-std::string xml_text(const std::string& text) {
+// Bytes that are no UTF-8 (a Latin-1 file name) become U+FFFD too: XML readers refuse the whole document otherwise.
+std::string xml_text(const std::string& raw) {
+  const std::string text = with_valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {

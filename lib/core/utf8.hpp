@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace isoflop {
@@ -40,6 +41,20 @@ inline std::optional<size_t> first_invalid_utf8(std::string_view text) {
     i += length;
   }
   return std::nullopt;
+}
+
+// The text with each byte that begins no well-formed sequence replaced by U+FFFD (a file name in Latin-1 written
+// into a JSON or XML report, which would otherwise be unreadable to its reader).
+inline std::string with_valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (const auto bad = first_invalid_utf8(text)) {
+    out.append(text.substr(0, *bad));
+    out += "\xEF\xBF\xBD";
+    text.remove_prefix(*bad + 1);
+  }
+  out.append(text);
+  return out;
 }
 
 }  // namespace isoflop

@@ -45,8 +45,16 @@ model::Architecture architecture_of(const SourceDocument& document) {
 model::Architecture resolve_architecture(const catalog::Catalog& cat, const std::string& name_or_file) {
   if (const catalog::ModelEntry* m = cat.find_model(name_or_file)) return m->architecture;
   std::error_code ec;
-  if (name_or_file != "-" && !std::filesystem::is_regular_file(name_or_file, ec))
+  if (name_or_file != "-" && !std::filesystem::is_regular_file(name_or_file, ec)) {
+    // A path (a folder that exists, a name with a folder or a document's extension) is a file that cannot be read,
+    // said as such (read_input_text throws); anything else is a catalog id.
+    const std::filesystem::path path(name_or_file);
+    const std::string ext = path.extension().string();
+    if (std::filesystem::exists(path, ec) || name_or_file.find('/') != std::string::npos || ext == ".yaml" ||
+        ext == ".yml" || ext == ".json")
+      (void)read_input_text(name_or_file);
     (void)cat.model(name_or_file, "arch");  // throws with "did you mean" and the accepted ids
+  }
   const std::string source = input_name(name_or_file);
   const std::string text = read_input_text(name_or_file);
   const YAML::Node root = looks_like_json(text) ? YAML::Node() : load_yaml(source, text);

@@ -330,6 +330,12 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
   if (time_like) r.tokens = best.tokens_per_s * seconds;
   r.tokens_per_s = best.tokens_per_s;
   r.time_s = r.tokens / r.tokens_per_s;
+  // A batch the user gave that holds more tokens than the whole run: not one step of it would be taken.
+  if (o.global_batch_pinned && static_cast<double>(r.job.global_batch) * r.job.seq > r.tokens)
+    throw FieldError("global_batch_tokens", units::format_count(static_cast<double>(r.job.global_batch) * r.job.seq) +
+                                                " tokens a step are more than the whole run (" +
+                                                units::format_count(r.tokens) +
+                                                " tokens); accepted: a batch of fewer tokens than the run");
   r.flops = r.tokens * best.model_flops_per_step / static_cast<double>(r.job.global_batch * r.job.seq);
   r.mfu = best.mfu;
   if (r.mfu < o.min_mfu)

@@ -227,7 +227,10 @@ std::string to_document_csv(const Json& document, std::string_view rows_key) {
   return render_csv(rows);
 }
 
-std::string to_json_text(const Json& document) { return document.dump(2) + "\n"; }
+// A string that is no UTF-8 (a file name in Latin-1) is written with U+FFFD for its stray bytes, not refused.
+std::string to_json_text(const Json& document) {
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 std::string to_yaml_text(const Json& document) {
   YAML::Emitter out;

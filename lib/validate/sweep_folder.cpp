@@ -25,7 +25,8 @@ bool is_sweep_entry(const std::string& name) {
 bool check_folder(const doc::SweepDocument& sweep, const std::string& dir) {
   if (dir.empty()) throw FieldError("emit", "empty folder name; name a new or empty folder");
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return false;
+  // A new folder is made in one that exists, as --out's is: a mistyped parent is refused, not created.
+  if (!fs::exists(dir, ec)) return check_output_folder(dir, "--emit");
   if (!fs::is_directory(dir, ec)) throw FieldError("emit", "'" + dir + "' exists and is not a folder");
   const fs::path file = fs::path(dir) / kSweepFile;
   if (fs::exists(file, ec)) {

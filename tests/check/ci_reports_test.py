@@ -217,6 +217,39 @@ def check_junit_control_characters(binary):
                f"table control characters: {r.stdout[:60]!r}")
 
 
+def check_names(binary):
+    """A proposal file named in Latin-1 (no UTF-8) gives JSON and JUnit their readers parse, its stray byte as
+    U+FFFD; an empty or blank name is an input error at its line (a JUnit suite needs a name), not an empty suite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        latin1 = os.path.join(tmp, os.fsdecode(b"caf\xe9.yaml"))
+        with open(latin1, "w") as f:
+            f.write("arch: chinchilla-70b\ntokens: 300B\nglobal_batch: 1536\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n")
+        r = run(binary, latin1, "--policy", POLICY, "-o", "json")
+        expect(r.returncode in (0, 1), f"latin-1 file name, json: exit {r.returncode}: {r.stderr.strip()}")
+        try:
+            names = [p["name"] for p in json.loads(r.stdout)["proposals"]]
+            expect(names == ["caf\ufffd.yaml"], f"latin-1 file name, json: {names!r}")
+        except (ValueError, KeyError) as e:
+            fail(f"latin-1 file name: the JSON does not parse: {e}")
+        r = run(binary, latin1, "--policy", POLICY, "-o", "junit")
+        try:
+            xml = etree.fromstring(r.stdout.encode())
+            schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+            expect(schema.validate(xml) and xml.find("testsuite").get("name") == "caf\ufffd.yaml",
+                   f"latin-1 file name, junit: {xml.find('testsuite').get('name')!r} {schema.error_log}")
+        except etree.XMLSyntaxError as e:
+            fail(f"latin-1 file name: not well-formed XML: {e}")
+        for name in ('""', '"   "'):
+            blank = os.path.join(tmp, "blank.yaml")
+            with open(blank, "w") as f:
+                f.write(f"arch: chinchilla-70b\nname: {name}\ntokens: 300B\n")
+            r = run(binary, blank, "--policy", POLICY, "-o", "junit")
+            xml = etree.fromstring(r.stdout.encode())
+            schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "JUnit.xsd")))
+            expect(r.returncode == 2 and "blank.yaml:2: name: must not be empty" in r.stderr and schema.validate(xml),
+                   f"name {name}: exit {r.returncode}: {r.stderr.strip()} {schema.error_log}")
+
+
 def check_timestamp_csv_and_formats(binary):
     path = os.path.join(EXAMPLES, "gopher-280b.yaml")
     stamps = lambda out: {s.get("timestamp") for s in etree.fromstring(out.encode()).findall("testsuite")}
@@ -308,6 +341,7 @@ def main():
     check_junit_warnings(binary)
     check_proposal_in_error(binary)
     check_junit_control_characters(binary)
+    check_names(binary)
     check_timestamp_csv_and_formats(binary)
     check_annotations(binary)
     check_plan_document(binary)
