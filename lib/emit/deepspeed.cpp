@@ -40,6 +40,8 @@ std::vector<Argument> in_megatron_deepspeed_words(const Argument& a) {
   if (a.name == "moe-router-topk") return {{"topk", a.values}};
   if (a.name == "moe-expert-capacity-factor") return {{"moe-train-capacity-factor", a.values}};
   if (a.name == "expert-model-parallel-size") return {{"moe-expert-parallel-size", a.values}};
+  // Its FP8 is TransformerEngine's hybrid format (E4M3 forward, E5M2 backward), the one Megatron-LM's says.
+  if (a.name == "fp8-format") return {{"fp8-hybrid", {}}};
   return {a};
 }
 
@@ -89,6 +91,13 @@ Json isoflop_section(const LaunchSpec& s, const std::string& version) {
   const std::string header = header_comment(s, "DeepSpeed " + s.data->deepspeed_version, "");
   for (size_t start = 0, end; (end = header.find('\n', start)) != std::string::npos; start = end + 1)
     comment.push_back(header.substr(start, end - start));
+  // Without pipeline stages the file is DeepSpeed's only (the model code is the user's): FP8 matmuls are the
+  // model's, through TransformerEngine, and no ds_config key says them.
+  if (s.layout.pp == 1 && s.job.precision == parallel::MatmulPrecision::kFp8)
+    comment.push_back(
+        "precision: the prediction is FP8's; a ds_config has no key for FP8, which the model code "
+        "runs through TransformerEngine (bf16 below is DeepSpeed's mixed precision around it); in bf16 "
+        "alone the step is slower");
   Json section{{"comment", comment},
                {"data_parallel_size", s.layout.dp},
                {"pipeline_stages", s.layout.pp},

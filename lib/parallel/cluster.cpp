@@ -20,8 +20,17 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
     out.note = "node " + node->name + " supplies " + std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
   } else {
     acc = &cat.accelerator(*r.gpu);
-    if (acc->reference_node.empty())
-      throw FieldError("gpu", "'" + acc->name + "' has no reference node in the catalog; name a node");
+    if (acc->reference_node.empty()) {
+      // No catalog node holds it (MI300X, TPU v4): the user's own node, in an overlay, says its bandwidths.
+      std::string nodes;
+      for (const auto& n : cat.nodes) nodes += (nodes.empty() ? "" : ", ") + n.name + " (" + n.accelerator + ")";
+      throw FieldError("gpu",
+                       "'" + acc->name +
+                           "' has no reference node in the catalog, and its bandwidths come "
+                           "from a node: define one in a --catalog overlay (nodes: name, accelerator, gpus_per_node, "
+                           "bandwidths; see 'isoflop catalog hardware') and name it with --node; the catalog's: " +
+                           nodes);
+    }
     node = &cat.node(acc->reference_node, "gpu");
     out.note = "node " + node->name + " (reference node of " + acc->name + ") supplies " +
                std::to_string(node->gpus_per_node) + " GPUs per node and bandwidths";
@@ -33,6 +42,10 @@ ResolvedCluster resolve_cluster(const catalog::Catalog& cat, const ClusterReques
   if (r.gpus_per_node) {
     if (*r.gpus_per_node < 1) throw FieldError("gpus_per_node", "must be positive");
     c.gpus_per_node = static_cast<int>(*r.gpus_per_node);
+    if (c.gpus_per_node != node->gpus_per_node)
+      out.note = "node " + node->name + " supplies bandwidths and power per GPU, in nodes of " +
+                 std::to_string(c.gpus_per_node) + " GPUs (--gpus-per-node; the catalog's has " +
+                 std::to_string(node->gpus_per_node) + ")";
   }
   c.intra_node_bandwidth_bytes_per_s = node->intra_node_bandwidth_bytes_per_s;
   // The node's NICs are shared by its GPUs: per-GPU network bandwidth.

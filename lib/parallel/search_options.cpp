@@ -53,6 +53,10 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
                                 ", got PP " + s(*pins.pp));
   if (pins.tp && a.heads % *pins.tp != 0)
     throw FieldError("tp", "heads " + s(a.heads) + " are not divisible by TP " + s(*pins.tp));
+  // Grouped-query attention: each TP rank holds whole key/value heads (Llama 2 70B's 8 allow TP 8 at most).
+  if (pins.tp && a.effective_kv_heads() % *pins.tp != 0)
+    throw FieldError("tp", "key/value heads " + s(a.effective_kv_heads()) + " are not divisible by TP " + s(*pins.tp) +
+                               "; accepted: a TP that divides " + s(a.effective_kv_heads()));
   if (pins.tp && cluster.gpus % *pins.tp != 0)
     throw FieldError("tp", s(cluster.gpus) + " GPUs are not divisible by TP " + s(*pins.tp));
   const bool edges_pinned = pins.first_stage_layers || pins.last_stage_layers;

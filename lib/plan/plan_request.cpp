@@ -63,6 +63,8 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.min_mfu = request.min_mfu.value_or(k.min_mfu);
   o.search = request.search;
   o.job_settings = request.job_settings;
+  // A node of another size than the catalog's (--gpus-per-node) draws its node's power per GPU, as cost says.
+  o.run_cost.gpus_per_node = o.cluster.gpus_per_node;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);
   o.whatif = cost::whatif_options(cost::resolve_levers(request.energy, cat), cat, o.cluster.accelerator, o.run_cost);
   return resolved;

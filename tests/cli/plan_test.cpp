@@ -383,3 +383,18 @@ TEST_CASE("plan with virtual stages pinned alone shapes a depth they split and r
     CHECK(doc["architecture"]["layers"].get<int>() % (best["pp"].get<int>() * vpp) == 0);
   }
 }
+
+TEST_CASE("plan and cost draw the same power for nodes of another size than the catalog's") {
+  // A DGX A100's 6.5 kW is for its 8 GPUs: in nodes of 16 (--gpus-per-node) the plan counted 6.5 kW a node of 16,
+  // half what cost counts (13 kW, the catalog node's power per GPU x 16), and its header said nodes of 8.
+  for (const char* per_node : {"16", "4"}) {
+    INFO(per_node);
+    const std::string cluster = std::string("--gpu a100-sxm4-80gb --gpus 3360 --gpus-per-node ") + per_node;
+    const auto plan = run_json("plan " + cluster + " --days 30 -o json");
+    const auto cost = run_json("cost " + cluster + " --time 30d --mfu 0.45 --params 70B -o json");
+    CHECK(plan["cost"]["power_w"].get<double>() == doctest::Approx(cost["cost"]["power_w"].get<double>()));
+    CHECK(plan["cost"]["power_w"].get<double>() == doctest::Approx(6500.0 / 8 * 3360));
+  }
+  const auto said = run_cli("plan --gpu a100-sxm4-80gb --gpus 3360 --gpus-per-node 16 --days 30");
+  CHECK(said.out.find("in nodes of 16 GPUs (--gpus-per-node; the catalog's has 8)") != std::string::npos);
+}

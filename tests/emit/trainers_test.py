@@ -422,6 +422,7 @@ def main():
                            name + ': ' + f + ' matches its golden file')
         slurm_trainers(binary, tmp)
         moe_routing(binary, tmp)
+        fp8_precision(binary, tmp)
         value_types(binary, tmp)
         value_spellings(binary, tmp)
         nemo_refusal(binary, tmp)
@@ -481,6 +482,38 @@ def moe_routing(binary, tmp):
         launch = shlex.split(json.loads(r.stdout)['isoflop']['launch'])
         expect(launch[launch.index('--expert-interval') + 1] == '2' and '--topk' in launch,
                'top-1 MoE: Megatron-DeepSpeed\'s launch line places an MoE layer every 2 layers')
+
+
+def fp8_precision(binary, tmp):
+    """An FP8 plan: Megatron-DeepSpeed's launch line spells it as its parser does (--fp8-hybrid with
+    TransformerEngine); a ds_config alone has no key for it and says so, beside the FP8 prediction."""
+    for pp in ('1', '2'):
+        r = run(binary, ['plan', '--flops', '1e22', '--gpus', '64', '--gpu', 'h100-sxm5-80gb', '--precision', 'fp8',
+                         '--trainer', 'deepspeed', '--pp', pp, '-o', 'json'])
+        expect(r.returncode == 0, 'fp8, PP %s: plan: %s' % (pp, r.stderr))
+        path = os.path.join(tmp, 'fp8-%s.json' % pp)
+        open(path, 'w').write(r.stdout)
+        r = run(binary, ['emit', 'deepspeed', '--from', path])
+        expect(r.returncode == 0, 'fp8, PP %s: emit deepspeed: %s' % (pp, r.stderr))
+        if r.returncode != 0:
+            continue
+        meta = json.loads(r.stdout)['isoflop']
+        said = any(line.startswith('precision: the prediction is FP8') for line in meta['comment'])
+        if pp == '1':
+            expect(said and 'launch' not in meta, 'fp8, PP 1: the ds_config says the FP8 is the model code\'s')
+            continue
+        words = shlex.split(meta['launch'])
+        parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
+
+        def refuse(message):
+            raise ValueError(message)
+        parser.error = refuse
+        try:
+            a = vars(parser.parse_args(words[words.index('pretrain_gpt.py') + 1:]))
+            expect(a['--fp8-hybrid'] and a['--transformer-impl'] == 'transformer_engine' and not said,
+                   'fp8, PP 2: Megatron-DeepSpeed runs FP8 with TransformerEngine')
+        except ValueError as e:
+            expect(False, 'fp8, PP 2: Megatron-DeepSpeed\'s argparse rejects the launch line: %s' % e)
 
 
 def yaml_plan_hash(binary, tmp):
