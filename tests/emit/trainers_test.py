@@ -79,6 +79,18 @@ def megatron_parser(version, file='megatron_flags.yaml', key='megatron_flags'):
     return parser
 
 
+def megatron_deepspeed_arguments(launch):
+    """The pretrain_gpt.py arguments of a Megatron-DeepSpeed launch line as its argparse reads them (ValueError
+    with argparse's message where it refuses them)."""
+    words = shlex.split(launch)
+    parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
+
+    def refuse(message):
+        raise ValueError(message)
+    parser.error = refuse
+    return vars(parser.parse_args(words[words.index('pretrain_gpt.py') + 1:]))
+
+
 def check_megatron(name, out, plan, tmp):
     script = open(os.path.join(out, 'megatron.sh')).read()
     version = re.search(r'Megatron-LM (core_v[0-9.]+)', script).group(1)
@@ -164,14 +176,8 @@ def check_deepspeed(name, out, plan):
         stage = '--zero-stage %d' % ds['zero_optimization']['stage']
         expect(launch.startswith('deepspeed ') and 'pretrain_gpt.py' in launch and stage in launch,
                name + ': the Megatron-DeepSpeed launch line when PP > 1')
-        words = shlex.split(launch)
-        parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
-
-        def refuse(message):
-            raise ValueError(message)
-        parser.error = refuse
         try:
-            a = vars(parser.parse_args(words[words.index('pretrain_gpt.py') + 1:]))
+            a = megatron_deepspeed_arguments(launch)
             expect(int(a['--pipeline-model-parallel-size']) == layout['pp'] and
                    int(a['--tensor-model-parallel-size']) == layout['tp'] and a['--deepspeed_config'] == 'ds_config.json',
                    name + ': Megatron-DeepSpeed parses the launch line with the plan\'s layout')
@@ -502,14 +508,8 @@ def fp8_precision(binary, tmp):
         if pp == '1':
             expect(said and 'launch' not in meta, 'fp8, PP 1: the ds_config says the FP8 is the model code\'s')
             continue
-        words = shlex.split(meta['launch'])
-        parser = megatron_parser(None, 'megatron_deepspeed_flags.yaml', 'megatron_deepspeed_flags')
-
-        def refuse(message):
-            raise ValueError(message)
-        parser.error = refuse
         try:
-            a = vars(parser.parse_args(words[words.index('pretrain_gpt.py') + 1:]))
+            a = megatron_deepspeed_arguments(meta['launch'])
             expect(a['--fp8-hybrid'] and a['--transformer-impl'] == 'transformer_engine' and not said,
                    'fp8, PP 2: Megatron-DeepSpeed runs FP8 with TransformerEngine')
         except ValueError as e:
