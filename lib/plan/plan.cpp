@@ -317,6 +317,11 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
   const parallel::StepTime& best = r.layouts.layouts.front().time;
   // The batch held since kBatchIterations was chosen for that iteration's model; the final model may choose
   // another. It is said, not taken: taking it moves the throughput, and so the model, again.
+  // The ceiling follows the final FLOPs; the batch held from an earlier iteration may lie above it.
+  if (batch_pinned && !o.global_batch_pinned && r.batch.ceiling_tokens > 0 &&
+      r.batch.tokens > r.batch.ceiling_tokens * (1 + 1e-9))
+    r.batch.note += "; " + units::format_significant((r.batch.tokens / r.batch.ceiling_tokens - 1) * 100, 2) +
+                    " % above the final model's ceiling";
   if (batch_pinned && !o.global_batch_pinned) {
     const BatchSearch own = choose_batch(r.job, o.cluster, o.search, o.global_batch_tokens, false, o.batch_rule,
                                          law_flops, o.global_batch_sequences);

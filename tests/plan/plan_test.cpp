@@ -568,3 +568,19 @@ TEST_CASE("a cluster that splits into no power of two: the depth multiples inclu
     CHECK(100000 % (r.layouts.layouts.front().layout.tp * r.layouts.layouts.front().layout.pp) == 0);
   }
 }
+
+TEST_CASE("a batch held from an earlier iteration above the final model's ceiling says by how much") {
+  // 7 A100s for 3 days: the batch is held at iteration 3's ceiling, 1.48M tokens; the final model's is 1.37M.
+  const auto cat = catalog::load_catalog();
+  const auto r = plan::make_plan(days(3), options_for(cat, 7, "a100-sxm4-80gb"));
+  REQUIRE(r.feasible());
+  INFO(r.batch.note);
+  REQUIRE(r.batch.tokens > r.batch.ceiling_tokens);
+  const std::string said = units::format_significant((r.batch.tokens / r.batch.ceiling_tokens - 1) * 100, 2) +
+                           " % above the final model's ceiling";
+  CHECK(r.batch.note.find(said) != std::string::npos);
+  // Within the ceiling, nothing of the kind is said (512 H100s for 30 days).
+  const auto within = plan::make_plan(days(30), options_for(cat, 512, "h100-sxm5-80gb"));
+  REQUIRE(within.batch.tokens <= within.batch.ceiling_tokens);
+  CHECK(within.batch.note.find("above the final model's ceiling") == std::string::npos);
+}
