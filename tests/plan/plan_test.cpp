@@ -584,3 +584,16 @@ TEST_CASE("a batch held from an earlier iteration above the final model's ceilin
   REQUIRE(within.batch.tokens <= within.batch.ceiling_tokens);
   CHECK(within.batch.note.find("above the final model's ceiling") == std::string::npos);
 }
+
+TEST_CASE("a given model planned for a time: the allocation's tokens are the tokens the layout runs in it") {
+  // Llama 2 70B on 2,048 A100s for 35 days: the allocation followed the iteration's u, within its tolerance
+  // (2.18T tokens against the 2.156T run); the law's D at the model's N is the run's, exactly.
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 2048, "a100-sxm4-80gb");
+  o.architecture = cat.model("llama2-70b").architecture;
+  const auto r = plan::make_plan(days(35), o);
+  REQUIRE(r.acceptable());
+  CHECK(r.allocation.tokens == doctest::Approx(r.tokens).epsilon(1e-12));
+  CHECK(r.tokens == doctest::Approx(r.tokens_per_s * 35 * 86400).epsilon(1e-12));
+  CHECK(r.allocation.params == doctest::Approx(model::count_params(*o.architecture).total()));
+}
