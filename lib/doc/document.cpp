@@ -70,7 +70,17 @@ Json parse_data(const std::string& source, std::string_view text, std::map<std::
     throw InputError(source + ": not UTF-8 text (byte " + std::to_string(*bad) +
                      " cannot start or continue a character); isoflop reads documents as UTF-8 JSON or YAML");
   const YAML::Node root = load_yaml(source, text);
-  if (!root.IsMap()) return parse_json(source, text);
+  // YAML that is no mapping: JSON of another kind (an array) goes on to be refused as no document of isoflop's;
+  // anything else (a YAML list, a line of text, a CSV file) is said as what it is, not as broken JSON.
+  if (!root.IsMap()) {
+    Json json = Json::parse(text, nullptr, false);
+    if (!json.is_discarded()) return json;
+    throw InputError(source + ": not a document: " +
+                     (root.IsSequence() ? std::string("read as YAML it is a list")
+                      : root.IsScalar() ? "read as YAML it is a single value (a line of text)"
+                                        : std::string("it is empty")) +
+                     "; accepted: a mapping of fields (as -o yaml writes) or a JSON object");
+  }
   try {
     return yaml_to_json(root, lines);
   } catch (const InputError& e) {

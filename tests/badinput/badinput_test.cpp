@@ -293,6 +293,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "dup-plain.json", "{\"layers\": 2, \"d_model\": 64, \"layers\": 3}\n");
   write(d / "truncated.json", "{\"schema\": \"isoflop/plan/v2\", \"inputs\": {");
   write(d / "array.json", "[1, 2, 3]\n");
+  write(d / "list.yaml", "- arch: llama2-7b\n  tokens: 2T\n");  // a YAML list where a mapping is a document
   write(d / "wrong-kind.json", "{\"schema\": \"isoflop/nothing/v2\"}\n");
   write(d / "old.json", "{\"schema\": \"isoflop/plan/v1\"}\n");
 }

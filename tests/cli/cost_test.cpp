@@ -242,7 +242,7 @@ TEST_CASE("cost --from: the same run cost read back, or recosted with the flags 
   CHECK(again["inputs"]["from"] == a);
   CHECK(again["inputs"]["gpu"] == "a100-sxm4-80gb");
   // "-" reads standard input (here empty).
-  check_refused("cost --from - -o json", "<stdin>: not a JSON document");
+  check_refused("cost --from - -o json", "<stdin>: not a document: it is empty");
   // Another grid: the same energy, CO2e scaled by the intensity ratio; nothing else asked changes.
   const auto fr = run_cli("cost --from " + a + " --grid fr --price-per-gpu-hour 2 -o json");
   REQUIRE(fr.status == 0);
