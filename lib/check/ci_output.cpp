@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <ctime>
+#include <map>
 #include <pugixml.hpp>
 #include <sstream>
 #include <vector>
@@ -112,13 +113,18 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
   decl.append_attribute("encoding") = "UTF-8";
   auto suites = doc.append_child("testsuites");
   int id = 0;
+  // Two proposals of one name would give two suites and test cases of the same names, which GitLab keys its
+  // results by (one hides the other's failures): a shared name takes its file after it.
+  std::map<std::string, int> named;
+  for (const auto& p : r.proposals) ++named[p.name];
   for (const auto& p : r.proposals) {
+    const std::string name = named[p.name] > 1 ? p.name + " (" + p.source + ")" : p.name;
     if (!p.error.empty()) {  // unreadable: one testcase in error, so the report keeps every other proposal
-      auto suite = add_suite(suites, p.name, timestamp, id++, {1, 0, 1, 0});
+      auto suite = add_suite(suites, name, timestamp, id++, {1, 0, 1, 0});
       add_properties(suite, p.source, r.policy);
       auto c = suite.append_child("testcase");
       c.append_attribute("name") = "read";
-      c.append_attribute("classname") = xml_text("isoflop.check." + p.name).c_str();
+      c.append_attribute("classname") = xml_text("isoflop.check." + name).c_str();
       c.append_attribute("time") = "0";
       auto e = c.append_child("error");
       e.append_attribute("message") = xml_text(p.error).c_str();
@@ -139,8 +145,7 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
         warned.push_back(&v);
       }
     }
-    auto suite =
-        add_suite(suites, p.name, timestamp, id++, {static_cast<int>(p.verdicts.size()), failures, 0, skipped});
+    auto suite = add_suite(suites, name, timestamp, id++, {static_cast<int>(p.verdicts.size()), failures, 0, skipped});
     auto props = add_properties(suite, p.source, r.policy);
     auto count = props.append_child("property");  // reporters list a suite's properties beside its cases
     count.append_attribute("name") = "warnings";
@@ -155,7 +160,7 @@ std::string render_junit(const CheckResult& r, const std::string& timestamp) {
     for (const auto& v : p.verdicts) {
       auto c = suite.append_child("testcase");
       c.append_attribute("name") = xml_text(v.rule).c_str();
-      c.append_attribute("classname") = xml_text("isoflop.check." + p.name).c_str();
+      c.append_attribute("classname") = xml_text("isoflop.check." + name).c_str();
       c.append_attribute("time") = "0";
       if (fails(v, r.strict)) {
         auto f = c.append_child("failure");

@@ -250,6 +250,24 @@ def check_names(binary):
                    f"name {name}: exit {r.returncode}: {r.stderr.strip()} {schema.error_log}")
 
 
+def check_duplicate_names(binary):
+    """Two proposals of one name (a copied file) are two suites GitLab tells apart: each takes its file after the
+    shared name; a name no other proposal has stays as it is."""
+    with tempfile.TemporaryDirectory() as tmp:
+        text = open(os.path.join(EXAMPLES, "gopher-280b.yaml")).read()
+        copies = [os.path.join(tmp, f) for f in ("a.yaml", "b.yaml")]
+        for c in copies:
+            open(c, "w").write(text)
+        r = run(binary, *copies, os.path.join(EXAMPLES, "llama2-70b.yaml"), "--policy", POLICY, "-o", "junit")
+        suites = etree.fromstring(r.stdout.encode()).findall("testsuite")
+        names = [s.get("name") for s in suites]
+        expect(len(set(names)) == 3 and names[0].endswith(" (%s)" % copies[0]) and names[1].endswith(" (%s)" % copies[1]),
+               f"duplicate names: suites {names!r}")
+        classes = {c.get("classname") for s in suites[:2] for c in s.findall("testcase")}
+        expect(len(classes) == 2, f"duplicate names: test case classes {classes!r}")
+        expect(not names[2].endswith(")"), f"a unique name stays: {names[2]!r}")
+
+
 def check_timestamp_csv_and_formats(binary):
     path = os.path.join(EXAMPLES, "gopher-280b.yaml")
     stamps = lambda out: {s.get("timestamp") for s in etree.fromstring(out.encode()).findall("testsuite")}
@@ -342,6 +360,7 @@ def main():
     check_proposal_in_error(binary)
     check_junit_control_characters(binary)
     check_names(binary)
+    check_duplicate_names(binary)
     check_timestamp_csv_and_formats(binary)
     check_annotations(binary)
     check_plan_document(binary)
