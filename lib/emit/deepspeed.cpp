@@ -321,6 +321,19 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
                          " (any case) or torch.optim's " + join(data.torch_optimizers, ", "));
   }
   const Json sched = j.value("scheduler", Json::object());
+  // The engine takes a schedule of its own or of torch.optim.lr_scheduler, by exact name, and asserts otherwise.
+  if (j.contains("scheduler")) {
+    const std::string type =
+        sched.contains("type") && sched["type"].is_string() ? sched["type"].get<std::string>() : "";
+    if (!listed(data.deepspeed_schedulers, type) && !listed(data.torch_schedulers, type)) {
+      std::vector<std::string> every = data.deepspeed_schedulers;
+      every.insert(every.end(), data.torch_schedulers.begin(), data.torch_schedulers.end());
+      problems.push_back("scheduler.type " + (type.empty() ? std::string("is missing") : "'" + type + "'") +
+                         did_you_mean(type, every) + ": accepted: DeepSpeed's " +
+                         join(data.deepspeed_schedulers, ", ") + " or torch.optim.lr_scheduler's " +
+                         join(data.torch_schedulers, ", "));
+    }
+  }
   if (sched.value("type", "") == "WarmupCosineLR") {
     const Json p = sched.value("params", Json::object());
     if (!positive_integer(p, "warmup_num_steps")) problems.push_back("scheduler.params.warmup_num_steps must be a positive integer");

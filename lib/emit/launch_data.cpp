@@ -142,6 +142,8 @@ void read_defaults(const Sections& s, LaunchData& d) {
   read_fields(s, d, kStrings);
   d.deepspeed_optimizers = strings(s.at("deepspeed")["optimizers"]);
   d.torch_optimizers = strings(s.at("deepspeed")["torch_optimizers"]);
+  d.deepspeed_schedulers = strings(s.at("deepspeed")["schedulers"]);
+  d.torch_schedulers = strings(s.at("deepspeed")["torch_schedulers"]);
   for (const auto& e : s.at("environment"))
     d.environment.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
 }

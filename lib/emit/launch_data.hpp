@@ -53,6 +53,8 @@ struct LaunchData {
   std::string deepspeed_version;
   std::vector<std::string> deepspeed_optimizers;  // DeepSpeed's own optimizer names, lowercase
   std::vector<std::string> torch_optimizers;      // torch.optim classes DeepSpeed also takes, by exact name
+  std::vector<std::string> deepspeed_schedulers;  // DeepSpeed's own learning-rate schedules, by exact name
+  std::vector<std::string> torch_schedulers;      // torch.optim.lr_scheduler classes it also takes
   // data/launch/deepspeed_keys.yaml: the release the keys are of, the top-level keys DeepSpeed reads (it ignores
   // others), and by path ("zero_optimization.offload_param") the keys of each section it validates (it refuses
   // others).

@@ -484,6 +484,34 @@ TEST_CASE("DeepSpeed --check: the optimizer is one DeepSpeed builds, its own in 
   }
 }
 
+TEST_CASE("DeepSpeed --check: the scheduler is one of DeepSpeed's schedules or torch.optim.lr_scheduler's by name") {
+  const LaunchData& d = launch_data();
+  const std::string base =
+      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+                               "isoflop": {"data_parallel_size": 8}, "scheduler": {"type": "TYPE"}})";
+  auto problems = [&](const std::string& type) {
+    std::string text = base;
+    text.replace(text.find("TYPE"), 4, type);
+    return check_config(Target::kDeepSpeed, text, d, options());
+  };
+  for (const char* type : {"WarmupLR", "WarmupDecayLR", "OneCycle", "CosineAnnealingLR", "LambdaLR"})
+    CHECK_MESSAGE(problems(type).empty(), type);
+  // engine.py asserts "DeepSpeed does not recognize LR scheduler" for any other name (exact case).
+  for (const char* type : {"CosineAnnealing", "warmuplr", ""}) {
+    const auto p = problems(type);
+    REQUIRE_MESSAGE(p.size() == 1, type);
+    CHECK(p[0].rfind("scheduler.type", 0) == 0);
+    CHECK(p[0].find("accepted: DeepSpeed's LRRangeTest, OneCycle, WarmupLR") != std::string::npos);
+  }
+  CHECK(problems("CosineAnnealing")[0].find("(did you mean 'CosineAnnealingLR'?)") != std::string::npos);
+  // Without a scheduler section DeepSpeed runs none: nothing to check.
+  CHECK(check_config(Target::kDeepSpeed,
+                     R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
+                         "isoflop": {"data_parallel_size": 8}})",
+                     d, options())
+            .empty());
+}
+
 TEST_CASE("DeepSpeed --check: the launch line's layout is held to DeepSpeed's rules, the very ones of the search") {
   plan::PlanResult p = gpt3_plan();
   const std::string text = emit_files(Target::kDeepSpeed, spec_of(p), options())[0].content;
