@@ -309,6 +309,10 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   const bool bf16_given = j.contains("bf16") && !j["bf16"].is_null();
   if ((bf16_given ? enabled("bf16") : enabled("bfloat16")) && enabled("fp16"))
     problems.push_back("bf16 and fp16 cannot both be enabled");
+  // Read as given (get_scalar_param) and compared with 0.0 in the step (engine.py): a string fails there.
+  if (j.contains("gradient_clipping") && !(j["gradient_clipping"].is_number() && j["gradient_clipping"] >= 0))
+    problems.push_back("gradient_clipping " + j["gradient_clipping"].dump() +
+                       ": accepted: a number, 0 for no clipping (the engine compares it with 0.0)");
   // DeepSpeed takes its own optimizers in any case and torch.optim's classes by name; another type fails at start.
   if (j.contains("optimizer")) {
     const Json& opt = j["optimizer"];

@@ -162,8 +162,11 @@ std::vector<std::string> count_problems(const YAML::Node& root) {
     if (!n || (c.null_allowed && n.IsNull()) || interpolation(n)) continue;
     const std::string where = std::string(c.section) + "." + c.key;
     long long v = 0;
-    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v)) {
-      problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " is not a whole number" +
+    // A quoted number ("1") is a string to OmegaConf, and NeMo's batch arithmetic fails on it.
+    if (!n.IsScalar() || n.Tag() == "!" || !YAML::convert<long long>::decode(n, v)) {
+      problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where +
+                         (n.IsScalar() && n.Tag() == "!" ? " is quoted: a string to OmegaConf, not a number"
+                                                         : " is not a whole number") +
                          "; accepted: " + (c.null_allowed ? "null or " : "") + accepted);
     } else if (v < 1 || v > kLargestLiteral) {
       problems.push_back("line " + std::to_string(n.Mark().line + 1) + ": " + where + " " + std::to_string(v) +

@@ -448,6 +448,11 @@ TEST_CASE("NeMo: every key is a key path of megatron_gpt_config.yaml, and the la
   CHECK(edited("micro_batch_size: 1", "micro_batch_size: 1.5")
             .at(0)
             .find("model.micro_batch_size is not a whole number") != std::string::npos);
+  // Quoted, a number is a string to OmegaConf, on which NeMo's batch arithmetic fails.
+  for (const char* quoted : {"micro_batch_size: \"1\"", "micro_batch_size: '1'"})
+    CHECK(edited("micro_batch_size: 1", quoted)
+              .at(0)
+              .find("model.micro_batch_size is quoted: a string to OmegaConf, not a number") != std::string::npos);
   CHECK(edited("num_nodes: ", "num_nodes: 99999999999 #").at(0).find("trainer.num_nodes 99999999999 is out of range") !=
         std::string::npos);
   CHECK(edited("virtual_pipeline_model_parallel_size: ", "virtual_pipeline_model_parallel_size: 0 #")
@@ -504,6 +509,13 @@ TEST_CASE("DeepSpeed --check: the scheduler is one of DeepSpeed's schedules or t
     CHECK(p[0].find("accepted: DeepSpeed's LRRangeTest, OneCycle, WarmupLR") != std::string::npos);
   }
   CHECK(problems("CosineAnnealing")[0].find("(did you mean 'CosineAnnealingLR'?)") != std::string::npos);
+  // gradient_clipping is compared with 0.0 in the step: a string fails there.
+  std::string clipped = base;
+  clipped.replace(clipped.find("TYPE"), 4, "WarmupLR");
+  clipped.insert(1, R"("gradient_clipping": "1.0", )");
+  CHECK(check_config(Target::kDeepSpeed, clipped, d, options()) ==
+        std::vector<std::string>{"gradient_clipping \"1.0\": accepted: a number, 0 for no clipping (the engine "
+                                 "compares it with 0.0)"});
   // Without a scheduler section DeepSpeed runs none: nothing to check.
   CHECK(check_config(Target::kDeepSpeed,
                      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1,
