@@ -131,7 +131,9 @@ bool refuses_moe_bias(Target target, const LaunchSpec& s, const LaunchData& d, c
   if (!s.arch.moe.enabled() || !s.arch.bias) return false;
   const bool nemo = target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo);
   if (nemo) return release_at_least(d.nemo_versions, v.nemo, "v2.4.0");
-  if (target == Target::kDeepSpeed) return false;  // Megatron-DeepSpeed's own MoE layers take biases
+  // Megatron-DeepSpeed's own MoE layers take biases (its ds_config and the SLURM job that launches it alike).
+  if (target == Target::kDeepSpeed || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kDeepSpeed))
+    return false;
   return release_at_least(d.megatron_versions, v.megatron, "core_v0.13.0");
 }
 

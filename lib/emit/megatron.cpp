@@ -346,6 +346,22 @@ const std::vector<Rule>& rules() {
                                                value_is(a, "ckpt-format", "torch_dist", "torch_dcp")));
        },
        {"ckpt-format"}},
+      // schedules.py forward_backward_pipelining_with_interleaving: a group of N micro-batches per virtual stage
+      // needs PP <= N <= M, and M mod N either 0 or at least PP.
+      {"microbatch-group-size-per-virtual-pipeline-stage must lie between PP and the micro-batches M, and M mod it "
+       "be 0 or at least PP (schedules.py)",
+       [](auto& a, int w, auto&) {
+         if (!a.has("microbatch-group-size-per-virtual-pipeline-stage")) return false;
+         const double pp = num(a, "pipeline-model-parallel-size", 1),
+                      group = num(a, "microbatch-group-size-per-virtual-pipeline-stage", 1);
+         const double mp = pp * num(a, "tensor-model-parallel-size", 1) * num(a, "context-parallel-size", 1);
+         if (w <= 0 || !divides(w, mp) || !a.has("global-batch-size")) return group < pp;
+         const double m = num(a, "global-batch-size", 0) / (num(a, "micro-batch-size", 1) * (w / mp));
+         const double rest = std::fmod(m, group);
+         return group < pp || group > m || (rest > 0 && rest < pp);
+       },
+       {"microbatch-group-size-per-virtual-pipeline-stage", "pipeline-model-parallel-size", "global-batch-size"},
+       "core_v0.13.0"},
       // TransformerConfig.__post_init__ (both releases).
       {"recompute-granularity full needs recompute-method uniform or block and recompute-num-layers",
        [](auto& a, int, auto&) {
@@ -558,6 +574,9 @@ LayoutFacts megatron_facts(const ParsedArguments& a, int world) {
   } else if (const int per_stage = i("num-layers-per-virtual-pipeline-stage", 0); per_stage > 0 && l.pp > 0) {
     l.vpp = std::max(1, m.layers / l.pp / per_stage);
   }
+  // A micro-batch group per virtual stage other than PP (core_v0.13.0) lets the micro-batches be a count PP does
+  // not divide: the schedule's own rule (below) holds them, not the search's.
+  if (a.has("microbatch-group-size-per-virtual-pipeline-stage")) l.vpp = 1;
   // --sequence-parallel with TP 1 is switched off (arguments.py), not refused.
   l.sequence_parallel = a.has("sequence-parallel") && l.tp > 1;
   l.zero_stage = a.has("use-torch-fsdp2") ? 3 : a.has("use-distributed-optimizer") ? 1 : 0;

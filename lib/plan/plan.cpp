@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "core/error.hpp"
 #include "model/params.hpp"
@@ -97,12 +99,16 @@ int shape_tp(const PlanOptions& o) {
 // 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
 // and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
 // stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
+// The shaping tolerance of a single depth's candidates: any d_model near N (the miss is judged after the plan).
+constexpr double kAnyShapeMiss = 0.5;
+
 struct Depths {
   int multiple = 1;  // layers are a multiple of this
   // Where positive, only the multiples within one multiple of this depth are shaped: left to the aspect ratio
   // alone, the tolerance on N can put the nearest shape in multiples of 25 layers 75 % deeper than the family's
   // (325 x 15360 for 186 x 20480), another model with another pipeline bubble.
   int near_layers = 0;
+  int layers = 0;  // where positive, this depth only (a candidate of the deeper search)
   double tolerance = model::ShapeOptions{}.tolerance;  // largest miss of the exact N against the law's
 };
 
@@ -131,6 +137,15 @@ model::Architecture shape_for(double params, const PlanOptions& o, const Depths&
     shape.depth_rule = "layers that split over " + std::to_string(least_pp) +
                        " or more pipeline stages of the pinned " + std::to_string(vpp) + " virtual stages";
   }
+  if (depths.layers > 0) {
+    // One depth: the d_model whose N is nearest the law's, however far (the deeper search judges the miss of the
+    // plan it ends with; within the iteration N moves, and at one depth d_model's steps leave gaps of 8-25 % in N).
+    const int only = depths.layers;
+    auto accepted = std::move(shape.accept_layers);
+    shape.accept_layers = [accepted, only](int layers) { return layers == only && (!accepted || accepted(layers)); };
+    shape.depth_rule = (shape.depth_rule.empty() ? "" : shape.depth_rule + " and ") + std::to_string(only) + " layers";
+    shape.tolerance = kAnyShapeMiss;
+  }
   if (near_layers > 0) {
     auto accepted = std::move(shape.accept_layers);
     shape.accept_layers = [accepted, near_layers, layer_multiple](int layers) {
@@ -155,13 +170,13 @@ model::Architecture shape_for(double params, const PlanOptions& o, const Depths&
   try {
     // A model too small for the node's TP (24.7M parameters have no d_model a multiple of 8 x 128 within 2 %) is
     // shaped for less: it runs on data parallelism, and TP 8 would not speed it up. A pinned TP stands, and so does
-    // the node's for the deeper depths (near_layers), which a finer d_model must not open.
+    // the node's for the depths near the family's (near_layers, layers), which a finer d_model must not open.
     for (;;) {
       try {
         shaped = shape_at_tp();
         break;
       } catch (const InfeasibleError&) {
-        if (o.search.pins.tp || shape.tp <= 1 || near_layers > 0) throw;
+        if (o.search.pins.tp || shape.tp <= 1 || near_layers > 0 || depths.layers > 0) throw;
         shape.tp /= 2;
       }
     }
@@ -172,6 +187,9 @@ model::Architecture shape_for(double params, const PlanOptions& o, const Depths&
                           "tensor parallelism " + std::to_string(shape.tp) + " on " + std::to_string(o.cluster.gpus) +
                           " GPUs " + e.what() + "; or give a model (--arch)");
   }
+  if (depths.layers > 0)
+    for (const auto& other : shaped.alternatives)
+      if (std::fabs(other.ratio - 1) < std::fabs(shaped.best.ratio - 1)) shaped.best = other;
   model::Architecture a = shaped.best.architecture;
   a.name = kPlannedModelName;
   return a;
@@ -183,7 +201,9 @@ const PlanResult& better_plan(const PlanResult& a, const PlanResult& b) {
   const bool a_ok = a.acceptable(), b_ok = b.acceptable();
   if (a_ok != b_ok) return a_ok ? a : b;
   if (!a_ok) return a;
-  if (!a.budget.flops) return b.allocation.flops > a.allocation.flops ? b : a;
+  // A time-like budget: the compute the layout delivers in the time (the law's C of a plan whose iteration did not
+  // settle is not what it runs).
+  if (!a.budget.flops) return b.flops > a.flops ? b : a;
   return b.time_s < a.time_s ? b : a;
 }
 
@@ -264,7 +284,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
       // memory): this iteration takes the nearest depth in multiples of kEvenStagesDepthMultiple instead.
       if (!found.layouts.feasible() && layer_multiple == 1 && even_stages_only(o)) {
         try {
-          job.architecture = shape_for(r.allocation.params, o, {kEvenStagesDepthMultiple});
+          job.architecture = shape_for(r.allocation.params, o, {kEvenStagesDepthMultiple, job.architecture.layers});
           found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
                                o.global_batch_sequences);
         } catch (const InfeasibleError&) {
@@ -371,7 +391,7 @@ bool ranks_above(const PlanResult& a, const PlanResult& b) {
 // How far from the family's depth a deeper plan's may be: a quarter of it. One multiple either side of 80 layers at
 // 64 stages would be 128 layers, 60 % deeper: another model, with a pipeline bubble the plan did not ask for.
 constexpr double kDeeperDepthDeparture = 0.25;
-// The largest miss of a deeper shape's exact N against the law's, where no plan at the family's depth can be acted on.
+// The largest miss of a deeper shape's exact N against the law's, where no plan can be acted on yet.
 constexpr double kDeeperShapeTolerance = 0.05;
 
 // Why the family's depth gave way, for the depth note: said of the plan that ran at it.
@@ -383,23 +403,26 @@ std::string why_not_family_depth(const PlanResult& at_family, const PlanOptions&
   if (!at_family.acceptable())
     return "ran under the MFU floor (" + units::format_significant(at_family.mfu * 100, 3) + " %)";
   if (!at_family.budget.flops)  // a time-like budget: better_plan ranks by the compute the time buys
-    return "trained a smaller model in the time (" + units::format_count(at_family.allocation.params) + " parameters)";
+    return "ran less compute in the time (" + units::format_scientific(at_family.flops, 4) + " FLOPs)";
   return "ran slower (" + units::format_significant(at_family.time_s / units::kSecondsPerDay, 4) + " days)";
 }
 
-// The family's depth may split over no pipeline that holds the model, or only over one that runs under the MFU
-// floor: 230 layers fit on no PP up to 16, and split over 32 stages only with edge stages heavier than the rest,
-// which the search does not balance. Then depths in multiples of 4, 8, … 64 (and of the stage counts the cluster
-// divides into) next to the family's open deeper pipelines, and the best plan is taken. A trainer that splits
-// layers over its stages evenly only (`always`) tries them in any case: its depth is already a multiple, and at
-// 100,000 H100s ZeRO-3 on one stage ran at 28 % MFU where 250 layers over 125 stages ran at 42 %.
-// `current` is the best plan so far; `at_family` the one at the family's depth (the same plan, or the one
-// `current` replaced), whose depth the deeper shapes stay near.
-PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResult current, const PlanResult& at_family,
-                            bool always, int skip_multiple = 0) {
+// The family's depth may split over no pipeline that holds the model, over none that reaches the MFU floor, or
+// over slower ones than a depth next to it: 230 layers fit on no PP up to 16, and split over 32 stages only with
+// edge stages heavier than the rest; 153 layers split over 32 stages only unevenly, so without interleaving; a
+// trainer that splits its layers evenly only runs a prime depth (103) on PP 1. So the depths in multiples of 4, 8,
+// … 64 (and of the stage counts the cluster divides into) either side of the family's, within a quarter of it, are
+// planned too, each on its own, and the best plan taken: where the family's plan cannot be acted on, or always for
+// a trainer with even stages only. A reshaped plan that cannot be acted on replaces one only
+// where no plan at the family's depth has a layout at all (its refusal then offers the remedies).
+PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResult at_family) {
   const auto& t = o.search.trainer;
-  if ((!always && current.acceptable()) || o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline))
-    return current;
+  // A trainer with uneven stages runs the family's depth on any pipeline: its plan stands where it can be acted
+  // on (a depth an interleaved pipeline splits can still run faster: 84 layers at 51.6 % for the 3,360-A100 month's
+  // 103 at 49.0 %, a reshaping left to the user's --pp, --vpp or --arch).
+  if (o.architecture || o.search.pins.pp || (t.loaded() && !t.pipeline) ||
+      (!even_stages_only(o) && at_family.acceptable()))
+    return at_family;
   // Powers of two, and the stage counts the cluster divides into that are not (100,000 GPUs = 8 x 12,500 split
   // over 5, 10, 20, 25 or 50 stages, never 32 or 64).
   std::vector<int> multiples;
@@ -409,36 +432,57 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
   for (int d = kEvenStagesDepthMultiple + 1; d <= kDeepestDepthMultiple; ++d)
     if (per_tp % d == 0 && (d & (d - 1)) != 0) multiples.push_back(d);
   std::sort(multiples.begin(), multiples.end());
-  // The family's own depth, before any multiple (the plan at it may have been reshaped to one already).
-  const int family_layers = shape_for(at_family.allocation.params, o).layers;
+  const bool family_fits = at_family.layouts.feasible(), family_acceptable = at_family.acceptable();
   const std::string why = why_not_family_depth(at_family, o);
-  // Where no plan can be acted on, shapes up to 5 % from the law's N are tried: with TP 8 and 128-wide heads d_model
-  // moves in steps of 1024, and at 2 % no depth near 186 splits over 20 or 25 stages. An IsoFLOP curve is flat at
-  // its minimum (Hoffmann et al. 2022 Fig. 3): 5 % off N_opt costs about 0.01 % in loss at the same compute.
-  const bool none_acceptable = !current.acceptable();
-  const double tolerance = none_acceptable ? kDeeperShapeTolerance : Depths{}.tolerance;
-  for (const int multiple : multiples) {
-    if (multiple == skip_multiple) continue;
-    try {
-      PlanResult deeper = plan_at_depths(budget, o, {multiple, family_layers, tolerance});
-      const int layers = deeper.job.architecture.layers;
-      // A plan that cannot be acted on replaces one only where the one it replaces has no layout at all (its
-      // refusal then has remedies to offer); a reshaped model that is refused too is no better an answer.
-      if (!deeper.layouts.feasible() || layers == current.job.architecture.layers ||
-          std::abs(layers - family_layers) > kDeeperDepthDeparture * family_layers || !ranks_above(deeper, current) ||
-          (!deeper.acceptable() && current.layouts.feasible()))
-        continue;
-      deeper.depth_note = "layers in multiples of " + std::to_string(multiple) + ": " +
+  PlanResult best = std::move(at_family);
+  std::set<int> planned;
+  // The candidate depths next to `family_layers`; the largest listed multiple a depth is of names it in the note.
+  auto search = [&](int family_layers) {
+    std::map<int, int> depths;  // depth -> its largest multiple
+    for (const int m : multiples)
+      for (const int d : {family_layers / m * m, (family_layers / m + 1) * m})
+        if (d > 0 && d != family_layers && std::abs(d - family_layers) <= kDeeperDepthDeparture * family_layers)
+          depths[d] = m;
+    for (const auto& [layers, multiple] : depths) {
+      if (!planned.insert(layers).second) continue;
+      PlanResult deeper;
+      try {
+        deeper = plan_at_depths(budget, o, {1, 0, layers});
+      } catch (const InfeasibleError&) {
+        continue;  // no shape at this depth
+      }
+      // The plan's N within 2 % of the law's, or 5 % where the family's plan cannot be acted on (with TP 8 and 128-wide
+      // heads d_model moves in steps of 1024, and at 2 % no depth near 186 splits over 20 or 25 stages), or for a
+      // time-like budget, whose N moves with the throughput (its plans are ranked by the compute they deliver,
+      // whatever their N). An IsoFLOP curve is flat at its minimum (Hoffmann et al. 2022 Fig. 3): 5 % off N_opt
+      // costs about 0.01 % in loss at the same compute.
+      const double tolerance = !budget.flops || !family_acceptable ? kDeeperShapeTolerance : Depths{}.tolerance;
+      if (!(std::fabs(deeper.params_ratio_to_target() - 1) <= tolerance)) continue;
+      if (!deeper.layouts.feasible() || !ranks_above(deeper, best) || (!deeper.acceptable() && family_fits)) continue;
+      // The multiple the note names: the pipeline's stages x virtual stages where they split the depth evenly into
+      // more than one layer each, else its stages, else the multiple the depth was found by.
+      const auto& first = deeper.layouts.layouts.front().layout;
+      const int chunks = first.pp * first.vpp;
+      const int named = chunks > 1 && chunks < layers && layers % chunks == 0 ? chunks
+                        : first.pp > 1 && layers % first.pp == 0              ? first.pp
+                                                                              : multiple;
+      deeper.depth_note = "layers in multiples of " + std::to_string(named) + ": " +
                           (even_stages_only(o) ? parallel::rules_holder(t, "uneven_stages") +
                                                      " splits them over pipeline stages evenly only, and "
                                                : std::string()) +
                           "the family's depth (" + std::to_string(family_layers) + " layers) " + why;
-      current = std::move(deeper);
-    } catch (const InfeasibleError&) {
-      // no shape near N and near the family's depth at this multiple
+      best = std::move(deeper);
     }
+  };
+  const int family_layers = shape_for(best.allocation.params, o).layers;
+  search(family_layers);
+  // A time-like budget sets N by the throughput: a family plan with no layout stopped at its first iteration, with
+  // the ceiling's utilisation and so too large an N; the family's depth at the N of the plan found is searched too.
+  if (!budget.flops && !best.depth_note.empty()) {
+    const int again = shape_for(best.allocation.params, o).layers;
+    if (again != family_layers) search(again);
   }
-  return current;
+  return best;
 }
 
 }  // namespace
@@ -447,27 +491,9 @@ PlanResult make_plan(const Budget& budget, const PlanOptions& o) {
   budget.validate();
   o.cluster.validate();
   if (!(o.min_mfu >= 0 && o.min_mfu < 1)) throw FieldError("min_mfu", "must be in [0, 1)");
-  PlanResult free = plan_at_depths(budget, o);
-  if (!even_stages_only(o)) return deeper_if_better(budget, o, free, free, false);
-  // A trainer that splits layers over its stages evenly only runs a pipeline over a divisor of the depth, and
-  // the family's depth is often prime (103): PP 1 only, which may not fit. Depths in multiples of 4 open PP 2
-  // and 4 at least, at a shape that may run slower; the plan is whichever does best, of those and the deeper
-  // multiples.
-  PlanResult even;
-  try {
-    even = plan_at_depths(budget, o, {kEvenStagesDepthMultiple});
-  } catch (const InfeasibleError&) {
-    return deeper_if_better(budget, o, free, free, true);  // no shape near N at the multiple
-  }
-  const int free_layers = free.job.architecture.layers;
-  if (!ranks_above(even, free) || free_layers % kEvenStagesDepthMultiple == 0)  // the free depth was a multiple too
-    return deeper_if_better(budget, o, ranks_above(even, free) ? std::move(even) : free, free, true,
-                            kEvenStagesDepthMultiple);
-  even.depth_note = "layers in multiples of " + std::to_string(kEvenStagesDepthMultiple) + ": " +
-                    parallel::rules_holder(o.search.trainer, "uneven_stages") +
-                    " splits them over pipeline stages evenly only, and the family's depth (" +
-                    std::to_string(free_layers) + " layers) " + why_not_family_depth(free, o);
-  return deeper_if_better(budget, o, std::move(even), free, true, kEvenStagesDepthMultiple);
+  // The family's depth, then the depths next to it (a trainer that splits layers over its stages evenly only runs
+  // a prime depth on PP 1; multiples of 4 open PP 2 and 4 at least, and deeper ones more).
+  return deeper_if_better(budget, o, plan_at_depths(budget, o));
 }
 
 }  // namespace isoflop::plan

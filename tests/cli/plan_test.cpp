@@ -297,18 +297,16 @@ TEST_CASE(
   CHECK(!doc["problem"]["changes"].empty());
   for (const auto& c : doc["problem"]["changes"]) CHECK(c["value"].is_number_integer());
   CHECK((pinned.err.find("--gpus ") != std::string::npos || pinned.err.find("--global-batch-tokens ") != std::string::npos));
-  // 65,536 GPUs on 2048 sequences: the 1.7T model fits only with bf16 gradients (more GPUs add no data-parallel
-  // replica to shard over, so none is offered), and then runs under the floor.
+  // 65,536 GPUs on 2048 sequences: the family's depth fits no layout (only with bf16 gradients); a depth that
+  // splits over 64 stages does, under the floor, and its refusal names the changes that reach it.
   const std::string huge_args = "plan --gpus 65536 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M";
-  const auto huge = run_cli(huge_args);
+  const auto huge = run_cli(huge_args + " -o json");
   CHECK(huge.status == 1);
-  CHECK(huge.err.find("to fit: --grad-reduce bf16 (") != std::string::npos);
-  CHECK(huge.err.find("--gpus ") == std::string::npos);
-  const auto lighter = run_cli(huge_args + " --grad-reduce bf16");
-  CHECK(lighter.status == 1);
-  CHECK((lighter.err.find("--gpus ") != std::string::npos ||
-         lighter.err.find("--global-batch-tokens ") != std::string::npos));
-  CHECK(lighter.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
+  const auto huge_doc = nlohmann::json::parse(huge.out);
+  CHECK(huge_doc["shape"]["depth_note"].get<std::string>().find("fits no layout") != std::string::npos);
+  CHECK(
+      (huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
+  CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
 }
 
 TEST_CASE("plan --pp shapes a depth the pinned stages run: evenly, or with lighter first and last stages") {
@@ -367,8 +365,15 @@ TEST_CASE(
   const auto chosen = run_json("plan --gpus 256 --gpu h100-sxm5-80gb --days 14 -o json --trainer nemo");
   CHECK(chosen["architecture"]["layers"].get<int>() % 4 == 0);
   REQUIRE(chosen["shape"]["depth_note"].is_string());
-  CHECK(chosen["shape"]["depth_note"].get<std::string>().rfind(
-            "layers in multiples of 4: the nemo.yaml isoflop writes for nemo splits them", 0) == 0);
+  // The note names the pipeline's stages x virtual stages that split the depth (60 layers: PP 2 x VPP 3).
+  const std::string note = chosen["shape"]["depth_note"].get<std::string>();
+  REQUIRE(note.rfind("layers in multiples of ", 0) == 0);
+  const int multiple = std::stoi(note.substr(std::string("layers in multiples of ").size()));
+  const auto& best = chosen["layouts"][0];
+  CHECK(multiple == best["pp"].get<int>() * best["vpp"].get<int>());
+  CHECK(chosen["architecture"]["layers"].get<int>() % multiple == 0);
+  CHECK(note.find(": the nemo.yaml isoflop writes for nemo splits them over pipeline stages evenly only") !=
+        std::string::npos);
 }
 
 TEST_CASE("plan with virtual stages pinned alone shapes a depth they split and runs them") {

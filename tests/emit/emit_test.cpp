@@ -680,6 +680,18 @@ TEST_CASE("Megatron --check: the configs' rules of the release, and the layout h
   REQUIRE(micro.size() == 1);
   CHECK(micro[0].rfind("rule 'interleaving': ", 0) == 0);
   CHECK(micro[0].find("micro-batches 193 divisible by PP 16") != std::string::npos);
+  // With a micro-batch group per virtual stage (core_v0.13.0) the schedule holds M mod N to 0 or at least PP:
+  // 193 mod 17 = 6 < 16 is refused, 193 mod 32 = 1 too, and 192 micro-batches in groups of 24 run.
+  auto grouped = [&](const std::string& global, const std::string& group) {
+    std::string s = interleaved;
+    s.replace(s.find("--global-batch-size 1544"), 24, "--global-batch-size " + global);
+    s.replace(s.find("--bf16"), 6, "--bf16 --microbatch-group-size-per-virtual-pipeline-stage " + group);
+    return check_megatron(s, d, "core_v0.13.0", megatron);
+  };
+  CHECK(grouped("1544", "17").at(0).rfind("microbatch-group-size-per-virtual-pipeline-stage must lie", 0) == 0);
+  CHECK(grouped("1544", "32").size() == 1);
+  CHECK(grouped("1536", "24").empty());
+  CHECK(grouped("1536", "8").size() == 1);  // fewer than PP
 }
 
 TEST_CASE("Megatron --check: FSDP2 as validate_args asserts it (core_v0.13.0)") {

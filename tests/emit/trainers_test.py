@@ -479,6 +479,14 @@ def moe_routing(binary, tmp):
         check_megatron('MoE with biases, core_v0.8.0', out, json.loads(open(every_layer).read()), tmp)
         expect('--disable-bias-linear' not in open(os.path.join(out, 'megatron.sh')).read(),
                'MoE with biases for core_v0.8.0: runs them')
+    # A SLURM job that launches Megatron-DeepSpeed keeps the biases its ds_config keeps: one model in both files.
+    r = run(binary, ['plan', '--arch', os.path.join(ROOT, 'tests/emit/moe-bias-16x.yaml'), '--flops', '1e21', '--gpus',
+                     '64', '--gpu', 'h100-sxm5-80gb', '--trainer', 'deepspeed', '-o', 'json'])
+    deepspeed_plan = os.path.join(tmp, 'moe-bias-deepspeed.json')
+    open(deepspeed_plan, 'w').write(r.stdout)
+    r = run(binary, ['emit', 'slurm', '--from', deepspeed_plan, '--no-substitute'])
+    expect(r.returncode == 0 and '--disable-bias-linear' not in r.stdout and 'biases' not in r.stderr,
+           'MoE with biases, SLURM job of Megatron-DeepSpeed: biases kept: %d %s' % (r.returncode, r.stderr))
     r = run(binary, ['emit', 'nemo', '--from', plan_path])
     expect(r.returncode == 2 and 'top-1 MoE routing has no NeMo v2.4.0 spelling' in r.stderr and not r.stdout,
            'top-1 MoE for NeMo v2.4.0: refused: %d %s' % (r.returncode, r.stderr))

@@ -437,13 +437,15 @@ TEST_CASE(
     CHECK(std::fabs(r.params_ratio_to_target() - 1) <= 0.02);
     CHECK(r.job.architecture.heads % r.layouts.layouts.front().layout.tp == 0);
   }
-  // 1e19 FLOPs (256M parameters) is shaped at TP 8 on 64 GPUs; --max-tp 2 shapes it for 2.
-  budget.flops = 1e19;
+  // 1e20 FLOPs is shaped at the node's TP 8 on 64 GPUs: d_model in steps of 8 x 128 (60 x 1024, far from the
+  // family's aspect ratio); --max-tp 2 shapes it for 2, in steps of 256 (19 x 1792, 14 heads, which 8 does not divide).
+  budget.flops = 1e20;
   auto capped = options_for(cat, 64, "h100-sxm5-80gb");
   const auto at_node = plan::make_plan(budget, capped);
   capped.search.max_tp = 2;
   const auto at_two = plan::make_plan(budget, capped);
-  CHECK(at_node.job.architecture.d_model % 1024 == 0);
+  CHECK(at_node.job.architecture.heads % 8 == 0);
+  CHECK(at_two.job.architecture.heads % 8 != 0);
   CHECK(at_two.job.architecture.heads % 2 == 0);
   for (const auto& ranked : at_two.layouts.layouts) CHECK(ranked.layout.tp <= 2);
   // A pinned TP is the user's: a model too small for it is refused, naming the pin.
@@ -562,10 +564,17 @@ TEST_CASE("a cluster that splits into no power of two: the depth multiples inclu
     INFO(r.depth_note);
     REQUIRE(r.depth_note.rfind("layers in multiples of ", 0) == 0);
     const int multiple = std::stoi(r.depth_note.substr(std::string("layers in multiples of ").size()));
-    CHECK((multiple & (multiple - 1)) != 0);
-    CHECK(12500 % multiple == 0);
     CHECK(r.job.architecture.layers % multiple == 0);
-    CHECK(100000 % (r.layouts.layouts.front().layout.tp * r.layouts.layouts.front().layout.pp) == 0);
+    // A pipeline over a stage count 12,500 divides that no power of two is: 125 stages (Megatron-LM, with lighter
+    // edge stages) or 100 (NeMo, whose depth is then a multiple of a stage count that is not a power of two).
+    const int pp = r.layouts.layouts.front().layout.pp;
+    CHECK((pp & (pp - 1)) != 0);
+    CHECK(12500 % pp == 0);
+    CHECK(100000 % (r.layouts.layouts.front().layout.tp * pp) == 0);
+    if (std::string(trainer) == "nemo") {
+      CHECK((multiple & (multiple - 1)) != 0);
+      CHECK(12500 % multiple == 0);
+    }
   }
 }
 
@@ -596,4 +605,60 @@ TEST_CASE("a given model planned for a time: the allocation's tokens are the tok
   CHECK(r.allocation.tokens == doctest::Approx(r.tokens).epsilon(1e-12));
   CHECK(r.tokens == doctest::Approx(r.tokens_per_s * 35 * 86400).epsilon(1e-12));
   CHECK(r.allocation.params == doctest::Approx(model::count_params(*o.architecture).total()));
+}
+
+TEST_CASE("the deeper search plans each depth next to the family's on its own, and ranks by what a plan delivers") {
+  const auto cat = catalog::load_catalog();
+  auto with = [&](long long gpus, const char* trainer) {
+    auto o = options_for(cat, gpus, "h100-sxm5-80gb");
+    o.search.trainer = parallel::as_written(cat.trainer(trainer));
+    return o;
+  };
+  auto family_depth = [](const plan::PlanResult& r) {
+    const auto at = r.depth_note.find("family's depth (");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(r.depth_note.substr(at + std::string("family's depth (").size()));
+  };
+  plan::Budget budget;
+  // 1e27 FLOPs on 1,024 GPUs: the family's 289 layers fit no layout; of the two depths in multiples of 64 next to
+  // it, 320 (3.4 % off N) fits nowhere and 256 (1.4 %) runs. Left to the shaper's aspect ratio the window took 320.
+  budget.flops = 1e27;
+  for (const char* trainer : {"megatron", "nemo"}) {
+    CAPTURE(trainer);
+    const auto r = plan::make_plan(budget, with(1024, trainer));
+    INFO(r.depth_note);
+    REQUIRE(r.acceptable());
+    CHECK(r.job.architecture.layers == 256);
+  }
+  // A time-like budget ranks by the compute a plan delivers, not by the law's C of an unsettled iteration: DeepSpeed
+  // on 100,000 H100s for 90 days took 225 layers at 32.5 % (3.32e26 FLOPs said, 2.50e26 run) over 250 at 43 %.
+  const auto days90 = plan::make_plan(days(90), with(100000, "deepspeed"));
+  INFO(days90.depth_note);
+  REQUIRE(days90.acceptable());
+  CHECK(days90.mfu > 0.4);
+  CHECK(days90.flops == doctest::Approx(days90.tokens_per_s * 90 * 86400 * days90.flops / days90.tokens));
+  // A reshaped model refused too does not replace the family's refused plan (1e22 FLOPs on 16,384 GPUs: 41 layers
+  // at 10.9 %; 72 layers ran at 15.2 %, refused as well): its refusal and remedies stand.
+  budget.flops = 1e22;
+  const auto refused = plan::make_plan(budget, with(16384, "deepspeed"));
+  CHECK(!refused.acceptable());
+  CHECK(refused.depth_note.empty());
+  // The multiple of 4 stays next to the family's depth too: NeMo at 1e22 FLOPs on 64 GPUs took 72 layers for the
+  // family's 41 (which runs on PP 1 as well), and 256 GPUs for 30 days 88 for 66 (68 now).
+  CHECK(plan::make_plan(budget, with(64, "nemo")).job.architecture.layers == 41);
+  const auto even = plan::make_plan(days(30), with(256, "nemo"));
+  REQUIRE(!even.depth_note.empty());
+  CHECK(even.job.architecture.layers % 4 == 0);
+  CHECK(std::abs(even.job.architecture.layers - family_depth(even)) <= 4);
+  // A time-like budget whose family plan has no layout stopped at its first iteration with too large an N; the family's
+  // depth at the N of the plan found is searched too (NeMo, 16,384 GPUs on a pinned 4M batch, 60 days, 30 % floor: 128
+  // layers on PP 32 x VPP 4, 33 % from the 191 layers of the first N).
+  auto pinned = with(16384, "nemo");
+  pinned.global_batch_pinned = true;
+  pinned.min_mfu = 0.3;
+  const auto deep = plan::make_plan(days(60), pinned);
+  INFO(deep.depth_note);
+  REQUIRE(deep.acceptable());
+  CHECK(deep.job.architecture.layers == 128);
+  CHECK(std::abs(128 - family_depth(deep)) <= 0.25 * family_depth(deep));
 }
