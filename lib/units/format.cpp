@@ -39,6 +39,9 @@ std::string format_significant(double value, int digits) {
   if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
   if (value == 0) return "0";
   const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  // Past a double's 16 digits a fixed-point number only spells noise (and past 63 it was cut short, 1e77 years
+  // printing as 3.2e62): scientific notation, as for far smaller values, whose leading zeros would do the same.
+  if (exponent >= 16 || exponent < -12) return format_scientific(value, digits);
   const int decimals = std::max(0, digits - 1 - exponent);
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);

@@ -7,6 +7,7 @@
 
 #include "support/expect_close.hpp"
 #include "units/quantity.hpp"
+#include "units/si.hpp"
 
 using namespace isoflop::units;
 
@@ -31,4 +32,17 @@ TEST_CASE("formatted quantities parse back to the same value") {
     text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
     EXPECT_CLOSE(parse_duration_s(text, "x"), s, 1e-6);
   }
+}
+
+TEST_CASE("values past a double's digits, or far below one, format in scientific notation, never cut short") {
+  // 1e100 FLOPs on 8 A100s: 3.18e77 years printed as a 63-digit integer, 3.2e62 (the buffer's end).
+  const double years = 3.176e77 * kSecondsPerYear;
+  CHECK(format_duration(years) == "3.18e77 y");
+  CHECK(format_energy(1.808e73 * 3.6e15, 4) == "1.808e73 TWh");
+  CHECK(format_significant(2.143e26, 4) == "2.143e26");
+  CHECK(format_significant(-5e300) == "-5e300");
+  CHECK(format_significant(1.5e-20) == "1.5e-20");
+  // Within a double's digits, fixed point as before.
+  CHECK(format_significant(123456789012345.0, 3) == "123456789012345");
+  CHECK(format_significant(0.000123) == "0.000123");
 }
