@@ -14,11 +14,13 @@
 namespace isoflop::doc {
 namespace {
 
+// No run, no error: null, not a 0 that reads as a perfect prediction.
 Json error_json(const parallel::ErrorSummary& e) {
+  const auto value = [&](double v) { return e.runs > 0 ? Json(v) : Json(nullptr); };
   return {{"runs", e.runs},
-          {"mean_abs_error", e.mean_abs_error},
-          {"max_abs_error", e.max_abs_error},
-          {"rms_log_error", e.rms_log_error}};
+          {"mean_abs_error", value(e.mean_abs_error)},
+          {"max_abs_error", value(e.max_abs_error)},
+          {"rms_log_error", value(e.rms_log_error)}};
 }
 
 std::string percent(double fraction) {
@@ -71,9 +73,10 @@ void from_json(const Json& j, CalibrationDocument& d) {
   read(inputs, "gpu", d.gpu);
   auto read_error = [](const Json& e, parallel::ErrorSummary& out) {
     read(e, "runs", out.runs);
-    read(e, "mean_abs_error", out.mean_abs_error);
-    read(e, "max_abs_error", out.max_abs_error);
-    read(e, "rms_log_error", out.rms_log_error);
+    for (const auto& [key, field] : {std::pair<const char*, double*>{"mean_abs_error", &out.mean_abs_error},
+                                     {"max_abs_error", &out.max_abs_error},
+                                     {"rms_log_error", &out.rms_log_error}})
+      if (!e.at(key).is_null()) read(e, key, *field);  // null where no run was judged
   };
   for (const Json& a : j.at("accelerators")) {
     parallel::CalibrationResult r;

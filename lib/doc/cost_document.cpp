@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "cost/run_cost.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -84,7 +85,8 @@ CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& ca
   if (r.tflops_per_gpu) {
     in.utilisation = *r.tflops_per_gpu * 1e12 / in.peak_flops_per_gpu;
     if (!(in.utilisation > 0 && in.utilisation <= 1))
-      throw FieldError("tflops_per_gpu", "must be positive and at most the peak of " + cluster.accelerator.name);
+      throw FieldError("tflops_per_gpu", "must be positive and at most the peak of " + cluster.accelerator.name + ", " +
+                                             units::format_significant(in.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s");
   }
   if (work == CostWork::kTime) {
     // The run lasts `time_s`. With a utilisation, the work is what the cluster does in that time — the FLOPs it

@@ -78,7 +78,8 @@ std::optional<std::string> FitRequest::law_file() const {
 void FitRequest::resolve() {
   if (runs_file.empty()) throw FieldError("runs", "no runs table given");
   if (approaches.empty()) approaches = curves_file ? std::vector<int>{1, 3} : std::vector<int>{3};
-  if (uses(1) && !curves_file) throw FieldError("approach", "Approach 1 needs the training curves file");
+  if (uses(1) && !curves_file)
+    throw FieldError("approach", "Approach 1 needs the training curves file; give it with --curves FILE.csv");
   if (bootstrap != 0) {
     BootstrapOptions b;
     b.resamples = bootstrap;
@@ -89,7 +90,8 @@ void FitRequest::resolve() {
   }
   if (save_law) {
     validate_law_name(*save_law);
-    if (!catalog_dir) throw FieldError("save_law", "needs a catalog directory to write NAME.yaml into");
+    if (!catalog_dir)
+      throw FieldError("save_law", "needs a catalog directory to write NAME.yaml into; give it with --catalog DIR");
     if (!uses(3)) throw FieldError("save_law", "saves the Approach-3 law; include 3 in the approaches");
   }
   if (form != FormRequest::kAdditive && !uses(3))

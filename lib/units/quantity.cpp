@@ -163,8 +163,9 @@ long long parse_integer(std::string_view text, std::string_view what, Sign sign)
   // A count of things (GPUs, jobs, sequences): whole-number examples, suffixes as for any count.
   const double value =
       parse_with_units(text, what, sign, kCountUnits, "a whole number (8, 1536) or one with a suffix k, M, B (2k, 1M)");
-  if (value != std::floor(value) || std::fabs(value) > 9.0e18)
-    throw InputError(quoted(what, text) + " is not a whole number");
+  if (value != std::floor(value)) throw InputError(quoted(what, text) + " is not a whole number");
+  if (std::fabs(value) > 9.0e18)
+    throw InputError(quoted(what, text) + " is past a 64-bit count; accepted: a whole number up to 9e18");
   return static_cast<long long>(value);
 }
 

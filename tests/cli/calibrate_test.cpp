@@ -47,6 +47,12 @@ TEST_CASE("calibrate: one published run is reproduced and saved as an overlay la
   const auto& run = j["accelerators"][0]["runs"][0];
   CHECK(run["measured_step_time_s"].get<double>() == doctest::Approx(4.61));
   CHECK(std::fabs(run["error"].get<double>()) < 0.01);
+  // No run held out: its errors are unknown (null), not a perfect 0.
+  const auto& held_out = j["accelerators"][0]["held_out_error"];
+  CHECK(held_out["runs"] == 0);
+  CHECK(held_out["mean_abs_error"].is_null());
+  CHECK(held_out["max_abs_error"].is_null());
+  CHECK(j["accelerators"][0]["calibration_error"]["mean_abs_error"].is_number());
   REQUIRE(fs::exists(overlay));
 
   check_refused("calibrate " + runs + " --save-calibration " + overlay, "--save-calibration");
