@@ -116,7 +116,7 @@ void Job::validate() const {
       throw InputError("data.val_tokens: " + std::to_string(data.val_tokens) + " is less than one batch of " +
                        std::to_string(tokens_per_step()) + " tokens + 1");
   }
-  if (output.empty()) throw InputError("output: must name a results folder");
+  if (output.empty()) throw InputError("output (the job's, or --output): must name a results folder");
   if (is_temporary_name(fs::path(checkpoint.path).filename().string()))
     throw InputError("checkpoint.path: '" + checkpoint.path +
                      "' is named like a temporary file of an unfinished save, which is never read; name the checkpoint");
