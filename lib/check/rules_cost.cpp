@@ -46,9 +46,12 @@ Finding regions(const RuleSetting& s, const Facts& f) {
   Finding r;
   // Where the run happens, unsaid, cannot be held to the list (its CO2e was counted at the catalog's default grid):
   // it fails, so that leaving the line out does not pass the gate.
-  // A plan document records its grid's intensity, not a region's name: grid_intensity judges it.
+  // A plan document names its grid where it was a catalog region; one given as a number, or written before plans
+  // recorded it, has only the intensity, which grid_intensity judges.
   if (!region && f.proposal->plan)
-    return not_applicable("a plan document records its grid's intensity, not a region (grid_intensity judges it)");
+    return not_applicable(
+        "the plan document names no grid region (its intensity was given as a number, or it was "
+        "written before plans recorded one); grid_intensity judges its intensity");
   if (!region) {
     r.holds = false;
     r.reason = "the proposal names no region, so it cannot be held to the allowed: " + join(s.allow);

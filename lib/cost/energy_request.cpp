@@ -68,6 +68,7 @@ void resolve_energy(const EnergyRequest& request, const catalog::Catalog& cat, c
   const catalog::RunCostConstants& k = cat.run_cost_constants();
   in->pue = pue_value(cat, k.default_pue);
   in->intensity_kg_per_kwh = grid_value(cat, kDefaultGrid);
+  in->grid = kDefaultGrid;
   in->cfe_fraction = 0;
   in->price_per_gpu_hour_usd.reset();
   in->price_per_kwh_usd.reset();
@@ -102,7 +103,11 @@ void resolve_energy(const EnergyRequest& request, const catalog::Catalog& cat, c
 void apply_energy_request(const EnergyRequest& r, const catalog::Catalog& cat, const catalog::Accelerator& acc,
                           RunCostInputs* in) {
   if (r.pue) in->pue = pue_value(cat, *r.pue);
-  if (r.grid) in->intensity_kg_per_kwh = grid_value(cat, *r.grid);
+  if (r.grid) {
+    in->intensity_kg_per_kwh = grid_value(cat, *r.grid);
+    const catalog::Grid* named = cat.find_grid(*r.grid);
+    in->grid = named ? std::optional<std::string>(named->name) : std::nullopt;
+  }
   if (r.cfe_fraction) in->cfe_fraction = *r.cfe_fraction;
   if (r.price_per_gpu_hour_usd) in->price_per_gpu_hour_usd = r.price_per_gpu_hour_usd;
   if (r.price_per_kwh_usd) in->price_per_kwh_usd = r.price_per_kwh_usd;

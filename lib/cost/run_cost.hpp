@@ -36,6 +36,8 @@ struct RunCostInputs {
   std::optional<EnergyMethod> energy_method;
   double pue = 1.0;                   // facility energy / IT energy, ≥ 1
   double intensity_kg_per_kwh = 0;    // grid carbon intensity (gross)
+  // The catalog grid (region) the intensity is of ("us", "fr"); unset when the intensity was given as a number.
+  std::optional<std::string> grid;
   double cfe_fraction = 0;            // carbon-free energy matched, in [0, 1): net = gross × (1 − cfe)
   std::optional<double> price_per_gpu_hour_usd;  // unset = not priced (its share of the money is unknown)
   std::optional<double> price_per_kwh_usd;

@@ -179,6 +179,8 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
     require_kind(d, {"plan"});
     p.plan = decode<plan::PlanResult>(d);
     p.tokens = p.plan->tokens;
+    // The catalog grid its intensity is of, where the plan named one (documents from 2026-12-07 on record it).
+    if (p.plan->cost) p.region = p.plan->cost->inputs.grid;
     return p;
   }
   const Fields in(source, p.marks);

@@ -247,6 +247,11 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
   double batch_tokens = o.global_batch_tokens;
   bool batch_pinned = o.global_batch_pinned;
   std::string batch_note;  // how the held batch was chosen
+  // Steps down from the ceiling's utilisation while nothing fits (time-like budgets): at most this many, by this
+  // factor.
+  constexpr int kInfeasibleSteps = 4;
+  constexpr double kInfeasibleStep = 0.75;
+  int infeasible_steps = 0;
   for (int i = 0; i < o.max_iterations; ++i) {
     r.iterations = i + 1;
     law_flops = time_like ? peak * u * seconds : *budget.flops;
@@ -305,7 +310,18 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
       batch_pinned = true;
       batch_note = "held from iteration " + std::to_string(kBatchIterations) + ": " + r.batch.note;
     }
-    if (!r.layouts.feasible()) break;
+    if (!r.layouts.feasible()) {
+      // A time-like budget's first N is the ceiling's: where nothing fits it, a smaller N at a lower utilisation may
+      // (a model of 517B at the GEMM ceiling fits no NeMo layout on 16,384 H100s for 30 days; one of 430B does).
+      // u steps down towards the MFU floor, where, nothing fitting still, the plan is infeasible.
+      const double floor_u = std::max(o.min_mfu, 0.01);
+      if (time_like && i == infeasible_steps && u > floor_u * (1 + 1e-9) && infeasible_steps < kInfeasibleSteps) {
+        ++infeasible_steps;
+        u = std::max(floor_u, u * kInfeasibleStep);
+        continue;
+      }
+      break;
+    }
     const double new_u = 6 * r.allocation.params * r.layouts.layouts.front().time.tokens_per_s / peak;
     // Damped fixed-point step. The shape (and so the throughput) changes in steps with N, so there may be no
     // exact fixed point and a plain iteration cycles between two architectures; after a few halvings the steps
@@ -388,6 +404,14 @@ bool ranks_above(const PlanResult& a, const PlanResult& b) {
   return a.mfu > b.mfu;
 }
 
+// The least gain for which a reshaped model replaces an acceptable plan at the family's depth.
+constexpr double kReshapeMinGain = 0.02;
+
+// Whether `a` runs `b`'s budget by more than kReshapeMinGain better: faster for FLOPs, more compute for a time.
+bool clearly_better(const PlanResult& a, const PlanResult& b) {
+  return a.budget.flops ? a.time_s * (1 + kReshapeMinGain) < b.time_s : a.flops > b.flops * (1 + kReshapeMinGain);
+}
+
 // How far from the family's depth a deeper plan's may be: a quarter of it. One multiple either side of 80 layers at
 // 64 stages would be 128 layers, 60 % deeper: another model, with a pipeline bubble the plan did not ask for.
 constexpr double kDeeperDepthDeparture = 0.25;
@@ -459,6 +483,9 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
       const double tolerance = !budget.flops || !family_acceptable ? kDeeperShapeTolerance : Depths{}.tolerance;
       if (!(std::fabs(deeper.params_ratio_to_target() - 1) <= tolerance)) continue;
       if (!deeper.layouts.feasible() || !ranks_above(deeper, best) || (!deeper.acceptable() && family_fits)) continue;
+      // Over an acceptable plan at the family's own depth, a reshaped model must gain more than the noise of the
+      // model's constants: a 0.6 % gain took 70 layers on PP 1 for the family's 86 (an aspect ratio of 161).
+      if (best.depth_note.empty() && best.acceptable() && !clearly_better(deeper, best)) continue;
       // The multiple the note names: the pipeline's stages x virtual stages where they split the depth evenly into
       // more than one layer each, else its stages, else the multiple the depth was found by.
       const auto& first = deeper.layouts.layouts.front().layout;
@@ -478,9 +505,20 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
   search(family_layers);
   // A time-like budget sets N by the throughput: a family plan with no layout stopped at its first iteration, with
   // the ceiling's utilisation and so too large an N; the family's depth at the N of the plan found is searched too.
-  if (!budget.flops && !best.depth_note.empty()) {
-    const int again = shape_for(best.allocation.params, o).layers;
-    if (again != family_layers) search(again);
+  // Where no plan was found either, the N at the MFU floor's utilisation bounds it from below.
+  if (!budget.flops && !family_fits) {
+    double params = best.allocation.params;
+    if (best.depth_note.empty()) {
+      const double floor_flops = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus * std::max(o.min_mfu, 0.01) *
+                                 budget_seconds(budget, o);
+      params = scaling::allocate(o.law, floor_flops).params;
+    }
+    try {
+      const int again = shape_for(params, o).layers;
+      if (again != family_layers) search(again);
+    } catch (const InfeasibleError&) {
+      // no family shape at that N: the first search stands
+    }
   }
   return best;
 }

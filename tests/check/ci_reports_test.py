@@ -349,6 +349,17 @@ def check_plan_document(binary):
         doc = json.loads(r.stdout)
         got = {v["rule"]: v["verdict"] for v in doc["proposals"][0]["verdicts"]}
         expect(got["loss_gap_vs_optimal"] == "pass", "plan document: a compute-optimal plan passes the loss gap")
+        # The plan names its grid region (--grid fr), which a regions gate holds; one given as a number names none.
+        for grid, allow, verdict in (("fr", "fr", "pass"), ("fr", "us", "fail"), ("300g/kWh", "fr", "not-applicable")):
+            out = subprocess.run([binary, "plan", "--flops", "1e22", "--gpu", "h100-sxm5-80gb", "--gpus", "64",
+                                  "--grid", grid, "-o", "json"], capture_output=True, text=True, env=env)
+            open(plan, "w").write(out.stdout)
+            policy = os.path.join(tmp, "regions.yaml")
+            open(policy, "w").write("name: regions\nrules:\n  regions: {allow: [%s]}\n" % allow)
+            r = run(binary, plan, "--policy", policy, "-o", "json")
+            got = {v["rule"]: v["verdict"] for v in json.loads(r.stdout)["proposals"][0]["verdicts"]}
+            expect(got.get("regions") == verdict and r.returncode == (1 if verdict == "fail" else 0),
+                   f"plan document on grid {grid}, regions {allow}: {got} exit {r.returncode}")
 
 
 def main():

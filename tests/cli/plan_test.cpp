@@ -297,13 +297,14 @@ TEST_CASE(
   CHECK(!doc["problem"]["changes"].empty());
   for (const auto& c : doc["problem"]["changes"]) CHECK(c["value"].is_number_integer());
   CHECK((pinned.err.find("--gpus ") != std::string::npos || pinned.err.find("--global-batch-tokens ") != std::string::npos));
-  // 65,536 GPUs on 2048 sequences: the family's depth fits no layout (only with bf16 gradients); a depth that
-  // splits over 64 stages does, under the floor, and its refusal names the changes that reach it.
+  // 65,536 GPUs on 2048 sequences: the ceiling's N fits no layout; a smaller N at a lower utilisation does, at the
+  // family's depth, under the floor, and its refusal names the changes that reach it.
   const std::string huge_args = "plan --gpus 65536 --gpu h100-sxm5-80gb --days 60 --global-batch-tokens 4M";
   const auto huge = run_cli(huge_args + " -o json");
   CHECK(huge.status == 1);
   const auto huge_doc = nlohmann::json::parse(huge.out);
-  CHECK(huge_doc["shape"]["depth_note"].get<std::string>().find("fits no layout") != std::string::npos);
+  CHECK(huge_doc["layouts"].size() >= 1);
+  CHECK(huge_doc["budget"]["mfu"].get<double>() < 0.25);
   CHECK(
       (huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
   CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have

@@ -661,4 +661,22 @@ TEST_CASE("the deeper search plans each depth next to the family's on its own, a
   REQUIRE(deep.acceptable());
   CHECK(deep.job.architecture.layers == 128);
   CHECK(std::abs(128 - family_depth(deep)) <= 0.25 * family_depth(deep));
+  // A time's first N is the GEMM ceiling's: where nothing fits it, the utilisation steps down towards the floor
+  // (NeMo, 16,384 H100s for 30 days: 148 x 16384 fit no layout, and the plan was refused; DeepSpeed ran 128 layers).
+  const auto stepped = plan::make_plan(days(30), with(16384, "nemo"));
+  INFO(stepped.depth_note);
+  CHECK(stepped.acceptable());
+  // A reshaped model replaces an acceptable plan at the family's depth only for more than 2 %: NeMo's 3,360-A100
+  // month keeps its 105 layers at 50.9 % (84 ran at 51.6 %), DeepSpeed's its 86 (70 on PP 1 delivered 0.6 % more).
+  auto a100 = [&](const char* trainer) {
+    auto o = options_for(cat, 3360, "a100-sxm4-80gb");
+    o.search.trainer = parallel::as_written(cat.trainer(trainer));
+    return plan::make_plan(days(30), o);
+  };
+  for (const char* trainer : {"nemo", "deepspeed"}) {
+    CAPTURE(trainer);
+    const auto kept = a100(trainer);
+    CHECK(kept.acceptable());
+    CHECK(kept.depth_note.empty());
+  }
 }
