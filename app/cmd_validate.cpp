@@ -18,7 +18,10 @@ namespace isoflop::app {
 namespace {
 
 int design(const std::vector<std::string>& args) {
-  auto lists = std::vector<OptionList>{declared_options("validate"), law_options(), from_option("a plan document")};
+  // One law: the shared law options but --all-laws, which a sweep cannot take (it checks one law).
+  OptionList laws = law_options();
+  std::erase_if(laws, [](const std::string& line) { return line.rfind("all-laws", 0) == 0; });
+  auto lists = std::vector<OptionList>{declared_options("validate"), laws, from_option("a plan document")};
   const auto parsed = parse_command(command_help("validate"), args, lists);
   if (!parsed) return 0;
   const auto& vm = parsed->values;

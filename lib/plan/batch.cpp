@@ -146,9 +146,11 @@ BatchSearch choose_batch(parallel::JobSpec job, const parallel::ClusterSpec& clu
     if (pick == 0) {
       c.note = from_ceiling ? "the ceiling, below the target of " + tokens_text(target_tokens) : from;
     } else {
-      c.note = "grown " + std::to_string(1 << pick) + "x from " + from + ": MFU " +
-               units::format_significant(start_mfu * 100, 3) + " -> " + units::format_significant(picked_mfu * 100, 3) +
-               " %";
+      // A starting batch with no layout at all has no MFU to grow from (it printed as "MFU 0 -> 12.9 %").
+      c.note = "grown " + std::to_string(1 << pick) + "x from " + from + ": " +
+               (start_mfu > 0 ? "MFU " + units::format_significant(start_mfu * 100, 3) + " -> "
+                              : std::string("no layout there; MFU ")) +
+               units::format_significant(picked_mfu * 100, 3) + " %";
     }
     if (pick + 1 < tried.size() && picked_mfu > 0) {
       const double gain_percent = (best / picked_mfu - 1) * 100;

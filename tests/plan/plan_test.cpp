@@ -680,3 +680,17 @@ TEST_CASE("the deeper search plans each depth next to the family's on its own, a
     CHECK(kept.depth_note.empty());
   }
 }
+
+TEST_CASE("a batch grown from a target with no layout says so, not 'MFU 0 ->'") {
+  // NeMo, 1e24 FLOPs on 65,536 A100s: the 4M-token target has no layout; four times it runs at 12.9 %.
+  const auto cat = catalog::load_catalog();
+  auto o = options_for(cat, 65536, "a100-sxm4-80gb");
+  o.search.trainer = parallel::as_written(cat.trainer("nemo"));
+  plan::Budget budget;
+  budget.flops = 1e24;
+  const auto r = plan::make_plan(budget, o);
+  INFO(r.batch.note);
+  REQUIRE(r.layouts.feasible());
+  CHECK(r.batch.note.find("MFU 0 ->") == std::string::npos);
+  CHECK(r.batch.note.find("from the target: no layout there; MFU ") != std::string::npos);
+}
