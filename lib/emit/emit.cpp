@@ -96,7 +96,7 @@ std::vector<Target> targets_of(Target target) {
 // line (PP > 1) does.
 bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p) {
   using model::PositionalEncoding;
-  const bool nemo = target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo);
+  const bool nemo = trainer_of(target, s) == "nemo";
   if (target == Target::kDeepSpeed && s.layout.pp == 1) return true;
   if (nemo) return p != PositionalEncoding::kRelative && p != PositionalEncoding::kNone;
   return p != PositionalEncoding::kAlibi && p != PositionalEncoding::kRelative;
@@ -129,11 +129,10 @@ LaunchSpec with_positions_spelled(Target target, const LaunchSpec& spec, const E
 // supported for MoE" from core_v0.13.0, which NeMo v2.4.0 pins (requirements/manifest.json, commit 03f7793).
 bool refuses_moe_bias(Target target, const LaunchSpec& s, const LaunchData& d, const Versions& v) {
   if (!s.arch.moe.enabled() || !s.arch.bias) return false;
-  const bool nemo = target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo);
-  if (nemo) return release_at_least(d.nemo_versions, v.nemo, "v2.4.0");
+  const std::string trainer = trainer_of(target, s);
+  if (trainer == "nemo") return release_at_least(d.nemo_versions, v.nemo, "v2.4.0");
   // Megatron-DeepSpeed's own MoE layers take biases (its ds_config and the SLURM job that launches it alike).
-  if (target == Target::kDeepSpeed || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kDeepSpeed))
-    return false;
+  if (trainer == "deepspeed") return false;
   return release_at_least(d.megatron_versions, v.megatron, "core_v0.13.0");
 }
 
@@ -142,10 +141,7 @@ bool refuses_moe_bias(Target target, const LaunchSpec& s, const LaunchData& d, c
 LaunchSpec for_target(Target target, const LaunchSpec& spec, const EmitOptions& options, const Versions& v) {
   LaunchSpec s = with_positions_spelled(target, spec, options);
   if (!refuses_moe_bias(target, s, *s.data, v)) return s;
-  const std::string release =
-      target == Target::kNemo || (target == Target::kSlurm && s.job.trainer == parallel::Trainer::kNemo)
-          ? "NeMo " + v.nemo
-          : "Megatron-LM " + v.megatron;
+  const std::string release = trainer_of(target, s) == "nemo" ? "NeMo " + v.nemo : "Megatron-LM " + v.megatron;
   if (!options.substitute)
     throw FieldError("plan architecture", "an MoE model with biases has no " + release +
                                               " spelling (Megatron-Core asserts 'Bias is not supported for MoE'); "

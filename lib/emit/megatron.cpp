@@ -164,6 +164,12 @@ bool value_is(const ParsedArguments& a, const char* name, const char* fallback, 
 
 double num(const ParsedArguments& a, const char* name, double fallback) { return a.number(name).value_or(fallback); }
 
+// TP x PP x CP: the GPUs one data-parallel replica takes.
+double model_parallel(const ParsedArguments& a) {
+  return num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
+         num(a, "context-parallel-size", 1);
+}
+
 // --rampup-batch-size's three values as Megatron reads them (int() of each), or nothing when they are not three
 // whole numbers with start > 0, increment > 0 and samples >= 0.
 struct Rampup {
@@ -187,15 +193,11 @@ bool divides(double whole, double part) { return part > 0 && std::fmod(whole, pa
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
       {"world size must be divisible by TP x PP x CP",
-       [](auto& a, int w, auto&) {
-         return w > 0 && !divides(w, num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
-                                         num(a, "context-parallel-size", 1));
-       },
+       [](auto& a, int w, auto&) { return w > 0 && !divides(w, model_parallel(a)); },
        {"world", "tensor-model-parallel-size", "pipeline-model-parallel-size", "context-parallel-size"}},
       {"global batch must be divisible by micro-batch x DP, DP = world / (TP x PP x CP)",
        [](auto& a, int w, auto&) {
-         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
-                           num(a, "context-parallel-size", 1);
+         const double mp = model_parallel(a);
          return w > 0 && divides(w, mp) &&
                 !divides(num(a, "global-batch-size", 0), num(a, "micro-batch-size", 1) * (w / mp));
        },
@@ -210,8 +212,7 @@ const std::vector<Rule>& rules() {
        [](auto& a, int w, auto&) {
          const auto r = rampup(a);
          // Without --global-batch-size Megatron takes micro-batch x DP; with the world unknown, nothing to hold.
-         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
-                           num(a, "context-parallel-size", 1);
+         const double mp = model_parallel(a);
          const double nan = std::numeric_limits<double>::quiet_NaN();
          const double global = a.has("global-batch-size") ? num(a, "global-batch-size", nan)
                                : w > 0 && divides(w, mp)  ? num(a, "micro-batch-size", 1) * (w / mp)
@@ -225,8 +226,7 @@ const std::vector<Rule>& rules() {
        "ramp must be (or --decrease-batch-size-if-needed, core_v0.13.0)",
        [](auto& a, int w, auto&) {
          const auto r = rampup(a);
-         const double mp = num(a, "tensor-model-parallel-size", 1) * num(a, "pipeline-model-parallel-size", 1) *
-                           num(a, "context-parallel-size", 1);
+         const double mp = model_parallel(a);
          if (!r || w <= 0 || !divides(w, mp) || a.has("decrease-batch-size-if-needed")) return false;
          const double per_pass = num(a, "micro-batch-size", 1) * (w / mp);
          return !divides(r->start, per_pass) || !divides(r->increment, per_pass);
@@ -354,7 +354,7 @@ const std::vector<Rule>& rules() {
          if (!a.has("microbatch-group-size-per-virtual-pipeline-stage")) return false;
          const double pp = num(a, "pipeline-model-parallel-size", 1),
                       group = num(a, "microbatch-group-size-per-virtual-pipeline-stage", 1);
-         const double mp = pp * num(a, "tensor-model-parallel-size", 1) * num(a, "context-parallel-size", 1);
+         const double mp = model_parallel(a);
          if (w <= 0 || !divides(w, mp) || !a.has("global-batch-size")) return group < pp;
          const double m = num(a, "global-batch-size", 0) / (num(a, "micro-batch-size", 1) * (w / mp));
          const double rest = std::fmod(m, group);

@@ -84,6 +84,9 @@ bool even_stages_only(const PlanOptions& o) {
   return t.loaded() && t.pipeline && !t.uneven_stages && !pins.pp && !o.architecture;
 }
 
+// The lowest utilisation a time-like budget's N is sized at: the MFU floor (a floor of 0 sizes it at 1 %).
+double floor_utilisation(const PlanOptions& o) { return std::max(o.min_mfu, 0.01); }
+
 // The tensor parallelism a shape's heads are made divisible by: a pinned --tp; else the node's GPUs (at most
 // --max-tp), halved until the cluster divides. (shape_for halves it further for a model too small to shape at it.)
 int shape_tp(const PlanOptions& o) {
@@ -94,14 +97,10 @@ int shape_tp(const PlanOptions& o) {
   return tp;
 }
 
-// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers, or in multiples of
-// `layer_multiple`. (A depth rounded to a pipeline-friendly multiple for every plan was tried: with TP 8 and
-// 128-wide heads d_model moves in steps of 1024, so such depths exist only for some N, the shape jumps with N
-// and the utilisation loop loses its fixed point. Only a pinned pipeline narrows the depths, to those its
-// stages run; a trainer with even stages only gets a second plan at the multiple: make_plan.)
 // The shaping tolerance of a single depth's candidates: any d_model near N (the miss is judged after the plan).
 constexpr double kAnyShapeMiss = 0.5;
 
+// The depths a shape may take.
 struct Depths {
   int multiple = 1;  // layers are a multiple of this
   // Where positive, only the multiples within one multiple of this depth are shaped: left to the aspect ratio
@@ -109,16 +108,19 @@ struct Depths {
   // (325 x 15360 for 186 x 20480), another model with another pipeline bubble.
   int near_layers = 0;
   int layers = 0;  // where positive, this depth only (a candidate of the deeper search)
-  double tolerance = model::ShapeOptions{}.tolerance;  // largest miss of the exact N against the law's
 };
 
+// The shaped architecture for N parameters, at the depth the family's aspect ratio prefers, or as `depths` says.
+// (A depth rounded to a pipeline-friendly multiple for every plan was tried: with TP 8 and 128-wide heads d_model
+// moves in steps of 1024, so such depths exist only for some N, the shape jumps with N and the utilisation loop
+// loses its fixed point. Only a pinned pipeline narrows the depths, to those its stages run; the depths next to
+// the family's are planned apart: deeper_if_better.)
 model::Architecture shape_for(double params, const PlanOptions& o, const Depths& depths = {}) {
   const int layer_multiple = depths.multiple, near_layers = depths.near_layers;
   model::ShapeOptions shape;
   shape.reference = o.family;
   shape.tp = shape_tp(o);
   shape.layer_multiple = layer_multiple;
-  shape.tolerance = depths.tolerance;
   // A pinned pipeline (--pp, with its --vpp) asks for its stages: only depths that divide over them evenly are
   // shaped, or, where none lands near N and the trainer has them, depths it splits with lighter first and last
   // stages (not every launch format spells those). Pinned first and last stages take the remainder themselves.
@@ -289,7 +291,8 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
       // memory): this iteration takes the nearest depth in multiples of kEvenStagesDepthMultiple instead.
       if (!found.layouts.feasible() && layer_multiple == 1 && even_stages_only(o)) {
         try {
-          job.architecture = shape_for(r.allocation.params, o, {kEvenStagesDepthMultiple, job.architecture.layers});
+          job.architecture = shape_for(r.allocation.params, o,
+                                       {.multiple = kEvenStagesDepthMultiple, .near_layers = job.architecture.layers});
           found = choose_batch(job, o.cluster, o.search, batch_tokens, batch_pinned, o.batch_rule, law_flops,
                                o.global_batch_sequences);
         } catch (const InfeasibleError&) {
@@ -314,7 +317,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
       // A time-like budget's first N is the ceiling's: where nothing fits it, a smaller N at a lower utilisation may
       // (a model of 517B at the GEMM ceiling fits no NeMo layout on 16,384 H100s for 30 days; one of 430B does).
       // u steps down towards the MFU floor, where, nothing fitting still, the plan is infeasible.
-      const double floor_u = std::max(o.min_mfu, 0.01);
+      const double floor_u = floor_utilisation(o);
       if (time_like && i == infeasible_steps && u > floor_u * (1 + 1e-9) && infeasible_steps < kInfeasibleSteps) {
         ++infeasible_steps;
         u = std::max(floor_u, u * kInfeasibleStep);
@@ -471,7 +474,7 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
       if (!planned.insert(layers).second) continue;
       PlanResult deeper;
       try {
-        deeper = plan_at_depths(budget, o, {1, 0, layers});
+        deeper = plan_at_depths(budget, o, {.layers = layers});
       } catch (const InfeasibleError&) {
         continue;  // no shape at this depth
       }
@@ -480,7 +483,8 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
       // time-like budget, whose N moves with the throughput (its plans are ranked by the compute they deliver,
       // whatever their N). An IsoFLOP curve is flat at its minimum (Hoffmann et al. 2022 Fig. 3): 5 % off N_opt
       // costs about 0.01 % in loss at the same compute.
-      const double tolerance = !budget.flops || !family_acceptable ? kDeeperShapeTolerance : Depths{}.tolerance;
+      const double tolerance =
+          !budget.flops || !family_acceptable ? kDeeperShapeTolerance : model::ShapeOptions{}.tolerance;
       if (!(std::fabs(deeper.params_ratio_to_target() - 1) <= tolerance)) continue;
       if (!deeper.layouts.feasible() || !ranks_above(deeper, best) || (!deeper.acceptable() && family_fits)) continue;
       // Over an acceptable plan at the family's own depth, a reshaped model must gain more than the noise of the
@@ -509,8 +513,8 @@ PlanResult deeper_if_better(const Budget& budget, const PlanOptions& o, PlanResu
   if (!budget.flops && !family_fits) {
     double params = best.allocation.params;
     if (best.depth_note.empty()) {
-      const double floor_flops = o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus * std::max(o.min_mfu, 0.01) *
-                                 budget_seconds(budget, o);
+      const double floor_flops =
+          o.cluster.accelerator.peak_16bit_flops * o.cluster.gpus * floor_utilisation(o) * budget_seconds(budget, o);
       params = scaling::allocate(o.law, floor_flops).params;
     }
     try {
