@@ -17,6 +17,9 @@ Accelerator parse_accelerator(FieldReader& r) {
     a.peak_16bit_flops = r.positive("peak_16bit_tflops") * kTera;
     if (auto fp32 = r.optional_positive("peak_fp32_tflops")) a.peak_fp32_flops = *fp32 * kTera;
     if (auto fp8 = r.optional_positive("peak_fp8_tflops")) a.peak_fp8_flops = *fp8 * kTera;
+    a.bf16 = r.boolean_or("bf16", true);
+    a.flash_attention = r.boolean_or("flash_attention", true);
+    a.transformer_engine = r.boolean_or("transformer_engine", true);
     // A CPU (vendor "cpu", as a validation sweep's calibration overlay writes it) is described by its measured peak
     // and memory bandwidth; it has no device memory or board power of its own to state.
     const bool cpu = a.vendor == "cpu";

@@ -15,6 +15,13 @@ struct Accelerator {
   double peak_16bit_flops = 0;           // dense bf16/fp16 tensor peak, FLOP/s
   double peak_fp32_flops = 0;            // fp32 peak (non-tensor), FLOP/s; 0 where unpublished (TPUs)
   std::optional<double> peak_fp8_flops;  // dense fp8 peak, FLOP/s, where the chip has it
+  // bfloat16 tensor math (Ampere, Hopper, CDNA 2, TPUs); without it 16-bit training runs fp16 with loss scaling.
+  bool bf16 = true;
+  // A FlashAttention kernel for the part (FlashAttention-2 needs compute capability 8.0); without it attention
+  // materialises its scores (eager), which the memory model counts.
+  bool flash_attention = true;
+  // Transformer Engine runs on the part (Ampere and later); without it Megatron-Core runs its local layers.
+  bool transformer_engine = true;
   double memory_bytes = 0;               // device memory
   double memory_bandwidth_bytes_per_s = 0;
   double tdp_w = 0;                      // board/chip thermal design power

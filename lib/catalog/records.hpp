@@ -34,11 +34,10 @@ template <either<model::Architecture> E, class F> void fields(E& a, F&& f) {
     a.vocab_pad_multiple, a.seq, a.positional, a.tied_embeddings, a.norm, a.bias, a.moe);
 }
 template <either<Accelerator> E, class F> void fields(E& a, F&& f) {
-  f(a.name, a.display_name, a.vendor, a.peak_16bit_flops, a.peak_fp32_flops, a.peak_fp8_flops, a.memory_bytes,
-    a.memory_bandwidth_bytes_per_s, a.tdp_w, a.measured_power_w, a.reference_node, a.gemm_efficiency_max,
-    a.gemm_half_width, a.gemm_half_rows, a.calibrated, a.comm_efficiency, a.zero3_overlap, a.layer_overhead_s,
-    a.calibration_source,
-    a.source, a.file);
+  f(a.name, a.display_name, a.vendor, a.peak_16bit_flops, a.peak_fp32_flops, a.peak_fp8_flops, a.bf16,
+    a.flash_attention, a.transformer_engine, a.memory_bytes, a.memory_bandwidth_bytes_per_s, a.tdp_w,
+    a.measured_power_w, a.reference_node, a.gemm_efficiency_max, a.gemm_half_width, a.gemm_half_rows, a.calibrated,
+    a.comm_efficiency, a.zero3_overlap, a.layer_overhead_s, a.calibration_source, a.source, a.file);
 }
 template <either<Node> E, class F> void fields(E& n, F&& f) {
   f(n.name, n.display_name, n.accelerator, n.gpus_per_node, n.max_power_w, n.intra_node_bandwidth_bytes_per_s,

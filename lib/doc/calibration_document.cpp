@@ -139,6 +139,9 @@ std::string calibration_overlay_yaml(const CalibrationDocument& d) {
     y << YAML::Key << "peak_16bit_tflops" << YAML::Value << a.peak_16bit_flops / 1e12;
     if (a.peak_fp32_flops > 0) y << YAML::Key << "peak_fp32_tflops" << YAML::Value << a.peak_fp32_flops / 1e12;
     if (a.peak_fp8_flops) y << YAML::Key << "peak_fp8_tflops" << YAML::Value << *a.peak_fp8_flops / 1e12;
+    if (!a.bf16) y << YAML::Key << "bf16" << YAML::Value << false;
+    if (!a.flash_attention) y << YAML::Key << "flash_attention" << YAML::Value << false;
+    if (!a.transformer_engine) y << YAML::Key << "transformer_engine" << YAML::Value << false;
     if (a.memory_bytes > 0) y << YAML::Key << "memory_gb" << YAML::Value << a.memory_bytes / 1e9;  // none on a CPU
     y << YAML::Key << "memory_bandwidth_gb_per_s" << YAML::Value << a.memory_bandwidth_bytes_per_s / 1e9;
     if (a.tdp_w > 0) y << YAML::Key << "tdp" << YAML::Value << fixed(a.tdp_w, "%.10g W");

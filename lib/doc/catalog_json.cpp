@@ -30,13 +30,18 @@ struct ScaledOrNull {
 
 constexpr auto kAccelerator =
     std::tuple{field("name", &Accelerator::name),
-               field("display_name", &Accelerator::display_name), field("vendor", &Accelerator::vendor),
+               field("display_name", &Accelerator::display_name),
+               field("vendor", &Accelerator::vendor),
                field("peak_16bit_tflops", &Accelerator::peak_16bit_flops, scaled(kTera)),
                field("peak_fp32_tflops", &Accelerator::peak_fp32_flops, ScaledOrNull{kTera}),  // TPUs: none
                field("peak_fp8_tflops", &Accelerator::peak_fp8_flops, scaled(kTera)),
+               field("bf16", &Accelerator::bf16),
+               field("flash_attention", &Accelerator::flash_attention),
+               field("transformer_engine", &Accelerator::transformer_engine),
                field("memory_gb", &Accelerator::memory_bytes, scaled(kGiga)),
                field("memory_bandwidth_gb_per_s", &Accelerator::memory_bandwidth_bytes_per_s, scaled(kGiga)),
-               field("tdp_w", &Accelerator::tdp_w), field("measured_power_w", &Accelerator::measured_power_w),
+               field("tdp_w", &Accelerator::tdp_w),
+               field("measured_power_w", &Accelerator::measured_power_w),
                field("reference_node", &Accelerator::reference_node, null_when_empty()),
                field("source", &Accelerator::source)};
 

@@ -19,6 +19,9 @@ inline constexpr auto fields<catalog::Accelerator> =
                field("peak_16bit_flops_per_s", &catalog::Accelerator::peak_16bit_flops),
                field("peak_fp32_flops_per_s", &catalog::Accelerator::peak_fp32_flops),
                field("peak_fp8_flops_per_s", &catalog::Accelerator::peak_fp8_flops),  // null where the chip has none
+               added_later(field("bf16", &catalog::Accelerator::bf16)),
+               added_later(field("flash_attention", &catalog::Accelerator::flash_attention)),
+               added_later(field("transformer_engine", &catalog::Accelerator::transformer_engine)),
                field("memory_bytes", &catalog::Accelerator::memory_bytes),
                field("memory_bandwidth_bytes_per_s", &catalog::Accelerator::memory_bandwidth_bytes_per_s),
                field("tdp_w", &catalog::Accelerator::tdp_w),
@@ -32,7 +35,8 @@ inline constexpr auto fields<catalog::Accelerator> =
                      field("zero3_overlap", &catalog::Accelerator::zero3_overlap),
                      added_later(field("layer_overhead_s", &catalog::Accelerator::layer_overhead_s)),
                      field("source", &catalog::Accelerator::calibration_source)),
-               field("source", &catalog::Accelerator::source), field("file", &catalog::Accelerator::file)};
+               field("source", &catalog::Accelerator::source),
+               field("file", &catalog::Accelerator::file)};
 
 template <>
 inline constexpr auto fields<parallel::ClusterSpec> =

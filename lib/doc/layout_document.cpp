@@ -10,7 +10,9 @@ namespace isoflop::doc {
 
 LayoutSections layout_sections_from(const SourceDocument& document) {
   require_kind(document, {"layout", "plan"});
-  return decode<LayoutSections>(document);
+  LayoutSections s = decode<LayoutSections>(document);
+  s.job.check_runs_on(s.cluster.accelerator);  // a document edited by hand, or a catalog that changed
+  return s;
 }
 
 LayoutDocument make_layout_document(const LayoutInputs& inputs, const parallel::JobSpec& job,
@@ -33,8 +35,8 @@ LayoutDocument layout_document(const catalog::Catalog& catalog, const LayoutInpu
   job.architecture = resolve_architecture(catalog, *inputs.arch);
   job.seq = inputs.seq.value_or(job.architecture.seq);
   job.global_batch = *inputs.global_batch;
-  job.apply(settings);
   const parallel::ResolvedCluster cluster = parallel::resolve_cluster(catalog, inputs.cluster);
+  job.apply(settings, cluster.spec.accelerator);
   if (cluster_note) *cluster_note = cluster.note;
   parallel::resolve_trainer(catalog, options);
   parallel::apply_gradient_precision(job, options);

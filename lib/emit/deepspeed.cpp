@@ -62,6 +62,7 @@ std::vector<Argument> megatron_deepspeed_arguments(const LaunchSpec& spec, const
   without_zero.search.time.grad_reduce.reset();
   without_zero.search.time.overlap_grad_reduce.reset();
   without_zero.search.time.overlap_param_gather.reset();
+  without_zero.job.optimizer = parallel::Optimizer::kMixedPrecisionAdam;
   std::vector<Argument> args;
   // Its own parser, not a Megatron-LM release's: the arguments are translated below and checked against its flags.
   for (const auto& a : megatron_arguments(without_zero, ""))
@@ -366,7 +367,11 @@ std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
   j["train_micro_batch_size_per_gpu"] = s.layout.micro_batch;
   j["gradient_accumulation_steps"] = s.grad_accum;
   j["gradient_clipping"] = d.clip_grad;
-  j["bf16"] = Json{{"enabled", true}};
+  // fp16 on parts without bf16 tensor math, with DeepSpeed's dynamic loss scaling (loss_scale 0).
+  if (s.job.precision == parallel::MatmulPrecision::kFp16)
+    j["fp16"] = Json{{"enabled", true}, {"loss_scale", 0}};
+  else
+    j["bf16"] = Json{{"enabled", true}};
   j["zero_optimization"] = Json{{"stage", s.layout.zero_stage},
                                 // the overlap the plan's step time assumed (DeepSpeed's own default: off)
                                 {"overlap_comm", s.search.time.overlap_grad_reduce.value_or(false)},

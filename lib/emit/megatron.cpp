@@ -104,9 +104,12 @@ void add_layout(const LaunchSpec& s, std::vector<Argument>& a) {
                                         long_option("use-distributed-optimizer") + ", ZeRO-1, or everything with " +
                                         long_option("use-torch-fsdp2") + ", ZeRO-3); accepted: 0, 1, 3");
   }
-  // The plan chose bf16 gradients (--grad-reduce bf16): its memory counted them so, and Megatron-LM reduces in
-  // fp32 unless told (arguments.py; the flag is core_v0.13.0's).
-  if (s.search.time.grad_reduce == parallel::GradReduce::kBf16) add(a, "grad-reduce-in-bf16");
+  // The plan chose bf16 gradients (--grad-reduce bf16): its memory counted them so, and Megatron-LM reduces bf16
+  // runs' gradients in fp32 unless told (arguments.py; the flag is core_v0.13.0's). An fp16 run's it reduces in
+  // fp16 unless told: the plan's fp32 gradients (its optimizer's 18 bytes a parameter) are asked for.
+  const bool fp16 = s.job.precision == parallel::MatmulPrecision::kFp16;
+  if (!fp16 && s.search.time.grad_reduce == parallel::GradReduce::kBf16) add(a, "grad-reduce-in-bf16");
+  if (fp16 && s.job.optimizer == parallel::Optimizer::kMegatronAdam) add(a, "accumulate-allreduce-grads-in-fp32");
   if (l.recompute == model::Recompute::kFull) {
     add(a, "recompute-granularity", {"full"});
     add(a, "recompute-method", {"uniform"});
@@ -131,10 +134,14 @@ void add_training(const LaunchSpec& s, std::vector<Argument>& a) {
   add(a, "adam-beta1", {number(d.adam_beta1)});
   add(a, "adam-beta2", {number(d.adam_beta2)});
   add(a, "adam-eps", {number(d.adam_eps)});
-  add(a, "bf16");
+  // fp16 on parts without bf16 tensor math, with Megatron-LM's dynamic loss scaling (no --loss-scale).
+  add(a, s.job.precision == parallel::MatmulPrecision::kFp16 ? "fp16" : "bf16");
   if (s.job.precision == parallel::MatmulPrecision::kFp8) {
     add(a, "fp8-format", {"hybrid"});
     add(a, "transformer-impl", {"transformer_engine"});
+  } else if (!s.cluster.accelerator.transformer_engine) {
+    // Transformer Engine, Megatron-Core's default layers, starts at Ampere: a V100 runs the local ones.
+    add(a, "transformer-impl", {"local"});
   }
   add(a, "log-interval", {str(d.log_interval)});
   add(a, "save-interval", {str(d.save_interval)});
@@ -326,6 +333,9 @@ const std::vector<Rule>& rules() {
          return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("recompute-method");
        }},
       {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("bf16") && a.has("fp16"); }},
+      {"expert-model-parallel-size above 1 does not run in fp16 (arguments.py)",
+       [](auto& a, int, auto&) { return a.has("fp16") && num(a, "expert-model-parallel-size", 1) > 1; },
+       {"expert-model-parallel-size"}},
       {"num-experts must be divisible by expert-model-parallel-size",
        [](auto& a, int, auto&) {
          const double ep = num(a, "expert-model-parallel-size", 1);

@@ -249,7 +249,8 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
   y.put(0, "trainer");
   y.put(1, "devices", str(s.gpus_per_node));
   y.put(1, "num_nodes", str(s.nodes));
-  y.put(1, "precision", "bf16-mixed");
+  // fp16 (with the native AMP grad scaler) on parts without bf16 tensor math.
+  y.put(1, "precision", s.job.precision == parallel::MatmulPrecision::kFp16 ? "16-mixed" : "bf16-mixed");
   y.put(1, "max_steps", str(s.train_iters));
   y.put(1, "log_every_n_steps", str(s.data->log_interval));
   y.put(1, "val_check_interval", str(s.data->eval_interval));

@@ -25,6 +25,27 @@ void ClusterSpec::validate() const {
                                  "), a node count, or the GPUs per node");
 }
 
+void JobSpec::apply(const JobSettings& settings, const catalog::Accelerator& accelerator) {
+  attention =
+      settings.attention.value_or(accelerator.flash_attention ? AttentionKernel::kFlash : AttentionKernel::kEager);
+  precision = settings.precision.value_or(accelerator.bf16 ? MatmulPrecision::kBf16 : MatmulPrecision::kFp16);
+  dropout = settings.dropout;
+  check_runs_on(accelerator);
+}
+
+void JobSpec::check_runs_on(const catalog::Accelerator& acc) const {
+  if (attention == AttentionKernel::kFlash && !acc.flash_attention)
+    throw FieldError("attention", "'flash': FlashAttention has no kernel for " + acc.name +
+                                      " (flash_attention: false in the catalog); accepted: eager");
+  const char* lacks = precision == MatmulPrecision::kBf16 && !acc.bf16            ? "bfloat16"
+                      : precision == MatmulPrecision::kFp8 && !acc.peak_fp8_flops ? "FP8"
+                                                                                  : nullptr;
+  if (lacks)
+    throw FieldError("precision", "'" + std::string(kMatmulPrecisionNames.name(precision)) + "': " + acc.name +
+                                      " has no " + lacks + " tensor math; accepted: " +
+                                      (acc.bf16 ? "bf16, fp16" : "fp16") + (acc.peak_fp8_flops ? ", fp8" : ""));
+}
+
 void JobSpec::validate() const {
   const auto& a = architecture;
   if (a.layers <= 0 || a.d_model <= 0 || a.heads <= 0 || a.vocab <= 0)

@@ -22,8 +22,10 @@ ISOFLOP_NAMED_ENUM(Trainer, (kMegatron, "megatron"), (kDeepSpeed, "deepspeed"), 
 // Attention kernel: FlashAttention keeps no s×s score matrix in memory (Dao et al. 2022); eager does.
 ISOFLOP_NAMED_ENUM(AttentionKernel, (kEager, "eager"), (kFlash, "flash"));
 
-// Precision of the GEMMs: bf16, or FP8 with bf16 master copies (Micikevicius et al. 2022).
-ISOFLOP_NAMED_ENUM(MatmulPrecision, (kBf16, "bf16"), (kFp8, "fp8"));
+// Precision of the GEMMs: bf16; fp16 with loss scaling (Micikevicius et al. 2018), on parts without bf16 tensor
+// math (V100); or FP8 with 16-bit master copies (Micikevicius et al. 2022). bf16 and fp16 take the same bytes
+// and the same 16-bit peak.
+ISOFLOP_NAMED_ENUM(MatmulPrecision, (kBf16, "bf16"), (kFp16, "fp16"), (kFp8, "fp8"));
 
 ISOFLOP_NAMED_ENUM(Optimizer, (kMixedPrecisionAdam, "adam"), (kMegatronAdam, "megatron-adam"));
 
@@ -42,10 +44,11 @@ struct ClusterSpec {
   bool operator==(const ClusterSpec&) const = default;
 };
 
-// How the job runs its blocks, chosen by the user: the attention kernel, the GEMM precision and dropout.
+// How the job runs its blocks, chosen by the user: the attention kernel, the GEMM precision and dropout. A
+// kernel or precision left open is the accelerator's own (JobSpec::apply).
 struct JobSettings {
-  AttentionKernel attention = AttentionKernel::kFlash;
-  MatmulPrecision precision = MatmulPrecision::kBf16;
+  std::optional<AttentionKernel> attention;  // open: FlashAttention where the part has a kernel, else eager
+  std::optional<MatmulPrecision> precision;  // open: bf16 where the part has bf16 tensor math, else fp16
   bool dropout = false;
   bool operator==(const JobSettings&) const = default;
 };
@@ -64,11 +67,13 @@ struct JobSpec {
   // Dropout active (its 1-byte masks are kept for the backward pass, Korthikanti et al. 2022): GPT-3-era runs
   // used it; Llama, Nemotron and BLOOM trained without (dropout 0 keeps no mask).
   bool dropout = false;
-  void apply(const JobSettings& settings) {
-    attention = settings.attention;
-    precision = settings.precision;
-    dropout = settings.dropout;
-  }
+  // The settings on `accelerator`, those left open its own: FieldError ("attention" | "precision") for a kernel
+  // or precision the part does not run (check_runs_on).
+  void apply(const JobSettings& settings, const catalog::Accelerator& accelerator);
+  // FieldError ("attention" | "precision") where the accelerator has no kernel for the attention (FlashAttention on
+  // a V100) or no tensor math for the precision (bf16 on a V100, FP8 before Hopper): a job read back from a
+  // document is held to it as well.
+  void check_runs_on(const catalog::Accelerator& accelerator) const;
 
   // Bytes of model state per parameter: ZeRO's 2 + 2 + K with K = 12 for mixed-precision Adam (16);
   // Megatron without the distributed optimizer keeps fp32 gradients too (18).

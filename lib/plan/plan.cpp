@@ -268,7 +268,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
       job.architecture = shape_for(r.allocation.params, o, depths);
     }
     job.seq = job.architecture.seq > 0 ? job.architecture.seq : o.family.seq;
-    job.apply(o.job_settings);
+    job.apply(o.job_settings, o.cluster.accelerator);
     // The trainer whose rules the search applies is the one that runs the job: one name, one trainer.
     if (!o.search.trainer.name.empty()) job.trainer = parallel::kTrainerNames.parse(o.search.trainer.name, "trainer");
     parallel::apply_gradient_precision(job, o.search);

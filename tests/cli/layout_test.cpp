@@ -330,9 +330,46 @@ TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by 
   const auto flash = isoflop::test::run_json(pinned + " --attention flash");
   CHECK(eager["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>() >
         flash["layouts"][0]["memory_breakdown"]["activations_gib"].get<double>());
-  check_refused(base + " --precision fp4", "--precision: 'fp4' is not one of bf16|fp8");
+  check_refused(base + " --precision fp4", "--precision: 'fp4' is not one of bf16|fp16|fp8");
   check_refused("layout --arch llama3-70b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --precision fp8",
-                "no FP8 peak");
+                "--precision: 'fp8': a100-sxm4-80gb has no FP8 tensor math; accepted: bf16, fp16");
+}
+
+TEST_CASE("a V100 job runs fp16 and eager attention: the catalog says it has neither bf16 nor FlashAttention") {
+  const std::string v100 = "layout --arch llama2-7b --gpu v100-sxm2-32gb --gpus 64 --global-batch 512";
+  const auto dir = isoflop::test::fresh_temp_dir("isoflop-cli", "v100");
+  const std::string file = (dir / "v100.json").string();
+  const auto open = isoflop::test::run_json_to(v100 + " -o json", file);
+  CHECK(open["job"]["precision"] == "fp16");
+  CHECK(open["job"]["attention"] == "eager");
+  CHECK(open["cluster"]["accelerator"]["bf16"] == false);
+  CHECK(open["cluster"]["accelerator"]["flash_attention"] == false);
+  // Stated, the same settings: the same job and layouts.
+  const auto stated = isoflop::test::run_json(v100 + " --precision fp16 --attention eager -o json");
+  CHECK(stated["job"] == open["job"]);
+  CHECK(stated["layouts"][0] == open["layouts"][0]);
+  // An A100 left open runs bf16 and FlashAttention; asked, fp16 too, at the same 16-bit peak and bytes.
+  const std::string a100 = "layout --arch llama2-7b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512";
+  const auto bf16 = isoflop::test::run_json(a100 + " -o json");
+  const auto fp16 = isoflop::test::run_json(a100 + " --precision fp16 -o json");
+  CHECK(bf16["job"]["precision"] == "bf16");
+  CHECK(bf16["job"]["attention"] == "flash");
+  CHECK(fp16["job"]["precision"] == "fp16");
+  CHECK(fp16["layouts"][0]["step_time_s"] == bf16["layouts"][0]["step_time_s"]);
+  CHECK(fp16["layouts"][0]["memory_gib"] == bf16["layouts"][0]["memory_gib"]);
+  check_refused(v100 + " --precision bf16",
+                "--precision: 'bf16': v100-sxm2-32gb has no bfloat16 tensor math; accepted: fp16");
+  check_refused(v100 + " --attention flash",
+                "--attention: 'flash': FlashAttention has no kernel for v100-sxm2-32gb (flash_attention: false in the "
+                "catalog); accepted: eager");
+  // A document that says otherwise (edited by hand) is held to the part as well.
+  auto edited = open;
+  edited["job"]["precision"] = "bf16";
+  const std::string bad = (dir / "edited.json").string();
+  std::ofstream(bad) << edited.dump();
+  const auto r = run_cli("layout --from " + bad);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("v100-sxm2-32gb has no bfloat16 tensor math") != std::string::npos);
 }
 
 TEST_CASE("layout --from a plan titles the planned model by its parameter count") {

@@ -46,6 +46,9 @@ CASES = {
     'moe-bias-16x': '--arch {root}/tests/emit/moe-bias-16x.yaml --gpus 64 --gpu h100-sxm5-80gb --days 5',
     # ZeRO-3: Megatron-LM's FSDP2, whose validate_args asserts no gradient-accumulation fusion (on by default).
     'llama2-7b-fsdp': '--arch llama2-7b --gpus 8 --gpu h100-sxm5-80gb --days 2',
+    # A V100 has no bf16 tensor math, no FlashAttention kernel and no Transformer Engine: fp16 with loss scaling,
+    # eager attention and Megatron-Core's local layers in every file.
+    'v100-fp16': '--arch llama2-7b --gpus 128 --gpu v100-sxm2-32gb --days 30 --zero 1',
 }
 # Every case is parsed as each trainer parses it; the quick-start plan (a dense model with relative positions
 # substituted and pipeline stages) is also compared byte for byte, and the MoE with GQA and SwiGLU in the files
@@ -131,7 +134,18 @@ def check_megatron(name, out, plan, tmp):
     warm = int(a['--lr-warmup-samples'])
     expect(0 < warm < samples and warm * seq <= 1e9 + gbs * seq, name + ': warm-up within MT-NLG\'s 1B tokens')
     expect(float(a['--min-lr']) <= float(a['--lr']) and a['--lr-decay-style'] == 'cosine', name + ': schedule')
-    expect(a['--bf16'] and not a['--fp16'], name + ': bf16')
+    job, accelerator = plan['job'], plan['cluster']['accelerator']
+    fp16 = job['precision'] == 'fp16'
+    expect(fp16 == (not accelerator.get('bf16', True)), name + ': fp16 exactly where the part has no bf16')
+    expect(bool(a['--fp16']) == fp16 and bool(a['--bf16']) != fp16, name + ': the planned 16-bit precision')
+    # arguments.py: an fp16 run reduces its gradients in fp16 unless asked; the plan counted fp32 gradients.
+    expect(not fp16 or a['--accumulate-allreduce-grads-in-fp32'] == (job['optimizer'] == 'megatron-adam'),
+           name + ': fp16 gradients reduced in the precision the plan counted')
+    expect(bool(a['--use-flash-attn']) == (job['attention'] == 'flash') and
+           (job['attention'] == 'flash') == accelerator.get('flash_attention', True),
+           name + ': FlashAttention exactly where the part has a kernel')
+    expect(accelerator.get('transformer_engine', True) or a['--transformer-impl'] == 'local',
+           name + ': the local layers where Transformer Engine does not run')
     fsdp = a.get('--use-torch-fsdp2', False)  # core_v0.8.0 has no FSDP2
     # FSDP2 asserts CUDA_DEVICE_MAX_CONNECTIONS is not 1; TP, CP and sequence parallelism want it 1.
     expect(r.returncode == 0 and ('CUDA_DEVICE_MAX_CONNECTIONS=1' in script) != fsdp, name + ': environment')
@@ -169,6 +183,10 @@ def check_deepspeed(name, out, plan):
     expect(ds['train_batch_size'] == ds['train_micro_batch_size_per_gpu'] * ds['gradient_accumulation_steps'] *
            layout['dp'], name + ': DeepSpeed batch identity')
     expect(ds['train_batch_size'] == plan['job']['global_batch'], name + ': DeepSpeed global batch')
+    fp16 = plan['job']['precision'] == 'fp16'
+    # DeepSpeed refuses both enabled; fp16's loss_scale 0 is its dynamic scaling.
+    expect(ds.get('fp16', {}).get('enabled', False) == fp16 and ds.get('bf16', {}).get('enabled', False) != fp16 and
+           (not fp16 or ds['fp16']['loss_scale'] == 0), name + ': DeepSpeed precision as planned')
     expect(layout['pp'] == 1 or ds['zero_optimization']['stage'] < 2, name + ': no ZeRO-2/3 with PP > 1')
     launch = meta.get('launch', '')
     expect('--num-layers-per-virtual-pipeline-stage' not in launch, name + ': no interleaved schedule for DeepSpeed')
@@ -210,6 +228,9 @@ def check_nemo(name, out, plan, binary):
     expect(t['devices'] * t['num_nodes'] == plan['cluster']['gpus'], name + ': NeMo devices x nodes')
     steps, per_step = t['max_steps'], m['global_batch_size'] * m['encoder_seq_length']
     expect(abs(steps * per_step - plan['budget']['tokens']) <= per_step, name + ': NeMo max_steps')
+    fp16 = plan['job']['precision'] == 'fp16'
+    expect(t['precision'] == ('16-mixed' if fp16 else 'bf16-mixed'), name + ': NeMo precision as planned')
+    expect(m['use_flash_attention'] == (plan['job']['attention'] == 'flash'), name + ': NeMo attention as planned')
     r = run(binary, ['emit', '--check', os.path.join(out, 'nemo.yaml'), '--target', 'nemo'])
     expect(r.returncode == 0, name + ': emit --check nemo.yaml (yaml-cpp): ' + r.stderr)
 
@@ -431,6 +452,7 @@ def main():
         fp8_precision(binary, tmp)
         value_types(binary, tmp)
         value_spellings(binary, tmp)
+        fp16_rules(binary, tmp)
         nemo_refusal(binary, tmp)
         yaml_plan_hash(binary, tmp)
         target_rules(binary, tmp)
@@ -591,6 +613,16 @@ def value_spellings(binary, tmp):
                'value spellings: %s: argparse %s, emit --check: %s' % (new, 'accepts' if argparse_accepts else 'refuses',
                                                                        r.stderr.strip() or 'accepted'))
     expect(verdicts == {True, False}, 'value spellings: the edits include some argparse accepts and some it refuses')
+
+
+def fp16_rules(binary, tmp):
+    """validate_args refuses expert parallelism in fp16 (both releases), as emit --check does; argparse itself
+    accepts the flags, so the rule is emit's own."""
+    script = open(os.path.join(tmp, 'mixtral-8x7b-0', 'megatron.sh')).read()
+    for new, argparse_accepts, r in edited_megatron(binary, tmp, script, [('--bf16', '--fp16')], 'fp16 with EP 4'):
+        expect(argparse_accepts and r.returncode == 1 and
+               'expert-model-parallel-size above 1 does not run in fp16' in r.stderr,
+               'fp16 with EP 4: emit --check refuses it: %d %s' % (r.returncode, r.stderr))
 
 
 def nemo_refusal(binary, tmp):
