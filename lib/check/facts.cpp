@@ -121,6 +121,9 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
     try {
       f.plan = plan::make_plan(budget, resolved.options);
       f.job = f.plan->job;
+      // The knobs the proposal leaves open (VPP, micro-batch, ZeRO, recompute) are the search's: every rule judges
+      // the layout it chose, and says so.
+      if (f.proposed_layout && f.plan->feasible()) f.proposed_layout = f.plan->layouts.layouts.front().layout;
     } catch (const FieldError& e) {  // a pin the job cannot take (heads % TP): the layout rules say so
       f.plan_error = e.what();
     } catch (const InfeasibleError& e) {

@@ -62,6 +62,21 @@ std::string layout_text(const parallel::Layout& l) {
          std::to_string(l.zero_stage) + ", recompute " + std::string(model::kRecomputeNames.name(l.recompute));
 }
 
+// The knobs of layout_text the proposal left open, which the search chose: "; vpp and zero chosen by the search".
+std::string chosen_text(const parallel::LayoutPins& pins, const parallel::Layout& l) {
+  std::vector<std::string> open;
+  if (!pins.cp && l.cp > 1) open.push_back("cp");
+  if (!pins.ep && l.ep > 1) open.push_back("ep");
+  if (!pins.vpp && l.pp > 1) open.push_back("vpp");  // one stage has one virtual stage: nothing chosen
+  if (!pins.micro_batch) open.push_back("micro_batch");
+  if (!pins.zero_stage) open.push_back("zero");
+  if (!pins.recompute) open.push_back("recompute");
+  if (open.empty()) return "";
+  std::string out = "; ";
+  for (size_t i = 0; i < open.size(); ++i) out += (i == 0 ? "" : i + 1 == open.size() ? " and " : ", ") + open[i];
+  return out + " chosen by the search";
+}
+
 // The runnability rules of data/trainers.yaml and the structural checks every trainer shares.
 Finding runnable(const std::string& name, const catalog::TrainerRules& trainer, const Facts& f) {
   // The proposal's own layout, else the best one the search found for it.
@@ -81,7 +96,8 @@ Finding runnable(const std::string& name, const catalog::TrainerRules& trainer, 
   Finding r;
   r.holds = !violation;
   r.reason = violation ? name + " does not run " + which + ": " + violation->reason + " (" + violation->rule + ")"
-                       : name + " runs " + which + " (" + layout_text(*layout) + ")";
+                       : name + " runs " + which + " (" + layout_text(*layout) +
+                             (planned || f.proposal->plan ? "" : chosen_text(f.proposal->layout, *layout)) + ")";
   return r;
 }
 

@@ -116,6 +116,27 @@ TEST_CASE("layout_runnable under another trainer searches that trainer's layouts
   CHECK(fsdp.reason.find("pipeline") != std::string::npos);
 }
 
+TEST_CASE("a proposal that leaves knobs open is judged on the layout the search chose and names it") {
+  // TP, PP and DP pinned, VPP open: the search interleaves, and every rule judges that layout; pinning VPP 1 is
+  // another layout with other numbers, which the verdicts then report.
+  const std::string open =
+      "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\n"
+      "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
+      "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
+  const auto chosen = verdict(open, "layout_runnable: {trainer: megatron}");
+  CHECK(chosen.outcome == Outcome::kPass);
+  CHECK(chosen.reason.find("(tp 8, pp 4, dp 32, vpp 4, micro_batch 1, zero 1, recompute selective; vpp chosen by "
+                           "the search)") != std::string::npos);
+  const std::string pinned = open.substr(0, open.size() - 2) + ", vpp: 1}\n";
+  const auto stated = verdict(pinned, "layout_runnable: {trainer: megatron}");
+  CHECK(stated.reason.find("(tp 8, pp 4, dp 32, vpp 1, micro_batch 1, zero 1, recompute selective)") !=
+        std::string::npos);
+  const auto mfu_chosen = verdict(open, "mfu: {min: 0.3}"), mfu_pinned = verdict(pinned, "mfu: {min: 0.3}");
+  REQUIRE(mfu_chosen.value);
+  REQUIRE(mfu_pinned.value);
+  CHECK(*mfu_chosen.value > *mfu_pinned.value);  // the interleaved schedule's smaller bubble
+}
+
 TEST_CASE("the proposal's global batch is judged as stated: 1024 sequences on 200 GPUs run no layout") {
   // DP must divide 1024 (a power of two), so TP·PP is a multiple of 25 that 8-way TP and 80 layers cannot give.
   // The batch in tokens would round to 1000 sequences, which runs; the launch would run 1024, which does not.
