@@ -62,12 +62,18 @@ void add_moe_rules(std::vector<RuleInfo>& t) {
   // A count of experts: a bound below one would pass no model.
   const std::vector<SettingSpec> counts = {{"max", SettingKind::kNumber, true, 1},
                                            {"min", SettingKind::kNumber, true, 1}};
-  t.push_back(
-      {"moe_experts", "experts per MoE layer (default max: ST-MoE's)", "experts", src, "arch|params", counts, experts});
-  t.push_back({"moe_capacity_factor", "training capacity factor (default: 1 to ST-MoE's 1.25)", "", src, "arch|params",
-               {{"min", SettingKind::kNumber, true}, {"max", SettingKind::kNumber, true}}, capacity_factor});
+  t.push_back({"moe_experts", "experts per MoE layer (default max: ST-MoE's)", "experts", src, "arch|params", counts,
+               experts, true});
+  t.push_back({"moe_capacity_factor",
+               "training capacity factor (default: 1 to ST-MoE's 1.25)",
+               "",
+               src,
+               "arch|params",
+               {{"min", SettingKind::kNumber, true}, {"max", SettingKind::kNumber, true}},
+               capacity_factor,
+               true});
   t.push_back({"moe_top_k", "experts each token is routed to (default max: ST-MoE's top-2)", "experts", src,
-               "arch|params", counts, top_k});
+               "arch|params", counts, top_k, true});
   t.push_back({"moe_st_moe", "every departure from ST-MoE's routing advice, experts per device included",
                "departures", src, "arch|params", {}, st_moe});
 }

@@ -260,6 +260,11 @@ check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& s
   if (!j.contains("rules")) in.fail("rules", "missing (a mapping of rule names to their settings)");
   const Json& rules = j.at("rules");
   if (!rules.is_object()) in.fail("rules", "must be a mapping of rule names to their settings");
+  // A gate with no rule passes every proposal: a policy emptied by mistake must not let everything through.
+  if (rules.empty())
+    in.fail("rules",
+            "empty: a policy with no rules passes every proposal; name at least one (isoflop check "
+            "--list-rules)");
   for (const auto& [name, value] : rules.items()) {
     const std::string path = "rules." + name;
     const check::RuleInfo* info = check::find_rule(name);
@@ -268,14 +273,13 @@ check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& s
     check::RuleSetting s;
     s.rule = name;
     s.line = check::line_of(marks, path);
-    if (value.is_boolean() && value.get<bool>()) {  // `within_law_band: true`: the rule with no settings
-      policy.rules.push_back(std::move(s));
-      continue;
-    }
+    // `within_law_band: true`: the rule with no settings.
+    const bool bare = value.is_boolean() && value.get<bool>();
     std::vector<std::string> accepted = {"severity"};
     for (const auto& spec : info->settings) accepted.emplace_back(spec.key);
-    in.only(value, path, accepted);
-    for (const auto& [key, v] : value.items()) {
+    if (!bare) in.only(value, path, accepted);
+    const Json settings = bare ? Json::object() : value;
+    for (const auto& [key, v] : settings.items()) {
       const std::string at = path + "." + key;
       if (key == "severity") {
         const std::string sev = in.text(v, at);
@@ -329,6 +333,17 @@ check::Policy parse_policy(const catalog::Catalog& catalog, const std::string& s
         }
       }
     }
+    // A bound the rule needs, given none of: the rule would pass every proposal, a gate that never fires.
+    std::vector<std::string> bounds;
+    for (const auto& spec : info->settings)
+      if (spec.kind == check::SettingKind::kNumber) bounds.emplace_back(spec.key);
+    if (!bounds.empty() && !info->default_bounds &&
+        std::none_of(bounds.begin(), bounds.end(), [&](const std::string& b) { return s.numbers.count(b) > 0; }))
+      in.fail(path, "no bound: give " + join(bounds, " or ") + " (without one the rule passes every proposal)");
+    for (const auto& spec : info->settings)
+      if (spec.kind == check::SettingKind::kList && s.allow.empty())
+        in.fail(path + "." + spec.key, std::string(!bare && value.contains(spec.key) ? "empty" : "missing") +
+                                           ": no proposal could pass; name at least one");
     if (s.numbers.count("min") && s.numbers.count("max") && s.numbers["min"] > s.numbers["max"])
       in.fail(path + ".min", units::format_significant(s.numbers["min"], 6) + " is above max " +
                                  units::format_significant(s.numbers["max"], 6) + ": no proposal could pass");

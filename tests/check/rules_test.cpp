@@ -43,7 +43,7 @@ TEST_CASE("scaling rules: tokens per parameter, loss gap, law band, epochs") {
   // 1.4T / 1T unique tokens = 1.4 epochs.
   CHECK(*verdict(kDense, "epochs_over_unique_data: {max: 4}").value == doctest::Approx(1.4));
   // Chinchilla's 20 tokens per parameter (Hoffmann et al. 2022): 1.4T / 70B.
-  CHECK(*verdict(kDense, "tokens_per_param: {}").value == doctest::Approx(20.0).epsilon(0.02));
+  CHECK(*verdict(kDense, "tokens_per_param: {max: 1e6}").value == doctest::Approx(20.0).epsilon(0.02));
   // Gopher 280B on 300B tokens sits above every law's compute-optimal size at its 5e23 FLOPs.
   const std::string gopher = "arch: gopher-280b\ntokens: 300B\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n";
   CHECK(verdict(kDense, "within_law_band: true").outcome == Outcome::kPass);
@@ -105,8 +105,8 @@ TEST_CASE("cost rules: caps, regions, grid") {
   pass_warn_fail(kDense, "regions", "allow: [us, fr]", "allow: [fr]");
   pass_warn_fail(kDense, "grid_intensity", "max: 1000", "max: 50");
   // GPU-hours are GPUs × days × 24.
-  const auto days = *verdict(kDense, "days: {}").value;
-  CHECK(*verdict(kDense, "gpu_hours: {}").value == doctest::Approx(1024 * days * 24));
+  const auto days = *verdict(kDense, "days: {max: 1e6}").value;
+  CHECK(*verdict(kDense, "gpu_hours: {max: 1e12}").value == doctest::Approx(1024 * days * 24));
 }
 
 TEST_CASE("a rule whose field the proposal leaves out fails, so a deleted line passes no gate") {
@@ -125,9 +125,37 @@ TEST_CASE("a rule whose field the proposal leaves out fails, so a deleted line p
   CHECK(verdict(no_region, "co2e_t: {max: 5000}").outcome == Outcome::kPass);
 }
 
+TEST_CASE("a policy that would pass every proposal is refused: no rules or a rule with no bound") {
+  const auto refused = [](const std::string& rules) {
+    try {
+      isoflop::doc::parse_policy(cat(), "policy.yaml", "name: p\nrules: " + rules + "\n");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused("{}") ==
+        "policy.yaml:2: rules: empty: a policy with no rules passes every proposal; name at least "
+        "one (isoflop check --list-rules)");
+  CHECK(refused("{days: {}}") ==
+        "policy.yaml:2: rules.days: no bound: give max (without one the rule passes every proposal)");
+  CHECK(refused("{days: true}") ==
+        "policy.yaml:2: rules.days: no bound: give max (without one the rule passes every proposal)");
+  CHECK(refused("{mfu: {severity: warn}}") ==
+        "policy.yaml:2: rules.mfu: no bound: give min or max (without one the rule passes every proposal)");
+  CHECK(refused("{regions: {allow: []}}") ==
+        "policy.yaml:2: rules.regions.allow: empty: no proposal could pass; "
+        "name at least one");
+  CHECK(refused("{regions: {}}") ==
+        "policy.yaml:2: rules.regions.allow: missing: no proposal could pass; name at "
+        "least one");
+  // Rules that judge without a number (a yes/no, or ST-MoE's bounds by default) stand alone.
+  CHECK(refused("{within_law_band: true, layout_runnable: {}, moe_experts: {}, moe_st_moe: true}") == "accepted");
+}
+
 TEST_CASE("a missed bound reads apart from it, both at the same digits") {
   // MFU 0.3499 against a minimum of 0.35: three digits would print both as 0.35.
-  const double mfu = *verdict(kDense, "mfu: {}").value;
+  const double mfu = *verdict(kDense, "mfu: {min: 0}").value;
   const auto at = [&](double bound) { return verdict(kDense, "mfu: {min: " + std::to_string(bound) + "}"); };
   const auto missed = at(mfu + 1e-5);
   CHECK(missed.outcome == Outcome::kFail);
