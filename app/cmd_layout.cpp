@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "app/command.hpp"
@@ -74,6 +75,7 @@ int run_layout(const std::vector<std::string>& args) {
   } else {
     d = from_options(*parsed, catalog);
   }
+  const bool from = has(vm, "from");
   const auto& infeasible = d.sections.result.infeasible;
   if (!infeasible || parsed->common.format != report::OutputFormat::kTable)
     write_document(parsed->common, doc::Json(d), [&] { return doc::render_layout_page(d); }, "layouts");
@@ -84,7 +86,10 @@ int run_layout(const std::vector<std::string>& args) {
     if (!parsed->common.quiet && !layouts.empty() && layouts.front().time.mfu < floor) note_low_mfu(d.sections, floor);
     return 0;
   }
-  std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(*infeasible).c_str());
+  // The document fixes the accelerator (--gpu is refused with --from): another one is not offered.
+  parallel::Infeasibility offered = *infeasible;
+  if (from) std::erase_if(offered.changes, [](const parallel::SuggestedChange& c) { return c.field == "gpu"; });
+  std::fprintf(stderr, "isoflop: infeasible: %s\n", infeasible_message(offered).c_str());
   return static_cast<int>(ExitStatus::kFailed);
 }
 

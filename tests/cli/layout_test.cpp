@@ -626,3 +626,17 @@ TEST_CASE("layout: a best layout under plan's MFU floor is ranked, with a note s
   CHECK(fine.status == 0);
   CHECK(fine.err.empty());
 }
+
+TEST_CASE("layout --from offers only changes it takes: more GPUs, never another accelerator (--gpu is refused)") {
+  const std::string arch = "layout --arch llama2-70b --gpu a100-sxm4-80gb --global-batch 512 --gpus ";
+  const auto fits = run_cli(arch + "64 -o json");
+  REQUIRE(fits.status == 0);
+  const auto fresh = run_cli(arch + "8");
+  CHECK(fresh.status == 1);
+  CHECK(fresh.err.find("or an accelerator with at least") != std::string::npos);
+  const auto from = run_cli("layout --from " + save("to-shrink", fits.out) + " --gpus 8");
+  CHECK(from.status == 1);
+  CHECK(from.err.find("to fit: --gpus ") != std::string::npos);
+  CHECK(from.err.find("accelerator") == std::string::npos);
+  CHECK(from.err.find("(--gpu)") == std::string::npos);
+}
