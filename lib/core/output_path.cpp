@@ -126,6 +126,10 @@ OutputTarget check_output_path(const std::string& path, const std::string& what,
     if (::stat(path.c_str(), &st) != 0)
       throw InputError(what + ": " + in_quotes(path) + " is a symbolic link to " + in_quotes(link_to.string()) +
                        ", which does not exist; name the file itself");
+    // /dev/stdout into a pipe links to "pipe:[…]", which no path names: said as what it is, not as a bad link.
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      throw InputError(what + ": " + in_quotes(path) + " is a link to a device, FIFO or socket (a pipe, where the " +
+                       "output is piped), not a file; name a file");
     out.target = fs::canonical(path, ec).string();
     if (ec) throw InputError(what + ": cannot resolve the symbolic link " + in_quotes(path) + ": " + ec.message());
     out.via_link = true;

@@ -47,8 +47,17 @@ CostCluster resolve(const catalog::Catalog& cat, const parallel::ClusterRequest&
 // Which of the three work forms was given; anything else is a conflict.
 CostWork work_form(const CostRequest& r) {
   const std::string forms = "give the FLOPs, the parameters and tokens (6ND), or a duration";
-  if (r.flops.has_value() + r.tokens.has_value() + r.time_s.has_value() > 1 || (r.flops && r.params))
-    throw InputError("conflicting work specifications; " + forms);
+  if (r.flops.has_value() + r.tokens.has_value() + r.time_s.has_value() > 1 || (r.flops && r.params)) {
+    std::vector<std::string> given;
+    if (r.flops) given.emplace_back("flops");
+    if (r.params) given.emplace_back("params");
+    if (r.tokens) given.emplace_back("tokens");
+    if (r.time_s) given.emplace_back("time");
+    std::string named;
+    for (size_t i = 0; i < given.size(); ++i)
+      named += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+    throw InputError("conflicting work specifications (" + named + " given together); " + forms);
+  }
   if (r.flops) return CostWork::kFlops;
   if (r.tokens) {
     if (!r.params) throw FieldError("tokens", "needs the parameter count (work = 6·N·D)");

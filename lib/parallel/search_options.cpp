@@ -83,6 +83,9 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   pinned.cp = pins.cp.value_or(1);
   pinned.dp = pins.dp.value_or(1);
   const long long product = pinned.gpus();
+  if (product > cluster.gpus)
+    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " needs more than the " + s(cluster.gpus) +
+                     " GPUs");
   if (cluster.gpus % product != 0)
     throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " does not divide the " + s(cluster.gpus) +
                      " GPUs");

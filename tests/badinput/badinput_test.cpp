@@ -210,6 +210,7 @@ void make_fixtures(const fs::path& d) {
   write(d / "policy-dup.yaml", "rules:\n  days: {max: 90}\n  days: {max: 30}\n");
   write(d / "policy-negative.yaml", "rules:\n  co2e_t:\n    max: -5\n");
   write(d / "policy-crossed.yaml", "rules:\n  tokens_per_param: {min: 300, max: 10}\n");
+  write(d / "policy-unbounded.yaml", "rules:\n  days: {}\n");
   write(d / "policy-setting.yaml", "rules:\n  mfu: {minn: 0.3}\n");
   write(d / "policy-severity.yaml", "rules:\n  mfu: {min: 0.3, severity: fatal}\n");
   fs::create_directories(d / "locked");

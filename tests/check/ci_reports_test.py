@@ -91,6 +91,10 @@ def check_junit(binary):
         expect(int(suite.get("skipped")) == proposal["summary"]["not_applicable"], "junit: skipped count")
     again = run(binary, *proposals, "--policy", POLICY, "-o", "junit")
     expect(again.stdout == r.stdout, "junit: byte-identical rerun")
+    # --junit names a file: /dev/stdout into a pipe (as here) links to the pipe, said so rather than as a bad link.
+    piped = run(binary, proposals[0], "--policy", POLICY, "--junit", "/dev/stdout")
+    expect(piped.returncode == 2 and "'/dev/stdout' is a link to a device, FIFO or socket (a pipe" in piped.stderr
+           and not piped.stdout, "junit: --junit /dev/stdout into a pipe: %d %s" % (piped.returncode, piped.stderr))
 
 
 def check_proposal_in_error(binary):
