@@ -38,7 +38,7 @@ int run_cost(const std::vector<std::string>& args) {
                                        cat);
   }
   write_document(parsed->common, doc::Json(document),
-                 [&] { return doc::render_cost_page(document, get_switch(vm, "whatif")); });
+                 [&] { return doc::render_cost_page(document, whatif_table(vm)); });
   return 0;
 }
 

@@ -15,6 +15,10 @@ OptionList whatif_options(bool with_switch) {
   return list;
 }
 
+bool whatif_table(const po::variables_map& vm) {
+  return get_switch(vm, "whatif") || has(vm, "whatif-gpu") || has(vm, "whatif-grid") || has(vm, "whatif-model-factor");
+}
+
 cost::EnergyRequest energy_request(const po::variables_map& vm) {
   require_one_of(vm, {"power-w", "node-power-kw"}, false);
   const auto node_power_kw = get_number(vm, "node-power-kw");

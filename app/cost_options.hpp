@@ -12,6 +12,8 @@ namespace isoflop::app {
 const OptionList& energy_options();
 // --whatif-gpu --whatif-grid --whatif-model-factor, and --whatif itself when `with_switch` (plan always shows it).
 OptionList whatif_options(bool with_switch);
+// Whether cost's page shows the 4Ms table: --whatif, or any of its levers (a lever given asks for its row).
+bool whatif_table(const po::variables_map& vm);
 
 // What the options above ask (numbers parsed, names left for the catalog). Throws InputError naming the flag
 // for a malformed value or for --power-w with --node-power-kw.

@@ -63,7 +63,14 @@ CostWork work_form(const CostRequest& r) {
     if (!r.params) throw FieldError("tokens", "needs the parameter count (work = 6·N·D)");
     return CostWork::kParamsTokens;
   }
-  if (r.time_s) return CostWork::kTime;
+  if (r.time_s) {
+    // The tokens a duration affords take a utilisation; without one the parameter count would go unused.
+    if (r.params && !r.mfu && !r.tflops_per_gpu)
+      throw FieldError("params",
+                       "with a duration, needs a utilisation (mfu or tflops_per_gpu) to count the tokens "
+                       "the time affords");
+    return CostWork::kTime;
+  }
   if (r.params) throw FieldError("params", "needs the tokens (work = 6·N·D) or a duration (the tokens it affords)");
   throw InputError("missing work; " + forms);
 }

@@ -37,6 +37,11 @@ FlopsDocument count_flops(const catalog::Catalog& cat, const FlopsRequest& reque
   }
   const long long seq = request.seq.value_or(d.architecture ? d.architecture->seq : 2048);
   if (seq < 1) throw FieldError("seq", "must be positive");
+  // 6·N·D of a bare count has no attention term: a sequence length changes nothing unless it sizes the batch.
+  if (request.seq && !d.architecture && !request.global_batch)
+    throw FieldError("seq",
+                     "changes nothing in 6·N·D of a bare parameter count; give an architecture (its attention "
+                     "counts the sequence) or a global batch (sequences × seq = tokens)");
   if (request.global_batch) {
     if (*request.global_batch < 1) throw FieldError("global_batch", "must be positive");
     tokens = static_cast<double>(*request.global_batch) * static_cast<double>(seq);

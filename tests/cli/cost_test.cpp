@@ -144,6 +144,16 @@ TEST_CASE("cost --embodied: LLMCarbon share of the accelerators' manufacturing c
   CHECK(nlohmann::json::parse(without.out)["cost"]["embodied"].is_null());
 }
 
+TEST_CASE("cost: a what-if lever shows the 4Ms table without --whatif, which alone shows it too") {
+  const std::string base = "cost --gpu a100-sxm4-80gb --gpus 1024 --time 30d";
+  CHECK(run_cli(base).out.find("4Ms what-if") == std::string::npos);
+  CHECK(run_cli(base + " --whatif").out.find("4Ms what-if") != std::string::npos);
+  const auto lever = run_cli(base + " --whatif-gpu h100-sxm5-80gb");
+  REQUIRE(lever.status == 0);
+  CHECK(lever.out.find("4Ms what-if") != std::string::npos);
+  CHECK(lever.out.find("a100-sxm4-80gb -> h100-sxm5-80gb") != std::string::npos);
+}
+
 TEST_CASE("cost --whatif: the 4Ms rows, none above the baseline") {
   const auto r = run_cli("cost --params 70B --tokens 1.4T --gpu a100-sxm4-80gb --gpus 1024 --mfu 0.45 --pue industry-average "
                          "--price-per-gpu-hour 2 --price-per-kwh 0.1 --whatif -o json");
