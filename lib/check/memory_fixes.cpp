@@ -58,13 +58,29 @@ std::vector<std::vector<Candidate>> single_field_levers(const Facts& f) {
     auto& l = levers.emplace_back();
     const bool by_nodes = !p.cluster.gpus && p.cluster.nodes;
     const long long count = by_nodes ? *p.cluster.nodes : f.cluster->gpus;
-    for (int k = 1; k <= kMaxDoublings; ++k) {
-      const long long more = count << k;
-      l.push_back({{{{by_nodes ? "cluster.nodes" : "cluster.gpus", n(more)}}}, [more, by_nodes](Proposal& q) {
-                     if (by_nodes) q.cluster.nodes = more;
-                     else q.cluster.gpus = more;
-                   }});
+    std::vector<long long> counts;
+    for (int k = 1; k <= kMaxDoublings; ++k) counts.push_back(count << k);
+    // Where layouts were valid but none fit, the search's own fewest GPUs that fit (from the memory's share, in
+    // whole nodes) lies between two doublings: 176 A100s for MT-NLG's batch where doubling 64 offered 256.
+    const bool memory_bound = f.plan && f.plan->layouts.infeasible && f.plan->layouts.evaluated > 0;
+    for (const parallel::SuggestedChange& c :
+         memory_bound ? f.plan->layouts.infeasible->changes : std::vector<parallel::SuggestedChange>{}) {
+      if (c.field != "gpus" || !c.number) continue;
+      const long long v = static_cast<long long>(*c.number);
+      const long long per_node = f.cluster->gpus_per_node;
+      if (by_nodes && v % per_node != 0) continue;
+      const long long suggested = by_nodes ? v / per_node : v;
+      if (suggested > count) counts.push_back(suggested);
     }
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    for (const long long more : counts)
+      l.push_back({{{{by_nodes ? "cluster.nodes" : "cluster.gpus", n(more)}}}, [more, by_nodes](Proposal& q) {
+                     if (by_nodes)
+                       q.cluster.nodes = more;
+                     else
+                       q.cluster.gpus = more;
+                   }});
   }
   // No layout valid at all (the batch shares no factor with the GPUs that TP·PP leaves for DP): the search's
   // nearest shapes that run, in the proposal's fields.

@@ -39,6 +39,19 @@ Finding memory_headroom(const RuleSetting& s, const Facts& f) {
                (rejected == std::string::npos ? "" : why.substr(rejected));
   }
   if (r.holds) return r;
+  // A plan document is judged as it is, so no field of it is changed: where nothing fit, its own search's changes
+  // are what planning it again takes (the fewest GPUs at which a layout fits, checked by that search).
+  if (f.proposal->plan && !use->fits && f.plan->layouts.infeasible) {
+    std::string again;
+    for (const parallel::SuggestedChange& c : f.plan->layouts.infeasible->changes) {
+      if (!c.number && !c.text) continue;
+      again += (again.empty() ? "" : ", or ") + c.field + " " + (c.number ? std::to_string(*c.number) : *c.text);
+    }
+    if (!again.empty()) {
+      r.fix = "plan again with " + again;
+      return r;
+    }
+  }
   const auto fixes = verified_memory_fixes(f, min_gib);
   if (fixes.empty()) r.reason += "; no single change fits";
   r.fix = changes_text(fixes);

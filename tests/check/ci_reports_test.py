@@ -364,6 +364,22 @@ def check_plan_document(binary):
             got = {v["rule"]: v["verdict"] for v in json.loads(r.stdout)["proposals"][0]["verdicts"]}
             expect(got.get("regions") == verdict and r.returncode == (1 if verdict == "fail" else 0),
                    f"plan document on grid {grid}, regions {allow}: {got} exit {r.returncode}")
+        # A plan that fits nowhere (530B on 8 GPUs for a day): check takes it as it is, so its fix is what planning
+        # again takes, the plan's own search's fewest GPUs, and planning again with it fits.
+        args = ["--arch", "mt-nlg-530b", "--gpu", "a100-sxm4-80gb", "--days", "1"]
+        out = subprocess.run([binary, "plan", *args, "--gpus", "8", "-o", "json"], capture_output=True, text=True, env=env)
+        open(plan, "w").write(out.stdout)
+        policy = os.path.join(tmp, "memory.yaml")
+        open(policy, "w").write("name: memory\nrules:\n  memory_headroom_gib: {min: 0}\n")
+        r = run(binary, plan, "--policy", policy, "-o", "json")
+        verdict = json.loads(r.stdout)["proposals"][0]["verdicts"][0] if r.stdout else {}
+        fix = re.fullmatch(r"plan again with gpus (\d+)(, or .*)?", verdict.get("fix", ""))
+        expect(r.returncode == 1 and fix is not None, "unfit plan document: the fix plans again: %s" % verdict)
+        if fix:
+            again = subprocess.run([binary, "plan", *args, "--gpus", fix.group(1), "-o", "json"], capture_output=True,
+                                   text=True, env=env)
+            expect(again.returncode == 0 and json.loads(again.stdout)["layouts"],
+                   "unfit plan document: planned again with gpus %s it fits: %s" % (fix.group(1), again.stderr))
 
 
 def main():

@@ -74,6 +74,20 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
   }
 }
 
+TEST_CASE("more GPUs as a fix is the search's fewest tried that fit, not the next doubling") {
+  // MT-NLG 530B's batch on 64 A100s: the fewest GPUs the search tried at which a layout fits (from the memory's
+  // share) is 176, where doubling offered 256, 45 % more. Applied, 176 passes, and so does the layout command's
+  // own suggestion for the same job.
+  const std::string big =
+      "arch: mt-nlg-530b\ntokens: 270B\nglobal_batch: 1920\ncluster: {gpu: a100-sxm4-80gb, gpus: 64}\n";
+  const auto v = verdict(big, "memory_headroom_gib: {min: 0}");
+  REQUIRE(v.outcome == Outcome::kFail);
+  const auto fixes = split(v.fix, ", or ");
+  CHECK(fixes.front() == "cluster.gpus: 176");
+  CHECK(verdict(applied(big, "cluster.gpus: 176"), "memory_headroom_gib: {min: 0}", "fixed.json").outcome ==
+        Outcome::kPass);
+}
+
 TEST_CASE("memory wording: one device figure in pass and fail, this layout or no layout, no fix at all") {
   const std::string fits = "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n"
                            "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
