@@ -17,6 +17,7 @@
 #include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
+#include "units/si.hpp"
 
 namespace isoflop::doc {
 namespace {
@@ -181,6 +182,9 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
     p.tokens = p.plan->tokens;
     // The catalog grid its intensity is of, where the plan named one (documents from 2026-12-07 on record it).
     if (p.plan->cost) p.region = p.plan->cost->inputs.grid;
+    // The budget it was asked for is what it states: a time or a compute, held to what it predicts.
+    if (p.plan->budget.time_s) p.days = *p.plan->budget.time_s / units::kSecondsPerDay;
+    if (p.plan->budget.flops) p.flops = p.plan->budget.flops;
     return p;
   }
   const Fields in(source, p.marks);

@@ -353,6 +353,11 @@ def check_plan_document(binary):
         doc = json.loads(r.stdout)
         got = {v["rule"]: v["verdict"] for v in doc["proposals"][0]["verdicts"]}
         expect(got["loss_gap_vs_optimal"] == "pass", "plan document: a compute-optimal plan passes the loss gap")
+        # Its budget is what it states: 5.76e23 FLOPs against 6ND of the model it shaped; it states no days.
+        stated = {v["rule"]: v for v in doc["proposals"][0]["verdicts"]}
+        expect(stated["stated_flops"]["verdict"] == "pass" and abs(stated["stated_flops"]["value"]) < 2 and
+               stated["stated_days"]["verdict"] == "not-applicable",
+               "plan document: its FLOPs budget is stated, no days: %s" % [stated["stated_flops"], stated["stated_days"]])
         # The plan names its grid region (--grid fr), which a regions gate holds; one given as a number names none.
         for grid, allow, verdict in (("fr", "fr", "pass"), ("fr", "us", "fail"), ("300g/kWh", "fr", "not-applicable")):
             out = subprocess.run([binary, "plan", "--flops", "1e22", "--gpu", "h100-sxm5-80gb", "--gpus", "64",
