@@ -92,8 +92,12 @@ std::string format_mass(double kilograms, int digits) {
 }
 
 std::string format_money(double usd, int digits) {
-  static constexpr Scale kScales[] = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "B"}};
-  const std::string body = with_scale(std::fabs(usd), kScales, digits, "");
+  static constexpr Scale kScales[] = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}};
+  // Past a thousand trillion a suffix would read as a count of them ("$2225783B"): scientific notation.
+  const double magnitude = std::fabs(usd);
+  const std::string body = magnitude >= 1e15 * 0.9995 && std::isfinite(magnitude)
+                               ? format_scientific(magnitude, digits)
+                               : with_scale(magnitude, kScales, digits, "");
   return (usd < 0 ? "-$" : "$") + body;
 }
 

@@ -23,6 +23,10 @@ TEST_CASE("values format with readable units") {
   CHECK(format_power(2.73e6) == "2.73 MW");
   CHECK(format_mass(553.1e3) == "553.1 t");
   CHECK(format_money(1.234e6) == "$1.23M");
+  // Past billions: trillions, then scientific, never a suffix's count of thousands ("$2225783B").
+  CHECK(format_money(2.2258e12) == "$2.23T");
+  CHECK(format_money(2.2258e18) == "$2.23e18");
+  CHECK(format_money(-3e16) == "-$3e16");
 }
 
 TEST_CASE("formatted quantities parse back to the same value") {
