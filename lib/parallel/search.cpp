@@ -385,6 +385,15 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   const size_t zero_at = inner.index("zero_stage"), recompute_at = inner.index("recompute"),
                sequence_parallel_at = inner.index("sequence_parallel");
   FlopsMemo flops(job);
+  // Over one data-parallel rank every ZeRO stage shards over one GPU: the same memory and step as the lowest stage
+  // the trainer offers of the step's candidates, which alone is ranked there (three identical rows otherwise).
+  auto lowest_zero = [&] {
+    for (const int zero : inner.values(zero_at))
+      if (!trainer.loaded() ||
+          std::find(trainer.zero_stages.begin(), trainer.zero_stages.end(), zero) != trainer.zero_stages.end())
+        return zero;
+    return -1;
+  };
   const bool rank_by_time = options.objective == Objective::kTime;
   TopLayouts top(static_cast<size_t>(options.top_k), rank_by_time);
   const size_t family_end = family_dimensions();
@@ -446,7 +455,9 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       // A counted micro-batch: each layout is valid or rejected as its (ZeRO stage, SP) is, for every recompute.
       auto count = [&](Layout& l) {
         const long long recomputes = static_cast<long long>(inner.values(recompute_at).size());
+        const int lowest = l.dp == 1 ? lowest_zero() : -1;  // as the visit below: one stage over one rank
         for (const int zero : inner.values(zero_at)) {
+          if (lowest >= 0 && zero != lowest) continue;
           l.zero_stage = zero;
           for (const int sp : inner.values(sequence_parallel_at)) {
             l.sequence_parallel = sp != 0;
@@ -459,61 +470,68 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
           }
         }
       };
-      inner.walk(walker, step_layout, row, [&](const Layout& l) {
-        const std::optional<RuleViolation>& rejected = verdict(l);
-        // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
-        // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
-        // memory matters only while it may become that rule, and not once a layout of the family fits (the family
-        // is not pruned then); its words are put together once the family is pruned.
-        if (rejected && (!rejected_fit_may_change || (prune && any_fit))) {
-          if (!first_violation) first_violation = rejected;
-          return;
-        }
-        if (prune) {
-          const double smallest = std::min(result.min_memory_bytes, family.min_memory_bytes);
-          if (bounds.exceeds(l, std::max(result.usable_memory_bytes, std::isfinite(smallest) ? smallest : 0.0))) {
-            // Too big at a smaller micro-batch: neither fits nor is the smallest; only the count changes.
+      inner.walk(
+          walker, step_layout, row,
+          [&](const Layout& l) {
+            if (l.dp == 1 && l.zero_stage > 0) {
+              const int lowest = lowest_zero();
+              if (lowest >= 0 && l.zero_stage != lowest) return;
+            }
+            const std::optional<RuleViolation>& rejected = verdict(l);
+            // The rule that prunes the family is the one that rejected a layout memory would have allowed. A missing
+            // ZeRO stage says less than a rule about combining stages (ZeRO-3 with a pipeline). A rejected layout's
+            // memory matters only while it may become that rule, and not once a layout of the family fits (the family
+            // is not pruned then); its words are put together once the family is pruned.
+            if (rejected && (!rejected_fit_may_change || (prune && any_fit))) {
+              if (!first_violation) first_violation = rejected;
+              return;
+            }
+            if (prune) {
+              const double smallest = std::min(result.min_memory_bytes, family.min_memory_bytes);
+              if (bounds.exceeds(l, std::max(result.usable_memory_bytes, std::isfinite(smallest) ? smallest : 0.0))) {
+                // Too big at a smaller micro-batch: neither fits nor is the smallest; only the count changes.
+                if (rejected) {
+                  if (!first_violation) first_violation = rejected;
+                  return;
+                }
+                any_valid = true;
+                ++result.evaluated;
+                return;
+              }
+            }
+            const StageStates& model_states = states.of(job, split, l, options.memory);
+            const MicroBatchActivations& acts =
+                activations.of(l, static_cast<size_t>(l.recompute) * 2 + (l.sequence_parallel ? 1 : 0),
+                               [&] { return micro_batch_activations(job, l); });
+            const MemoryBreakdown mem = estimate_memory(job, l, model_states, acts);
+            const double bytes = mem.total_bytes();
+            const bool fits_memory = bytes <= result.usable_memory_bytes;
+            if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
             if (rejected) {
+              if (fits_memory) {
+                family_rejected_fit = RuleViolation{rejected->rule, {}};
+                rejected_fit_layout = l;
+                rejected_fit_may_change = rejected->rule == "zero_stages";
+              }
               if (!first_violation) first_violation = rejected;
               return;
             }
             any_valid = true;
             ++result.evaluated;
-            return;
-          }
-        }
-        const StageStates& model_states = states.of(job, split, l, options.memory);
-        const MicroBatchActivations& acts =
-            activations.of(l, static_cast<size_t>(l.recompute) * 2 + (l.sequence_parallel ? 1 : 0),
-                            [&] { return micro_batch_activations(job, l); });
-        const MemoryBreakdown mem = estimate_memory(job, l, model_states, acts);
-        const double bytes = mem.total_bytes();
-        const bool fits_memory = bytes <= result.usable_memory_bytes;
-        if (prune) bounds.remember(l, fits_memory ? 0.0 : bytes);
-        if (rejected) {
-          if (fits_memory) {
-            family_rejected_fit = RuleViolation{rejected->rule, {}};
-            rejected_fit_layout = l;
-            rejected_fit_may_change = rejected->rule == "zero_stages";
-          }
-          if (!first_violation) first_violation = rejected;
-          return;
-        }
-        any_valid = true;
-        ++result.evaluated;
-        family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
-        if (bytes < result.min_memory_bytes) {
-          result.min_memory_bytes = bytes;
-          closest = l;
-        }
-        if (!fits_memory) return;
-        any_fit = true;
-        const StepFlops& step_flops = flops.of(l);
-        if (rank_by_time && prune &&
-            top.excludes(gemm_bound_s(l, model_states.layers) + optimizer_step_s(cluster.accelerator, mem)))
-          return;
-        top.offer(l, mem, bytes, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
-      }, count);
+            family.min_memory_bytes = std::min(family.min_memory_bytes, bytes);
+            if (bytes < result.min_memory_bytes) {
+              result.min_memory_bytes = bytes;
+              closest = l;
+            }
+            if (!fits_memory) return;
+            any_fit = true;
+            const StepFlops& step_flops = flops.of(l);
+            if (rank_by_time && prune &&
+                top.excludes(gemm_bound_s(l, model_states.layers) + optimizer_step_s(cluster.accelerator, mem)))
+              return;
+            top.offer(l, mem, bytes, estimate_step_time(job, cluster, l, split, mem, step_flops, time));
+          },
+          count);
     });
     if (any_fit) return;
     if (family_rejected_fit) {
