@@ -146,6 +146,23 @@ CostDocument recost_document(const SourceDocument& source, const cost::EnergyReq
     d.cost = decode<cost::CostReport>(source, source.json.at("cost"));
     d.inputs.gpu = d.cost.accelerator;
     d.inputs.gpus = d.cost.inputs.gpus;
+    // The run is costed on the plan's cluster: a cost section that names another (a document edited by hand) is
+    // refused rather than costed on a machine the plan never laid out.
+    if (source.json.contains("cluster") && source.json.at("cluster").is_object()) {
+      const Json& cluster = source.json.at("cluster");
+      if (cluster.contains("gpus") && cluster.at("gpus").is_number() &&
+          cluster.at("gpus").get<double>() != static_cast<double>(d.cost.inputs.gpus))
+        throw InputError(source.source + ": cost.inputs.gpus " + std::to_string(d.cost.inputs.gpus) +
+                         " contradicts cluster.gpus " + cluster.at("gpus").dump() +
+                         "; the plan's run is on its cluster (plan again, or give cost the run without --from)");
+      if (cluster.contains("accelerator") && cluster.at("accelerator").is_object() &&
+          cluster.at("accelerator").contains("name") && cluster.at("accelerator").at("name").is_string() &&
+          cluster.at("accelerator").at("name").get<std::string>() != d.cost.accelerator)
+        throw InputError(source.source + ": cost.inputs.accelerator '" + d.cost.accelerator +
+                         "' contradicts cluster.accelerator.name '" +
+                         cluster.at("accelerator").at("name").get<std::string>() +
+                         "'; the plan's run is on its cluster (plan again, or give cost the run without --from)");
+    }
     // The plan's node, where its cluster section names one.
     for (const char* section : {"cluster", "inputs"}) {
       const Json* part = source.json.contains(section) ? &source.json.at(section) : nullptr;

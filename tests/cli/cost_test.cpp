@@ -398,3 +398,28 @@ TEST_CASE("cost: the money line splits GPU-hours from energy where both are pric
   const auto one = run_cli(args);
   CHECK(one.out.find("money         $737k\n") != std::string::npos);
 }
+
+TEST_CASE("cost --from a plan whose cost section names another cluster than the plan's is refused") {
+  const auto dir = isoflop::test::fresh_temp_dir("cost-from", "edited");
+  const auto plan = run_cli("plan --flops 1e21 --gpu a100-sxm4-80gb --gpus 64 -o json");
+  REQUIRE(plan.status == 0);
+  const auto doc = nlohmann::json::parse(plan.out);
+  auto write = [&](const std::string& name, const nlohmann::json& j) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << j.dump();
+    return path;
+  };
+  CHECK(run_cli("cost --from " + write("as-planned.json", doc)).status == 0);
+  auto fewer = doc;
+  fewer["cost"]["inputs"]["gpus"] = 8;
+  const auto gpus = run_cli("cost --from " + write("gpus.json", fewer));
+  CHECK(gpus.status == 2);
+  CHECK(gpus.err.find("cost.inputs.gpus 8 contradicts cluster.gpus 64") != std::string::npos);
+  auto other = doc;
+  other["cost"]["inputs"]["accelerator"] = "h100-sxm5-80gb";
+  const auto gpu = run_cli("cost --from " + write("gpu.json", other));
+  CHECK(gpu.status == 2);
+  CHECK(gpu.err.find("cost.inputs.accelerator 'h100-sxm5-80gb' contradicts cluster.accelerator.name "
+                     "'a100-sxm4-80gb'") != std::string::npos);
+  CHECK(gpu.out.empty());
+}
