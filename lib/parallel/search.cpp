@@ -229,15 +229,22 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
   // Whole nodes around the given count (and, on less than a node, the counts within one): what --gpus accepts.
   const long long per_node = cluster.gpus_per_node;
   std::vector<int> counts;
+  // The most GPUs any layout occupies: TP up to its limit, a stage per layer, CP up to its limit, and one sequence
+  // per data-parallel rank. Past it (512 sequences on a million GPUs) no nearby count runs: the nearest below it.
+  const long long max_tp = options.max_tp.value_or(cluster.gpus_per_node);
+  const double most = static_cast<double>(max_tp) * job.architecture.layers * std::max(1, options.max_cp) *
+                      static_cast<double>(job.global_batch);
+  const long long centre =
+      most < static_cast<double>(cluster.gpus) ? static_cast<long long>(most) / per_node * per_node : cluster.gpus;
   for (int k = -kShapeTries; k <= kShapeTries; ++k) {
-    const long long g = (cluster.gpus / per_node + k) * per_node;
+    const long long g = (centre / per_node + k) * per_node;
     if (g >= 1 && g != cluster.gpus && g <= std::numeric_limits<int>::max()) counts.push_back(static_cast<int>(g));
   }
   if (cluster.gpus < per_node)
     for (int g = 1; g < per_node; ++g)
       if (g != cluster.gpus) counts.push_back(g);
   std::sort(counts.begin(), counts.end(), [&](int x, int y) {
-    const int dx = std::abs(x - cluster.gpus), dy = std::abs(y - cluster.gpus);
+    const long long dx = std::llabs(x - centre), dy = std::llabs(y - centre);
     return dx != dy ? dx < dy : x < y;
   });
   for (const int g : counts) {

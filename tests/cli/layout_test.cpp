@@ -640,3 +640,13 @@ TEST_CASE("layout --from offers only changes it takes: more GPUs, never another 
   CHECK(from.err.find("accelerator") == std::string::npos);
   CHECK(from.err.find("(--gpu)") == std::string::npos);
 }
+
+TEST_CASE("a GPU count past what any layout occupies is offered the most that one does") {
+  // 512 sequences occupy at most TP 8 x 80 stages x DP 512 = 327,680 GPUs: on a million none is valid, and the
+  // nearby counts are no better, so the change is the largest count at which a layout runs.
+  const std::string job = "layout --arch llama2-70b --gpu h100-sxm5-80gb --global-batch 512 --gpus ";
+  const auto r = run_cli(job + "1000000");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("to fit: --gpus 327680 (") != std::string::npos);
+  CHECK(run_cli(job + "327680 --top 1 -q").status == 0);
+}
