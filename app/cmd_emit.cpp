@@ -8,6 +8,7 @@
 #include "app/layout_options.hpp"
 #include "app/plan_options.hpp"
 #include "core/input_file.hpp"
+#include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
 #include "emit/emit.hpp"
 #include "emit/launch_folder.hpp"
@@ -68,8 +69,8 @@ int run_emit(const std::vector<std::string>& args) {
   const NamedOutputs outputs = named_outputs(parsed->common);
   if (out) emit::check_launch_folder(*out, *target, outputs);  // before the work: exit 2 now, not after planning
   const auto document = read_from(vm, {"plan"});
-  const plan::PlanResult plan =
-      document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
+  plan::PlanResult plan = document ? doc::decode<plan::PlanResult>(*document) : plan_from_options(vm, catalog, nullptr);
+  if (document) doc::hold_job_to_accelerator(*document, plan.job, plan.cluster.accelerator, &catalog);
   const std::string plan_json = document ? document->json.dump() : doc::Json(plan).dump();
   if (!plan.feasible()) throw InfeasibleError(infeasible_message(*plan.layouts.infeasible));
   emit::LaunchSpec spec =

@@ -94,10 +94,11 @@ template <either<TrainerDefaults> E, class F> void fields(E& d, F&& f) {
   f(d.overlap_grad_reduce, d.overlap_param_gather, d.tp_comm_overlap, d.grad_reduce, d.source);
 }
 template <either<TrainerRules> E, class F> void fields(E& t, F&& f) {
-  f(t.name, t.display_name, t.version, t.zero_stages, t.max_zero_stage_with_pipeline, t.max_zero_stage_with_experts,
-    t.zero_experts_scope_model, t.zero3_tied_embeddings, t.tensor_parallel, t.tp_within_node, t.sequence_parallel,
-    t.pipeline, t.uneven_stages, t.interleaving, t.interleaving_min_pp, t.context_parallel, t.context_sequence_multiple,
-    t.expert_parallel, t.rule_sources, t.defaults, t.source, t.file);
+  f(t.name, t.display_name, t.version, t.zero_stages, t.zero_stages_fp16, t.max_zero_stage_with_pipeline,
+    t.max_zero_stage_with_experts, t.zero_experts_scope_model, t.zero3_tied_embeddings, t.tensor_parallel,
+    t.tp_within_node, t.sequence_parallel, t.pipeline, t.uneven_stages, t.interleaving, t.interleaving_min_pp,
+    t.context_parallel, t.context_sequence_multiple, t.expert_parallel, t.expert_parallel_fp16, t.rule_sources,
+    t.defaults, t.source, t.file);
 }
 template <either<Catalog> E, class F> void fields(E& c, F&& f) {
   f(c.accelerators, c.nodes, c.clusters, c.grids, c.pue_presets, c.laws, c.models, c.run_cost, c.embodied_carbon,

@@ -36,6 +36,17 @@ TrainerRules parse_trainer(FieldReader& r) {
         if (stage < 0 || stage > 3) rule.fail("stages", "ZeRO stages are 0..3, got " + std::to_string(stage));
         t.zero_stages.push_back(stage);
       }
+      if (rule.has("fp16_stages")) {
+        const YAML::Node fp16 = rule.child("fp16_stages");
+        if (!fp16.IsSequence() || fp16.size() == 0)
+          rule.fail("fp16_stages", "must be a non-empty list of the stages an fp16 job runs");
+        for (const auto& s : fp16) {
+          const int stage = s.as<int>();
+          if (std::find(t.zero_stages.begin(), t.zero_stages.end(), stage) == t.zero_stages.end())
+            rule.fail("fp16_stages", "ZeRO-" + std::to_string(stage) + " is not one of the trainer's stages");
+          t.zero_stages_fp16.push_back(stage);
+        }
+      }
     } else if (id == "zero_with_pipeline") {
       t.max_zero_stage_with_pipeline = rule.int_in("max_stage", 0, 3);
     } else if (id == "zero_with_experts") {
@@ -59,6 +70,7 @@ TrainerRules parse_trainer(FieldReader& r) {
                    : id == "uneven_stages"       ? &t.uneven_stages
                                                  : &t.expert_parallel;
       *flag = rule.boolean_or("supported", false);
+      if (id == "expert_parallel") t.expert_parallel_fp16 = rule.boolean_or("fp16", true);
     }
     t.rule_sources.push_back(rule.string("source"));
     rule.finish();

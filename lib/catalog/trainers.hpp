@@ -36,6 +36,7 @@ struct TrainerRules {
   std::string display_name;
   std::string version;                // the release the rules were read in
   std::vector<int> zero_stages;       // zero_stages; empty only when the rules were never loaded
+  std::vector<int> zero_stages_fp16;  // zero_stages.fp16_stages: those an fp16 job runs; empty: all of them
   int max_zero_stage_with_pipeline = 3;  // zero_with_pipeline
   int max_zero_stage_with_experts = 3;   // zero_with_experts
   bool zero_experts_scope_model = false; // zero_with_experts applies to any MoE model (else only EP > 1)
@@ -50,6 +51,7 @@ struct TrainerRules {
   bool context_parallel = false;
   int context_sequence_multiple = 1;  // seq % (multiple · CP) == 0
   bool expert_parallel = false;
+  bool expert_parallel_fp16 = true;       // expert_parallel.fp16: EP > 1 in an fp16 job
   std::vector<std::string> rule_sources;  // per rule, in the order of kTrainerRuleIds
   TrainerDefaults defaults;
   std::string source;

@@ -46,8 +46,9 @@ struct RuleInfo {
   const char* field;     // the proposal field the verdict points at, for file:line ("arch|params": the first given)
   std::vector<SettingSpec> settings;
   Finding (*measure)(const RuleSetting& setting, const Facts& facts);
-  // Bounds of its own where the policy gives none (ST-MoE's for the MoE rules). A rule without them whose
-  // policy entry gives none of its numbers would pass every proposal: the policy is refused.
+  // Judges without a bound from the policy: bounds of its own (ST-MoE's for the MoE rules), or a verdict of its
+  // own (memory: the layout fits or not). A rule without either whose policy entry gives none of its numbers
+  // would pass every proposal: the policy is refused.
   bool default_bounds = false;
 };
 

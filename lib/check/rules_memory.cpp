@@ -39,18 +39,15 @@ Finding memory_headroom(const RuleSetting& s, const Facts& f) {
                (rejected == std::string::npos ? "" : why.substr(rejected));
   }
   if (r.holds) return r;
-  // A plan document is judged as it is, so no field of it is changed: where nothing fit, its own search's changes
-  // are what planning it again takes (the fewest GPUs at which a layout fits, checked by that search).
-  if (f.proposal->plan && !use->fits && f.plan->layouts.infeasible) {
-    std::string again;
-    for (const parallel::SuggestedChange& c : f.plan->layouts.infeasible->changes) {
-      if (!c.number && !c.text) continue;
-      again += (again.empty() ? "" : ", or ") + c.field + " " + (c.number ? std::to_string(*c.number) : *c.text);
-    }
-    if (!again.empty()) {
-      r.fix = "plan again with " + again;
-      return r;
-    }
+  // A plan document is judged as it is, so no field of it is changed: where its layouts were valid but none fit
+  // the memory, its own search's fewest GPUs at which one fits (checked by that search) is what planning it again
+  // takes, spelled as plan's option.
+  if (f.proposal->plan && !use->fits && f.plan->layouts.infeasible && f.plan->layouts.evaluated > 0) {
+    for (const parallel::SuggestedChange& c : f.plan->layouts.infeasible->changes)
+      if (c.field == "gpus" && c.number) {
+        r.fix = "plan again with --gpus " + std::to_string(*c.number);
+        return r;
+      }
   }
   const auto fixes = verified_memory_fixes(f, min_gib);
   if (fixes.empty()) r.reason += "; no single change fits";
@@ -108,18 +105,20 @@ Finding runnable(const std::string& name, const catalog::TrainerRules& trainer, 
   const std::string which = planned ? "the best layout the search finds under its rules" : "this layout";
   Finding r;
   r.holds = !violation;
-  r.reason = violation ? name + " does not run " + which + ": " + violation->reason + " (" + violation->rule + ")"
-                       : name + " runs " + which + " (" + layout_text(*layout) +
-                             (planned || f.proposal->plan ? "" : chosen_text(f.proposal->layout, *layout)) + ")";
+  const std::string chosen = planned || f.proposal->plan ? "" : chosen_text(f.proposal->layout, *layout);
+  r.reason = violation ? name + " does not run " + which + ": " + violation->reason + " (" + violation->rule + ")" +
+                             (chosen.empty() ? "" : " [" + layout_text(*layout) + chosen + "]")
+                       : name + " runs " + which + " (" + layout_text(*layout) + chosen + ")";
   return r;
 }
 
 Finding layout_runnable(const RuleSetting& s, const Facts& f) {
   const std::string name = s.text("trainer").value_or(f.proposal->trainer);
   const catalog::TrainerRules& trainer = f.catalog->trainer(name, "trainer");
-  // An unpinned layout is the search's to choose: under another trainer than the proposal's, search again
-  // under that trainer's rules (DeepSpeed's pipeline has no virtual stages, so it gets a VPP-1 layout).
-  if (!f.proposed_layout && !f.proposal->plan && name != f.proposal->trainer) {
+  // The knobs a proposal leaves open are the search's to choose: under another trainer than the proposal's, search
+  // again under that trainer's rules, its pins held (DeepSpeed's pipeline has no virtual stages, so it gets a
+  // VPP-1 layout where the proposal left VPP open).
+  if (!f.proposal->plan && name != f.proposal->trainer) {
     Proposal under = *f.proposal;
     under.trainer = name;
     return runnable(name, trainer, assess(*f.catalog, under));
@@ -136,7 +135,8 @@ void add_memory_rules(std::vector<RuleInfo>& t) {
                "Korthikanti et al. 2022 activations; Rajbhandari et al. 2020 ZeRO model states",
                "layout|cluster",
                {{"min", SettingKind::kNumber, false}},
-               memory_headroom});
+               memory_headroom,
+               true});  // without a min: fits or not
   const std::vector<SettingSpec> fraction = {{"min", SettingKind::kNumber, true, 0, 1},
                                              {"max", SettingKind::kNumber, true, 0, 1}};
   t.push_back({"mfu", "predicted model FLOPs utilisation of the layout", "fraction",

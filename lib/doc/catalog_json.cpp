@@ -203,7 +203,10 @@ Json trainer_rules(const TrainerRules& t) {
     return values;
   };
   Json r = Json::object();
-  r["zero_stages"] = rule("zero_stages", {{"stages", t.zero_stages}});
+  // fp16_stages: null where an fp16 job runs every stage.
+  r["zero_stages"] =
+      rule("zero_stages", {{"stages", t.zero_stages},
+                           {"fp16_stages", t.zero_stages_fp16.empty() ? Json(nullptr) : Json(t.zero_stages_fp16)}});
   r["zero_with_pipeline"] = rule("zero_with_pipeline", {{"max_stage", t.max_zero_stage_with_pipeline}});
   r["zero_with_experts"] =
       rule("zero_with_experts", {{"max_stage", t.max_zero_stage_with_experts},
@@ -217,7 +220,7 @@ Json trainer_rules(const TrainerRules& t) {
   r["interleaving"] = rule("interleaving", {{"supported", t.interleaving}, {"min_pp", t.interleaving_min_pp}});
   r["context_parallel"] =
       rule("context_parallel", {{"supported", t.context_parallel}, {"sequence_multiple", t.context_sequence_multiple}});
-  r["expert_parallel"] = rule("expert_parallel", {{"supported", t.expert_parallel}});
+  r["expert_parallel"] = rule("expert_parallel", {{"supported", t.expert_parallel}, {"fp16", t.expert_parallel_fp16}});
   return r;
 }
 void read_trainer_rules(const Json& v, TrainerRules& t) {
@@ -227,6 +230,9 @@ void read_trainer_rules(const Json& v, TrainerRules& t) {
     return v.at(id);
   };
   read_value(at("zero_stages").at("stages"), t.zero_stages);
+  t.zero_stages_fp16.clear();
+  if (at("zero_stages").contains("fp16_stages") && !at("zero_stages").at("fp16_stages").is_null())
+    read_value(at("zero_stages").at("fp16_stages"), t.zero_stages_fp16);
   read_value(at("zero_with_pipeline").at("max_stage"), t.max_zero_stage_with_pipeline);
   read_value(at("zero_with_experts").at("max_stage"), t.max_zero_stage_with_experts);
   t.zero_experts_scope_model = at("zero_with_experts").at("scope") == "model";
@@ -241,6 +247,8 @@ void read_trainer_rules(const Json& v, TrainerRules& t) {
   read_value(at("context_parallel").at("supported"), t.context_parallel);
   read_value(at("context_parallel").at("sequence_multiple"), t.context_sequence_multiple);
   read_value(at("expert_parallel").at("supported"), t.expert_parallel);
+  t.expert_parallel_fp16 = true;
+  if (at("expert_parallel").contains("fp16")) read_value(at("expert_parallel").at("fp16"), t.expert_parallel_fp16);
   t.rule_sources.clear();
   for (const auto id : catalog::kTrainerRuleIds) {
     std::string source;

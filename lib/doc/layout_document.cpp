@@ -10,9 +10,22 @@ namespace isoflop::doc {
 
 LayoutSections layout_sections_from(const SourceDocument& document) {
   require_kind(document, {"layout", "plan"});
-  LayoutSections s = decode<LayoutSections>(document);
-  s.job.check_runs_on(s.cluster.accelerator);  // a document edited by hand, or a catalog that changed
-  return s;
+  return decode<LayoutSections>(document);
+}
+
+void hold_job_to_accelerator(const SourceDocument& document, const parallel::JobSpec& job,
+                             catalog::Accelerator& accelerator, const catalog::Catalog* catalog) {
+  const Json* written = nullptr;
+  if (document.json.contains("cluster") && document.json.at("cluster").is_object() &&
+      document.json.at("cluster").contains("accelerator") && document.json.at("cluster").at("accelerator").is_object())
+    written = &document.json.at("cluster").at("accelerator");
+  if (catalog && written && !written->contains("bf16"))
+    if (const catalog::Accelerator* known = catalog->find_accelerator(accelerator.name)) {
+      accelerator.bf16 = known->bf16;
+      accelerator.flash_attention = known->flash_attention;
+      accelerator.transformer_engine = known->transformer_engine;
+    }
+  check_document_section(document, "job", [&] { job.check_runs_on(accelerator); });
 }
 
 LayoutDocument make_layout_document(const LayoutInputs& inputs, const parallel::JobSpec& job,
@@ -58,8 +71,9 @@ void apply_resize(const ClusterResize& resize, parallel::ClusterSpec& c, paralle
 }  // namespace
 
 LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
-                        const ClusterResize& resize) {
+                        const ClusterResize& resize, const catalog::Catalog* catalog) {
   LayoutSections s = layout_sections_from(from);
+  hold_job_to_accelerator(from, s.job, s.cluster.accelerator, catalog);
   const bool resized = resize.gpus || resize.nodes;
   // The document's job and cluster before any pin: a fault in them names their key, not a flag. A GPU count
   // given on the command line replaces the document's, whose faults no longer matter.
@@ -100,7 +114,7 @@ LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutReques
         // for here is the user's, and refused.
         if (!request.grad_reduce) parallel::drop_unstatable_grad_reduce(o);
       },
-      resize);
+      resize, &catalog);
 }
 
 }  // namespace isoflop::doc

@@ -33,6 +33,13 @@ struct LayoutSections {
 // naming the file and the JSON path.
 LayoutSections layout_sections_from(const SourceDocument& document);
 
+// A document's job held to its accelerator (parallel::JobSpec::check_runs_on), a fault named by the document's key
+// ("job.precision"). Documents written before the catalog said which parts lack bf16 tensor math, FlashAttention or
+// Transformer Engine (2026-12-07) carry none of those keys; for an accelerator the catalog names they are the
+// catalog's, so a V100 plan of then (bf16, flash) is refused rather than launched as written.
+void hold_job_to_accelerator(const SourceDocument& document, const parallel::JobSpec& job,
+                             catalog::Accelerator& accelerator, const catalog::Catalog* catalog);
+
 // The command line's inputs, echoed (null where not given).
 struct LayoutInputs {
   std::optional<std::string> arch;   // catalog model or architecture file
@@ -111,10 +118,14 @@ struct ClusterResize {
 // the inputs), with its search options changed by `change` (the pins given, a new top_k …). With no change the
 // layouts are the document's.
 LayoutDocument relayout(const SourceDocument& from, const std::function<void(parallel::SearchOptions&)>& change,
-                        const ClusterResize& resize = {});
+                        const ClusterResize& resize = {}, const catalog::Catalog* catalog = nullptr);
 // The same with the document's search options changed by `request` and the trainer reloaded from the catalog.
 LayoutDocument relayout(const SourceDocument& from, const parallel::LayoutRequest& request, const ClusterResize& resize,
                         const catalog::Catalog& catalog);
+
+// How the job's blocks run, where that is not bf16 GEMMs with FlashAttention (a V100's fp16 and eager attention,
+// FP8, dropout): "fp16 GEMMs, eager attention"; "" otherwise.
+std::string job_kernels_text(const parallel::JobSpec& job);
 
 // The human page: a heading (model, cluster, batch), then render_layouts_table.
 std::string render_layout_page(const LayoutDocument& document);

@@ -1,5 +1,7 @@
 // The layout document's human page, and the layouts table the plan's page shares.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "doc/layout_document.hpp"
 #include "model/params.hpp"
@@ -117,12 +119,25 @@ std::string model_title(const model::Architecture& a) {
 
 }  // namespace
 
+std::string job_kernels_text(const parallel::JobSpec& job) {
+  std::vector<std::string> parts;
+  if (job.precision != parallel::MatmulPrecision::kBf16)
+    parts.push_back(std::string(parallel::kMatmulPrecisionNames.name(job.precision)) + " GEMMs");
+  if (job.attention != parallel::AttentionKernel::kFlash)
+    parts.push_back(std::string(parallel::kAttentionKernelNames.name(job.attention)) + " attention");
+  if (job.dropout) parts.emplace_back("dropout");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 std::string render_layout_page(const LayoutDocument& d) {
   const auto& s = d.sections;
   std::string out = "Layouts for " + model_title(s.job.architecture) + " on " + std::to_string(s.cluster.gpus) + " x " +
                     s.cluster.accelerator.name + " (node " + s.cluster.node_name + ", " +
                     std::to_string(s.cluster.gpus_per_node) + " GPUs per node), global batch " +
                     std::to_string(s.job.global_batch) + " x " + std::to_string(s.job.seq) + " tokens";
+  if (const std::string kernels = job_kernels_text(s.job); !kernels.empty()) out += " (" + kernels + ")";
   if (d.inputs.from) out += ", from " + *d.inputs.from;
   const auto& trainer = s.options.trainer;
   if (trainer.loaded())

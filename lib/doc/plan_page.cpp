@@ -67,7 +67,8 @@ std::string architecture_section(const plan::PlanResult& p) {
               {"parameters (exact)", units::format_count(params, 4) + " (" +
                                          units::format_significant(100 * p.params_ratio_to_target(), 4) +
                                          "% of target)"},
-              {"global batch", std::to_string(p.job.global_batch) + " x " + std::to_string(p.job.seq) + " tokens"}});
+              {"global batch", std::to_string(p.job.global_batch) + " x " + std::to_string(p.job.seq) + " tokens" +
+                                   (job_kernels_text(p.job).empty() ? "" : " (" + job_kernels_text(p.job) + ")")}});
 }
 
 }  // namespace

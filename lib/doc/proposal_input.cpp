@@ -11,6 +11,7 @@
 #include "core/suggest.hpp"
 #include "doc/architecture_input.hpp"
 #include "doc/architecture_json.hpp"
+#include "doc/layout_document.hpp"
 #include "doc/plan_document.hpp"
 #include "doc/yaml_json.hpp"
 #include "scaling/loss_law.hpp"
@@ -179,6 +180,7 @@ check::Proposal parse_proposal(const catalog::Catalog& catalog, const std::strin
     SourceDocument d = parse_document(source, text);
     require_kind(d, {"plan"});
     p.plan = decode<plan::PlanResult>(d);
+    hold_job_to_accelerator(d, p.plan->job, p.plan->cluster.accelerator, &catalog);
     p.tokens = p.plan->tokens;
     // The catalog grid its intensity is of, where the plan named one (documents from 2026-12-07 on record it).
     if (p.plan->cost) p.region = p.plan->cost->inputs.grid;

@@ -183,6 +183,19 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
   if (status < 0) throw Error("calibration: the optimizer failed (NLopt status " + std::to_string(status) + ")");
 
   CalibrationResult out;
+  static constexpr const char* kNames[kConstants] = {"gemm_efficiency_max", "gemm_half_width", "gemm_half_rows",
+                                                     "comm_efficiency", "layer_overhead_s"};
+  for (unsigned k = 0; k < kConstants; ++k) {
+    if (!(lower[k] < upper[k])) continue;  // held, not fitted
+    const bool low = x[k] <= lower[k] + 1e-6, high = x[k] >= upper[k] - 1e-6;
+    // An efficiency of 1 is a bound the model allows (the peak), not a sign of runs it cannot explain.
+    if (low || (high && k != 0 && k != 3)) {
+      char at[96];
+      std::snprintf(at, sizeof at, "%s at %.6g, its %s bound", kNames[k], std::exp(low ? lower[k] : upper[k]),
+                    low ? "lower" : "upper");
+      out.at_bounds.emplace_back(at);
+    }
+  }
   out.accelerator = with_constants(start, x.data(), options.fit_layer_overhead);
   out.accelerator.calibrated = true;
   for (size_t i = 0; i < fit_runs.size(); ++i)
@@ -197,6 +210,7 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
                 100 * out.calibration_error.mean_abs_error,
                 100 * out.calibration_error.max_abs_error);
   out.accelerator.calibration_source = note;
+  for (const auto& b : out.at_bounds) out.accelerator.calibration_source += "; " + b;
   return out;
 }
 

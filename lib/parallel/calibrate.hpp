@@ -67,6 +67,9 @@ struct CalibrationResult {
   std::vector<RunPrediction> calibration;  // runs fitted (held_out false), with the fitted constants
   std::vector<RunPrediction> held_out;     // runs judged only (held_out true)
   ErrorSummary calibration_error, held_out_error;
+  // Constants the fit left at a bound of their range ("gemm_efficiency_max at 0.05, its lower bound"): the runs
+  // lie outside what the model explains there (an MFU of 0.1 %, a unit slip), so the fit is the bound, not theirs.
+  std::vector<std::string> at_bounds;
 };
 
 // Fits gemm_efficiency_max, gemm_half_width, gemm_half_rows, comm_efficiency and (when asked) layer_overhead_s

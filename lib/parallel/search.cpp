@@ -392,8 +392,9 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
   const size_t zero_at = inner.index("zero_stage"), recompute_at = inner.index("recompute"),
                sequence_parallel_at = inner.index("sequence_parallel");
   FlopsMemo flops(job);
-  // Over one data-parallel rank every ZeRO stage shards over one GPU: the same memory and step as the lowest stage
-  // the trainer offers of the step's candidates, which alone is ranked there (three identical rows otherwise).
+  // Over one data-parallel rank without context parallelism every ZeRO stage shards over one GPU (the model shards
+  // over DP × CP): the same memory and step as the lowest stage the trainer offers of the step's candidates, which
+  // alone is ranked there (three identical rows otherwise).
   auto lowest_zero = [&] {
     for (const int zero : inner.values(zero_at))
       if (!trainer.loaded() ||
@@ -462,7 +463,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       // A counted micro-batch: each layout is valid or rejected as its (ZeRO stage, SP) is, for every recompute.
       auto count = [&](Layout& l) {
         const long long recomputes = static_cast<long long>(inner.values(recompute_at).size());
-        const int lowest = l.dp == 1 ? lowest_zero() : -1;  // as the visit below: one stage over one rank
+        const int lowest = l.dp == 1 && l.cp == 1 ? lowest_zero() : -1;  // as the visit below: one stage, one rank
         for (const int zero : inner.values(zero_at)) {
           if (lowest >= 0 && zero != lowest) continue;
           l.zero_stage = zero;
@@ -480,7 +481,7 @@ SearchResult search(const JobSpec& job, const ClusterSpec& cluster, const Search
       inner.walk(
           walker, step_layout, row,
           [&](const Layout& l) {
-            if (l.dp == 1 && l.zero_stage > 0) {
+            if (l.dp == 1 && l.cp == 1 && l.zero_stage > 0) {
               const int lowest = lowest_zero();
               if (lowest >= 0 && l.zero_stage != lowest) return;
             }

@@ -177,6 +177,17 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
   if (std::find(t.zero_stages.begin(), t.zero_stages.end(), l.zero_stage) == t.zero_stages.end()) {
     return fail(words, "zero_stages", [&] { return zero_stage_refusal(t, l.zero_stage); });
   }
+  // Megatron-LM's validate_args refuses --use-torch-fsdp2 and expert parallelism in fp16 (the V100's precision).
+  const bool fp16 = job.precision == MatmulPrecision::kFp16;
+  if (fp16 && l.ep > 1 && t.expert_parallel && !t.expert_parallel_fp16)
+    return fail(words, "expert_parallel", [&] { return name + " has no expert parallelism in fp16 (EP must be 1)"; });
+  if (fp16 && !t.zero_stages_fp16.empty() &&
+      std::find(t.zero_stages_fp16.begin(), t.zero_stages_fp16.end(), l.zero_stage) == t.zero_stages_fp16.end())
+    return fail(words, "zero_stages", [&] {
+      std::string stages;
+      for (const int z : t.zero_stages_fp16) stages += (stages.empty() ? "" : ", ") + s(z);
+      return name + " runs ZeRO-" + s(l.zero_stage) + " only in bf16 (its stages in fp16: " + stages + ")";
+    });
   if (l.pp > 1 && !t.pipeline) return fail(words, "pipeline", [&] { return missing_capability(t, "pipeline"); });
   if (l.pp > 1 && l.zero_stage > t.max_zero_stage_with_pipeline)
     return fail(words, "zero_with_pipeline", [&] {

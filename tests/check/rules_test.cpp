@@ -150,7 +150,8 @@ TEST_CASE("a policy that would pass every proposal is refused: no rules or a rul
         "policy.yaml:2: rules.regions.allow: missing: no proposal could pass; name at "
         "least one");
   // Rules that judge without a number (a yes/no, or ST-MoE's bounds by default) stand alone.
-  CHECK(refused("{within_law_band: true, layout_runnable: {}, moe_experts: {}, moe_st_moe: true}") == "accepted");
+  CHECK(refused("{within_law_band: true, layout_runnable: {}, moe_experts: {}, moe_st_moe: true, "
+                "memory_headroom_gib: true}") == "accepted");
 }
 
 TEST_CASE("a missed bound reads apart from it, both at the same digits") {

@@ -344,12 +344,16 @@ TEST_CASE("a V100 job runs fp16 and eager attention: the catalog says it has nei
   CHECK(open["job"]["attention"] == "eager");
   CHECK(open["cluster"]["accelerator"]["bf16"] == false);
   CHECK(open["cluster"]["accelerator"]["flash_attention"] == false);
+  // The page says how the blocks run where it is not bf16 with FlashAttention.
+  CHECK(run_cli(v100).out.find("global batch 512 x 4096 tokens (fp16 GEMMs, eager attention); trainer megatron") !=
+        std::string::npos);
   // Stated, the same settings: the same job and layouts.
   const auto stated = isoflop::test::run_json(v100 + " --precision fp16 --attention eager -o json");
   CHECK(stated["job"] == open["job"]);
   CHECK(stated["layouts"][0] == open["layouts"][0]);
   // An A100 left open runs bf16 and FlashAttention; asked, fp16 too, at the same 16-bit peak and bytes.
-  const std::string a100 = "layout --arch llama2-7b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512";
+  // (ZeRO-1 pinned: Megatron runs no ZeRO-3 in fp16, below.)
+  const std::string a100 = "layout --arch llama2-7b --gpu a100-sxm4-80gb --gpus 64 --global-batch 512 --zero 1";
   const auto bf16 = isoflop::test::run_json(a100 + " -o json");
   const auto fp16 = isoflop::test::run_json(a100 + " --precision fp16 -o json");
   CHECK(bf16["job"]["precision"] == "bf16");
@@ -362,6 +366,19 @@ TEST_CASE("a V100 job runs fp16 and eager attention: the catalog says it has nei
   check_refused(v100 + " --attention flash",
                 "--attention: 'flash': FlashAttention has no kernel for v100-sxm2-32gb (flash_attention: false in the "
                 "catalog); accepted: eager");
+  // Megatron-LM's validate_args refuses FSDP2 (ZeRO-3) and expert parallelism in fp16: the search keeps to what
+  // it runs there (data/trainers.yaml fp16_stages, fp16), and DeepSpeed, which has no such rule, runs both.
+  check_refused("layout --arch llama2-13b --gpu v100-sxm2-32gb --gpus 16 --global-batch 512 --zero 3",
+                "no valid layout: megatron runs ZeRO-3 only in bf16 (its stages in fp16: 0, 1)");
+  check_refused("layout --arch gpt-oss-20b --gpu v100-sxm2-32gb --gpus 64 --global-batch 512 --ep 2",
+                "no valid layout: megatron has no expert parallelism in fp16 (EP must be 1)");
+  CHECK(run_cli("layout --arch llama2-13b --gpu v100-sxm2-32gb --gpus 16 --global-batch 512 --zero 3 --trainer "
+                "deepspeed -q")
+            .status == 0);
+  const auto v13 = isoflop::test::run_json(
+      "layout --arch llama2-13b --gpu v100-sxm2-32gb --gpus 16 --global-batch "
+      "512 --top 20 -o json");
+  for (const auto& l : v13["layouts"]) CHECK(l["zero_stage"] != 3);
   // A document that says otherwise (edited by hand) is held to the part as well.
   auto edited = open;
   edited["job"]["precision"] = "bf16";
@@ -369,7 +386,8 @@ TEST_CASE("a V100 job runs fp16 and eager attention: the catalog says it has nei
   std::ofstream(bad) << edited.dump();
   const auto r = run_cli("layout --from " + bad);
   CHECK(r.status == 2);
-  CHECK(r.err.find("v100-sxm2-32gb has no bfloat16 tensor math") != std::string::npos);
+  CHECK(r.err.find("edited.json: job.precision: 'bf16': v100-sxm2-32gb has no bfloat16 tensor math") !=
+        std::string::npos);
 }
 
 TEST_CASE("layout --from a plan titles the planned model by its parameter count") {

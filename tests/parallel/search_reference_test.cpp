@@ -84,6 +84,16 @@ TEST_CASE("the pruned search with a pinned micro-batch past the ones it tries, a
       CHECK(before.memory.total_bytes() <= a.memory.total_bytes());  // as fast: less memory first
   }
   CHECK(one_rank > 0);
+  // With context parallelism the model shards over DP × CP: at DP 1 and CP 2 the ZeRO stages differ, and each
+  // is ranked (ZeRO-3 fits Llama 2 13B at 8k tokens on 40 GB where ZeRO-0 does not).
+  test::CatalogJob cp("llama2-13b", 8, 64, "megatron", "a100-sxm4-40gb", "dgx-a100-40gb");
+  cp.job.seq = 8192;
+  cp.options.pins.tp = 4;
+  cp.options.pins.cp = 2;
+  cp.options.pins.pp = 1;
+  const SearchResult sharded = search_layouts(cp.job, cp.cluster, cp.options);
+  REQUIRE(sharded.feasible());
+  CHECK(sharded.layouts.front().layout.zero_stage > 0);
   test::CatalogJob memory("gpt3-175b", 384, 1536);
   memory.options.objective = Objective::kMemory;
   memory.options.top_k = 10;
