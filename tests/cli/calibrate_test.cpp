@@ -109,3 +109,21 @@ TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
   CHECK(twice.status == 2);
   CHECK(twice.err.find("'nemotron4-340b-128' is also the name of the run at " + runs + ":2") != std::string::npos);
 }
+
+TEST_CASE("calibrate: a run far slower than the model explains leaves a constant at its bound, and says so") {
+  // The same run measured at 1000 x its step time (a unit slip): no efficiency in range explains it.
+  const fs::path dir = isoflop::test::fresh_temp_dir("isoflop-calibrate-test", "bound");
+  const std::string runs = (dir / "runs.yaml").string();
+  std::string slow = kOneRun;
+  slow.replace(slow.find("step_time_s: 4.61"), 17, "step_time_s: 4610");
+  std::ofstream(runs) << slow;
+  const auto r = run_cli("calibrate " + runs + " -o json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("isoflop: note: h100-sxm5-80gb: gemm_efficiency_max at 0.05, its lower bound: the runs lie "
+                   "outside what the step-time model explains there") != std::string::npos);
+  const auto fitted = nlohmann::ordered_json::parse(r.out)["accelerators"][0];
+  CHECK(fitted["gemm_efficiency_max"].get<double>() == doctest::Approx(0.05));
+  // As published the run sits inside the range: no note.
+  std::ofstream(runs) << kOneRun;
+  CHECK(run_cli("calibrate " + runs).err.find("bound") == std::string::npos);
+}
