@@ -161,6 +161,7 @@ struct Rule {
   // The values the rule read, said after it where broken ("world" is torchrun's GPU count): what to change.
   std::vector<std::string_view> shows = {};
   const char* since = nullptr;  // the first release that enforces it; nullptr: every release listed
+  const char* until = nullptr;  // the first release that no longer does; nullptr: every later one still does
 };
 
 bool value_is(const ParsedArguments& a, const char* name, const char* fallback, const char* wanted) {
@@ -333,6 +334,16 @@ const std::vector<Rule>& rules() {
          return g != a.values.end() && !g->second.empty() && g->second[0] == "selective" && a.has("recompute-method");
        }},
       {"bf16 and fp16 exclude each other", [](auto& a, int, auto&) { return a.has("bf16") && a.has("fp16"); }},
+      // core_v0.8.0's local layers normalise with apex's FusedLayerNorm, which asserts LayerNorm; core_v0.13.0's
+      // take torch's RMSNorm too (megatron/core/transformer/torch_norm.py).
+      {"transformer-impl local runs LayerNorm only (FusedLayerNorm asserts it) before core_v0.13.0",
+       [](auto& a, int, auto&) {
+         return value_is(a, "transformer-impl", "transformer_engine", "local") &&
+                value_is(a, "normalization", "LayerNorm", "RMSNorm");
+       },
+       {"transformer-impl", "normalization"},
+       nullptr,
+       "core_v0.13.0"},
       {"expert-model-parallel-size above 1 does not run in fp16 (arguments.py)",
        [](auto& a, int, auto&) { return a.has("fp16") && num(a, "expert-model-parallel-size", 1) > 1; },
        {"expert-model-parallel-size"}},
@@ -543,6 +554,7 @@ std::vector<std::string> megatron_rule_problems(const ParsedArguments& args, int
   std::vector<std::string> out;
   for (const auto& r : rules()) {
     if (r.since && !release_at_least(data.megatron_versions, version, r.since)) continue;
+    if (r.until && release_at_least(data.megatron_versions, version, r.until)) continue;
     if (!r.broken(args, world_gpus, environment)) continue;
     std::string said;
     for (const std::string_view name : r.shows) {

@@ -623,6 +623,12 @@ def fp16_rules(binary, tmp):
         expect(argparse_accepts and r.returncode == 1 and
                'expert-model-parallel-size above 1 does not run in fp16' in r.stderr,
                'fp16 with EP 4: emit --check refuses it: %d %s' % (r.returncode, r.stderr))
+    # The V100's local layers (no Transformer Engine) normalise with RMSNorm from core_v0.13.0 only: the Llama plan
+    # is written for it and refused for core_v0.8.0, whose FusedLayerNorm asserts LayerNorm.
+    v100 = os.path.join(tmp, 'v100-fp16.json')
+    r = run(binary, ['emit', 'megatron', '--from', v100, '--target-version', 'core_v0.8.0'])
+    expect(r.returncode == 2 and 'transformer-impl local runs LayerNorm only' in r.stderr and not r.stdout,
+           'V100 RMSNorm for core_v0.8.0: refused: %d %s' % (r.returncode, r.stderr))
     # A V100 plan written before the catalog said what the part lacks (no bf16, flash_attention or
     # transformer_engine keys), as its job then was (bf16, flash): held to the catalog's V100, so refused, naming
     # the document's key, by every command that reads it; as planned today it is written.
