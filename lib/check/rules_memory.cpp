@@ -3,6 +3,7 @@
 #include "check/memory_fixes.hpp"
 #include "check/rules.hpp"
 #include "core/bytes.hpp"
+#include "core/suggest.hpp"
 #include "parallel/search.hpp"
 #include "parallel/trainer_rules.hpp"
 
@@ -81,10 +82,7 @@ std::string chosen_text(const parallel::LayoutPins& pins, const parallel::Layout
   if (!pins.micro_batch) open.push_back("micro_batch");
   if (!pins.zero_stage) open.push_back("zero");
   if (!pins.recompute) open.push_back("recompute");
-  if (open.empty()) return "";
-  std::string out = "; ";
-  for (size_t i = 0; i < open.size(); ++i) out += (i == 0 ? "" : i + 1 == open.size() ? " and " : ", ") + open[i];
-  return out + " chosen by the search";
+  return open.empty() ? "" : "; " + join_words(open) + " chosen by the search";
 }
 
 // The runnability rules of data/trainers.yaml and the structural checks every trainer shares.

@@ -61,4 +61,10 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+std::string join_words(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
 }  // namespace isoflop

@@ -36,5 +36,7 @@ std::vector<std::string> names_of(const std::vector<Entry>& table) {
 
 // "a, b, c" — for listing what is accepted.
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+// "a, b and c" — for naming the things a message is about in a sentence.
+std::string join_words(const std::vector<std::string>& items);
 
 }  // namespace isoflop

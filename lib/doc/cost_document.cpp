@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "cost/run_cost.hpp"
 #include "units/format.hpp"
 
@@ -53,10 +54,7 @@ CostWork work_form(const CostRequest& r) {
     if (r.params) given.emplace_back("params");
     if (r.tokens) given.emplace_back("tokens");
     if (r.time_s) given.emplace_back("time");
-    std::string named;
-    for (size_t i = 0; i < given.size(); ++i)
-      named += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
-    throw InputError("conflicting work specifications (" + named + " given together); " + forms);
+    throw InputError("conflicting work specifications (" + join_words(given) + " given together); " + forms);
   }
   if (r.flops) return CostWork::kFlops;
   if (r.tokens) {

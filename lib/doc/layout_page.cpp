@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/suggest.hpp"
 #include "doc/layout_document.hpp"
 #include "model/params.hpp"
 #include "plan/plan.hpp"
@@ -126,9 +127,7 @@ std::string job_kernels_text(const parallel::JobSpec& job) {
   if (job.attention != parallel::AttentionKernel::kFlash)
     parts.push_back(std::string(parallel::kAttentionKernelNames.name(job.attention)) + " attention");
   if (job.dropout) parts.emplace_back("dropout");
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
+  return join(parts);
 }
 
 std::string render_layout_page(const LayoutDocument& d) {

@@ -21,4 +21,9 @@ TEST_CASE("closest match suggests plausible typos only") {
   CHECK(closest_match("zzzzzzzz", names) == "");
   CHECK(did_you_mean("catlog", names) == " (did you mean 'catalog'?)");
   CHECK(join({"a", "b"}) == "a, b");
+  // In a sentence: the last two joined by "and".
+  CHECK(join_words({}) == "");
+  CHECK(join_words({"vpp"}) == "vpp");
+  CHECK(join_words({"flops", "time"}) == "flops and time");
+  CHECK(join_words({"vpp", "zero", "recompute"}) == "vpp, zero and recompute");
 }
