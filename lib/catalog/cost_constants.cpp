@@ -59,6 +59,27 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
     c.min_mfu_source = p.string("min_mfu_source");
     p.finish();
   }
+  if (const auto node = r.optional_child("plausible")) {
+    FieldReader p(*node, r.file(), "plausible of run_cost '" + c.name + "'");
+    c.max_pue = p.positive("max_pue");
+    if (c.max_pue < 1) p.fail("max_pue", "must be at least 1 (facility energy over IT energy)");
+    const std::string pue_source = p.string("max_pue_source");
+    c.max_grid_kg_per_kwh = p.intensity_kg_per_kwh("max_grid_intensity");
+    if (!(c.max_grid_kg_per_kwh > 0)) p.fail("max_grid_intensity", "must be positive");
+    const std::string grid_source = p.string("max_grid_intensity_source");
+    const YAML::Node pair = p.child("accelerator_power_tdp");
+    if (!pair.IsSequence() || pair.size() != 2) p.fail("accelerator_power_tdp", "must be [low, high]");
+    try {
+      c.power_tdp_ratio = {pair[0].as<double>(), pair[1].as<double>()};
+    } catch (const YAML::Exception&) {
+      p.fail("accelerator_power_tdp", "must be two numbers [low, high]");
+    }
+    if (!(c.power_tdp_ratio[0] > 0 && c.power_tdp_ratio[1] >= c.power_tdp_ratio[0]))
+      p.fail("accelerator_power_tdp", "must be [low, high] with 0 < low <= high");
+    const std::string power_source = p.string("accelerator_power_source");
+    c.plausible_source = pue_source + "; " + grid_source + "; " + power_source;
+    p.finish();
+  }
   c.file = r.where("name");
   return c;
 }

@@ -36,6 +36,11 @@ struct RunCostConstants {
   std::string batch_source;
   double min_mfu = 0;
   std::string min_mfu_source;
+  // Past these a stated input is taken as a unit slip and refused; 0: no bound (an overlay without `plausible`).
+  double max_pue = 0;
+  double max_grid_kg_per_kwh = 0;
+  std::array<double, 2> power_tdp_ratio{};  // [low, high]: stated power per accelerator over its TDP
+  std::string plausible_source;
   std::string file;
 };
 

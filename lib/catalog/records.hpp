@@ -71,10 +71,10 @@ template <either<ModelEntry> E, class F> void fields(E& m, F&& f) {
   f(m.name, m.display_name, m.architecture, m.published_params, m.tokens_trained, m.source, m.file);
 }
 template <either<RunCostConstants> E, class F> void fields(E& c, F&& f) {
-  f(c.name, c.tdp_utilisation, c.host_overhead_w, c.tdp_source, c.lifetime_s, c.memory_kg_per_gb,
-    c.embodied_source, c.model_factor, c.model_source, c.mechanization_pue, c.mechanization_source,
-    c.published_ranges, c.ranges_source, c.default_pue, c.default_pue_source, c.batch_coefficient,
-    c.batch_exponent, c.batch_source, c.min_mfu, c.min_mfu_source, c.file);
+  f(c.name, c.tdp_utilisation, c.host_overhead_w, c.tdp_source, c.lifetime_s, c.memory_kg_per_gb, c.embodied_source,
+    c.model_factor, c.model_source, c.mechanization_pue, c.mechanization_source, c.published_ranges, c.ranges_source,
+    c.default_pue, c.default_pue_source, c.batch_coefficient, c.batch_exponent, c.batch_source, c.min_mfu,
+    c.min_mfu_source, c.max_pue, c.max_grid_kg_per_kwh, c.power_tdp_ratio, c.plausible_source, c.file);
 }
 template <either<EmbodiedCarbon> E, class F> void fields(E& c, F&& f) {
   f(c.name, c.die_area_cm2, c.kg_per_cm2, c.source, c.file);
@@ -93,12 +93,16 @@ template <either<MoeRecommendations> E, class F> void fields(E& m, F&& f) {
 template <either<TrainerDefaults> E, class F> void fields(E& d, F&& f) {
   f(d.overlap_grad_reduce, d.overlap_param_gather, d.tp_comm_overlap, d.grad_reduce, d.source);
 }
+template <either<TrainerPositions> E, class F>
+void fields(E& p, F&& f) {
+  f(p.spelled, p.source);
+}
 template <either<TrainerRules> E, class F> void fields(E& t, F&& f) {
   f(t.name, t.display_name, t.version, t.zero_stages, t.zero_stages_fp16, t.max_zero_stage_with_pipeline,
     t.max_zero_stage_with_experts, t.zero_experts_scope_model, t.zero3_tied_embeddings, t.tensor_parallel,
     t.tp_within_node, t.sequence_parallel, t.pipeline, t.uneven_stages, t.interleaving, t.interleaving_min_pp,
     t.context_parallel, t.context_sequence_multiple, t.expert_parallel, t.expert_parallel_fp16, t.rule_sources,
-    t.defaults, t.source, t.file);
+    t.defaults, t.positions, t.source, t.file);
 }
 template <either<Catalog> E, class F> void fields(E& c, F&& f) {
   f(c.accelerators, c.nodes, c.clusters, c.grids, c.pue_presets, c.laws, c.models, c.run_cost, c.embodied_carbon,

@@ -5,8 +5,13 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "model/architecture.hpp"
 
 namespace isoflop::catalog {
+
+bool TrainerPositions::spells(std::string_view encoding) const {
+  return spelled.empty() || std::find(spelled.begin(), spelled.end(), encoding) != spelled.end();
+}
 
 std::string TrainerRules::rule_source(std::string_view rule) const {
   for (size_t i = 0; i < kTrainerRuleIds.size() && i < rule_sources.size(); ++i)
@@ -85,6 +90,22 @@ TrainerRules parse_trainer(FieldReader& r) {
   t.defaults.grad_reduce = reduce == "fp32" ? GradReduce::kFp32 : GradReduce::kBf16;
   t.defaults.source = d.string("source");
   d.finish();
+  if (const auto positions = r.optional_child("positional_encodings")) {
+    FieldReader p(*positions, r.file(), "positional_encodings of trainer '" + t.name + "'");
+    const YAML::Node spelled = p.child("spelled");
+    const std::string accepted = join(model::kPositionalEncodingNames.names(), "|");
+    if (!spelled.IsSequence() || spelled.size() == 0)
+      p.fail("spelled", "must be a non-empty list of positional encodings (" + accepted + ")");
+    for (const auto& e : spelled) {
+      const std::string name = e.IsScalar() ? e.Scalar() : std::string();
+      const auto names = model::kPositionalEncodingNames.names();
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        p.fail("spelled", model::kPositionalEncodingNames.rejection(name));
+      t.positions.spelled.push_back(name);
+    }
+    t.positions.source = p.string("source");
+    p.finish();
+  }
   const auto zero = [&](int stage) { return std::find(t.zero_stages.begin(), t.zero_stages.end(), stage) != t.zero_stages.end(); };
   if (!zero(0)) r.fail("rules", "zero_stages must include 0 (replicated data parallelism)");
   return t;

@@ -31,6 +31,15 @@ struct TrainerDefaults {
   bool operator==(const TrainerDefaults&) const = default;
 };
 
+// The positional encodings a trainer's model code builds (model::kPositionalEncodingNames); a plan shapes its
+// model with one of them, so that the launch file runs the model planned.
+struct TrainerPositions {
+  std::vector<std::string> spelled;  // empty: any (the model is the user's own code)
+  std::string source;
+  bool spells(std::string_view encoding) const;
+  bool operator==(const TrainerPositions&) const = default;
+};
+
 struct TrainerRules {
   std::string name;                   // "megatron"
   std::string display_name;
@@ -54,6 +63,7 @@ struct TrainerRules {
   bool expert_parallel_fp16 = true;       // expert_parallel.fp16: EP > 1 in an fp16 job
   std::vector<std::string> rule_sources;  // per rule, in the order of kTrainerRuleIds
   TrainerDefaults defaults;
+  TrainerPositions positions;  // positional_encodings (optional in an overlay: absent, any)
   std::string source;
   std::string file;                   // "data/trainers.yaml:12"
   // Not data: set by parallel::as_written where the file isoflop writes for this trainer ("ds_config.json") cannot

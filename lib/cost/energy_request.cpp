@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "cost/embodied.hpp"
+#include "units/format.hpp"
 #include "units/quantity.hpp"
 
 namespace isoflop::cost {
@@ -41,6 +42,39 @@ double catalog_embodied_kg(const catalog::Catalog& cat, const catalog::Accelerat
                                      "accelerator, or use one of " + join(names));
   }
   return embodied_kg_per_accelerator(*die, acc, cat.run_cost_constants().memory_kg_per_gb);
+}
+
+std::string ratio_text(double ratio) { return units::format_significant(ratio, 2) + "x"; }
+
+// Refuses a stated PUE, grid intensity or power past the catalog's plausible bounds (cost.yaml `plausible`), as the
+// unit slip it most likely is: a grid in g/kWh given as kg/kWh, a node's kilowatts given as an accelerator's watts.
+void check_plausible(const EnergyRequest& r, const catalog::RunCostConstants& k, const catalog::Accelerator& acc,
+                     int gpus_per_node, const RunCostInputs& in) {
+  if (r.pue && k.max_pue > 0 && in.pue > k.max_pue)
+    throw FieldError("pue", *r.pue + " is above " + units::format_significant(k.max_pue, 3) +
+                                ", more facility energy per IT kWh than any datacenter reports; a PUE is a ratio, "
+                                "e.g. 1.1 (hyperscale) to 1.6 (typical)");
+  if (r.grid && k.max_grid_kg_per_kwh > 0 && in.intensity_kg_per_kwh > k.max_grid_kg_per_kwh)
+    throw FieldError("grid", *r.grid + " is " + units::format_significant(in.intensity_kg_per_kwh * 1e3, 4) +
+                                 " g/kWh, more than a coal plant emits; accepted: up to " +
+                                 units::format_significant(k.max_grid_kg_per_kwh, 3) +
+                                 " kg/kWh (the US average is 429g/kWh)");
+  const auto [low, high] = k.power_tdp_ratio;
+  if (!(low > 0) || !(acc.tdp_w > 0)) return;
+  const auto check = [&](const char* field, double stated_w, double tdp_w, const std::string& of, const char* other) {
+    const double ratio = stated_w / tdp_w;
+    if (ratio >= low && ratio <= high) return;
+    throw FieldError(field, units::format_power(stated_w) + " is " + ratio_text(ratio) + " the " +
+                                units::format_power(tdp_w) + " TDP of " + of + "; accepted: " + ratio_text(low) +
+                                " to " + ratio_text(high) + " of it (" + units::format_power(low * tdp_w) + " to " +
+                                units::format_power(high * tdp_w) + ")" + other);
+  };
+  if (r.power_per_gpu_w)
+    check("power_w", *r.power_per_gpu_w, acc.tdp_w, "one " + acc.name,
+          *r.power_per_gpu_w > acc.tdp_w ? "; a whole node's power is --node-power-kw" : "");
+  if (r.node_power_w && gpus_per_node > 0)
+    check("node_power_kw", *r.node_power_w, acc.tdp_w * gpus_per_node, std::to_string(gpus_per_node) + " x " + acc.name,
+          "");
 }
 
 }  // namespace
@@ -124,6 +158,7 @@ void apply_energy_request(const EnergyRequest& r, const catalog::Catalog& cat, c
   if (r.tdp_utilisation) in->tdp_utilisation = *r.tdp_utilisation;
   if (r.host_overhead_w) in->host_overhead_w = *r.host_overhead_w;
   if (r.energy_method) in->energy_method = r.energy_method;
+  check_plausible(r, cat.run_cost_constants(), acc, in->gpus_per_node, *in);
   if (r.embodied_kg_per_gpu) {
     in->embodied_kg_per_gpu = r.embodied_kg_per_gpu;
   } else if (r.embodied && !in->embodied_kg_per_gpu) {

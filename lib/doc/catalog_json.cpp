@@ -172,12 +172,13 @@ using catalog::RunCostConstants;
 Json joined_sources(const RunCostConstants& c) {
   std::vector<std::string> parts;
   for (const auto* s : {&c.tdp_source, &c.embodied_source, &c.model_source, &c.mechanization_source, &c.ranges_source,
-                        &c.default_pue_source, &c.batch_source, &c.min_mfu_source})
+                        &c.default_pue_source, &c.batch_source, &c.min_mfu_source, &c.plausible_source})
     if (!s->empty()) parts.push_back(*s);
   return join(parts, "; ");
 }
 constexpr auto kRunCost = std::tuple{
-    field("name", &RunCostConstants::name), field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
+    field("name", &RunCostConstants::name),
+    field("tdp_utilisation", &RunCostConstants::tdp_utilisation),
     field("host_overhead_w", &RunCostConstants::host_overhead_w),
     field("lifetime_years", &RunCostConstants::lifetime_s, scaled(units::kSecondsPerYear)),
     field("memory_kg_per_gb", &RunCostConstants::memory_kg_per_gb),
@@ -186,7 +187,11 @@ constexpr auto kRunCost = std::tuple{
     field("published_ranges", &RunCostConstants::published_ranges),
     field("default_pue", &RunCostConstants::default_pue),
     field("batch_coefficient", &RunCostConstants::batch_coefficient),
-    field("batch_exponent", &RunCostConstants::batch_exponent), field("min_mfu", &RunCostConstants::min_mfu),
+    field("batch_exponent", &RunCostConstants::batch_exponent),
+    field("min_mfu", &RunCostConstants::min_mfu),
+    field("max_pue", &RunCostConstants::max_pue, null_when(0.0)),
+    field("max_grid_kg_per_kwh", &RunCostConstants::max_grid_kg_per_kwh, null_when(0.0)),
+    field("accelerator_power_tdp", &RunCostConstants::power_tdp_ratio),
     custom("source", joined_sources, [](const Json& v, RunCostConstants& c) { read_value(v, c.tdp_source); })};
 
 using catalog::EmbodiedCarbon;
@@ -262,11 +267,15 @@ constexpr auto kTrainerDefaults =
                field("tp_comm_overlap", &TrainerDefaults::tp_comm_overlap),
                field("grad_reduce", &TrainerDefaults::grad_reduce, names(parallel::kGradReduceNames)),
                field("source", &TrainerDefaults::source)};
+using catalog::TrainerPositions;
+constexpr auto kTrainerPositions =
+    std::tuple{field("spelled", &TrainerPositions::spelled), field("source", &TrainerPositions::source)};
 constexpr auto kTrainer = std::tuple{field("name", &TrainerRules::name),
                                      field("display_name", &TrainerRules::display_name),
                                      field("version", &TrainerRules::version),
                                      custom("rules", trainer_rules, read_trainer_rules),
                                      field("defaults", &TrainerRules::defaults, as(kTrainerDefaults)),
+                                     field("positional_encodings", &TrainerRules::positions, as(kTrainerPositions)),
                                      field("source", &TrainerRules::source)};
 
 const auto& listing(const Accelerator&) { return kAccelerator; }

@@ -58,7 +58,8 @@ constexpr auto kPlan = std::tuple{
     doc::group("shape", doc::derived("target_params", [](const P& p) { return p.allocation.params; }),
                doc::derived("params", [](const P& p) { return model::count_params(p.job.architecture).total(); }),
                doc::derived("params_ratio_to_target", [](const P& p) { return p.params_ratio_to_target(); }),
-               doc::added_later(field("depth_note", &P::depth_note, doc::null_when_empty()))),
+               doc::added_later(field("depth_note", &P::depth_note, doc::null_when_empty())),
+               doc::added_later(field("positions_note", &P::positions_note, doc::null_when_empty()))),
     LayoutSectionsOfPlan{},
     field("cost", &P::cost)};
 

@@ -64,6 +64,8 @@ std::string architecture_section(const plan::PlanResult& p) {
                                        (p.depth_note.empty() ? "" : " (" + p.depth_note + ")")},
               {"heads x head size", std::to_string(arch.heads) + " x " + std::to_string(arch.effective_head_size())},
               {"ffn", std::to_string(model::mlp_hidden_size(arch))},
+              {"positions", std::string(model::kPositionalEncodingNames.name(arch.positional)) +
+                                (p.positions_note.empty() ? "" : " (" + p.positions_note + ")")},
               {"parameters (exact)", units::format_count(params, 4) + " (" +
                                          units::format_significant(100 * p.params_ratio_to_target(), 4) +
                                          "% of target)"},

@@ -281,7 +281,8 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
 }
 
 // The memory changes suggest_changes estimates, tried: the GPU count in whole nodes from its estimate up (by
-// quarters, to 64 times the cluster or 8 times the estimate) until a layout fits, or none is offered (with ZeRO-1 on
+// quarters, to 64 times the cluster or 8 times the estimate, then back down the last quarter to the fewest) until a
+// layout fits, or none is offered (with ZeRO-1 on
 // one stage the weights and gradients do not shard over more GPUs); and, where the trainer reduces gradients in fp32
 // and the user did not choose, bf16 gradients (2 bytes a parameter fewer) when a layout then fits and the launch
 // file can say so.
@@ -294,21 +295,39 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
     const auto round_up = [](long long n, long long step) { return (n + step - 1) / step * step; };
     const long long most = std::min(kMaxClusterGpus, std::max(64LL * cluster.gpus, 8 * *gpus->number));
     std::optional<long long> fits;
-    double count = static_cast<double>(*gpus->number);
-    for (int tries = 0; tries < kShapeTries + 8 && count <= most; ++tries, count *= 1.25) {
-      long long g = round_up(static_cast<long long>(std::ceil(count)), pinned);
-      if (g > per_node) g = round_up(g, std::lcm(per_node, pinned));  // past one node: whole nodes
-      if (g > most) break;
+    const auto step_at = [&](long long g) { return g > per_node ? std::lcm(per_node, pinned) : pinned; };
+    const auto counts_fit = [&](long long g) {
       ClusterSpec more = cluster;
       more.gpus = static_cast<int>(g);
-      if (any_layout_fits(job, more, options)) {
+      return any_layout_fits(job, more, options);
+    };
+    const double estimate = static_cast<double>(*gpus->number);
+    double count = estimate;
+    for (int tries = 0; tries < kShapeTries + 8 && count <= most; ++tries, count *= 1.25) {
+      long long g = round_up(static_cast<long long>(std::ceil(count)), pinned);
+      if (g > per_node) g = round_up(g, step_at(g));  // past one node: whole nodes
+      if (g > most) break;
+      if (counts_fit(g)) {
         fits = g;
         break;
       }
     }
+    // Which counts fit is not monotone (200 GPUs may split no pipeline that 192 does), so the quarter steps may pass
+    // fewer that fit: the counts from the estimate up to the first that fit, ascending, in at most kGapTries steps.
+    if (fits) {
+      constexpr long long kGapTries = 64;
+      const long long step = step_at(*fits);
+      const long long start = round_up(static_cast<long long>(std::ceil(estimate)), step);
+      const long long stride = std::max(step, round_up((*fits - start) / kGapTries, step));
+      for (long long g = start; g < *fits; g += stride)
+        if (counts_fit(g)) {
+          fits = g;
+          break;
+        }
+    }
     if (fits) {
       gpus->number = *fits;
-      gpus->note = "the fewest tried, from the memory's share, at which a layout fits";
+      gpus->note = "the fewest whole nodes tried, from the memory's share up, at which a layout fits";
     } else {
       changes.erase(gpus);
     }

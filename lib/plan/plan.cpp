@@ -237,6 +237,7 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
   PlanResult r;
   r.budget = budget;
   r.family = o.architecture ? o.architecture->name : o.family.name;
+  r.positions_note = o.architecture ? "" : o.positions_note;
   r.global_batch_tokens = o.global_batch_tokens;
   r.min_mfu = o.min_mfu;
   r.cluster = o.cluster;

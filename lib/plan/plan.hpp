@@ -46,6 +46,7 @@ struct PlanOptions {
   parallel::ClusterSpec cluster;
   catalog::Node node;                  // for node power
   model::Architecture family;          // reference family for shaping (e.g. chinchilla-70b)
+  std::string positions_note;          // why the family's positions gave way to the trainer's, or ""
   // A given model instead of a shaped one: the allocation is its exact parameter count and D = C/(6N).
   std::optional<model::Architecture> architecture;
   double global_batch_tokens = 4.0e6;  // target tokens per iteration; ~MT-NLG's 1920 × 2048
@@ -91,6 +92,7 @@ struct PlanResult {
   scaling::AllocationBand band;
   parallel::JobSpec job;             // the shaped architecture, sequence and global batch
   std::string depth_note;            // why the depth is not the family's (a trainer with even stages only), or ""
+  std::string positions_note;        // why the positions are not the family's (the trainer builds others), or ""
   parallel::ClusterSpec cluster;
   parallel::SearchOptions search;    // the search as it ran (pins and limits)
   parallel::SearchResult layouts;    // ranked layouts, or why nothing fits

@@ -63,6 +63,14 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.min_mfu = request.min_mfu.value_or(k.min_mfu);
   o.search = request.search;
   o.job_settings = request.job_settings;
+  // A family whose positions the trainer's model code does not build (Chinchilla's Transformer-XL relative
+  // positions under Megatron-LM) is shaped with rotary positions, which every trainer builds: the plan's model is
+  // then the one its launch file runs, at the allocation's size (emit would otherwise run a smaller rotary model).
+  const std::string positions(model::kPositionalEncodingNames.name(o.family.positional));
+  if (!o.architecture && o.search.trainer.loaded() && !o.search.trainer.positions.spells(positions)) {
+    o.positions_note = o.search.trainer.display_name + " builds no " + positions + " positions, the family's";
+    o.family.positional = model::PositionalEncoding::kRotary;
+  }
   // A node of another size than the catalog's (--gpus-per-node) draws its node's power per GPU, as cost says.
   o.run_cost.gpus_per_node = o.cluster.gpus_per_node;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);

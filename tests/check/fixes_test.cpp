@@ -74,18 +74,21 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
   }
 }
 
-TEST_CASE("more GPUs as a fix is the search's fewest tried that fit, not the next doubling") {
-  // MT-NLG 530B's batch on 64 A100s: the fewest GPUs the search tried at which a layout fits (from the memory's
-  // share) is 176, where doubling offered 256, 45 % more. Applied, 176 passes, and so does the layout command's
-  // own suggestion for the same job.
+TEST_CASE("more GPUs as a fix is the fewest whole nodes that fit: not the next doubling nor a quarter step") {
+  // MT-NLG 530B's batch on 64 A100s: doubling offered 256 and the search's quarter steps from the memory's share
+  // 176; the fewest whole nodes at which a layout fits is 144 (TP 4 x PP 36 with full recompute). Applied, 144
+  // passes, while the two counts of whole nodes below it do not: 136 splits no micro-batch of 1920 sequences and
+  // 128 needs 74.9 GiB of the 70.8 usable.
   const std::string big =
       "arch: mt-nlg-530b\ntokens: 270B\nglobal_batch: 1920\ncluster: {gpu: a100-sxm4-80gb, gpus: 64}\n";
   const auto v = verdict(big, "memory_headroom_gib: {min: 0}");
   REQUIRE(v.outcome == Outcome::kFail);
   const auto fixes = split(v.fix, ", or ");
-  CHECK(fixes.front() == "cluster.gpus: 176");
-  CHECK(verdict(applied(big, "cluster.gpus: 176"), "memory_headroom_gib: {min: 0}", "fixed.json").outcome ==
+  CHECK(fixes.front() == "cluster.gpus: 144");
+  CHECK(verdict(applied(big, "cluster.gpus: 144"), "memory_headroom_gib: {min: 0}", "fixed.json").outcome ==
         Outcome::kPass);
+  for (const char* fewer : {"cluster.gpus: 136", "cluster.gpus: 128"})
+    CHECK(verdict(applied(big, fewer), "memory_headroom_gib: {min: 0}", "fewer.json").outcome != Outcome::kPass);
 }
 
 TEST_CASE("memory wording: one device figure in pass and fail, this layout or no layout, no fix at all") {

@@ -472,12 +472,15 @@ TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees d
 }
 
 TEST_CASE("layout: bf16 gradients are offered where they make it fit and the trainer's launch file can say so") {
-  // The 3360-A100 month's 103-layer plan under NeMo's file (ZeRO-1 at most, even stages: PP 1): 80.5 GiB in fp32
-  // gradients, which bf16 gradients would bring under the 70.8 usable, but the nemo.yaml written has no key for
-  // them, so they are not offered (Megatron-LM's --grad-reduce-in-bf16 is: plan_test's 65,536 GPUs).
+  // The 3360-A100 month's plan at a prime depth, 89 layers, under NeMo's file (ZeRO-1 at most, even stages: PP 1):
+  // 79.3 GiB in fp32 gradients, which bf16 gradients would bring under the 70.8 usable (66.7 GiB), but the
+  // nemo.yaml written has no key for them, so they are not offered (Megatron-LM's --grad-reduce-in-bf16 is:
+  // plan_test's 65,536 GPUs).
   const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   REQUIRE(plan.status == 0);
-  const std::string from = save("grad-reduce", plan.out);
+  json prime = json::parse(plan.out);
+  prime["architecture"]["layers"] = 89;
+  const std::string from = save("grad-reduce", prime.dump());
   const auto r = run_cli("layout --trainer nemo -o json --from " + from);
   REQUIRE(r.status == 1);
   const json doc = json::parse(r.out);
@@ -535,26 +538,27 @@ TEST_CASE("layout: on less than a node the GPU count suggested past one node is 
 }
 
 TEST_CASE("layout: a depth NeMo's even stages cannot split is answered with the nearest multiple of 4 that runs") {
-  // The 3360-A100 month's plan has 103 layers (prime), which Megatron-LM runs on uneven stages; NeMo's file gives
-  // every stage the same layers, so 103 runs on PP 1 only, where it does not fit without ZeRO-3.
+  // The 3360-A100 month's plan at a prime depth, 89 layers, which Megatron-LM runs on uneven stages; NeMo's file
+  // gives every stage the same layers, so 89 runs on PP 1 only, where it does not fit without ZeRO-3.
   const auto plan = run_cli("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
   REQUIRE(plan.status == 0);
   json doc = json::parse(plan.out);
-  REQUIRE(doc["architecture"]["layers"] == 103);
-  const auto r = run_cli("layout --trainer nemo -o json --from " + save("depth-103", plan.out));
+  doc["architecture"]["layers"] = 89;
+  const std::string prime = doc.dump();
+  const auto r = run_cli("layout --trainer nemo -o json --from " + save("depth-89", prime));
   REQUIRE(r.status == 1);
   const auto change = json::parse(r.out).at("infeasible").at("changes").at(0);
   REQUIRE(change.at("field") == "layers");
-  CHECK(change.at("value") == 104);
-  CHECK(change.at("note").get<std::string>().find("103 split evenly over 1 or 103 stages only") != std::string::npos);
-  CHECK(r.err.find("to fit: a depth of 104 layers (") != std::string::npos);
+  CHECK(change.at("value") == 88);
+  CHECK(change.at("note").get<std::string>().find("89 split evenly over 1 or 89 stages only") != std::string::npos);
+  CHECK(r.err.find("to fit: a depth of 88 layers (") != std::string::npos);
   // ... and the same plan at that depth runs under NeMo's rules, on pipeline stages.
-  doc["architecture"]["layers"] = 104;
-  const auto at_104 = run_cli("layout --trainer nemo -o json --from " + save("depth-104", doc.dump()));
-  REQUIRE(at_104.status == 0);
-  CHECK(json::parse(at_104.out).at("layouts").at(0).at("pp").get<int>() > 1);
-  // Megatron-LM splits 103 unevenly and is offered no depth.
-  CHECK(run_cli("layout --trainer megatron --from " + save("depth-103-megatron", plan.out)).status == 0);
+  doc["architecture"]["layers"] = 88;
+  const auto at_88 = run_cli("layout --trainer nemo -o json --from " + save("depth-88", doc.dump()));
+  REQUIRE(at_88.status == 0);
+  CHECK(json::parse(at_88.out).at("layouts").at(0).at("pp").get<int>() > 1);
+  // Megatron-LM splits 89 unevenly and is offered no depth.
+  CHECK(run_cli("layout --trainer megatron --from " + save("depth-89-megatron", prime)).status == 0);
 }
 
 TEST_CASE("layout: the MFU note offers the smallest CP that reaches the floor, past those that only lift it") {

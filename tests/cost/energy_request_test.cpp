@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "support/expect_close.hpp"
+#include "units/format.hpp"
 
 using namespace isoflop;
 using namespace isoflop::cost;
@@ -53,6 +54,57 @@ TEST_CASE("PUE and grid: a preset or region, or a value with its unit") {
   CHECK(field_of([&] { pue_value(cat, "hyperscalr"); }) == "pue");
   CHECK(field_of([&] { grid_value(cat, "-5g/kWh"); }) == "grid");
   CHECK(field_of([&] { grid_value(cat, "atlantis"); }) == "grid");
+}
+
+TEST_CASE("stated PUE grid and power past the catalog's plausible bounds are refused as unit slips") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const catalog::RunCostConstants& k = cat.run_cost_constants();
+  REQUIRE(k.max_pue > 1);
+  REQUIRE(k.max_grid_kg_per_kwh > 0);
+  const catalog::Accelerator& acc = cat.accelerator("a100-sxm4-80gb");
+  // At the bounds themselves: accepted.
+  const auto at = [](double v) { return units::format_significant(v, 6); };
+  const auto pue = [](std::string v) {
+    EnergyRequest r;
+    r.pue = std::move(v);
+    return r;
+  };
+  const auto grid = [](std::string v) {
+    EnergyRequest r;
+    r.grid = std::move(v);
+    return r;
+  };
+  const auto power = [](double w) {
+    EnergyRequest r;
+    r.power_per_gpu_w = w;
+    return r;
+  };
+  const auto node_power = [](double w) {
+    EnergyRequest r;
+    r.node_power_w = w;
+    return r;
+  };
+  CHECK(a100_run(cat, pue(at(k.max_pue))).pue == doctest::Approx(k.max_pue));
+  CHECK(a100_run(cat, grid(at(k.max_grid_kg_per_kwh) + "kg/kWh")).intensity_kg_per_kwh ==
+        doctest::Approx(k.max_grid_kg_per_kwh));
+  CHECK(a100_run(cat, power(k.power_tdp_ratio[0] * acc.tdp_w)).power_per_gpu_w ==
+        doctest::Approx(k.power_tdp_ratio[0] * acc.tdp_w));
+  // The published measurements stand: GPT-3's 330 W per V100 (Patterson et al. 2021 Table 4), a DGX A100's 6.5 kW.
+  CHECK(a100_run(cat, node_power(6500)).node_power_w == doctest::Approx(6500));
+  // Past them: a PUE typed as a percentage, a grid in g/kWh written as kg/kWh, a node's watts as an accelerator's
+  // and kilowatts as watts.
+  CHECK(field_of([&] { a100_run(cat, pue("50")); }) == "pue");
+  CHECK(field_of([&] { a100_run(cat, pue(at(k.max_pue * 1.01))); }) == "pue");
+  CHECK(field_of([&] { a100_run(cat, grid("429kg/kWh")); }) == "grid");
+  CHECK(field_of([&] { a100_run(cat, power(6500)); }) == "power_w");
+  CHECK(field_of([&] { a100_run(cat, power(0.33)); }) == "power_w");
+  CHECK(field_of([&] { a100_run(cat, power(k.power_tdp_ratio[1] * acc.tdp_w * 1.01)); }) == "power_w");
+  CHECK(field_of([&] { a100_run(cat, node_power(6.5e6)); }) == "node_power_kw");
+  CHECK(field_of([&] { a100_run(cat, node_power(6.5)); }) == "node_power_kw");
+  // A named grid or preset is the catalog's own and never refused.
+  EnergyRequest named = grid("in");
+  named.pue = "on-premise";
+  CHECK(a100_run(cat, named).intensity_kg_per_kwh == doctest::Approx(cat.grid("in").intensity_kg_per_kwh));
 }
 
 TEST_CASE("catalog defaults: node power for a node, a typical datacenter's PUE, the us grid, unpriced") {
