@@ -24,14 +24,25 @@ OptionList plan_options() {
   return list;
 }
 
+// --days is a number of days; a duration with its unit (720h) is --time's, which the message says.
+static std::optional<double> days_option(const po::variables_map& vm) {
+  try {
+    return get_number(vm, "days");
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " of days; a duration with its unit is --time " + *get_string(vm, "days"));
+  }
+}
+
 plan::PlanResult plan_from_options(const po::variables_map& vm, const catalog::Catalog& cat, std::string* cluster_note) {
   require_one_of(vm, {"flops", "days", "time", "budget-usd", "energy", "co2e"});
   const auto energy = get_string(vm, "energy"), co2e = get_string(vm, "co2e");
-  const plan::Budget budget = plan::make_budget(
-      {.flops = get_count(vm, "flops"), .days = get_number(vm, "days"), .time_s = get_duration_s(vm, "time"),
-       .usd = get_money_usd(vm, "budget-usd"),
-       .energy_j = energy ? std::optional(units::parse_energy_j(*energy, "--energy")) : std::nullopt,
-       .co2e_kg = co2e ? std::optional(units::parse_mass_kg(*co2e, "--co2e")) : std::nullopt});
+  const plan::Budget budget =
+      plan::make_budget({.flops = get_count(vm, "flops"),
+                         .days = days_option(vm),
+                         .time_s = get_duration_s(vm, "time"),
+                         .usd = get_money_usd(vm, "budget-usd"),
+                         .energy_j = energy ? std::optional(units::parse_energy_j(*energy, "--energy")) : std::nullopt,
+                         .co2e_kg = co2e ? std::optional(units::parse_mass_kg(*co2e, "--co2e")) : std::nullopt});
   require_one_of(vm, {"law", "law-params"}, false);
   plan::PlanRequest request;
   request.law = {get_string(vm, "law"), get_string(vm, "law-params"), false};

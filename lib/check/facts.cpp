@@ -77,6 +77,8 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
     } else {
       model::ShapeOptions shape;
       shape.reference = catalog.model(proposal.family, "family").architecture;
+      // Shaped with the positions its trainer builds, as plan shapes it.
+      plan::use_trainer_positions(shape.reference, catalog.trainer(proposal.trainer, "trainer"));
       try {
         a = model::shape_architecture(*proposal.params, shape).best.architecture;
       } catch (const InfeasibleError& e) {  // no shape of the family has that many parameters: the count is wrong

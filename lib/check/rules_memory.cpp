@@ -64,13 +64,21 @@ Finding mfu(const RuleSetting& s, const Facts& f) {
   return bounded(f.plan->mfu, s, "predicted MFU", "");
 }
 
-// A layout in the proposal's field names: "tp 8, pp 4, dp 16, vpp 1, micro_batch 1, zero 1".
+// A layout in the proposal's field names: "tp 8, pp 4, dp 16, vpp 1, micro_batch 1, zero 1, recompute none,
+// sequence_parallel on".
 std::string layout_text(const parallel::Layout& l) {
   std::string out = "tp " + std::to_string(l.tp) + ", pp " + std::to_string(l.pp) + ", dp " + std::to_string(l.dp);
   if (l.cp > 1) out += ", cp " + std::to_string(l.cp);
   if (l.ep > 1) out += ", ep " + std::to_string(l.ep);
-  return out + ", vpp " + std::to_string(l.vpp) + ", micro_batch " + std::to_string(l.micro_batch) + ", zero " +
+  out += ", vpp " + std::to_string(l.vpp) + ", micro_batch " + std::to_string(l.micro_batch) + ", zero " +
          std::to_string(l.zero_stage) + ", recompute " + std::string(model::kRecomputeNames.name(l.recompute));
+  // Sequence parallelism splits only a tensor-parallel group; lighter edge stages are the search's (no proposal
+  // field pins them), said as the stages' layers.
+  if (l.tp > 1) out += std::string(", sequence_parallel ") + (l.sequence_parallel ? "on" : "off");
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
+    out += "; first and last stages of " + std::to_string(l.first_stage_layers) + " and " +
+           std::to_string(l.last_stage_layers) + " layers";
+  return out;
 }
 
 // The knobs of layout_text the proposal left open, which the search chose: "; vpp and zero chosen by the search".
@@ -82,6 +90,8 @@ std::string chosen_text(const parallel::LayoutPins& pins, const parallel::Layout
   if (!pins.micro_batch) open.push_back("micro_batch");
   if (!pins.zero_stage) open.push_back("zero");
   if (!pins.recompute) open.push_back("recompute");
+  if (!pins.sequence_parallel && l.tp > 1) open.push_back("sequence_parallel");
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) open.push_back("stage layers");
   return open.empty() ? "" : "; " + join_words(open) + " chosen by the search";
 }
 

@@ -44,27 +44,30 @@ double catalog_embodied_kg(const catalog::Catalog& cat, const catalog::Accelerat
   return embodied_kg_per_accelerator(*die, acc, cat.run_cost_constants().memory_kg_per_gb);
 }
 
-std::string ratio_text(double ratio) { return units::format_significant(ratio, 2) + "x"; }
+std::string ratio_text(double ratio) { return units::format_significant(ratio, 3) + "x"; }
 
 // Refuses a stated PUE, grid intensity or power past the catalog's plausible bounds (cost.yaml `plausible`), as the
 // unit slip it most likely is: a grid in g/kWh given as kg/kWh, a node's kilowatts given as an accelerator's watts.
-void check_plausible(const EnergyRequest& r, const catalog::RunCostConstants& k, const catalog::Accelerator& acc,
+// A preset or grid named from the catalog (an overlay's included) is the catalog's own fact, not a slip.
+void check_plausible(const EnergyRequest& r, const catalog::Catalog& cat, const catalog::Accelerator& acc,
                      int gpus_per_node, const RunCostInputs& in) {
-  if (r.pue && k.max_pue > 0 && in.pue > k.max_pue)
+  const catalog::RunCostConstants& k = cat.run_cost_constants();
+  if (r.pue && !cat.find_pue_preset(*r.pue) && k.max_pue > 0 && in.pue > k.max_pue)
     throw FieldError("pue", *r.pue + " is above " + units::format_significant(k.max_pue, 3) +
                                 ", more facility energy per IT kWh than any datacenter reports; a PUE is a ratio, "
                                 "e.g. 1.1 (hyperscale) to 1.6 (typical)");
-  if (r.grid && k.max_grid_kg_per_kwh > 0 && in.intensity_kg_per_kwh > k.max_grid_kg_per_kwh)
+  if (r.grid && !cat.find_grid(*r.grid) && k.max_grid_kg_per_kwh > 0 && in.intensity_kg_per_kwh > k.max_grid_kg_per_kwh)
     throw FieldError("grid", *r.grid + " is " + units::format_significant(in.intensity_kg_per_kwh * 1e3, 4) +
                                  " g/kWh, more than a coal plant emits; accepted: up to " +
                                  units::format_significant(k.max_grid_kg_per_kwh, 3) +
-                                 " kg/kWh (the US average is 429g/kWh)");
+                                 " kg/kWh with its unit, or a grid of isoflop catalog grids");
   const auto [low, high] = k.power_tdp_ratio;
   if (!(low > 0) || !(acc.tdp_w > 0)) return;
   const auto check = [&](const char* field, double stated_w, double tdp_w, const std::string& of, const char* other) {
     const double ratio = stated_w / tdp_w;
     if (ratio >= low && ratio <= high) return;
-    throw FieldError(field, units::format_power(stated_w) + " is " + ratio_text(ratio) + " the " +
+    throw FieldError(field, units::format_power(stated_w) + " is " +
+                                (ratio < low ? "under " + ratio_text(low) : "over " + ratio_text(high)) + " the " +
                                 units::format_power(tdp_w) + " TDP of " + of + "; accepted: " + ratio_text(low) +
                                 " to " + ratio_text(high) + " of it (" + units::format_power(low * tdp_w) + " to " +
                                 units::format_power(high * tdp_w) + ")" + other);
@@ -158,7 +161,7 @@ void apply_energy_request(const EnergyRequest& r, const catalog::Catalog& cat, c
   if (r.tdp_utilisation) in->tdp_utilisation = *r.tdp_utilisation;
   if (r.host_overhead_w) in->host_overhead_w = *r.host_overhead_w;
   if (r.energy_method) in->energy_method = r.energy_method;
-  check_plausible(r, cat.run_cost_constants(), acc, in->gpus_per_node, *in);
+  check_plausible(r, cat, acc, in->gpus_per_node, *in);
   if (r.embodied_kg_per_gpu) {
     in->embodied_kg_per_gpu = r.embodied_kg_per_gpu;
   } else if (r.embodied && !in->embodied_kg_per_gpu) {

@@ -191,7 +191,7 @@ constexpr auto kRunCost = std::tuple{
     field("min_mfu", &RunCostConstants::min_mfu),
     field("max_pue", &RunCostConstants::max_pue, null_when(0.0)),
     field("max_grid_kg_per_kwh", &RunCostConstants::max_grid_kg_per_kwh, null_when(0.0)),
-    field("accelerator_power_tdp", &RunCostConstants::power_tdp_ratio),
+    field("accelerator_power_tdp", &RunCostConstants::power_tdp_ratio, null_when(std::array<double, 2>{})),
     custom("source", joined_sources, [](const Json& v, RunCostConstants& c) { read_value(v, c.tdp_source); })};
 
 using catalog::EmbodiedCarbon;
@@ -267,15 +267,23 @@ constexpr auto kTrainerDefaults =
                field("tp_comm_overlap", &TrainerDefaults::tp_comm_overlap),
                field("grad_reduce", &TrainerDefaults::grad_reduce, names(parallel::kGradReduceNames)),
                field("source", &TrainerDefaults::source)};
-using catalog::TrainerPositions;
-constexpr auto kTrainerPositions =
-    std::tuple{field("spelled", &TrainerPositions::spelled), field("source", &TrainerPositions::source)};
+// The positions a trainer builds; null where the entry names none (any: the model is the user's own code).
+Json positions_json(const TrainerRules& t) {
+  if (t.positions.spelled.empty()) return nullptr;
+  return {{"spelled", t.positions.spelled}, {"source", t.positions.source}};
+}
+void read_positions(const Json& v, TrainerRules& t) {
+  t.positions = {};
+  if (v.is_null()) return;
+  read_value(v.at("spelled"), t.positions.spelled);
+  read_value(v.at("source"), t.positions.source);
+}
 constexpr auto kTrainer = std::tuple{field("name", &TrainerRules::name),
                                      field("display_name", &TrainerRules::display_name),
                                      field("version", &TrainerRules::version),
                                      custom("rules", trainer_rules, read_trainer_rules),
                                      field("defaults", &TrainerRules::defaults, as(kTrainerDefaults)),
-                                     field("positional_encodings", &TrainerRules::positions, as(kTrainerPositions)),
+                                     custom("positional_encodings", positions_json, read_positions),
                                      field("source", &TrainerRules::source)};
 
 const auto& listing(const Accelerator&) { return kAccelerator; }

@@ -82,6 +82,16 @@ std::string render_layouts_table(const parallel::SearchResult& r, bool calibrate
     table.add_row(row);
   }
   std::string out = r.layouts.empty() ? std::string() : table.render();
+  // A paper's TFLOP/s may count the recomputed forward (Narayanan et al. 2021's 163 for MT-NLG's layout): say which
+  // these are, and the hardware rate where recompute makes it another.
+  if (!r.layouts.empty()) {
+    const auto& best = r.layouts.front().time;
+    out += "TFLOP/s/GPU and MFU count model FLOPs (Korthikanti et al. 2022 eq. 7, without recompute)";
+    if (best.hardware_tflops_per_gpu > best.model_tflops_per_gpu * (1 + 1e-9))
+      out += "; with its recompute the best runs " + fixed(best.hardware_tflops_per_gpu, 1) +
+             " hardware TFLOP/s/GPU (HFU " + fixed(100 * best.hfu, 1) + "%)";
+    out += ".\n";
+  }
   if (!r.layouts.empty() && !calibrated)
     out += "Uncalibrated: no measured runs on this accelerator; its efficiency constants are borrowed (see the "
            "calibration source, or fit your own with isoflop calibrate).\n";

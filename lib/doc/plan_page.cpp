@@ -38,10 +38,20 @@ std::string budget_section(const plan::PlanResult& p) {
 
 std::string allocation_section(const plan::PlanResult& p) {
   const scaling::Allocation& a = p.allocation;
+  // The law's compute, C = 6·N·D, is not the run's (the layout's model FLOPs add attention and logits), and a
+  // time-like budget's D is what the layout runs in the time only within the iteration's tolerance: each says so.
+  std::string tokens = units::format_count(a.tokens);
+  if (p.feasible() && !p.budget.flops && std::fabs(p.tokens / a.tokens - 1) > 5e-4)
+    tokens += " (the run trains " + units::format_count(p.tokens) + " in the time, within the iteration's tolerance)";
   std::vector<std::pair<std::string, std::string>> kv = {
       {"parameters", units::format_count(a.params)},
-      {"tokens", units::format_count(a.tokens)},
-      {"tokens per parameter", units::format_significant(a.tokens_per_param)}};
+      {"tokens", tokens},
+      {"tokens per parameter", units::format_significant(a.tokens_per_param)},
+      {"compute", units::format_scientific(a.flops) + " FLOPs = 6·N·D, the law's convention" +
+                      (p.feasible() && p.flops_convention != plan::FlopsConvention::kSixND
+                           ? "; the run's " + units::format_scientific(p.flops) +
+                                 " are the layout's model FLOPs, attention and logits included"
+                           : "")}};
   if (a.loss) kv.push_back({"predicted loss", units::format_significant(*a.loss, 4)});
   std::string out = "\nAllocation (" + a.law + ")\n" + report::render_key_values(kv);
   out += "\nBand across laws\n";
@@ -64,8 +74,9 @@ std::string architecture_section(const plan::PlanResult& p) {
                                        (p.depth_note.empty() ? "" : " (" + p.depth_note + ")")},
               {"heads x head size", std::to_string(arch.heads) + " x " + std::to_string(arch.effective_head_size())},
               {"ffn", std::to_string(model::mlp_hidden_size(arch))},
-              {"positions", std::string(model::kPositionalEncodingNames.name(arch.positional)) +
-                                (p.positions_note.empty() ? "" : " (" + p.positions_note + ")")},
+              {"positions", p.positions_note.empty()
+                                ? std::string(model::kPositionalEncodingNames.name(arch.positional))
+                                : p.positions_note},
               {"parameters (exact)", units::format_count(params, 4) + " (" +
                                          units::format_significant(100 * p.params_ratio_to_target(), 4) +
                                          "% of target)"},

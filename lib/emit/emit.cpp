@@ -90,15 +90,18 @@ std::vector<Target> targets_of(Target target) {
   return {target};
 }
 
-// The positional encodings each trainer spells: Megatron-LM's position-embedding-type (learned_absolute, rope,
-// none; Megatron-DeepSpeed and the SLURM script run pretrain_gpt.py too) and NeMo's position_embedding_type
+// The positional encodings each trainer spells, as data/trainers.yaml positional_encodings lists them (the plan
+// shapes with the same list): Megatron-LM's position-embedding-type (learned_absolute, rope, none;
+// Megatron-DeepSpeed and the SLURM script run pretrain_gpt.py too) and NeMo's position_embedding_type
 // (learned_absolute, rope, alibi). A ds_config.json says nothing of positions; its Megatron-DeepSpeed launch
-// line (PP > 1) does.
-bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p) {
+// line (PP > 1) does. A trainer entry without the list (an overlay's) spells what the launch format does.
+bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p, const catalog::Catalog& catalog) {
   using model::PositionalEncoding;
-  const bool nemo = trainer_of(target, s) == "nemo";
   if (target == Target::kDeepSpeed && s.layout.pp == 1) return true;
-  if (nemo) return p != PositionalEncoding::kRelative && p != PositionalEncoding::kNone;
+  const std::string trainer = trainer_of(target, s);
+  if (const auto& listed = catalog.trainer(trainer).positions; !listed.spelled.empty())
+    return listed.spells(model::kPositionalEncodingNames.name(p));
+  if (trainer == "nemo") return p != PositionalEncoding::kRelative && p != PositionalEncoding::kNone;
   return p != PositionalEncoding::kAlibi && p != PositionalEncoding::kRelative;
 }
 
@@ -108,7 +111,7 @@ bool spells(Target target, const LaunchSpec& s, model::PositionalEncoding p) {
 // the model it runs, and the line says what changed.
 LaunchSpec with_positions_spelled(Target target, const LaunchSpec& spec, const EmitOptions& options) {
   const auto p = spec.arch.positional;
-  if (spells(target, spec, p) || !options.substitute) return spec;
+  if (spells(target, spec, p, catalog_of(options)) || !options.substitute) return spec;
   LaunchSpec s = spec;
   s.arch.positional = model::PositionalEncoding::kRotary;
   s.job.architecture = s.arch;

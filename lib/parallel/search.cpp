@@ -281,8 +281,8 @@ std::vector<SuggestedChange> shape_changes(const JobSpec& job, const ClusterSpec
 }
 
 // The memory changes suggest_changes estimates, tried: the GPU count in whole nodes from its estimate up (by
-// quarters, to 64 times the cluster or 8 times the estimate, then back down the last quarter to the fewest) until a
-// layout fits, or none is offered (with ZeRO-1 on
+// quarters, to 64 times the cluster or 8 times the estimate, then every count from the estimate up to the first
+// quarter that fit, or to the most) until a layout fits, or none is offered (with ZeRO-1 on
 // one stage the weights and gradients do not shard over more GPUs); and, where the trainer reduces gradients in fp32
 // and the user did not choose, bf16 gradients (2 bytes a parameter fewer) when a layout then fits and the launch
 // file can say so.
@@ -312,22 +312,25 @@ void try_memory_changes(const JobSpec& job, const ClusterSpec& cluster, const Se
         break;
       }
     }
-    // Which counts fit is not monotone (200 GPUs may split no pipeline that 192 does), so the quarter steps may pass
-    // fewer that fit: the counts from the estimate up to the first that fit, ascending, in at most kGapTries steps.
-    if (fits) {
-      constexpr long long kGapTries = 64;
-      const long long step = step_at(*fits);
-      const long long start = round_up(static_cast<long long>(std::ceil(estimate)), step);
-      const long long stride = std::max(step, round_up((*fits - start) / kGapTries, step));
-      for (long long g = start; g < *fits; g += stride)
-        if (counts_fit(g)) {
-          fits = g;
-          break;
-        }
-    }
+    // Which counts fit is not monotone (200 GPUs may split no pipeline that 192 does, 728 a batch that 688 does not),
+    // so the quarter steps may pass fewer that fit, or all miss: the counts from the estimate up to the first that
+    // fit (or to the most tried), ascending, in steps of the pinned degrees within a node and of whole nodes past
+    // one, at most kScanTries of them past a node.
+    constexpr long long kScanTries = 256;
+    const long long end = fits ? *fits : most;
+    long long g = round_up(static_cast<long long>(std::ceil(estimate)), pinned);
+    std::optional<long long> fewest;
+    for (; g < end && g <= per_node && !fewest; g += pinned)
+      if (counts_fit(g)) fewest = g;
+    const long long node_step = std::lcm(per_node, pinned);
+    const long long from = round_up(std::max(g, per_node + 1), node_step);
+    const long long stride = std::max(node_step, round_up((end - from) / kScanTries, node_step));
+    for (g = from; g < end && !fewest; g += stride)
+      if (counts_fit(g)) fewest = g;
+    if (fewest) fits = fewest;
     if (fits) {
       gpus->number = *fits;
-      gpus->note = "the fewest whole nodes tried, from the memory's share up, at which a layout fits";
+      gpus->note = "the fewest GPUs tried (whole nodes past one), from the memory's share up, at which a layout fits";
     } else {
       changes.erase(gpus);
     }

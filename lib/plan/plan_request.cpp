@@ -63,19 +63,20 @@ ResolvedPlan resolve_plan(const catalog::Catalog& cat, const PlanRequest& reques
   o.min_mfu = request.min_mfu.value_or(k.min_mfu);
   o.search = request.search;
   o.job_settings = request.job_settings;
-  // A family whose positions the trainer's model code does not build (Chinchilla's Transformer-XL relative
-  // positions under Megatron-LM) is shaped with rotary positions, which every trainer builds: the plan's model is
-  // then the one its launch file runs, at the allocation's size (emit would otherwise run a smaller rotary model).
-  const std::string positions(model::kPositionalEncodingNames.name(o.family.positional));
-  if (!o.architecture && o.search.trainer.loaded() && !o.search.trainer.positions.spells(positions)) {
-    o.positions_note = o.search.trainer.display_name + " builds no " + positions + " positions, the family's";
-    o.family.positional = model::PositionalEncoding::kRotary;
-  }
+  if (!o.architecture) o.positions_note = use_trainer_positions(o.family, o.search.trainer);
   // A node of another size than the catalog's (--gpus-per-node) draws its node's power per GPU, as cost says.
   o.run_cost.gpus_per_node = o.cluster.gpus_per_node;
   cost::resolve_energy(request.energy, cat, o.cluster.accelerator, &o.node, &o.run_cost);
   o.whatif = cost::whatif_options(cost::resolve_levers(request.energy, cat), cat, o.cluster.accelerator, o.run_cost);
   return resolved;
+}
+
+std::string use_trainer_positions(model::Architecture& family, const catalog::TrainerRules& trainer) {
+  const std::string positions(model::kPositionalEncodingNames.name(family.positional));
+  const std::string rotary(model::kPositionalEncodingNames.name(model::PositionalEncoding::kRotary));
+  if (!trainer.loaded() || trainer.positions.spells(positions) || !trainer.positions.spells(rotary)) return "";
+  family.positional = model::PositionalEncoding::kRotary;
+  return rotary + ": " + trainer.display_name + " builds no " + positions + " positions, the family's";
 }
 
 PlannedRun plan_budget(const catalog::Catalog& catalog, const Budget& budget, PlanRequest request) {

@@ -51,6 +51,11 @@ struct ResolvedPlan {
 // FieldError("family") when a family is named beside a given architecture.
 ResolvedPlan resolve_plan(const catalog::Catalog& catalog, const PlanRequest& request);
 
+// A reference family with the positions `trainer` builds: one whose encoding the trainer's model code lacks
+// (Chinchilla's Transformer-XL relative positions under Megatron-LM) is shaped with rotary, where the trainer builds
+// rotary, so that the launch file runs the model shaped. Returns why (the plan's positions_note), or "" unchanged.
+std::string use_trainer_positions(model::Architecture& family, const catalog::TrainerRules& trainer);
+
 // A plan and what the caller may want to say about it.
 struct PlannedRun {
   PlanResult result;

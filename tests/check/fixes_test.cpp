@@ -74,7 +74,7 @@ TEST_CASE("every memory fix is spelled as the proposal spells it and makes the r
   }
 }
 
-TEST_CASE("more GPUs as a fix is the fewest whole nodes that fit: not the next doubling nor a quarter step") {
+TEST_CASE("more GPUs as a fix is the fewest whole nodes tried that fit: not the next doubling nor a quarter step") {
   // MT-NLG 530B's batch on 64 A100s: doubling offered 256 and the search's quarter steps from the memory's share
   // 176; the fewest whole nodes at which a layout fits is 144 (TP 4 x PP 36 with full recompute). Applied, 144
   // passes, while the two counts of whole nodes below it do not: 136 splits no micro-batch of 1920 sequences and
@@ -142,12 +142,12 @@ TEST_CASE("a proposal that leaves knobs open is judged on the layout the search 
       "layout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, zero: 1, recompute: selective}\n";
   const auto chosen = verdict(open, "layout_runnable: {trainer: megatron}");
   CHECK(chosen.outcome == Outcome::kPass);
-  CHECK(chosen.reason.find("(tp 8, pp 4, dp 32, vpp 4, micro_batch 1, zero 1, recompute selective; vpp chosen by "
-                           "the search)") != std::string::npos);
+  CHECK(chosen.reason.find("(tp 8, pp 4, dp 32, vpp 4, micro_batch 1, zero 1, recompute selective, sequence_parallel "
+                           "on; vpp and sequence_parallel chosen by the search)") != std::string::npos);
   const std::string pinned = open.substr(0, open.size() - 2) + ", vpp: 1}\n";
   const auto stated = verdict(pinned, "layout_runnable: {trainer: megatron}");
-  CHECK(stated.reason.find("(tp 8, pp 4, dp 32, vpp 1, micro_batch 1, zero 1, recompute selective)") !=
-        std::string::npos);
+  CHECK(stated.reason.find("(tp 8, pp 4, dp 32, vpp 1, micro_batch 1, zero 1, recompute selective, sequence_parallel "
+                           "on; sequence_parallel chosen by the search)") != std::string::npos);
   const auto mfu_chosen = verdict(open, "mfu: {min: 0.3}"), mfu_pinned = verdict(pinned, "mfu: {min: 0.3}");
   REQUIRE(mfu_chosen.value);
   REQUIRE(mfu_pinned.value);

@@ -1,11 +1,13 @@
 // Every rule passes, warns and fails on crafted proposals; the reasons carry the numbers of the papers.
+#include "check/rules.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "check/evaluate.hpp"
+#include "check/facts.hpp"
 #include "check/fixtures.hpp"
-#include "check/rules.hpp"
 #include "doc/proposal_input.hpp"
 
 namespace {
@@ -94,6 +96,41 @@ TEST_CASE("systems rules: memory headroom, MFU, runnability") {
   CHECK(mem.outcome == Outcome::kFail);
   CHECK(*mem.value < 0);
   CHECK(mem.fix.rfind("layout.zero: 3", 0) == 0);
+}
+
+TEST_CASE("the runnable layout is named with the sequence parallelism and edge stages the search chose") {
+  // TP 8 pinned without sequence_parallel: the search chose it, and says so; pinned, it is the proposal's own.
+  const std::string open =
+      "arch: chinchilla-70b\ntokens: 1.4T\nglobal_batch: 1536\n"
+      "cluster: {gpu: a100-sxm4-80gb, gpus: 1024}\nlayout: {tp: 8, pp: 4, dp: 32, micro_batch: 1, "
+      "zero: 1, recompute: selective, vpp: 1}\n";
+  const auto chosen = verdict(open, "layout_runnable: {trainer: megatron}");
+  REQUIRE(chosen.outcome == Outcome::kPass);
+  CHECK(chosen.reason.find(", sequence_parallel o") != std::string::npos);
+  CHECK(chosen.reason.find("; sequence_parallel chosen by the search)") != std::string::npos);
+  std::string pinned = open;
+  pinned.replace(pinned.find("vpp: 1}"), 7, "vpp: 1, sequence_parallel: true}");
+  const auto stated = verdict(pinned, "layout_runnable: {trainer: megatron}");
+  CHECK(stated.reason.find(", sequence_parallel on)") != std::string::npos);
+  CHECK(stated.reason.find("chosen by the search") == std::string::npos);
+  // A 103-layer model (prime) on Megatron-LM's uneven stages: the edge stages' layers are the search's.
+  const std::string prime = std::string("arch: ") + ISOFLOP_SOURCE_DIR + "/tests/emit/chinchilla-114b.yaml\n" +
+                            "tokens: 2T\nglobal_batch: 6720\ncluster: {gpu: a100-sxm4-80gb, gpus: 3360}\n";
+  const auto uneven = verdict(prime, "layout_runnable: {trainer: megatron}");
+  REQUIRE(uneven.outcome == Outcome::kPass);
+  CHECK(uneven.reason.find("; first and last stages of ") != std::string::npos);
+}
+
+TEST_CASE("a proposal given by its parameters is shaped with the positions its trainer builds, as plan shapes it") {
+  // Chinchilla's family has relative positions, which Megatron-LM does not build and FSDP runs as the user wrote.
+  const std::string by_params = "params: 70B\ntokens: 1.4T\ncluster: {gpu: a100-sxm4-80gb, gpus: 1024}\n";
+  const auto megatron = check::assess(cat(), isoflop::doc::parse_proposal(cat(), "p.yaml", by_params));
+  REQUIRE(megatron.architecture);
+  CHECK(megatron.architecture->positional == isoflop::model::PositionalEncoding::kRotary);
+  const auto fsdp = check::assess(
+      cat(), isoflop::doc::parse_proposal(cat(), "p.yaml", by_params + "layout: {trainer: fsdp, pp: 1}\n"));
+  REQUIRE(fsdp.architecture);
+  CHECK(fsdp.architecture->positional == isoflop::model::PositionalEncoding::kRelative);
 }
 
 TEST_CASE("cost rules: caps, regions, grid") {

@@ -457,13 +457,21 @@ TEST_CASE("layout: the GPU count suggested for memory keeps the pinned degrees d
   CHECK(gpus % 32 == 0);  // a multiple of TP·PP (and of the 8-GPU node)
   CHECK(gpus > 32);
   CHECK(run_cli(args + "--gpus " + std::to_string(gpus)).status == 0);  // tried: it fits
-  // With ZeRO-0 nothing shards over more replicas: no GPU count is offered (once "--gpus 288", which did not fit).
-  const auto replicated = run_cli(
+  // With ZeRO-0 the model states shard over no more replicas (once "--gpus 288" was offered, which did not fit);
+  // only so many replicas that each runs fewer micro-batches than there are stages hold fewer activations in
+  // flight (4096: DP 128, 2 micro-batches of 4 under PP 4), and a count offered runs.
+  const std::string replicated_args =
       "layout --arch llama2-70b --gpu a100-sxm4-80gb --global-batch 1024 --tp 8 --pp 4 --micro-batch 4 --zero 0 "
-      "--recompute none --sequence-parallel on --gpus 256 -o json");
+      "--recompute none --sequence-parallel on ";
+  const auto replicated = run_cli(replicated_args + "--gpus 256 -o json");
   REQUIRE(replicated.status == 1);
   const json replicated_doc = json::parse(replicated.out);  // held: a range-for over a temporary's member would dangle
-  for (const auto& c : replicated_doc.at("infeasible").at("changes")) CHECK(c.at("field") != "gpus");
+  for (const auto& c : replicated_doc.at("infeasible").at("changes")) {
+    if (c.at("field") != "gpus") continue;
+    const long long more = c.at("value").get<long long>();
+    CHECK(more > 2048);  // 1024 sequences / (DP = more / 32, micro-batch 4) < PP 4 micro-batches in flight
+    CHECK(run_cli(replicated_args + "--gpus " + std::to_string(more)).status == 0);
+  }
   // With DP pinned too the GPU count is the pins' product: more GPUs is not offered.
   const auto fixed = run_cli(args + "--dp 1 --gpus 32 -o json");
   REQUIRE(fixed.status == 1);

@@ -407,6 +407,22 @@ TEST_CASE("plan shapes the family with positions its trainer builds and emit run
   CHECK(given["shape"]["positions_note"].is_null());
 }
 
+TEST_CASE("a GPU count that fits is offered where every quarter step from the memory's share misses") {
+  // 5e26 FLOPs on 8 A100s: the quarter steps (552, 688, 864, 1072, 1344 ...) are each over memory or split no
+  // micro-batch of the 1952-sequence batch, and no GPU count was offered; 728 does (TP 8 x PP 91).
+  const auto dir = isoflop::test::fresh_temp_dir("plan", "fewest");
+  const std::string path = (dir / "p.json").string();
+  const auto r = run_cli("plan --flops 5e26 --gpus 8 --gpu a100-sxm4-80gb -o json");
+  REQUIRE(r.status == 1);
+  { std::ofstream(path) << r.out; }
+  const auto changes = nlohmann::json::parse(r.out)["problem"]["changes"];
+  const auto gpus = std::find_if(changes.begin(), changes.end(), [](const auto& c) { return c["field"] == "gpus"; });
+  REQUIRE(gpus != changes.end());
+  const long long offered = (*gpus)["value"].get<long long>();
+  CHECK(offered % 8 == 0);
+  CHECK(run_cli("layout --from " + path + " --gpus " + std::to_string(offered)).status == 0);
+}
+
 TEST_CASE("plan with virtual stages pinned alone shapes a depth they split and runs them") {
   for (const int vpp : {2, 3, 4}) {
     INFO(vpp);

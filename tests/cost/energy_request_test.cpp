@@ -101,10 +101,25 @@ TEST_CASE("stated PUE grid and power past the catalog's plausible bounds are ref
   CHECK(field_of([&] { a100_run(cat, power(k.power_tdp_ratio[1] * acc.tdp_w * 1.01)); }) == "power_w");
   CHECK(field_of([&] { a100_run(cat, node_power(6.5e6)); }) == "node_power_kw");
   CHECK(field_of([&] { a100_run(cat, node_power(6.5)); }) == "node_power_kw");
-  // A named grid or preset is the catalog's own and never refused.
-  EnergyRequest named = grid("in");
-  named.pue = "on-premise";
-  CHECK(a100_run(cat, named).intensity_kg_per_kwh == doctest::Approx(cat.grid("in").intensity_kg_per_kwh));
+  // A named grid or preset is the catalog's own and never refused, an overlay's past the bounds included (a
+  // lignite plant's own grid, an old machine room).
+  catalog::Catalog overlaid = cat;
+  catalog::Grid lignite = cat.grid("in");
+  lignite.name = "lignite";
+  lignite.intensity_kg_per_kwh = k.max_grid_kg_per_kwh * 1.1;
+  overlaid.grids.push_back(lignite);
+  catalog::PuePreset old_room = cat.pue_preset("typical");
+  old_room.name = "old-room";
+  old_room.pue = k.max_pue * 1.1;
+  overlaid.pue_presets.push_back(old_room);
+  EnergyRequest named = grid("lignite");
+  named.pue = "old-room";
+  const RunCostInputs in = a100_run(overlaid, named);
+  CHECK(in.intensity_kg_per_kwh == doctest::Approx(lignite.intensity_kg_per_kwh));
+  CHECK(in.pue == doctest::Approx(old_room.pue));
+  // The same values typed as numbers are refused.
+  CHECK(field_of([&] { a100_run(overlaid, grid(at(lignite.intensity_kg_per_kwh) + "kg/kWh")); }) == "grid");
+  CHECK(field_of([&] { a100_run(overlaid, pue(at(old_room.pue))); }) == "pue");
 }
 
 TEST_CASE("catalog defaults: node power for a node, a typical datacenter's PUE, the us grid, unpriced") {
