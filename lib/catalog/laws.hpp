@@ -2,6 +2,7 @@
 // and allocation-only tables.
 #pragma once
 
+#include <array>
 #include <string>
 #include <variant>
 #include <vector>
@@ -80,6 +81,10 @@ struct LawSpec {
   std::string parameters = "total";  // "total" or "non-embedding": which parameters N counts (bands hold one kind)
   std::string dataset;       // what the law was fitted on; losses of different datasets do not compare
   std::string note;          // caveats worth printing
+  // The model sizes (in the law's own N) of the runs it was fitted to; {0, 0}: not catalogued. An answer outside
+  // them is an extrapolation, and says so.
+  std::array<double, 2> fitted_params{};
+  std::string fitted_params_source;
   std::string source;
   std::string file;
 

@@ -65,7 +65,8 @@ template <either<PowerLawAllocation> E, class F> void fields(E& l, F&& f) {
   f(l.tokens_coefficient, l.tokens_exponent);
 }
 template <either<LawSpec> E, class F> void fields(E& l, F&& f) {
-  f(l.name, l.display_name, l.form, l.convention, l.parameters, l.dataset, l.note, l.source, l.file);
+  f(l.name, l.display_name, l.form, l.convention, l.parameters, l.dataset, l.note, l.fitted_params,
+    l.fitted_params_source, l.source, l.file);
 }
 template <either<ModelEntry> E, class F> void fields(E& m, F&& f) {
   f(m.name, m.display_name, m.architecture, m.published_params, m.tokens_trained, m.source, m.file);

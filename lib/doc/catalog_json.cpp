@@ -122,7 +122,10 @@ constexpr auto kLaw = std::tuple{field("name", &LawSpec::name),
                                  field("convention", &LawSpec::convention, null_when_empty()),
                                  field("parameters", &LawSpec::parameters),
                                  field("dataset", &LawSpec::dataset, null_when_empty()),
-                                 field("note", &LawSpec::note, null_when_empty()), field("source", &LawSpec::source)};
+                                 field("note", &LawSpec::note, null_when_empty()),
+                                 field("fitted_params", &LawSpec::fitted_params, null_when(std::array<double, 2>{})),
+                                 field("fitted_params_source", &LawSpec::fitted_params_source, null_when_empty()),
+                                 field("source", &LawSpec::source)};
 
 // A reference model: its block's sizes as they take effect, and what the paper states.
 using catalog::ModelEntry;

@@ -28,6 +28,7 @@ std::string render_loss(const LossDocument& d) {
     kv.emplace_back("loss", units::format_significant(e.loss, 6));
     std::string out = report::render_key_values(kv);
     if (e.unique_tokens && !e.note.empty()) out += "  note: " + e.note + "\n";  // where the decay comes from
+    if (!e.extrapolation.empty()) out += "  note: " + e.extrapolation + "\n";
     return out;
   }
   report::TextTable t({"law", "loss", "N counts", "fitted on"}, {false, true, false, false});
@@ -45,6 +46,8 @@ std::string render_loss(const LossDocument& d) {
     out +=
         "  note: N is non-embedding parameters for some laws and total for others; the same N is not the same "
         "model\n";
+  for (const auto& e : d.losses)
+    if (!e.extrapolation.empty()) out += "  note: " + e.law + ": " + e.extrapolation + "\n";
   for (const auto& s : d.skipped) out += "  skipped " + s.law + ": " + s.reason + "\n";
   return out;
 }

@@ -36,7 +36,8 @@ inline constexpr auto fields<scaling::LossEstimate> =
                field("loss", &scaling::LossEstimate::loss),
                field("parameters", &scaling::LossEstimate::parameters),
                field("dataset", &scaling::LossEstimate::dataset),
-               field("note", &scaling::LossEstimate::note)};
+               field("note", &scaling::LossEstimate::note),
+               field("extrapolation", &scaling::LossEstimate::extrapolation, null_when_empty())};
 
 template <>
 inline constexpr auto fields<LossDocument> =

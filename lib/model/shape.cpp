@@ -308,12 +308,17 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
     const Architecture smallest = make(1, result.d_model_step, heads_to_try.front());
     const double smallest_params = metric(measure(smallest));
     const std::string remedy =
-        smallest_params > target ? "; its smallest, 1 layer of d_model " + std::to_string(smallest.d_model) + ", has " +
-                                       units::format_count(smallest_params) +
-                                       " parameters: a smaller vocabulary (--vocab), another family (--style) or "
-                                       "a larger count"
-                                 : std::string(o.tp > 1 ? "; lower the tensor parallelism or change the parameter count"
-                                                        : "; change the parameter count");
+        smallest_params > target
+            ? "; its smallest, 1 layer of d_model " + std::to_string(smallest.d_model) + ", has " +
+                  units::format_count(smallest_params) +
+                  " parameters: a smaller vocabulary (--vocab), another family (--style) or "
+                  "a larger count" +
+                  // Thousands of times under it: a count without its unit, not a small model.
+                  (target * 1e3 < smallest_params
+                       ? " (" + units::format_count(target) + " reads as a count without its unit: 70B, 7e10)"
+                       : std::string())
+            : std::string(o.tp > 1 ? "; lower the tensor parallelism or change the parameter count"
+                                   : "; change the parameter count");
     throw InfeasibleError("no " + o.family.name + " shape with d_model a multiple of " +
                           std::to_string(result.d_model_step) + " (heads of " + join(sizes, " or ") +
                           " divisible by tensor parallelism " + std::to_string(o.tp) +

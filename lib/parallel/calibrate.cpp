@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "parallel/cluster.hpp"
 #include "parallel/time_model.hpp"
+#include "units/format.hpp"
 
 namespace isoflop::parallel {
 
@@ -133,11 +134,15 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
     const RunSetup& setup = (r.held_out ? judge_setups : fit_setups).emplace_back(run_setup(catalog, r));
     const RunPrediction p = predict_run(setup, r, start);
     const double utilisation = p.model_flops_per_step / (r.gpus * p.measured_step_time_s * top_peak);
-    if (!(utilisation <= 1))
-      throw CatalogError(r.file + ": run '" + r.name + "': the measurement means " +
-                         std::to_string(static_cast<int>(std::lround(utilisation * 100))) + "% of " + gpu + "'s peak " +
-                         std::to_string(static_cast<long long>(std::llround(top_peak / 1e12))) +
-                         " TFLOP/s in model FLOPs alone; accepted: at most the peak (check the value and its unit)");
+    // Far under it, a step time in the wrong unit (ms as s) or a hung run: the fit would pin its constants at
+    // their bounds to follow it, and save them.
+    constexpr double kLeastUtilisation = 1e-4;
+    if (!(utilisation <= 1) || !(utilisation >= kLeastUtilisation))
+      throw CatalogError(
+          r.file + ": run '" + r.name + "': the measurement means " + units::format_significant(utilisation * 100, 3) +
+          "% of " + gpu + "'s peak " + std::to_string(static_cast<long long>(std::llround(top_peak / 1e12))) +
+          " TFLOP/s in model FLOPs alone; accepted: " + units::format_significant(kLeastUtilisation * 100, 3) +
+          "% to 100% of the peak (check the value and its unit)");
   }
   if (fit_runs.empty())
     throw FieldError("gpu", "no run to calibrate '" + gpu + "' on (runs on it: " +

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "scaling/loss_law.hpp"
 #include "units/format.hpp"
 #include "units/integer_limits.hpp"
@@ -49,6 +50,16 @@ void OptimalRequest::validate() const {
   AllocationConstraints{unique_tokens, inference_tokens}.validate();
 }
 
+// Where N lies outside the runs `law` was fitted to (data/laws.yaml fitted_params): the formula extrapolated, in
+// words; "" inside them or where the catalog has no range for the law.
+static std::string outside_fit(const catalog::LawSpec& law, double params) {
+  const auto [smallest, largest] = law.fitted_params;
+  if (!(smallest > 0) || (params >= smallest && params <= largest)) return "";
+  return "an extrapolation: " + units::format_count(params) + " parameters is " +
+         (params < smallest ? "fewer" : "more") + " than the " + units::format_count(smallest) + " to " +
+         units::format_count(largest) + " of the runs " + law.name + " was fitted to";
+}
+
 OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalRequest& request) {
   request.validate();
   const AllocationConstraints constraints{request.unique_tokens, request.inference_tokens};
@@ -91,6 +102,20 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
     }
   }
   if (!all && !laws.front().note.empty()) out.notes.push_back(laws.front().name + ": " + laws.front().note);
+  // One law outside its runs: said as a sentence; several (a band): one line naming each.
+  std::vector<std::string> outside;
+  std::string only;
+  for (const auto& a : out.allocations)
+    for (const auto& law : laws)
+      if (law.name == a.law && !outside_fit(law, a.params).empty()) {
+        only = outside_fit(law, a.params);
+        outside.push_back(law.name + " " + units::format_count(a.params) + " (fitted " +
+                          units::format_count(law.fitted_params[0]) + " to " +
+                          units::format_count(law.fitted_params[1]) + ")");
+      }
+  if (outside.size() == 1) out.notes.push_back(only);
+  if (outside.size() > 1)
+    out.notes.push_back("extrapolations past the model sizes each law was fitted to: " + join(outside, ", "));
   // The laws were fitted to runs of at most ~1e13 tokens: an answer past the longest a run may have is the formula
   // extrapolated over many decades, not a plan (plan refuses it).
   double most_tokens = 0;
@@ -124,6 +149,7 @@ LossAnswer answer_loss(const catalog::Catalog& catalog, const LossRequest& reque
     e.parameters = law.parameters;
     e.dataset = law.dataset;
     e.note = law.note;
+    e.extrapolation = outside_fit(law, query.params);
     out.losses.push_back(std::move(e));
   }
   return out;

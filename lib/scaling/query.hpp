@@ -77,6 +77,9 @@ struct LossEstimate {
   // The law's note: its caveats, and with unique tokens where its repeated-data decay comes from ("repeated
   // tokens decay with R_D* = 15.3878 from muennighoff-2023").
   std::string note;
+  // Where N lies outside the runs the law was fitted to (data/laws.yaml fitted_params): that it is an
+  // extrapolation and by which bound; "" inside them.
+  std::string extrapolation;
 
   bool operator==(const LossEstimate&) const = default;
 };

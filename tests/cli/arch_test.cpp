@@ -237,4 +237,9 @@ TEST_CASE("arch: a count below the family's smallest shape names the vocabulary,
   CHECK(small.err.find("lower the tensor parallelism") == std::string::npos);
   // With a smaller vocabulary, as it says, a count near its smallest shapes.
   CHECK(run_cli("arch --params 32M --style llama3 --vocab 8192").status == 0);
+  // 30M is a small model; 70 is 70B without its unit, and the message says so.
+  CHECK(small.err.find("without its unit") == std::string::npos);
+  const auto unitless = run_cli("arch --params 70");
+  CHECK(unitless.status == 1);
+  CHECK(unitless.err.find("a larger count (70 reads as a count without its unit: 70B, 7e10)") != std::string::npos);
 }

@@ -100,7 +100,17 @@ TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
   const auto fast = run_cli("calibrate " + runs);
   CHECK(fast.status == 2);
   CHECK(fast.err.find("runs.yaml:2: run 'nemotron4-340b-128': the measurement means ") != std::string::npos);
-  CHECK(fast.err.find("accepted: at most the peak") != std::string::npos);
+  CHECK(fast.err.find("accepted: 0.01% to 100% of the peak") != std::string::npos);
+  // A step time in the wrong unit the other way (1e9 s): under a ten-thousandth of the peak, refused, not fitted
+  // with every constant at its bound and saved; the share is a number, not an overflowed integer.
+  text = kOneRun;
+  text.replace(text.find("step_time_s: 4.61"), 17, "step_time_s: 1e9");
+  std::ofstream(runs) << text;
+  const auto hung = run_cli("calibrate " + runs + " --save-calibration " + (dir / "cal.yaml").string());
+  CHECK(hung.status == 2);
+  CHECK(hung.err.find("the measurement means 0.000000218% of h100-sxm5-80gb's peak") != std::string::npos);
+  CHECK(hung.err.find("accepted: 0.01% to 100% of the peak") != std::string::npos);
+  CHECK(!fs::exists(dir / "cal.yaml"));
   // Two runs of one name could not be told apart in the report.
   text = kOneRun;
   text += text.substr(text.find("  - name:"));

@@ -66,7 +66,43 @@ TEST_CASE("answer_optimal: Gopher's budget, the band, and invalid questions") {
   const auto far = scaling::answer_optimal(cat, r);
   CHECK(far.notes.back().rfind("an extrapolation: ", 0) == 0);
   r.flops = 5.76e23;
+  for (const auto& n : scaling::answer_optimal(cat, r).notes)
+    CHECK(n.find("a training run may have") == std::string::npos);
+}
+
+TEST_CASE("an answer outside the model sizes its law was fitted to says it is an extrapolation, and which bound") {
+  const auto cat = catalog::embedded_catalog();
+  // Hoffmann et al. 2022 fitted 70M to over 16B parameters: Gopher's budget gives Epoch's law 72B, past them; 1e20
+  // FLOPs gives about 1.3B, inside them.
+  scaling::OptimalRequest r;
+  r.flops = 5.76e23;
+  const auto gopher = scaling::answer_optimal(cat, r);
+  REQUIRE(!gopher.notes.empty());
+  CHECK(gopher.notes.back().rfind("an extrapolation: 72.2B parameters is more than the 70M to 16B of the runs "
+                                  "epoch-2024 was fitted to",
+                                  0) == 0);
+  r.flops = 1e20;
   for (const auto& n : scaling::answer_optimal(cat, r).notes) CHECK(n.find("extrapolation") == std::string::npos);
+  // The band names each law outside its runs in one line.
+  r.flops = 5.76e23;
+  r.laws = {{}, {}, true};
+  const auto band = scaling::answer_optimal(cat, r);
+  CHECK(band.notes.back().rfind("extrapolations past the model sizes each law was fitted to: chinchilla 32.2B "
+                                "(fitted 70M to 16B)",
+                                0) == 0);
+  // A loss for 70 parameters (70B without its unit) is far below them; Kaplan et al. 2020's 768 to 1.5B
+  // non-embedding parameters do not hold 7B; Muennighoff's law has no range catalogued, and says nothing.
+  scaling::LossRequest unitless{70, 1.4e12, {}, {}};
+  CHECK(scaling::answer_loss(cat, unitless)
+            .losses.front()
+            .extrapolation.rfind("an extrapolation: 70 parameters is fewer than the 70M", 0) == 0);
+  scaling::LossRequest kaplan{7e9, 1.4e11, {}, {"kaplan-2020", {}, false}};
+  CHECK(scaling::answer_loss(cat, kaplan).losses.front().extrapolation.find("more than the 768 to 1.5B") !=
+        std::string::npos);
+  scaling::LossRequest inside{1e9, 2e10, {}, {}};
+  CHECK(scaling::answer_loss(cat, inside).losses.front().extrapolation.empty());
+  scaling::LossRequest unranged{70, 1.4e12, {}, {"muennighoff-2023", {}, false}};
+  CHECK(scaling::answer_loss(cat, unranged).losses.front().extrapolation.empty());
 }
 
 TEST_CASE("answer_loss: Muennighoff's README example, and --all-laws skips laws without a loss") {
