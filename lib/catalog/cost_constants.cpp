@@ -33,17 +33,7 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
     c.mechanization_source = w.string("mechanization_source");
     FieldReader ranges(w.child("published_ranges"), r.file(), "published_ranges of run_cost '" + c.name + "'");
     const char* levers[] = {"model", "machine", "mechanization", "map", "all"};
-    for (std::size_t i = 0; i < c.published_ranges.size(); ++i) {
-      const YAML::Node pair = ranges.child(levers[i]);
-      if (!pair.IsSequence() || pair.size() != 2) ranges.fail(levers[i], "must be [low, high]");
-      try {
-        c.published_ranges[i] = {pair[0].as<double>(), pair[1].as<double>()};
-      } catch (const YAML::Exception&) {
-        ranges.fail(levers[i], "must be two numbers [low, high]");
-      }
-      if (!(c.published_ranges[i][0] >= 1 && c.published_ranges[i][1] >= c.published_ranges[i][0]))
-        ranges.fail(levers[i], "must be [low, high] with 1 <= low <= high");
-    }
+    for (std::size_t i = 0; i < c.published_ranges.size(); ++i) c.published_ranges[i] = ranges.range(levers[i], 1);
     ranges.finish();
     c.ranges_source = w.string("ranges_source");
     w.finish();
@@ -67,15 +57,8 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
     c.max_grid_kg_per_kwh = p.intensity_kg_per_kwh("max_grid_intensity");
     if (!(c.max_grid_kg_per_kwh > 0)) p.fail("max_grid_intensity", "must be positive");
     const std::string grid_source = p.string("max_grid_intensity_source");
-    const YAML::Node pair = p.child("accelerator_power_tdp");
-    if (!pair.IsSequence() || pair.size() != 2) p.fail("accelerator_power_tdp", "must be [low, high]");
-    try {
-      c.power_tdp_ratio = {pair[0].as<double>(), pair[1].as<double>()};
-    } catch (const YAML::Exception&) {
-      p.fail("accelerator_power_tdp", "must be two numbers [low, high]");
-    }
-    if (!(c.power_tdp_ratio[0] > 0 && c.power_tdp_ratio[1] >= c.power_tdp_ratio[0]))
-      p.fail("accelerator_power_tdp", "must be [low, high] with 0 < low <= high");
+    c.power_tdp_ratio = p.range("accelerator_power_tdp", 0);
+    if (!(c.power_tdp_ratio[0] > 0)) p.fail("accelerator_power_tdp", "must be [low, high] with low above 0");
     const std::string power_source = p.string("accelerator_power_source");
     c.plausible_source = pue_source + "; " + grid_source + "; " + power_source;
     p.finish();

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/quantity.hpp"
 
@@ -169,6 +170,20 @@ double FieldReader::number(const std::string& key) {
   } catch (const InputError&) {
     fail(key, "'" + value + "' is not a number");
   }
+}
+
+std::array<double, 2> FieldReader::range(const std::string& key, double least, const std::string& what) {
+  const YAML::Node pair = child(key);
+  std::array<double, 2> out{};
+  if (!pair.IsSequence() || pair.size() != 2) fail(key, "must be [" + what + "]");
+  try {
+    out = {pair[0].as<double>(), pair[1].as<double>()};
+  } catch (const YAML::Exception&) {
+    fail(key, "must be two numbers [" + what + "]");
+  }
+  if (!(out[0] >= least && out[1] >= out[0]))
+    fail(key, "must be [" + what + "] with " + units::format_significant(least, 6) + " <= the first <= the second");
+  return out;
 }
 
 double FieldReader::positive(const std::string& key) {

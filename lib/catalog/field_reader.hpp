@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <set>
@@ -66,6 +67,10 @@ class FieldReader {
   double power_w(const std::string& key);
   std::optional<double> optional_power_w(const std::string& key);
   double intensity_kg_per_kwh(const std::string& key);
+
+  // A [low, high] pair of numbers with low <= high, each at least `least` ("must be [low, high] with ..."
+  // naming `what`, e.g. "smallest, largest").
+  std::array<double, 2> range(const std::string& key, double least, const std::string& what = "low, high");
 
   // A sub-mapping or sequence, marked as read.
   YAML::Node child(const std::string& key);

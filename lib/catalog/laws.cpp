@@ -111,15 +111,7 @@ LawSpec parse_law(FieldReader& r) {
   law.note = r.string_or("note", "");
   if (const auto range = r.optional_child("fitted_params")) {
     FieldReader f(*range, r.file(), "fitted_params of law '" + law.name + "'");
-    const YAML::Node pair = f.child("range");
-    if (!pair.IsSequence() || pair.size() != 2) f.fail("range", "must be [smallest, largest] parameter counts");
-    try {
-      law.fitted_params = {pair[0].as<double>(), pair[1].as<double>()};
-    } catch (const YAML::Exception&) {
-      f.fail("range", "must be two numbers [smallest, largest]");
-    }
-    if (!(law.fitted_params[0] > 0 && law.fitted_params[1] >= law.fitted_params[0]))
-      f.fail("range", "must be [smallest, largest] with 0 < smallest <= largest");
+    law.fitted_params = f.range("range", 1, "smallest, largest");
     law.fitted_params_source = f.string("source");
     f.finish();
   }

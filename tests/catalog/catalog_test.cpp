@@ -109,6 +109,16 @@ TEST_CASE("malformed catalogs are rejected with file:line, the field and the rul
   const std::string law = "laws:\n  - {name: l, kind: parametric, E: 1.7, A: 400, B: 400, alpha: 0.3, beta: 0.3, ";
   CHECK(error_of(law + "gamma: 0, source: s}\n").find("field 'gamma': must be positive") != std::string::npos);
   CHECK(error_of(law + "gamma: 0.5, source: s}\n").empty());
+  // The model sizes a law was fitted to: a [smallest, largest] pair of counts, in order, with its source.
+  CHECK(error_of(law + "fitted_params: {range: [7e7, 1.6e10], source: s}, source: s}\n").empty());
+  CHECK(error_of(law + "fitted_params: {range: [1.6e10, 7e7], source: s}, source: s}\n")
+            .find("field 'range': must be [smallest, largest] with 1 <= the first <= the second") != std::string::npos);
+  CHECK(error_of(law + "fitted_params: {range: [7e7], source: s}, source: s}\n")
+            .find("field 'range': must be [smallest, largest]") != std::string::npos);
+  CHECK(error_of(law + "fitted_params: {range: [a, b], source: s}, source: s}\n")
+            .find("must be two numbers [smallest, largest]") != std::string::npos);
+  CHECK(error_of(law + "fitted_params: {range: [7e7, 1.6e10]}, source: s}\n").find("field 'source'") !=
+        std::string::npos);
   CHECK(error_of("laws:\n  - {name: l, kind: data-constrained, E: 1.7, A: 400, B: 400, alpha: 0.3, beta: 0.3, "
                  "r_d_star: 15, r_n_star: 5, gamma: 0.5, source: s}\n")
             .find("unknown field 'gamma'") != std::string::npos);
