@@ -56,6 +56,7 @@ std::string format_count(double count, int digits) {
 
 std::string format_scientific(double value, int digits) {
   if (!std::isfinite(value)) return format_significant(value);
+  if (value == 0) return "0";  // not "0e0"
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*e", std::max(0, digits - 1), value);
   // "5.76e+23" → "5.76e23"

@@ -17,6 +17,7 @@ TEST_CASE("values format with readable units") {
   CHECK(format_count(512) == "512");
   CHECK(format_scientific(5.76e23) == "5.76e23");
   CHECK(format_scientific(1.2e-5) == "1.2e-5");
+  CHECK(format_scientific(0) == "0");  // a part with no FLOPs (recompute none), not "0e0"
   CHECK(format_duration(14.8 * 86400) == "14.8 d");
   CHECK(format_duration(90 * 60) == "1.5 h");
   CHECK(format_energy(1965.6e6 * 3600) == "1.966 GWh");
