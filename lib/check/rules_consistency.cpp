@@ -20,13 +20,27 @@ Finding within_percent(double stated, double derived, const RuleSetting& s, cons
   return r;
 }
 
+// A plan document states the budget it was asked for: its other figures (a days plan's FLOPs, a FLOPs plan's
+// days) are what it predicts, not what it states.
+std::string states_none(const Facts& f, const char* what) {
+  if (!f.proposal->plan) return std::string("the proposal states no ") + what;
+  const auto& b = f.proposal->plan->budget;
+  const std::string asked = b.flops        ? "FLOPs"
+                            : b.time_s     ? "a time"
+                            : b.usd        ? "money"
+                            : b.energy_kwh ? "energy"
+                                           : "carbon";
+  const std::string named = std::string(what) == "flops" ? "FLOPs" : what;
+  return "the plan was asked for " + asked + ", not " + named + ", so its " + named + " are predicted, not stated";
+}
+
 Finding stated_flops(const RuleSetting& s, const Facts& f) {
-  if (!f.proposal->flops) return not_applicable("the proposal states no flops");
+  if (!f.proposal->flops) return not_applicable(states_none(f, "flops"));
   return within_percent(*f.proposal->flops, f.flops_6nd, s, "FLOPs", "that 6·N·D gives for its parameters and tokens");
 }
 
 Finding stated_days(const RuleSetting& s, const Facts& f) {
-  if (!f.proposal->days) return not_applicable("the proposal states no days");
+  if (!f.proposal->days) return not_applicable(states_none(f, "days"));
   if (!f.plan || !f.plan->feasible()) return not_applicable("no layout fits, so no duration is predicted");
   return within_percent(*f.proposal->days, f.plan->time_s / units::kSecondsPerDay, s, "days",
                         "its layout's predicted throughput gives");

@@ -358,6 +358,8 @@ def check_plan_document(binary):
         expect(stated["stated_flops"]["verdict"] == "pass" and abs(stated["stated_flops"]["value"]) < 2 and
                stated["stated_days"]["verdict"] == "not-applicable",
                "plan document: its FLOPs budget is stated, no days: %s" % [stated["stated_flops"], stated["stated_days"]])
+        expect(stated["stated_days"]["reason"] == "the plan was asked for FLOPs, not days, so its days are predicted, "
+               "not stated", "plan document: the days it predicts are said not to be stated: %s" % stated["stated_days"])
         # The plan names its grid region (--grid fr), which a regions gate holds; one given as a number names none.
         for grid, allow, verdict in (("fr", "fr", "pass"), ("fr", "us", "fail"), ("300g/kWh", "fr", "not-applicable")):
             out = subprocess.run([binary, "plan", "--flops", "1e22", "--gpu", "h100-sxm5-80gb", "--gpus", "64",
