@@ -51,6 +51,7 @@ struct FitDocument {
   std::optional<SavedLaw> saved_law;
   std::optional<fit::InteractionResult> interaction;  // --form interaction or auto
   std::optional<fit::FormChoice> form_choice;         // --form auto: held-out budgets choose
+  std::vector<std::string> caveats;                   // what the runs cannot tell the fit (doc/fit_document.cpp)
 
   bool operator==(const FitDocument&) const = default;
 };
@@ -99,16 +100,17 @@ inline constexpr auto fields<SavedLaw> =
                added_later(field("form", &SavedLaw::form, kParametricFormCodec))};
 
 template <>
-inline constexpr auto fields<FitDocument> = std::tuple{schema_key("fit"),
-                                                       field("inputs", &FitDocument::inputs),
-                                                       field("runs", &FitDocument::runs),
-                                                       field("approach3", &FitDocument::approach3),
-                                                       field("approach2", &FitDocument::approach2),
-                                                       field("approach1", &FitDocument::approach1),
-                                                       field("bootstrap", &FitDocument::bootstrap),
-                                                       field("saved_law", &FitDocument::saved_law),
-                                                       added_later(field("interaction", &FitDocument::interaction),
-                                                                   field("form_choice", &FitDocument::form_choice))};
+inline constexpr auto fields<FitDocument> =
+    std::tuple{schema_key("fit"),
+               field("inputs", &FitDocument::inputs),
+               field("runs", &FitDocument::runs),
+               field("approach3", &FitDocument::approach3),
+               field("approach2", &FitDocument::approach2),
+               field("approach1", &FitDocument::approach1),
+               field("bootstrap", &FitDocument::bootstrap),
+               field("saved_law", &FitDocument::saved_law),
+               added_later(field("interaction", &FitDocument::interaction),
+                           field("form_choice", &FitDocument::form_choice), field("caveats", &FitDocument::caveats))};
 
 std::string render_fit(const FitDocument& d);
 

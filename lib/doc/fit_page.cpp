@@ -120,6 +120,7 @@ std::string render_fit(const FitDocument& d) {
     out += "saved law '" + d.saved_law->name + "' (" +
            (d.saved_law->form == fit::ParametricForm::kInteraction ? "interaction" : "additive") + " form) to " +
            d.saved_law->file + "\n";
+  for (const auto& n : d.caveats) out += "note: " + n + "\n";
   return out;
 }
 

@@ -52,6 +52,41 @@ TEST_CASE("fit: JSON with approaches 2 and 3 on the example sweep") {
   CHECK(j["approach2"]["budgets"].size() == 9);
 }
 
+TEST_CASE("fit: runs that cannot determine the law, or are not losses, are fitted with a note that says so") {
+  // The example sweep varies D/N at every budget and its losses are nats: no note.
+  const auto sweep = run_cli("fit " + kRuns + " --grid coarse -o json");
+  REQUIRE(sweep.status == 0);
+  CHECK(nlohmann::json::parse(sweep.out)["caveats"].empty());
+  // Six sizes all at 20 tokens per parameter: N and D move together and alpha, beta trade off.
+  const auto dir = temp_dir("notes");
+  std::string same_ratio = "params,tokens,loss\n";
+  for (const double n : {1e8, 2e8, 4e8, 8e8, 1.6e9, 3.2e9}) {
+    const double d = 20 * n;
+    same_ratio += std::to_string(n) + "," + std::to_string(d) + "," +
+                  std::to_string(1.8 + 400 / std::pow(n, 0.34) + 400 / std::pow(d, 0.28)) + "\n";
+  }
+  const auto collinear = run_cli("fit " + write(dir / "same-ratio.csv", same_ratio) + " --grid coarse -o json");
+  REQUIRE(collinear.status == 0);
+  const auto notes = nlohmann::json::parse(collinear.out)["caveats"];
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].get<std::string>().rfind("every run has 20 to 20 tokens per parameter: N and D move together", 0) ==
+        0);
+  CHECK(run_cli("fit " + (dir / "same-ratio.csv").string() + " --grid coarse").out.find("note: every run has 20") !=
+        std::string::npos);
+  // The same runs with 220 added to every loss: a perplexity (or another unit), not nats per token.
+  std::string shifted = "params,tokens,loss\n";
+  for (const double n : {1e8, 2e8, 4e8})
+    for (const double ratio : {5.0, 20.0, 80.0})
+      shifted += std::to_string(n) + "," + std::to_string(ratio * n) + "," +
+                 std::to_string(220 + 400 / std::pow(n, 0.34) + 400 / std::pow(ratio * n, 0.28)) + "\n";
+  const auto perplexity = run_cli("fit " + write(dir / "ppl.csv", shifted) + " --grid coarse -o json");
+  REQUIRE(perplexity.status == 0);
+  const auto ppl_notes = nlohmann::json::parse(perplexity.out)["caveats"];
+  REQUIRE(ppl_notes.size() == 1);
+  CHECK(ppl_notes[0].get<std::string>().find("more nats per token than a uniform guess over a million tokens") !=
+        std::string::npos);
+}
+
 TEST_CASE("fit: the table names the approaches and the basin count") {
   const auto r = run_cli("fit " + kRuns + " --grid coarse --approach all --curves " + kCurves);
   INFO(r.err);
