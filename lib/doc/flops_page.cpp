@@ -20,6 +20,17 @@ std::string render_flops_page(const FlopsDocument& d) {
                                                                       units::format_scientific(f.model_flops, 5) + ")"
                                                                 : "")});
   kv.push_back({"FLOPs per token", units::format_scientific(f.flops_per_token(), 5)});
+  // Hoffmann et al. 2022 Table A4 compares its count with 6·N·D leaving out the embeddings and the final logits
+  // (1.03 ... 0.99): both ratios, so that the table's figure can be read off.
+  if (f.convention == model::FlopsConvention::kChinchilla && f.params > 0 && f.tokens > 0) {
+    double without = f.model_flops;
+    for (const auto& p : f.parts)
+      if (p.name == "embeddings" || p.name == "final_logits") without -= p.flops;
+    const double six_nd = 6 * f.params * f.tokens;
+    kv.push_back({"FLOPs / 6·N·D",
+                  units::format_significant(f.model_flops / six_nd, 4) + "; without embeddings and logits " +
+                      units::format_significant(without / six_nd, 4) + " (as Hoffmann et al. 2022 Table A4 counts)"});
+  }
   std::string out = report::render_key_values(kv, 0);
   if (d.architecture) out += render_params_table(*d.architecture, false);
   if (!f.parts.empty()) {

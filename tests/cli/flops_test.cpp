@@ -45,6 +45,20 @@ TEST_CASE("flops by convention") {
   CHECK(doc["params"]["total"] == doc["architecture"]["params"]);
 }
 
+TEST_CASE("flops: the chinchilla page gives the ratio to 6ND with and without embeddings and logits") {
+  // Table A9's 73M shape (arch --params 73M): 1.58 x 6ND counting the embeddings and logits of a 32k vocabulary,
+  // 1.025 without them, which is Hoffmann et al. 2022 Table A4's 1.03.
+  const auto dir = isoflop::test::fresh_temp_dir("isoflop-flops-test", "a4");
+  const auto shaped = run_cli("arch --params 73M -o yaml");
+  REQUIRE(shaped.status == 0);
+  const std::string path = (dir / "a73.yaml").string();
+  std::ofstream(path) << shaped.out;
+  const auto r = run_cli("flops --arch " + path + " --tokens 1B --flops-convention chinchilla");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("FLOPs / 6·N·D    1.58; without embeddings and logits 1.025 (as Hoffmann et al. 2022 Table A4 "
+                   "counts)") != std::string::npos);
+}
+
 TEST_CASE("flops of an MoE model follow its active parameters") {
   const auto doc = run_json("flops --arch st-moe-32b --tokens 1T -o json");
   const double active = doc["params"]["active"].get<double>();
