@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "check/rules.hpp"
+#include "core/suggest.hpp"
 #include "units/format.hpp"
 #include "units/si.hpp"
 
@@ -25,13 +26,16 @@ Finding within_percent(double stated, double derived, const RuleSetting& s, cons
 std::string states_none(const Facts& f, const char* what) {
   if (!f.proposal->plan) return std::string("the proposal states no ") + what;
   const auto& b = f.proposal->plan->budget;
-  const std::string asked = b.flops        ? "FLOPs"
-                            : b.time_s     ? "a time"
-                            : b.usd        ? "money"
-                            : b.energy_kwh ? "energy"
-                                           : "carbon";
+  std::vector<std::string> asked;
+  if (b.flops) asked.emplace_back("FLOPs");
+  if (b.time_s) asked.emplace_back("a time");
+  if (b.usd) asked.emplace_back("money");
+  if (b.energy_kwh) asked.emplace_back("energy");
+  if (b.co2e_kg) asked.emplace_back("carbon");
   const std::string named = std::string(what) == "flops" ? "FLOPs" : what;
-  return "the plan was asked for " + asked + ", not " + named + ", so its " + named + " are predicted, not stated";
+  if (asked.empty()) return "the plan document states no budget, so its " + named + " are predicted, not stated";
+  return "the plan was asked for " + join_words(asked) + ", not " + named + ", so its " + named +
+         " are predicted, not stated";
 }
 
 Finding stated_flops(const RuleSetting& s, const Facts& f) {

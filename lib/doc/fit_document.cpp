@@ -27,16 +27,17 @@ std::vector<fit::EnvelopePoint> thinned(const std::vector<fit::EnvelopePoint>& e
 // runs at one tokens-per-parameter ratio move N and D together, so A/N^alpha and B/D^beta trade off and alpha,
 // beta and the exponents a, b are not determined by them (IsoFLOP sweeps vary D/N at each budget); and a loss
 // above a uniform guess over a million tokens is no per-token cross-entropy (a perplexity, or another unit).
-std::vector<std::string> fit_caveats(const std::vector<fit::Run>& runs) {
+std::vector<std::string> fit_caveats(const std::vector<fit::Run>& runs, const std::string& file) {
   std::vector<std::string> notes;
   if (runs.empty()) return notes;
   const auto ratio = [](const fit::Run& r) { return r.tokens / r.params; };
   const auto [least, most] =
       std::minmax_element(runs.begin(), runs.end(), [&](const auto& x, const auto& y) { return ratio(x) < ratio(y); });
   constexpr double kLeastRatioSpread = 2;  // D/N within a factor of 2 across every run
+  const std::string low = units::format_significant(ratio(*least), 3);
+  const std::string high = units::format_significant(ratio(*most), 3);
   if (ratio(*most) < kLeastRatioSpread * ratio(*least))
-    notes.push_back("every run has " + units::format_significant(ratio(*least), 3) + " to " +
-                    units::format_significant(ratio(*most), 3) +
+    notes.push_back("every run has " + (low == high ? low : low + " to " + high) +
                     " tokens per parameter: N and D move together, so alpha and beta (and a, b) trade off and the "
                     "runs do not determine them; vary the tokens per parameter at each budget (an IsoFLOP sweep)");
   const double uniform_over_a_million = std::log(1e6);
@@ -44,7 +45,7 @@ std::vector<std::string> fit_caveats(const std::vector<fit::Run>& runs) {
       std::max_element(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.loss < y.loss; });
   if (highest->loss > uniform_over_a_million)
     notes.push_back(
-        "a loss of " + units::format_significant(highest->loss, 4) + " (line " + std::to_string(highest->line) +
+        "a loss of " + units::format_significant(highest->loss, 4) + " (" + file + ":" + std::to_string(highest->line) +
         ") is more nats per token than a uniform guess over a million "
         "tokens (" +
         units::format_significant(uniform_over_a_million, 3) + "): a perplexity, or a loss in another unit?");
@@ -110,7 +111,7 @@ FitDocument fit_document(fit::FitRequest request, const std::function<void(int, 
             static_cast<long long>(all.size() - runs.size()), runs};
   const fit::Approach3Options a3 = request.approach3_options();
   const fit::Approach2Options a2 = request.approach2_options();
-  d.caveats = fit_caveats(runs);
+  d.caveats = fit_caveats(runs, request.runs_file);
   if (request.uses(3)) {
     if (runs.size() < 5)
       throw InputError(request.runs_file + ": Approach 3 fits 5 parameters but only " + std::to_string(runs.size()) +

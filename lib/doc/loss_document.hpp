@@ -37,7 +37,7 @@ inline constexpr auto fields<scaling::LossEstimate> =
                field("parameters", &scaling::LossEstimate::parameters),
                field("dataset", &scaling::LossEstimate::dataset),
                field("note", &scaling::LossEstimate::note),
-               field("extrapolation", &scaling::LossEstimate::extrapolation, null_when_empty())};
+               added_later(field("extrapolation", &scaling::LossEstimate::extrapolation, null_when_empty()))};
 
 template <>
 inline constexpr auto fields<LossDocument> =

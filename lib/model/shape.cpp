@@ -313,9 +313,11 @@ FamilyShapeResult shape_by_family(double target, const FamilyShapeOptions& o) {
                   units::format_count(smallest_params) +
                   " parameters: a smaller vocabulary (--vocab), another family (--style) or "
                   "a larger count" +
-                  // Thousands of times under it: a count without its unit, not a small model.
-                  (target * 1e3 < smallest_params
-                       ? " (" + units::format_count(target) + " reads as a count without its unit: 70B, 7e10)"
+                  // A few thousand parameters or fewer, thousands of times under it: a count without its unit
+                  // (70 for 70B), not a small model.
+                  (target < 1e4 && target * 1e3 < smallest_params
+                       ? " (" + units::format_count(target) + " reads as a count without its unit: " +
+                             units::format_count(target * 1e9) + ", " + units::format_scientific(target * 1e9) + ")"
                        : std::string())
             : std::string(o.tp > 1 ? "; lower the tensor parallelism or change the parameter count"
                                    : "; change the parameter count");

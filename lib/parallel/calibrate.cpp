@@ -134,8 +134,9 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
     const RunSetup& setup = (r.held_out ? judge_setups : fit_setups).emplace_back(run_setup(catalog, r));
     const RunPrediction p = predict_run(setup, r, start);
     const double utilisation = p.model_flops_per_step / (r.gpus * p.measured_step_time_s * top_peak);
-    // Far under it, a step time in the wrong unit (ms as s) or a hung run: the fit would pin its constants at
-    // their bounds to follow it, and save them.
+    // Ten thousand times under it, a hung run or an absurd value (1e9 s): the fit would pin its constants at their
+    // bounds to follow it, and save them. (A run a thousand times slow, ms written as s, stays above it: the fit
+    // says which constant it left at a bound.)
     constexpr double kLeastUtilisation = 1e-4;
     if (!(utilisation <= 1) || !(utilisation >= kLeastUtilisation))
       throw CatalogError(

@@ -55,7 +55,8 @@ void OptimalRequest::validate() const {
 static std::string outside_fit(const catalog::LawSpec& law, double params) {
   const auto [smallest, largest] = law.fitted_params;
   if (!(smallest > 0) || (params >= smallest && params <= largest)) return "";
-  return "an extrapolation: " + units::format_count(params) + " parameters is " +
+  const std::string kind = law.parameters == "non-embedding" ? " non-embedding" : "";
+  return "an extrapolation: " + units::format_count(params) + kind + " parameters is " +
          (params < smallest ? "fewer" : "more") + " than the " + units::format_count(smallest) + " to " +
          units::format_count(largest) + " of the runs " + law.name + " was fitted to";
 }
@@ -109,7 +110,8 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
     for (const auto& law : laws)
       if (law.name == a.law && !outside_fit(law, a.params).empty()) {
         only = outside_fit(law, a.params);
-        outside.push_back(law.name + " " + units::format_count(a.params) + " (fitted " +
+        outside.push_back(law.name + " " + units::format_count(a.params) +
+                          (law.parameters == "non-embedding" ? " non-embedding" : "") + " (fitted " +
                           units::format_count(law.fitted_params[0]) + " to " +
                           units::format_count(law.fitted_params[1]) + ")");
       }

@@ -360,6 +360,16 @@ def check_plan_document(binary):
                "plan document: its FLOPs budget is stated, no days: %s" % [stated["stated_flops"], stated["stated_days"]])
         expect(stated["stated_days"]["reason"] == "the plan was asked for FLOPs, not days, so its days are predicted, "
                "not stated", "plan document: the days it predicts are said not to be stated: %s" % stated["stated_days"])
+        # Edited to state no budget at all, it says so rather than naming one.
+        edited = json.loads(out.stdout)
+        for key in edited["inputs"]["budget"]:
+            edited["inputs"]["budget"][key] = None
+        unbudgeted = os.path.join(tmp, "unbudgeted.json")
+        open(unbudgeted, "w").write(json.dumps(edited))
+        r = run(binary, unbudgeted, "--policy", POLICY, "-o", "json")
+        reasons = {v["rule"]: v["reason"] for v in json.loads(r.stdout)["proposals"][0]["verdicts"]} if r.stdout else {}
+        expect(reasons.get("stated_flops") == "the plan document states no budget, so its FLOPs are predicted, not "
+               "stated", "plan document with no budget: %d %s" % (r.returncode, reasons.get("stated_flops", r.stderr)))
         # The plan names its grid region (--grid fr), which a regions gate holds; one given as a number names none.
         for grid, allow, verdict in (("fr", "fr", "pass"), ("fr", "us", "fail"), ("300g/kWh", "fr", "not-applicable")):
             out = subprocess.run([binary, "plan", "--flops", "1e22", "--gpu", "h100-sxm5-80gb", "--gpus", "64",
