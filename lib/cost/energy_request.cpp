@@ -61,7 +61,7 @@ void check_plausible(const EnergyRequest& r, const catalog::Catalog& cat, const 
                                  " g/kWh, more than a coal plant emits; accepted: up to " +
                                  units::format_significant(k.max_grid_kg_per_kwh, 3) +
                                  " kg/kWh with its unit, or a grid of isoflop catalog grids");
-  const auto [low, high] = k.power_tdp_ratio;
+  const double low = k.power_tdp_ratio[0], high = k.power_tdp_ratio[1];
   if (!(low > 0) || !(acc.tdp_w > 0)) return;
   const auto check = [&](const char* field, double stated_w, double tdp_w, const std::string& of, const char* other) {
     const double ratio = stated_w / tdp_w;
