@@ -12,6 +12,7 @@
 #include "model/params.hpp"
 #include "parallel/stages.hpp"
 #include "parallel/trainer_rules.hpp"
+#include "scaling/query.hpp"
 #include "units/format.hpp"
 #include "units/integer_limits.hpp"
 #include "units/si.hpp"
@@ -345,6 +346,9 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
     r.allocation = scaling::allocate_fixed_params(o.law, law_flops, params);
   }
   r.band = scaling::allocation_band(o.band_laws, law_flops);
+  // The plan's N past the model sizes its law was fitted to is the formula extrapolated, as optimal says.
+  if (const std::string outside = scaling::outside_fit(o.law, r.allocation.params); !outside.empty())
+    r.band.notes.push_back(outside);
   // The tokens: the allocation's D for a FLOPs budget; for a time-like budget, what the layout runs in the
   // time (the allocation's D within the iteration's tolerance).
   r.tokens = r.allocation.tokens;

@@ -50,9 +50,7 @@ void OptimalRequest::validate() const {
   AllocationConstraints{unique_tokens, inference_tokens}.validate();
 }
 
-// Where N lies outside the runs `law` was fitted to (data/laws.yaml fitted_params): the formula extrapolated, in
-// words; "" inside them or where the catalog has no range for the law.
-static std::string outside_fit(const catalog::LawSpec& law, double params) {
+std::string outside_fit(const catalog::LawSpec& law, double params) {
   const auto [smallest, largest] = law.fitted_params;
   if (!(smallest > 0) || (params >= smallest && params <= largest)) return "";
   const std::string kind = law.parameters == "non-embedding" ? " non-embedding" : "";

@@ -51,6 +51,11 @@ struct OptimalAnswer {
 };
 OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalRequest& request);
 
+// Where `params` lies outside the model sizes `law` was fitted to (data/laws.yaml fitted_params): "an
+// extrapolation: 72.2B parameters is more than the 70M to 16B of the runs epoch-2024 was fitted to"; "" inside
+// them or where the catalog has no range for the law.
+std::string outside_fit(const catalog::LawSpec& law, double params);
+
 // A loss question: N parameters trained on D tokens, optionally from U unique tokens.
 struct LossRequest {
   double params = 0;

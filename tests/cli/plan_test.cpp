@@ -423,6 +423,20 @@ TEST_CASE("a GPU count that fits is offered where every quarter step from the me
   CHECK(run_cli("layout --from " + path + " --gpus " + std::to_string(offered)).status == 0);
 }
 
+TEST_CASE("plan says when its N lies past the model sizes its law was fitted to") {
+  // Epoch's refit of Chinchilla's runs (70M to 16B): the 3360-A100 month's 111B is past them; 1e20 FLOPs on 64
+  // GPUs gives about 1.3B, inside them.
+  const auto month = run_json("plan --gpus 3360 --gpu a100-sxm4-80gb --days 30 -o json");
+  const auto& notes = month["band"]["notes"];
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
+    return n.template get<std::string>().find(
+               "parameters is more than the 70M to 16B of the runs epoch-2024 was "
+               "fitted to") != std::string::npos;
+  }));
+  const auto small = run_json("plan --flops 1e20 --gpus 64 --gpu a100-sxm4-80gb -o json");
+  for (const auto& n : small["band"]["notes"]) CHECK(n.get<std::string>().find("extrapolation") == std::string::npos);
+}
+
 TEST_CASE("plan with virtual stages pinned alone shapes a depth they split and runs them") {
   for (const int vpp : {2, 3, 4}) {
     INFO(vpp);
