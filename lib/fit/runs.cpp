@@ -41,8 +41,9 @@ std::vector<Run> parse_runs_csv(const std::string& text, const std::string& file
     // Chinchilla's convention C ≈ 6·N·D (Hoffmann et al. 2022, App. F), as Besiroglu et al. 2024 do.
     if (!has_tokens) r.tokens = r.flops / (6 * r.params);
     if (!has_flops) r.flops = 6 * r.params * r.tokens;
-    // A derived value out of double's range (6·N·D above 1.8e308, or C/(6·N) below the smallest double).
-    if (!std::isfinite(r.flops) || !(r.tokens > 0))
+    // A derived value out of double's range (6·N·D above 1.8e308, or C/(6·N) below the smallest double or above
+    // the largest: 6e18 FLOPs of 1e-300 parameters).
+    if (!std::isfinite(r.flops) || !(r.tokens > 0) || !std::isfinite(r.tokens))
       throw InputError(t.where(row, has_tokens ? *tokens : *flops) + ": " +
                        (has_tokens ? "6·params·tokens" : "flops/(6·params)") + " is out of range");
     if (has_tokens && has_flops) {

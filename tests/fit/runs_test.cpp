@@ -64,6 +64,8 @@ TEST_CASE("bad run tables name file, line and column") {
       // Found by fuzzing: a derived column out of double's range (6·N·D = inf, C/(6·N) = 0).
       {"params,tokens,loss\n3e7,9e306,3\n", "r.csv:2: column 2 ('tokens'): 6·params·tokens is out of range"},
       {"params,flops,loss\n1e300,1e-300,3\n", "r.csv:2: column 2 ('flops'): flops/(6·params) is out of range"},
+      // ... and C/(6·N) past the largest double (6e18 FLOPs of 1e-300 parameters).
+      {"params,flops,loss\n1e-300,6e18,3\n", "r.csv:2: column 2 ('flops'): flops/(6·params) is out of range"},
       {"params,tokens,loss\n", "no runs"},
       {"parms,tokens,loss\n1,1,1\n", "did you mean 'parms'"},
   };
