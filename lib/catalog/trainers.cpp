@@ -93,12 +93,11 @@ TrainerRules parse_trainer(FieldReader& r) {
   if (const auto positions = r.optional_child("positional_encodings")) {
     FieldReader p(*positions, r.file(), "positional_encodings of trainer '" + t.name + "'");
     const YAML::Node spelled = p.child("spelled");
-    const std::string accepted = join(model::kPositionalEncodingNames.names(), "|");
+    const auto names = model::kPositionalEncodingNames.names();
     if (!spelled.IsSequence() || spelled.size() == 0)
-      p.fail("spelled", "must be a non-empty list of positional encodings (" + accepted + ")");
+      p.fail("spelled", "must be a non-empty list of positional encodings (" + join(names, "|") + ")");
     for (const auto& e : spelled) {
       const std::string name = e.IsScalar() ? e.Scalar() : std::string();
-      const auto names = model::kPositionalEncodingNames.names();
       if (std::find(names.begin(), names.end(), name) == names.end())
         p.fail("spelled", model::kPositionalEncodingNames.rejection(name));
       t.positions.spelled.push_back(name);

@@ -46,21 +46,11 @@ double catalog_embodied_kg(const catalog::Catalog& cat, const catalog::Accelerat
 
 std::string ratio_text(double ratio) { return units::format_significant(ratio, 3) + "x"; }
 
-// Refuses a stated PUE, grid intensity or power past the catalog's plausible bounds (cost.yaml `plausible`), as the
-// unit slip it most likely is: a grid in g/kWh given as kg/kWh, a node's kilowatts given as an accelerator's watts.
-// A preset or grid named from the catalog (an overlay's included) is the catalog's own fact, not a slip.
-void check_plausible(const EnergyRequest& r, const catalog::Catalog& cat, const catalog::Accelerator& acc,
-                     int gpus_per_node, const RunCostInputs& in) {
-  const catalog::RunCostConstants& k = cat.run_cost_constants();
-  if (r.pue && !cat.find_pue_preset(*r.pue) && k.max_pue > 0 && in.pue > k.max_pue)
-    throw FieldError("pue", *r.pue + " is above " + units::format_significant(k.max_pue, 3) +
-                                ", more facility energy per IT kWh than any datacenter reports; a PUE is a ratio, "
-                                "e.g. 1.1 (hyperscale) to 1.6 (typical)");
-  if (r.grid && !cat.find_grid(*r.grid) && k.max_grid_kg_per_kwh > 0 && in.intensity_kg_per_kwh > k.max_grid_kg_per_kwh)
-    throw FieldError("grid", *r.grid + " is " + units::format_significant(in.intensity_kg_per_kwh * 1e3, 4) +
-                                 " g/kWh, more than a coal plant emits; accepted: up to " +
-                                 units::format_significant(k.max_grid_kg_per_kwh, 3) +
-                                 " kg/kWh with its unit, or a grid of isoflop catalog grids");
+// Refuses a stated power per accelerator or per node outside the catalog's plausible ratio to the TDP it stands
+// for (cost.yaml `plausible`), as the unit slip it most likely is: a node's kilowatts given as an accelerator's
+// watts. (A typed PUE or grid intensity is held to its bound where it is parsed: pue_value, grid_value.)
+void check_power_plausible(const EnergyRequest& r, const catalog::RunCostConstants& k, const catalog::Accelerator& acc,
+                           int gpus_per_node) {
   const double low = k.power_tdp_ratio[0], high = k.power_tdp_ratio[1];
   if (!(low > 0) || !(acc.tdp_w > 0)) return;
   const auto check = [&](const char* field, double stated_w, double tdp_w, const std::string& of, const char* other) {
@@ -82,11 +72,19 @@ void check_plausible(const EnergyRequest& r, const catalog::Catalog& cat, const 
 
 }  // namespace
 
+// A preset or grid named from the catalog (an overlay's included) is the catalog's own fact; a typed value past
+// the catalog's plausible bound (cost.yaml `plausible`) is refused as the unit slip it most likely is (a PUE as a
+// percentage, a grid in g/kWh given as kg/kWh).
 double pue_value(const catalog::Catalog& cat, const std::string& text) {
   if (const auto* p = cat.find_pue_preset(text)) return p->pue;
   if (starts_like_number(text)) {
     const double v = parse_field("pue", [&] { return units::parse_number(text, "pue", units::Sign::kAny); });
     if (!(v >= 1)) throw FieldError("pue", text + " is below 1 (facility energy cannot be less than IT energy)");
+    const double most = cat.run_cost_constants().max_pue;
+    if (most > 0 && v > most)
+      throw FieldError("pue", text + " is above " + units::format_significant(most, 3) +
+                                  ", more facility energy per IT kWh than any datacenter reports; a PUE is a ratio, "
+                                  "e.g. 1.1 (hyperscale) to 1.6 (typical)");
     return v;
   }
   return cat.pue_preset(text, "pue").pue;
@@ -94,9 +92,17 @@ double pue_value(const catalog::Catalog& cat, const std::string& text) {
 
 double grid_value(const catalog::Catalog& cat, const std::string& text) {
   if (const auto* g = cat.find_grid(text)) return g->intensity_kg_per_kwh;
-  if (starts_like_number(text))
-    return parse_field("grid",
-                       [&] { return units::parse_intensity_kg_per_kwh(text, "grid", units::Sign::kNonNegative); });
+  if (starts_like_number(text)) {
+    const double v =
+        parse_field("grid", [&] { return units::parse_intensity_kg_per_kwh(text, "grid", units::Sign::kNonNegative); });
+    const double most = cat.run_cost_constants().max_grid_kg_per_kwh;
+    if (most > 0 && v > most)
+      throw FieldError("grid", text + " is " + units::format_significant(v * 1e3, 4) +
+                                   " g/kWh, more than a coal plant emits; accepted: up to " +
+                                   units::format_significant(most, 3) +
+                                   " kg/kWh with its unit, or a grid of isoflop catalog grids");
+    return v;
+  }
   return cat.grid(text, "grid").intensity_kg_per_kwh;
 }
 
@@ -161,7 +167,7 @@ void apply_energy_request(const EnergyRequest& r, const catalog::Catalog& cat, c
   if (r.tdp_utilisation) in->tdp_utilisation = *r.tdp_utilisation;
   if (r.host_overhead_w) in->host_overhead_w = *r.host_overhead_w;
   if (r.energy_method) in->energy_method = r.energy_method;
-  check_plausible(r, cat, acc, in->gpus_per_node, *in);
+  check_power_plausible(r, cat.run_cost_constants(), acc, in->gpus_per_node);
   if (r.embodied_kg_per_gpu) {
     in->embodied_kg_per_gpu = r.embodied_kg_per_gpu;
   } else if (r.embodied && !in->embodied_kg_per_gpu) {

@@ -33,9 +33,10 @@ struct EnergyRequest {
   std::optional<double> whatif_model_factor;       // Model lever: compute saved at equal quality, ≥ 1
 };
 
-// A PUE preset's value, or a number ≥ 1. FieldError "pue" otherwise.
+// A PUE preset's value, or a number from 1 to the catalog's plausible bound. FieldError "pue" otherwise.
 double pue_value(const catalog::Catalog& catalog, const std::string& text);
-// A grid region's intensity, or an intensity with a unit ("429g/kWh"), in kg CO2e per kWh. FieldError "grid".
+// A grid region's intensity, or an intensity with a unit ("429g/kWh") up to the catalog's plausible bound, in kg CO2e
+// per kWh. FieldError "grid".
 double grid_value(const catalog::Catalog& catalog, const std::string& text);
 
 // The power, PUE, grid, price and embodied fields of `inputs` for `accelerator` housed in `node` (null when it

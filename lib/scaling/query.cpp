@@ -105,14 +105,16 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
   std::vector<std::string> outside;
   std::string only;
   for (const auto& a : out.allocations)
-    for (const auto& law : laws)
-      if (law.name == a.law && !outside_fit(law, a.params).empty()) {
-        only = outside_fit(law, a.params);
-        outside.push_back(law.name + " " + units::format_count(a.params) +
-                          (law.parameters == "non-embedding" ? " non-embedding" : "") + " (fitted " +
-                          units::format_count(law.fitted_params[0]) + " to " +
-                          units::format_count(law.fitted_params[1]) + ")");
-      }
+    for (const auto& law : laws) {
+      if (law.name != a.law) continue;
+      std::string sentence = outside_fit(law, a.params);
+      if (sentence.empty()) continue;
+      only = std::move(sentence);
+      outside.push_back(law.name + " " + units::format_count(a.params) +
+                        (law.parameters == "non-embedding" ? " non-embedding" : "") + " (fitted " +
+                        units::format_count(law.fitted_params[0]) + " to " + units::format_count(law.fitted_params[1]) +
+                        ")");
+    }
   if (outside.size() == 1) out.notes.push_back(only);
   if (outside.size() > 1)
     out.notes.push_back("extrapolations past the model sizes each law was fitted to: " + join(outside, ", "));
