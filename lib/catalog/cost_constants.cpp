@@ -61,6 +61,16 @@ RunCostConstants parse_run_cost_constants(FieldReader& r) {
     if (!(c.power_tdp_ratio[0] > 0)) p.fail("accelerator_power_tdp", "must be [low, high] with low above 0");
     const std::string power_source = p.string("accelerator_power_source");
     c.plausible_source = pue_source + "; " + grid_source + "; " + power_source;
+    // Optional within `plausible`: each with its source when given.
+    const auto optional_bound = [&](const char* key, const char* source_key, double* value) {
+      if (!p.has(key)) return;
+      *value = p.positive(key);
+      c.plausible_source += "; " + p.string(source_key);
+    };
+    optional_bound("min_utilisation", "min_utilisation_source", &c.min_utilisation);
+    if (c.min_utilisation >= 1) p.fail("min_utilisation", "must be a fraction below 1 of the 16-bit peak");
+    optional_bound("max_price_per_gpu_hour_usd", "max_price_per_gpu_hour_source", &c.max_price_per_gpu_hour_usd);
+    optional_bound("max_price_per_kwh_usd", "max_price_per_kwh_source", &c.max_price_per_kwh_usd);
     p.finish();
   }
   c.file = r.where("name");

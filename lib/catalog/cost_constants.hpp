@@ -40,6 +40,9 @@ struct RunCostConstants {
   double max_pue = 0;
   double max_grid_kg_per_kwh = 0;
   std::array<double, 2> power_tdp_ratio{};  // [low, high]: stated power per accelerator over its TDP
+  double min_utilisation = 0;               // a stated utilisation (or achieved rate over peak) below it
+  double max_price_per_gpu_hour_usd = 0;
+  double max_price_per_kwh_usd = 0;
   std::string plausible_source;
   std::string file;
 };

@@ -75,7 +75,8 @@ template <either<RunCostConstants> E, class F> void fields(E& c, F&& f) {
   f(c.name, c.tdp_utilisation, c.host_overhead_w, c.tdp_source, c.lifetime_s, c.memory_kg_per_gb, c.embodied_source,
     c.model_factor, c.model_source, c.mechanization_pue, c.mechanization_source, c.published_ranges, c.ranges_source,
     c.default_pue, c.default_pue_source, c.batch_coefficient, c.batch_exponent, c.batch_source, c.min_mfu,
-    c.min_mfu_source, c.max_pue, c.max_grid_kg_per_kwh, c.power_tdp_ratio, c.plausible_source, c.file);
+    c.min_mfu_source, c.max_pue, c.max_grid_kg_per_kwh, c.power_tdp_ratio, c.min_utilisation,
+    c.max_price_per_gpu_hour_usd, c.max_price_per_kwh_usd, c.plausible_source, c.file);
 }
 template <either<EmbodiedCarbon> E, class F> void fields(E& c, F&& f) {
   f(c.name, c.die_area_cm2, c.kg_per_cm2, c.source, c.file);

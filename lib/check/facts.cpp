@@ -15,6 +15,7 @@ std::string proposal_field(const std::string& field) {
   for (const char* f : {"gpu", "node", "gpus", "nodes", "gpus_per_node"})
     if (field == f) return std::string("cluster.") + f;
   if (field == "grid") return "region";
+  if (field == "price_per_gpu_hour_usd") return "price_per_gpu_hour";
   return field;
 }
 

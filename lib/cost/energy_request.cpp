@@ -70,6 +70,21 @@ void check_power_plausible(const EnergyRequest& r, const catalog::RunCostConstan
           "");
 }
 
+// Refuses a stated price past the catalog's plausible bound (cost.yaml `plausible`): a node's hourly price given per
+// accelerator, cents given as dollars.
+void check_price_plausible(const EnergyRequest& r, const catalog::RunCostConstants& k) {
+  const auto check = [](const char* field, const std::optional<double>& usd, double most, const char* per,
+                        const char* hint) {
+    if (!usd || !(most > 0) || *usd <= most) return;
+    throw FieldError(field, units::format_money(*usd) + " per " + per + " is above " + units::format_money(most) +
+                                ", more than any published list price; accepted: 0 to " + units::format_money(most) +
+                                " (" + hint + ")");
+  };
+  check("price_per_gpu_hour_usd", r.price_per_gpu_hour_usd, k.max_price_per_gpu_hour_usd, "GPU-hour",
+        "the price of one accelerator for one hour, not of a node");
+  check("price_per_kwh_usd", r.price_per_kwh_usd, k.max_price_per_kwh_usd, "kWh", "in dollars, not cents");
+}
+
 }  // namespace
 
 // A preset or grid named from the catalog (an overlay's included) is the catalog's own fact; a typed value past
@@ -168,6 +183,7 @@ void apply_energy_request(const EnergyRequest& r, const catalog::Catalog& cat, c
   if (r.host_overhead_w) in->host_overhead_w = *r.host_overhead_w;
   if (r.energy_method) in->energy_method = r.energy_method;
   check_power_plausible(r, cat.run_cost_constants(), acc, in->gpus_per_node);
+  check_price_plausible(r, cat.run_cost_constants());
   if (r.embodied_kg_per_gpu) {
     in->embodied_kg_per_gpu = r.embodied_kg_per_gpu;
   } else if (r.embodied && !in->embodied_kg_per_gpu) {

@@ -195,6 +195,9 @@ constexpr auto kRunCost = std::tuple{
     field("max_pue", &RunCostConstants::max_pue, null_when(0.0)),
     field("max_grid_kg_per_kwh", &RunCostConstants::max_grid_kg_per_kwh, null_when(0.0)),
     field("accelerator_power_tdp", &RunCostConstants::power_tdp_ratio, null_when(std::array<double, 2>{})),
+    field("min_utilisation", &RunCostConstants::min_utilisation, null_when(0.0)),
+    field("max_price_per_gpu_hour_usd", &RunCostConstants::max_price_per_gpu_hour_usd, null_when(0.0)),
+    field("max_price_per_kwh_usd", &RunCostConstants::max_price_per_kwh_usd, null_when(0.0)),
     custom("source", joined_sources, [](const Json& v, RunCostConstants& c) { read_value(v, c.tdp_source); })};
 
 using catalog::EmbodiedCarbon;

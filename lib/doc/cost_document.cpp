@@ -102,6 +102,23 @@ CostDocument make_cost_document(const CostRequest& r, const catalog::Catalog& ca
       throw FieldError("tflops_per_gpu", "must be positive and at most the peak of " + cluster.accelerator.name + ", " +
                                              units::format_significant(in.peak_flops_per_gpu / 1e12, 4) + " TFLOP/s");
   }
+  // A utilisation far below any published run's is a unit slip (cost.yaml `plausible`: PF/s typed as TF/s).
+  const double least = cat.run_cost_constants().min_utilisation;
+  if ((r.mfu || r.tflops_per_gpu) && least > 0 && in.utilisation < least) {
+    const std::string percent = units::format_significant(in.utilisation * 100, 3) + " %";
+    const std::string least_percent = units::format_significant(least * 100, 3) + " %";
+    if (r.tflops_per_gpu)
+      throw FieldError("tflops_per_gpu", units::format_significant(*r.tflops_per_gpu, 4) + " TFLOP/s is " + percent +
+                                             " of the " + units::format_significant(in.peak_flops_per_gpu / 1e12, 4) +
+                                             " TFLOP/s peak of " + cluster.accelerator.name + ", under the " +
+                                             least_percent + " no published run goes below; accepted: " +
+                                             units::format_significant(least * in.peak_flops_per_gpu / 1e12, 4) +
+                                             " to " + units::format_significant(in.peak_flops_per_gpu / 1e12, 4) +
+                                             " TFLOP/s (in TF/s, not PF/s)");
+    throw FieldError("mfu", units::format_significant(*r.mfu, 4) + " is " + percent + " of peak, under the " +
+                                least_percent + " no published run goes below; accepted: " +
+                                units::format_significant(least, 3) + " to 1 (a fraction: 0.45 is 45 %)");
+  }
   if (work == CostWork::kTime) {
     // The run lasts `time_s`. With a utilisation, the work is what the cluster does in that time — the FLOPs it
     // affords; without one the work is unknown and the figure at full peak is an upper bound.

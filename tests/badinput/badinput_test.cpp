@@ -220,20 +220,29 @@ void make_fixtures(const fs::path& d) {
   const std::string acc = kAccelerator;
   const std::map<std::string, std::string> overlays = {
       {"ov-dup", acc + "    memory_gb: 40\n"},
+      // So slow that a plausible utilisation's run time is past a double (the overflow guards stay reachable).
+      {"ov-slow",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: 1e-298\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
       {"ov-dupsec", acc + acc},
-      {"ov-gpn", "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 1e10\n"
-                 "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
-                 "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-gpn",
+       "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 1e10\n"
+       "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
+       "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
       {"ov-nodes", "clusters:\n  - name: c1\n    node: dgx-h100\n    nodes: 99999999999\n    source: test\n"},
       {"ov-year", "grids:\n  - name: g1\n    intensity: 400 g/kWh\n    year: 1e12\n    source: test\n"},
-      {"ov-inf", "accelerators:\n  - name: t1\n    peak_16bit_tflops: .inf\n    memory_gb: 80\n"
-                 "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
-      {"ov-infword", "accelerators:\n  - name: t1\n    peak_16bit_tflops: inf\n    memory_gb: 80\n"
-                     "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
-      {"ov-nan", "accelerators:\n  - name: t1\n    peak_16bit_tflops: 100\n    memory_gb: 80\n"
-                 "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    measured_power: nan\n    source: test\n"},
-      {"ov-nonscalar", "accelerators:\n  - name: t1\n    peak_16bit_tflops: [1, 2]\n    memory_gb: 80\n"
-                       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-inf",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: .inf\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-infword",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: inf\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-nan",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: 100\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    measured_power: nan\n    source: test\n"},
+      {"ov-nonscalar",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: [1, 2]\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
       {"ov-namelist", "accelerators:\n  - name: {a: 1}\n    peak_16bit_tflops: 1\n"},
       {"ov-keymap", "accelerators:\n  - ? [a, b]\n    : 1\n"},
       {"ov-seckey", "? [a]\n: 1\n"},
@@ -242,13 +251,16 @@ void make_fixtures(const fs::path& d) {
       {"ov-sectionmap", "accelerators: {name: x}\n"},
       {"ov-syntax", "accelerators: [\n"},
       {"ov-unknown", acc + "    colour: red\n"},
-      {"ov-negative", "accelerators:\n  - name: t1\n    peak_16bit_tflops: -1\n    memory_gb: 80\n"
-                      "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
-      {"ov-ref", "nodes:\n  - name: n1\n    accelerator: nope\n    gpus_per_node: 8\n    max_power: 10 kW\n"
-                 "    intra_node_bandwidth_gb_per_s: 900\n    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
-      {"ov-fraction", "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 2.5\n"
-                      "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
-                      "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-negative",
+       "accelerators:\n  - name: t1\n    peak_16bit_tflops: -1\n    memory_gb: 80\n"
+       "    memory_bandwidth_gb_per_s: 2000\n    tdp: 700 W\n    source: test\n"},
+      {"ov-ref",
+       "nodes:\n  - name: n1\n    accelerator: nope\n    gpus_per_node: 8\n    max_power: 10 kW\n"
+       "    intra_node_bandwidth_gb_per_s: 900\n    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
+      {"ov-fraction",
+       "nodes:\n  - name: n1\n    accelerator: h100-sxm5-80gb\n    gpus_per_node: 2.5\n"
+       "    max_power: 10 kW\n    intra_node_bandwidth_gb_per_s: 900\n"
+       "    inter_node_bandwidth_gb_per_s: 400\n    source: test\n"},
       {"ov-power", acc.substr(0, acc.find("    tdp")) + "    tdp: lots\n    source: test\n"},
       {"ov-overhead", acc.substr(0, acc.find("    source")) +
                           "    calibration:\n      gemm_efficiency_max: 0.5\n      gemm_half_width: 100\n"

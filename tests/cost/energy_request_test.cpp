@@ -122,6 +122,33 @@ TEST_CASE("stated PUE grid and power past the catalog's plausible bounds are ref
   CHECK(field_of([&] { a100_run(overlaid, pue(at(old_room.pue))); }) == "pue");
 }
 
+TEST_CASE("stated prices past the catalog's plausible bounds are refused: a node's hour per GPU and cents as dollars") {
+  const catalog::Catalog cat = catalog::load_catalog();
+  const catalog::RunCostConstants& k = cat.run_cost_constants();
+  // The bounds stand above every list price they cite: AWS's p5.48xlarge per GPU-hour, $98.32 / 8.
+  REQUIRE(k.max_price_per_gpu_hour_usd > 98.32 / 8);
+  REQUIRE(k.max_price_per_gpu_hour_usd < 98.32);
+  REQUIRE(k.max_price_per_kwh_usd > 0.59);
+  REQUIRE(k.max_price_per_kwh_usd < 12);
+  const auto priced = [](double gpu_hour, double kwh) {
+    EnergyRequest r;
+    r.price_per_gpu_hour_usd = gpu_hour;
+    r.price_per_kwh_usd = kwh;
+    return r;
+  };
+  const RunCostInputs at = a100_run(cat, priced(k.max_price_per_gpu_hour_usd, k.max_price_per_kwh_usd));
+  CHECK(*at.price_per_gpu_hour_usd == doctest::Approx(k.max_price_per_gpu_hour_usd));
+  CHECK(*at.price_per_kwh_usd == doctest::Approx(k.max_price_per_kwh_usd));
+  CHECK(*a100_run(cat, priced(0, 0)).price_per_gpu_hour_usd == 0);  // free compute is a price, not a slip
+  CHECK(field_of([&] { a100_run(cat, priced(98.32, 0.1)); }) == "price_per_gpu_hour_usd");
+  CHECK(field_of([&] { a100_run(cat, priced(k.max_price_per_gpu_hour_usd * 1.01, 0.1)); }) == "price_per_gpu_hour_usd");
+  CHECK(field_of([&] { a100_run(cat, priced(2, 12)); }) == "price_per_kwh_usd");
+  // An overlay without the bounds accepts any price.
+  catalog::Catalog unbounded = cat;
+  for (auto& c : unbounded.run_cost) c.max_price_per_gpu_hour_usd = c.max_price_per_kwh_usd = 0;
+  CHECK(*a100_run(unbounded, priced(98.32, 12)).price_per_kwh_usd == 12);
+}
+
 TEST_CASE("catalog defaults: node power for a node, a typical datacenter's PUE, the us grid, unpriced") {
   const catalog::Catalog cat = catalog::load_catalog();
   const RunCostInputs in = a100_run(cat, {});
