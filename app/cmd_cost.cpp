@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "doc/cost_document.hpp"
 #include "doc/cost_table.hpp"
+#include "doc/plan_document.hpp"
 
 namespace isoflop::app {
 namespace {
@@ -26,10 +27,12 @@ int run_cost(const std::vector<std::string>& args) {
   const catalog::Catalog cat = load_catalog(parsed->common);
 
   doc::CostDocument document;
+  std::optional<plan::PlanProblem> refused;  // a plan that `plan` refused: costed as it did, and exit 1 as it did
   if (auto from = read_from(vm, {"cost", "plan"})) {
     for (const auto& name : kRunOptions)
       if (has(vm, name)) throw InputError("--" + name + ": not with --from (the document gives the run)");
     document = doc::recost_document(*from, energy, cat);
+    if (from->kind == "plan") refused = doc::decode<plan::PlanResult>(*from).problem;
   } else {
     require_one_of(vm, {"mfu", "tflops-per-gpu"}, false);
     document = doc::make_cost_document({get_count(vm, "flops"), get_count(vm, "params"), get_count(vm, "tokens"),
@@ -39,7 +42,11 @@ int run_cost(const std::vector<std::string>& args) {
   }
   write_document(parsed->common, doc::Json(document),
                  [&] { return doc::render_cost_page(document, whatif_table(vm)); });
-  return 0;
+  if (!refused) return 0;
+  std::fprintf(stderr,
+               "isoflop: refused: the plan was refused, so this is the cost of a run it does not recommend: %s\n",
+               infeasible_message(refused->reason, refused->changes, parallel::kToReachFloor).c_str());
+  return static_cast<int>(ExitStatus::kFailed);
 }
 
 }  // namespace isoflop::app

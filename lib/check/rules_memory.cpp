@@ -13,6 +13,18 @@ namespace {
 // Whether the proposal pins the whole layout (TP, PP and DP), so "this layout" rather than "no layout".
 bool pinned(const Facts& f) { return f.proposed_layout.has_value(); }
 
+// A layout as the pins of emit and layout: "--tp 8 --pp 4 --dp 32 --micro-batch 4 --zero 1 --recompute none".
+std::string layout_pins(const parallel::Layout& l) {
+  std::string out = "--tp " + std::to_string(l.tp) + " --pp " + std::to_string(l.pp) + " --dp " + std::to_string(l.dp);
+  if (l.cp > 1) out += " --cp " + std::to_string(l.cp);
+  if (l.ep > 1) out += " --ep " + std::to_string(l.ep);
+  if (l.vpp > 1) out += " --vpp " + std::to_string(l.vpp);
+  out += " --micro-batch " + std::to_string(l.micro_batch) + " --zero " + std::to_string(l.zero_stage) +
+         " --recompute " + std::string(model::kRecomputeNames.name(l.recompute));
+  if (l.tp > 1) out += std::string(" --sequence-parallel ") + (l.sequence_parallel ? "on" : "off");
+  return out;
+}
+
 // Usable memory (the device less the planner's headroom) less the per-GPU memory the model predicts (Korthikanti et al.
 // 2022; ZeRO) for the layout. The fixes are changes to the proposal that were planned again and pass this rule.
 Finding memory_headroom(const RuleSetting& s, const Facts& f) {
@@ -49,6 +61,23 @@ Finding memory_headroom(const RuleSetting& s, const Facts& f) {
         r.fix = "plan again with --gpus " + std::to_string(*c.number);
         return r;
       }
+  }
+  // A plan whose best layout fits with less headroom than the policy asks: the first of its own ranked layouts
+  // that keeps enough free, as the pins that launch it from the same plan (emit and layout take them).
+  if (f.proposal->plan && use->fits) {
+    const auto& ranked = f.plan->layouts.layouts;
+    for (size_t i = 1; i < ranked.size(); ++i) {
+      const double free_gib = (use->usable_bytes - ranked[i].memory.total_bytes()) / kGiB;
+      if (!(free_gib >= min_gib.value_or(0.0))) continue;
+      r.fix = "the plan's layout " + std::to_string(i + 1) + " of its ranking keeps " + fmt(free_gib) +
+              " GiB free at " + fmt(100 * ranked[i].time.mfu) + " % MFU: give emit (or layout --from) " +
+              layout_pins(ranked[i].layout);
+      return r;
+    }
+    r.fix = "none of the plan's " + std::to_string(ranked.size()) +
+            " ranked layouts keeps that free; rank its layouts "
+            "by memory: layout --from the plan --objective memory";
+    return r;
   }
   const auto fixes = verified_memory_fixes(f, min_gib);
   if (fixes.empty()) r.reason += "; no single change fits";

@@ -352,6 +352,29 @@ TEST_CASE("cost --from an infeasible plan: infeasible (exit 1), naming why, as l
                      "accelerator\n");
 }
 
+TEST_CASE("cost --from a refused plan: its cost as plan showed it, and exit 1 with plan's reason, as emit refuses it") {
+  const auto dir = isoflop::test::fresh_temp_dir("cost-cli", "refused");
+  const auto p = run_cli("plan --gpus 256 --gpu a100-sxm4-80gb --days 14 --min-mfu 0.9 -o json");
+  REQUIRE(p.status == 1);
+  const auto plan = nlohmann::json::parse(p.out);
+  REQUIRE(plan["problem"].is_object());
+  const std::string file = (dir / "plan.json").string();
+  std::ofstream(file) << p.out;
+  const auto r = run_cli("cost --from " + file + " -o json");
+  CHECK(r.status == 1);
+  CHECK(nlohmann::json::parse(r.out)["cost"] == plan["cost"]);
+  CHECK(r.err.rfind("isoflop: refused: the plan was refused", 0) == 0);
+  CHECK(r.err.find(plan["problem"]["reason"].get<std::string>()) != std::string::npos);
+  CHECK(run_cli("emit megatron --from " + file + " --out " + (dir / "launch").string()).status == 1);
+  // The same plan without the floor is acted on: exit 0.
+  const auto ok = run_cli("plan --gpus 256 --gpu a100-sxm4-80gb --days 14 -o json");
+  REQUIRE(ok.status == 0);
+  std::ofstream(dir / "ok.json") << ok.out;
+  const auto fine = run_cli("cost --from " + (dir / "ok.json").string());
+  CHECK(fine.status == 0);
+  CHECK(fine.err.empty());
+}
+
 TEST_CASE("cost: a node of another size than the catalog's draws the catalog node's power per GPU") {
   // A DGX A100's 6.5 kW is for its 8 GPUs: 64 GPUs draw 52 kW however they are grouped into nodes.
   for (const int per_node : {8, 64, 4}) {
