@@ -41,10 +41,14 @@ ChinchillaForward chinchilla_forward_flops(const Architecture& a, long long seq)
   const double s = static_cast<double>(seq), d = static_cast<double>(a.d_model);
   const double V = static_cast<double>(a.vocab), L = a.layers, H = a.heads;
   const double kh = static_cast<double>(a.effective_head_size()) * a.heads;
+  const double kv = static_cast<double>(a.effective_head_size()) * a.effective_kv_heads();
   const MlpShape m = mlp_shape(a);
   ChinchillaForward f;
   f.embeddings = 2 * s * V * d;
-  f.qkv = L * 2 * 3 * s * d * kh;
+  // App. F's 2·3·s·d·kh projects queries, keys and values at every head; with grouped-query attention (Ainslie
+  // et al. 2023) keys and values have kv_heads heads, so the projections are 2·s·d·(kh + 2·kv), as their
+  // parameters are (params.cpp).
+  f.qkv = L * 2 * s * d * (kh + 2 * kv);
   f.attention_logits = L * 2 * s * s * kh;
   f.softmax = L * 3 * H * s * s;
   f.attention_reduce = L * 2 * s * s * kh;

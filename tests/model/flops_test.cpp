@@ -42,6 +42,27 @@ TEST_CASE("Hoffmann et al. 2022 Table A4: App. F count over 6ND, without embeddi
   }
 }
 
+TEST_CASE("grouped-query attention: the projections count the key and value heads in both conventions") {
+  // Llama 3 70B's shape: 64 query heads of 128 share 8 key-value heads.
+  const catalog::Catalog cat = catalog::load_catalog();
+  const Architecture gqa = cat.model("llama3-70b").architecture;
+  REQUIRE(gqa.effective_kv_heads() == 8);
+  Architecture mha = gqa;
+  mha.kv_heads = mha.heads;
+  const double s = 8192, d = 8192, L = 80, q = 64 * 128, kv = 8 * 128;
+  // Q, K and V: 2·s·d·(q + 2·kv) per layer, forward; output: 2·s·q·d.
+  EXPECT_CLOSE(chinchilla_forward_flops(gqa, 8192).qkv, L * 2 * s * d * (q + 2 * kv), 1e-12);
+  EXPECT_CLOSE(chinchilla_forward_flops(mha, 8192).qkv, L * 2 * 3 * s * d * q, 1e-12);  // App. F's 2·3·s·d·kh
+  // The chinchilla count's projections are the megatron count's (which it gives forward and backward, per token).
+  const ChinchillaForward c = chinchilla_forward_flops(gqa, 8192);
+  EXPECT_CLOSE(3 * (c.qkv + c.output_projection), megatron_flops(gqa, 1, 8192, Recompute::kNone).attention_projections,
+               1e-12);
+  // Fewer key-value heads are fewer parameters and fewer FLOPs, by the same 2·d·(q − kv)·2 per layer and token.
+  const double params_saved = count_params(mha).total() - count_params(gqa).total();
+  const double flops_saved = chinchilla_forward_flops(mha, 8192).qkv - c.qkv;
+  EXPECT_CLOSE(flops_saved / s, 2 * params_saved, 1e-12);
+}
+
 TEST_CASE("MT-NLG shape, B = 1920: eq. 3 1.6926e19 and eq. 7 1.2701e19 FLOPs per iteration") {
   const catalog::Catalog cat = catalog::load_catalog();
   const auto& a = cat.model("mt-nlg-530b").architecture;
