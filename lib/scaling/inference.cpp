@@ -45,8 +45,8 @@ double smallest_params(const LawSpec& law, double target, const std::optional<do
   const double lo = 0.0, hi = std::log(kMaxSearchFlops);
   const double f_lo = f(lo), f_hi = f(hi);
   if (f_hi >= 0)
-    throw InputError("target loss " + number_text(target) + " is unreachable under law '" + law.name + "'" +
-                     (unique ? " with " + number_text(*unique) + " unique tokens" : ""));
+    throw InfeasibleError("target loss " + number_text(target) + " is unreachable under law '" + law.name + "'" +
+                          (unique ? " with " + number_text(*unique) + " unique tokens" : ""));
   if (f_lo <= 0) return 1.0;
   return std::exp(detail::find_root(f, lo, hi, f_lo, f_hi));
 }
@@ -64,8 +64,8 @@ Allocation allocate_inference_aware(const LawSpec& law, double target_loss, doub
   if (unique_tokens && !handles_unique_tokens(law))
     throw InputError("law '" + law.name + "' has no model of repeated data, so unique tokens cannot be used with it");
   if (!(target_loss > irreducible_loss(law)))
-    throw InputError("target loss " + number_text(target_loss) + " is unreachable under law '" + law.name +
-                     "': it is at or below the irreducible loss " + number_text(irreducible_loss(law)));
+    throw InfeasibleError("target loss " + number_text(target_loss) + " is unreachable under law '" + law.name +
+                          "': it is at or below the irreducible loss " + number_text(irreducible_loss(law)));
 
   // Along the contour, total cost → ∞ both as N → N_min (D → ∞) and as N → ∞ (cost ∝ N), with one minimum
   // between. Search t = ln(N/N_min) in (0, ln 1e6]: at zero demand the optimum sits at ((α+β)/β)^(1/α)·N_min

@@ -43,8 +43,8 @@ void require_above_floor(const LawSpec& law, double target_loss) {
   detail::require_finite_positive(target_loss, "target loss");
   const double floor = irreducible_loss(law);
   if (!(target_loss > floor))
-    throw InputError("target loss " + number_text(target_loss) + " is unreachable under law '" + law.name +
-                     "': it is at or below the irreducible loss " + number_text(floor));
+    throw InfeasibleError("target loss " + number_text(target_loss) + " is unreachable under law '" + law.name +
+                          "': it is at or below the irreducible loss " + number_text(floor));
 }
 
 }  // namespace
@@ -103,7 +103,7 @@ Allocation allocate_for_loss(const LawSpec& law, double target_loss, const Alloc
   const double f_lo = f(lo), f_hi = f(hi);
   if (f_hi > 0) {
     const double reached = f_hi + target_loss;
-    throw InputError(
+    throw InfeasibleError(
         "target loss " + detail::number_text_beside(target_loss, reached, true) + " is unreachable under law '" +
         law.name + "'" +
         (constraints.unique_tokens ? " with " + number_text(*constraints.unique_tokens) + " unique tokens" : "") +
@@ -128,9 +128,9 @@ Allocation allocate_fixed_params_for_loss(const LawSpec& law, double params, dou
   const double lo = 0.0, hi = std::log(kMaxSearchFlops);
   const double f_lo = f(lo), f_hi = f(hi);
   if (f_hi > 0)
-    throw InputError("target loss " + number_text(target_loss) + " is unreachable with " + number_text(params) +
-                     " parameters under law '" + law.name + "': unlimited tokens reach only " +
-                     number_text(f_hi + target_loss) + "; use a larger model");
+    throw InfeasibleError("target loss " + number_text(target_loss) + " is unreachable with " + number_text(params) +
+                          " parameters under law '" + law.name + "': unlimited tokens reach only " +
+                          number_text(f_hi + target_loss) + "; use a larger model");
   if (f_lo < 0)
     throw InputError("target loss " + number_text(target_loss) + " is above the loss of " + number_text(params) +
                      " parameters after one token; nothing to plan");

@@ -1,11 +1,12 @@
 // End-to-end tests of `isoflop optimal`: JSON fields, the band, the acceptance numbers, and bad input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "support/expect_close.hpp"
 #include "cli/cli_json.hpp"
+#include "support/expect_close.hpp"
 #include "support/run_cli.hpp"
 
 using namespace isoflop::test;
@@ -68,8 +69,20 @@ TEST_CASE("optimal --law chinchilla-approach1 reproduces the 67B row — inverse
   CHECK(run_cli("optimal --flops 5.76e23").status == 0);
 }
 
-TEST_CASE("a target loss below E is unreachable: exit 2 with a message") {
-  check_refused("optimal --target-loss 1.5 --law chinchilla", "unreachable");
+TEST_CASE("a target loss no budget reaches is infeasible: exit 1 with a message") {
+  // Below E, past what unlimited tokens give a fixed model, past what a unique-token cap allows: valid questions
+  // without an answer (isoflop-optimal(1): 1 infeasible).
+  for (const char* args : {"optimal --target-loss 1.5 --law chinchilla", "optimal --target-loss 1.95 --params 10B",
+                           "optimal --target-loss 1.9 --law muennighoff-2023 --unique-tokens 100B",
+                           "optimal --target-loss 1.5 --law chinchilla --inference-tokens 1T"}) {
+    INFO(args);
+    const auto r = run_cli(args);
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("isoflop: infeasible: target loss ", 0) == 0);
+    CHECK(r.err.find("unreachable") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }
 
 TEST_CASE("bad input to optimal and loss: exit 2, one line on stderr, nothing on stdout") {
@@ -93,7 +106,6 @@ TEST_CASE("bad input to optimal and loss: exit 2, one line on stderr, nothing on
       "optimal --flops 1e23 --unique-tokens -1",
       "optimal --flops 1e23 --inference-tokens -2T",
       "optimal --flops 1e23 --unique-tokens 1B --law kaplan-2020",
-      "optimal --target-loss 1.0",
       "optimal --target-loss abc",
       "optimal --target-loss 2.0 --law chinchilla-approach1",
       "optimal --params 70B --unique-tokens 1B",

@@ -124,11 +124,12 @@ TEST_CASE("target loss: minimum compute, and a target at or below E is unreachab
   const Allocation back = allocate_for_loss(e, *a.loss);
   EXPECT_CLOSE(back.flops, 5.88e23, 1e-9);
   EXPECT_CLOSE(back.params, a.params, 1e-9);
-  CHECK_THROWS_AS(allocate_for_loss(e, 1.8), InputError);  // below E = 1.8172
-  CHECK_THROWS_AS(allocate_for_loss(e, e.parametric()->E), InputError);
+  // No budget reaches it: infeasible (exit 1), not invalid input.
+  CHECK_THROWS_AS(allocate_for_loss(e, 1.8), InfeasibleError);  // below E = 1.8172
+  CHECK_THROWS_AS(allocate_for_loss(e, e.parametric()->E), InfeasibleError);
   try {
     allocate_for_loss(e, 1.5);
-  } catch (const InputError& err) {
+  } catch (const InfeasibleError& err) {
     CHECK(std::string(err.what()).find("unreachable") != std::string::npos);
   }
   CHECK_THROWS_AS(allocate_for_loss(law("chinchilla-approach1"), 2.0), InputError);
@@ -157,7 +158,7 @@ TEST_CASE("fixed parameters or tokens under a budget, and fixed parameters for a
   EXPECT_CLOSE(d.params, 5.76e23 / (6 * 1.4e12), 1e-12);
   const Allocation f = allocate_fixed_params_for_loss(c, 70e9, 1.95);
   EXPECT_CLOSE(*f.loss, 1.95, 1e-9);
-  CHECK_THROWS_AS(allocate_fixed_params_for_loss(c, 1e6, 1.95), InputError);  // too small a model
+  CHECK_THROWS_AS(allocate_fixed_params_for_loss(c, 1e6, 1.95), InfeasibleError);  // too small a model
 }
 
 TEST_CASE("bad budgets and constraints are rejected") {

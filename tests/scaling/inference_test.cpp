@@ -94,7 +94,7 @@ TEST_CASE("target loss with a unique-token cap below the reachable floor is reje
   const auto& m = law("muennighoff-2023");
   AllocationConstraints c;
   c.unique_tokens = 1e9;
-  CHECK_THROWS_AS(allocate_for_loss(m, 1.9, c), isoflop::InputError);
+  CHECK_THROWS_AS(allocate_for_loss(m, 1.9, c), isoflop::InfeasibleError);
   const Allocation a = allocate_for_loss(m, 3.0, c);
   EXPECT_CLOSE(*a.loss, 3.0, 1e-9);
 }
