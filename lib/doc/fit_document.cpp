@@ -40,6 +40,16 @@ std::vector<std::string> fit_caveats(const std::vector<fit::Run>& runs, const st
     notes.push_back("every run has " + (low == high ? low : low + " to " + high) +
                     " tokens per parameter: N and D move together, so alpha and beta (and a, b) trade off and the "
                     "runs do not determine them; vary the tokens per parameter at each budget (an IsoFLOP sweep)");
+  // One parameter count (or one token count) in every run: A/N^alpha (or B/D^beta) is a constant that E absorbs.
+  const auto one_value = [&](double fit::Run::*field, const char* name, const char* term) {
+    const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end(),
+                                              [&](const auto& x, const auto& y) { return x.*field < y.*field; });
+    if (runs.size() > 1 && (*hi).*field <= (*lo).*field * (1 + 1e-9))
+      notes.push_back("every run has " + units::format_count((*lo).*field, 4) + " " + name + ": " + term +
+                      " is one constant that E absorbs, so the runs do not determine it; vary the " + name);
+  };
+  one_value(&fit::Run::params, "parameters", "A/N^alpha");
+  one_value(&fit::Run::tokens, "tokens", "B/D^beta");
   const double uniform_over_a_million = std::log(1e6);
   const auto highest =
       std::max_element(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.loss < y.loss; });
@@ -117,6 +127,10 @@ FitDocument fit_document(fit::FitRequest request, const std::function<void(int, 
       throw InputError(request.runs_file + ": Approach 3 fits 5 parameters but only " + std::to_string(runs.size()) +
                        " runs are left after selection; give at least 5");
     d.approach3 = fit::fit_approach3(runs, a3);
+    if (const auto problem = fit::approach3_exponent_problem(d.approach3->alpha, d.approach3->beta))
+      throw InputError(request.runs_file + ": Approach 3 fits no scaling law to these runs: " + *problem +
+                       ", so there is no compute-optimal allocation; check that the loss column is a loss of one "
+                       "setup, or fit Approach 2 alone (--approach 2)");
     fit_forms(request, runs, d);
   }
   if (request.uses(2)) d.approach2 = fit::fit_approach2(runs, a2);

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "fit/lbfgs.hpp"
 #include "fit/lse_math.hpp"
+#include "units/format.hpp"
 
 // Copies of the objective for AVX2+FMA and for AVX-512 machines besides the baseline x86-64 one, chosen by
 // the loader on x86-64 Linux (GCC 12 builds all three; clang 14 leaves out the AVX-512 one).
@@ -141,6 +142,15 @@ void Approach3Options::validate() const {
 Allocation allocation_of(double A, double B, double alpha, double beta) {
   const double s = alpha + beta;
   return {beta / s, alpha / s, std::pow(alpha * A / (beta * B), 1 / s)};
+}
+
+std::optional<std::string> approach3_exponent_problem(double alpha, double beta) {
+  const auto text = [](double v) { return units::format_significant(v, 3); };
+  if (!(alpha > 0))
+    return "alpha = " + text(alpha) + " is not positive: in these runs the loss does not fall as parameters grow";
+  if (!(beta > 0))
+    return "beta = " + text(beta) + " is not positive: in these runs the loss does not fall as tokens grow";
+  return std::nullopt;
 }
 
 void set_allocation(Approach3Result* r) {

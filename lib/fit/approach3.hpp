@@ -4,6 +4,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,5 +100,9 @@ Allocation allocation_of(double A, double B, double alpha, double beta);
 
 // Fills a, b, G from α, β, A, B (eq. 4).
 void set_allocation(Approach3Result* r);
+
+// Why a fitted law is no scaling law, or nullopt: an exponent at or below 0 means the loss does not fall as
+// parameters (α) or tokens (β) grow, and eq. 4's allocation (a = β/(α+β), G) is then undefined.
+std::optional<std::string> approach3_exponent_problem(double alpha, double beta);
 
 }  // namespace isoflop::fit

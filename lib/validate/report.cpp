@@ -360,6 +360,8 @@ void fit_and_bootstrap(const std::vector<ReportRun>& runs, const ReportOptions& 
       // No start converged: the "best" point is a start's, not a fit, and is not reported as one.
       report->approach3_note = "every one of the " + std::to_string(fitted.starts) +
                                " starts failed; Approach 3 could not be fitted to these runs";
+    } else if (const auto problem = fit::approach3_exponent_problem(fitted.alpha, fitted.beta)) {
+      report->approach3_note = "Approach 3 fits no scaling law to these runs: " + *problem;
     } else {
       report->approach3 = fitted;
       fit_interaction(all, options, report);

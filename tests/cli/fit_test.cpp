@@ -88,6 +88,39 @@ TEST_CASE("fit: runs that cannot determine the law, or are not losses, are fitte
         std::string::npos);
 }
 
+TEST_CASE("fit: one token count in every run is noted and a loss that rises with tokens fits no law (exit 2)") {
+  const auto dir = temp_dir("degenerate");
+  // Six sizes on 2B tokens each: B/D^beta is a constant, so B and beta are not determined.
+  std::string one_count = "params,tokens,loss\n";
+  for (const double n : {1e8, 2e8, 3e8, 4e8, 5e8, 6e8})
+    one_count += std::to_string(n) + ",2e9," + std::to_string(1.8 + 400 / std::pow(n, 0.34) + 0.3) + "\n";
+  const auto fixed_d = run_cli("fit " + write(dir / "one-count.csv", one_count) + " --grid coarse -o json");
+  REQUIRE(fixed_d.status == 0);
+  const auto notes = nlohmann::json::parse(fixed_d.out).at("caveats");
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] ==
+        "every run has 2B tokens: B/D^beta is one constant that E absorbs, so the runs do not determine "
+        "it; vary the tokens");
+  // Loss that falls with N and rises with D: the fitted beta is negative, and eq. 4 has no allocation. Refused with
+  // the reason, not reported as a law (nor as a non-finite G).
+  std::string rising = "params,tokens,loss\n";
+  for (const double n : {1e8, 2e8, 4e8})
+    for (const double ratio : {5.0, 20.0, 80.0})
+      rising += std::to_string(n) + "," + std::to_string(ratio * n) + "," +
+                std::to_string(1.8 + 400 / std::pow(n, 0.34) + 0.02 * std::log(ratio * n)) + "\n";
+  const auto r = run_cli("fit " + write(dir / "rising.csv", rising) + " --grid coarse");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("rising.csv: Approach 3 fits no scaling law to these runs: beta = -") != std::string::npos);
+  CHECK(r.err.find("the loss does not fall as tokens grow") != std::string::npos);
+  // Nothing saved.
+  CHECK(run_cli("fit " + (dir / "rising.csv").string() + " --grid coarse --save-law rising --catalog " + dir.string())
+            .status == 2);
+  CHECK_FALSE(std::filesystem::exists(dir / "rising.yaml"));
+  // Approach 2 alone still fits what it can.
+  CHECK(run_cli("fit " + (dir / "rising.csv").string() + " --approach 2").err.find("Approach 3") == std::string::npos);
+}
+
 TEST_CASE("fit: the table names the approaches and the basin count") {
   const auto r = run_cli("fit " + kRuns + " --grid coarse --approach all --curves " + kCurves);
   INFO(r.err);

@@ -166,4 +166,15 @@ TEST_CASE("fewer runs than parameters and bad options are rejected") {
   CHECK_THROWS_AS(o.validate(), InputError);
 }
 
+TEST_CASE("an exponent at or below 0 is no scaling law: the problem names which and why") {
+  CHECK_FALSE(approach3_exponent_problem(0.34, 0.28));
+  const auto alpha = approach3_exponent_problem(-0.05, 0.28);
+  REQUIRE(alpha);
+  CHECK(*alpha == "alpha = -0.05 is not positive: in these runs the loss does not fall as parameters grow");
+  const auto beta = approach3_exponent_problem(0.34, 0);
+  REQUIRE(beta);
+  CHECK(*beta == "beta = 0 is not positive: in these runs the loss does not fall as tokens grow");
+  CHECK(approach3_exponent_problem(std::nan(""), 0.28));
+}
+
 }  // namespace isoflop::fit
