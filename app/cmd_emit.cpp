@@ -94,6 +94,10 @@ int run_emit(const std::vector<std::string>& args) {
                           infeasible_message(plan.problem->reason, plan.problem->changes, parallel::kToReachFloor) +
                           "; re-plan with one of these (or a lower --min-mfu)");
   }
+  if (const catalog::Node* node = catalog.find_node(plan.cluster.node_name)) {
+    spec.host_cpu_cores = node->cpu_cores;
+    spec.host_gpus = node->gpus_per_node;
+  }
   const auto files = emit::emit_files(*target, spec, eo);
   for (const auto& f : files)
     for (const auto& note : {f.substitution, f.relayout})

@@ -56,6 +56,7 @@ Node parse_node(FieldReader& r) {
     n.intra_node_bandwidth_bytes_per_s = r.positive("intra_node_bandwidth_gb_per_s") * kGiga;
     n.inter_node_bandwidth_bytes_per_s = r.positive("inter_node_bandwidth_gb_per_s") * kGiga;
     n.network = r.string_or("network", "");
+    n.cpu_cores = r.int_in_or("cpu_cores", 1, 1'000'000, 0);
   });
 }
 

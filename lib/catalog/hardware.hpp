@@ -57,6 +57,7 @@ struct Node {
   double intra_node_bandwidth_bytes_per_s = 0;  // per GPU, per direction (NVLink)
   double inter_node_bandwidth_bytes_per_s = 0;  // per node, per direction (all NICs together)
   std::string network;                    // "8x200 Gb/s HDR InfiniBand"
+  int cpu_cores = 0;                      // the host's physical CPU cores; 0 when not given
   std::string source;
   std::string file;
 };

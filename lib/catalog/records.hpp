@@ -41,7 +41,7 @@ template <either<Accelerator> E, class F> void fields(E& a, F&& f) {
 }
 template <either<Node> E, class F> void fields(E& n, F&& f) {
   f(n.name, n.display_name, n.accelerator, n.gpus_per_node, n.max_power_w, n.intra_node_bandwidth_bytes_per_s,
-    n.inter_node_bandwidth_bytes_per_s, n.network, n.source, n.file);
+    n.inter_node_bandwidth_bytes_per_s, n.network, n.cpu_cores, n.source, n.file);
 }
 template <either<Cluster> E, class F> void fields(E& c, F&& f) {
   f(c.name, c.display_name, c.node, c.nodes, c.network, c.source, c.file);

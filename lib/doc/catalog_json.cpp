@@ -47,11 +47,15 @@ constexpr auto kAccelerator =
 
 constexpr auto kNode =
     std::tuple{field("name", &Node::name),
-               field("display_name", &Node::display_name), field("accelerator", &Node::accelerator),
-               field("gpus_per_node", &Node::gpus_per_node), field("max_power_kw", &Node::max_power_w, scaled(1e3)),
+               field("display_name", &Node::display_name),
+               field("accelerator", &Node::accelerator),
+               field("gpus_per_node", &Node::gpus_per_node),
+               field("max_power_kw", &Node::max_power_w, scaled(1e3)),
                field("intra_node_bandwidth_gb_per_s", &Node::intra_node_bandwidth_bytes_per_s, scaled(kGiga)),
                field("inter_node_bandwidth_gb_per_s", &Node::inter_node_bandwidth_bytes_per_s, scaled(kGiga)),
-               field("network", &Node::network), field("source", &Node::source)};
+               field("network", &Node::network),
+               field("cpu_cores", &Node::cpu_cores, null_when(0)),
+               field("source", &Node::source)};
 
 constexpr auto kCluster = std::tuple{field("name", &Cluster::name),       field("display_name", &Cluster::display_name),
                                      field("node", &Cluster::node),       field("nodes", &Cluster::nodes),

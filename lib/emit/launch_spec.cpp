@@ -175,4 +175,10 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
   return out;
 }
 
+int cpus_per_task(const LaunchSpec& s) {
+  if (s.host_cpu_cores > 0 && s.host_gpus > 0)
+    return std::max(1, static_cast<int>(static_cast<long long>(s.host_cpu_cores) * s.gpus_per_node / s.host_gpus));
+  return s.gpus_per_node * s.data->cpus_per_gpu;
+}
+
 }  // namespace isoflop::emit

@@ -52,8 +52,15 @@ struct LaunchSpec {
   std::string substitution;    // one line when the target spells another positional encoding; empty otherwise
   std::string relayout;        // one line when the target's trainer runs another layout than the plan's
   std::string layout_options;  // the layout options given with the plan ("--tp 2"), as the manifest records them
+  // The catalog node's host: its physical CPU cores and its GPUs (0: not in the catalog, or no count given), so a
+  // scheduler is asked for the cores that node has (SLURM refuses more than a node's CPUs).
+  int host_cpu_cores = 0, host_gpus = 0;
   const LaunchData* data = nullptr;
 };
+
+// The CPUs for one task that drives `gpus_per_node` GPUs on a node: the host's cores in proportion, when the
+// catalog gives them, else data/launch/defaults.yaml's cores per GPU (a DGX A100's).
+int cpus_per_task(const LaunchSpec& spec);
 
 // Derives the launch spec from a feasible plan (its best layout). Throws InputError naming the plan's field when
 // the plan has no layout or its batch does not divide (B % (b · DP)).

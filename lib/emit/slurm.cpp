@@ -78,7 +78,7 @@ std::string emit_slurm(const LaunchSpec& s, const std::string& job_name, const s
   out += directive("nodes", str(s.nodes));
   out += directive("ntasks-per-node", "1");
   out += directive("gpus-per-node", str(s.gpus_per_node));
-  out += directive("cpus-per-task", str(static_cast<long long>(s.gpus_per_node) * s.data->cpus_per_gpu));
+  out += directive("cpus-per-task", str(cpus_per_task(s)));
   out += directive("time", slurm_time(s.time_limit_s));
   // Whole nodes are the job's alone; part of one leaves its other GPUs to the scheduler.
   if (s.gpus_per_node >= s.cluster.gpus_per_node) out += directive("exclusive");

@@ -255,6 +255,13 @@ def check_slurm(name, out, plan, binary):
     planned_s = max(plan['cost']['time_s'], plan['inputs']['budget'].get('time_s') or 0)
     expect(limit_s >= planned_s, name + ': the time limit covers the plan\'s days')
     expect(sbatch['job-name'] == 'isoflop-' + name and 'exclusive' in sbatch, name + ': #SBATCH lines')
+    # The one task per node gets the catalog node's host cores, its share where the job uses part of a node: no more
+    # than the node has (sbatch refuses that: a DGX-2 has 48 cores for 16 V100s, a DGX H100 112 for 8).
+    nodes = json.loads(run(binary, ['catalog', 'nodes', '-o', 'json']).stdout)['entries']
+    node = next((n for n in nodes if n['name'] == plan['cluster']['node']), None)
+    if node and node.get('cpu_cores'):
+        expect(int(sbatch['cpus-per-task']) == node['cpu_cores'] * int(sbatch['gpus-per-node']) // node['gpus_per_node'],
+               name + ': cpus-per-task %s of %s\'s %d cores' % (sbatch['cpus-per-task'], node['name'], node['cpu_cores']))
     r = run(binary, ['emit', '--check', path, '--target', 'slurm'])
     expect(r.returncode == 0, name + ': emit --check job.sbatch: ' + r.stderr)
 
@@ -285,6 +292,11 @@ def slurm_trainers(binary, tmp):
         spelled = set(re.findall(r'^#SBATCH --([a-z-]+)', open(path).read(), re.M))
         expect(spelled == {'job-name', 'nodes', 'ntasks-per-node', 'gpus-per-node', 'cpus-per-task', 'time',
                            'exclusive', 'output'}, name + ': #SBATCH options as sbatch spells them: %s' % spelled)
+        # One task per node drives all its GPUs, with every host core of the catalog's node and no more (sbatch
+        # refuses a task more CPUs than a node has): a DGX A100's 128.
+        directives = dict(re.findall(r'^#SBATCH --([a-z-]+)=(\S+)', open(path).read(), re.M))
+        expect(directives.get('cpus-per-task') == '128' and directives.get('ntasks-per-node') == '1',
+               name + ': cpus-per-task is the DGX A100 host cores: %s' % directives)
         argv_file = os.path.join(tmp, name + '.argv')
         env = dict(os.environ, PATH=stub + ':' + os.environ['PATH'], DATA_PATH='/data/corpus', ARGV_OUT=argv_file,
                    SLURM_JOB_NODELIST='node[001-128]', SLURM_JOB_NUM_NODES='128', SLURM_JOB_ID='7',
