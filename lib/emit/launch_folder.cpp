@@ -66,6 +66,26 @@ void write_launch_folder(const std::string& folder, const std::vector<EmittedFil
                             : earlier->value("layout_options", std::string())) +
                        "); one folder holds one layout: use another folder, or --force to replace it");
     if (!same_plan) outputs.check(folder_prefix(folder) + kManifestName, "out");
+    // Files of an earlier emit of another plan (or layout) that this one does not write would stay beside the new
+    // ones under one manifest that no longer lists them: a folder of two runs. Refused even with --force.
+    if (earlier && !same_plan) {
+      std::string stale;
+      for (const auto& entry : (*earlier)["files"]) {
+        if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
+        const std::string name = entry["file"];
+        bool rewritten = false;
+        for (const auto& f : files) rewritten = rewritten || f.name == name;
+        std::error_code ec;
+        if (!rewritten && std::filesystem::exists(folder_prefix(folder) + name, ec))
+          stale += (stale.empty() ? "" : ", ") + name;
+      }
+      if (!stale.empty())
+        throw InputError(spelled(outputs.spell, "out") + ": " + folder_prefix(folder) + " holds " + stale +
+                         " of an earlier emit of " +
+                         ((*earlier)["plan"] == spec.plan_hash ? std::string("other layout options")
+                                                               : "another plan (" + (*earlier)["plan"].dump() + ")") +
+                         ", which this emit would leave beside its own; remove them or use another folder");
+    }
   }
   std::vector<nlohmann::ordered_json> kept;
   if (same_plan)

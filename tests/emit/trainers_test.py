@@ -909,6 +909,19 @@ def one_at_a_time(binary, tmp):
     expect(r.returncode == 2 and 'manifest.json exists' in r.stderr and
            open(os.path.join(out, 'manifest.json')).read() == before and 'nemo.yaml' not in os.listdir(out),
            'one at a time: another plan\'s file is refused, nothing written: %d %s' % (r.returncode, r.stderr))
+    # With --force the other plan's file would replace this plan's manifest, leaving the three files it lists
+    # beside the new one unlisted: refused, naming them, and the folder is as it was.
+    files_before = {n: open(os.path.join(out, n), 'rb').read() for n in os.listdir(out)}
+    r = run(binary, ['emit', 'nemo', '--from', other, '--out', out, '--force'])
+    expect(r.returncode == 2 and 'holds megatron.sh, ds_config.json, job.sbatch of an earlier emit of another plan' in
+           r.stderr and {n: open(os.path.join(out, n), 'rb').read() for n in os.listdir(out)} == files_before,
+           'one at a time: --force does not mix two plans in one folder: %d %s' % (r.returncode, r.stderr))
+    # Every file rewritten (emit all, --force): nothing is left behind, so the folder is the new plan's.
+    r = run(binary, ['emit', 'all', '--from', other, '--out', out, '--force', '-q'])
+    manifest = json.load(open(os.path.join(out, 'manifest.json')))
+    expect(r.returncode == 0 and manifest['plan'] != json.loads(files_before['manifest.json'])['plan'] and
+           sorted(f['file'] for f in manifest['files']) == sorted(n for n in os.listdir(out) if n != 'manifest.json'),
+           'one at a time: emit all --force replaces every file of the other plan: %s' % r.stderr)
 
 
 if __name__ == '__main__':
