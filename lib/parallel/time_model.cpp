@@ -241,7 +241,11 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                        hide(weights, set.overlap_param_gather, forward_window);
         break;
       default:
-        // Gathers are prefetched: part of each micro-batch's traffic hides behind its compute.
+        // Gathers are prefetched and reduce-scatters overlapped, as DeepSpeed does at stage 3 by default
+        // (overlap_comm) and FSDP always: part of each micro-batch's traffic hides behind its compute
+        // (zero3_overlap, fitted to DeepSpeed's ZeRO-3 runs). There is no ZeRO-3 without them in this model, so the
+        // settings say so and the launch files state them.
+        set.overlap_grad_reduce = set.overlap_param_gather = true;
         traffic = m * (2 * weights + grads);
         bd.dp_comm_s = m * std::max(0.0, 2 * weights + grads - acc.zero3_overlap * mb);
     }

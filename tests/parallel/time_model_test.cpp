@@ -38,6 +38,14 @@ TEST_CASE("ZeRO-3 gathers weights every micro-batch, ZeRO-1 reduces once per ste
                    dp_traffic(estimate_step_time(a.job, a.cluster, z3, none)), 2.0, 1e-9);
   EXPECT_CLOSE(dp_traffic(estimate_step_time(b.job, b.cluster, z1, none)) /
                    dp_traffic(estimate_step_time(a.job, a.cluster, z1, none)), 1.0, 1e-9);
+  // ZeRO-3 always prefetches and overlaps (the model has no ZeRO-3 without it): its settings say so whatever was
+  // asked, the same step either way, so the launch files state the overlap its time assumed.
+  const TimeOptions overlap{true, true, false, GradReduce::kBf16};
+  const StepTime z3_none = estimate_step_time(a.job, a.cluster, z3, none);
+  CHECK(z3_none.settings.overlap_grad_reduce);
+  CHECK(z3_none.settings.overlap_param_gather);
+  CHECK(z3_none.step_time_s == estimate_step_time(a.job, a.cluster, z3, overlap).step_time_s);
+  CHECK_FALSE(estimate_step_time(a.job, a.cluster, z1, none).settings.overlap_grad_reduce);
   // ZeRO-2 (DeepSpeed, FSDP SHARD_GRAD_OP) reduce-scatters every micro-batch's gradients.
   const Layout z2 = layout(8, 1, 32, 2);
   CHECK(dp_traffic(estimate_step_time(b.job, b.cluster, z2, none)) >
