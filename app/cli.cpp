@@ -209,10 +209,11 @@ std::optional<double> get_duration_s(const po::variables_map& vm, const std::str
   return units::parse_duration_s(*text, "--" + name);
 }
 
-std::optional<double> get_money_usd(const po::variables_map& vm, const std::string& name, units::Sign sign) {
+std::optional<double> get_money_usd(const po::variables_map& vm, const std::string& name, units::Sign sign,
+                                    std::string_view examples) {
   auto text = get_string(vm, name);
   if (!text) return std::nullopt;
-  return units::parse_money_usd(*text, "--" + name, sign);
+  return units::parse_money_usd(*text, "--" + name, sign, examples);
 }
 
 bool get_switch(const po::variables_map& vm, const std::string& name) { return vm.count(name) && vm[name].as<bool>(); }

@@ -63,7 +63,8 @@ std::optional<int> get_int(const po::variables_map& vm, const std::string& name,
                            units::Sign sign = units::Sign::kPositive, int max_value = 1'000'000);
 std::optional<double> get_duration_s(const po::variables_map& vm, const std::string& name);
 std::optional<double> get_money_usd(const po::variables_map& vm, const std::string& name,
-                                    units::Sign sign = units::Sign::kPositive);
+                                    units::Sign sign = units::Sign::kPositive,
+                                    std::string_view examples = "$2.5M, 40000, $40k");
 template <class E, size_t N>
 std::optional<E> get_enum(const po::variables_map& vm, const std::string& name, const EnumNames<E, N>& names) {
   if (!vm.count(name)) return std::nullopt;

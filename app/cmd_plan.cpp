@@ -24,12 +24,21 @@ OptionList plan_options() {
   return list;
 }
 
-// --days is a number of days; a duration with its unit (720h) is --time's, which the message says.
+// --days is a number of days; a valid duration with its unit (720h) is --time's, which the message then says.
 static std::optional<double> days_option(const po::variables_map& vm) {
   try {
     return get_number(vm, "days");
   } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) + " of days; a duration with its unit is --time " + *get_string(vm, "days"));
+    const std::string text = *get_string(vm, "days");
+    try {
+      units::parse_duration_s(text, "days");
+    } catch (const InputError&) {
+      throw InputError(std::string(e.what()) + "; --days takes a number of days, e.g. 30");  // no duration either
+    }
+    throw InputError("--days: '" + text +
+                     "' has a unit, and --days takes a number of days; a duration with its unit "
+                     "is --time " +
+                     text);
   }
 }
 

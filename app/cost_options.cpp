@@ -33,8 +33,8 @@ cost::EnergyRequest energy_request(const po::variables_map& vm) {
           .host_overhead_w = get_number(vm, "host-overhead-w", nonnegative),
           .embodied = get_switch(vm, "embodied"),
           .embodied_kg_per_gpu = get_number(vm, "embodied-kg-per-gpu"),
-          .price_per_gpu_hour_usd = get_money_usd(vm, "price-per-gpu-hour", nonnegative),
-          .price_per_kwh_usd = get_money_usd(vm, "price-per-kwh", nonnegative),
+          .price_per_gpu_hour_usd = get_money_usd(vm, "price-per-gpu-hour", nonnegative, "$2.50, 2.5"),
+          .price_per_kwh_usd = get_money_usd(vm, "price-per-kwh", nonnegative, "$0.12, 0.12"),
           .whatif_gpu = get_string(vm, "whatif-gpu"),
           .whatif_grid = get_string(vm, "whatif-grid"),
           .whatif_model_factor = get_number(vm, "whatif-model-factor")};

@@ -220,8 +220,8 @@ std::optional<RuleViolation> trainer_violation(const catalog::TrainerRules& t, c
   if (uneven && !t.uneven_stages)
     return fail(words, "uneven_stages", [&] {
       return rules_holder(t, "uneven_stages") + " has no layer counts for the first and last stages, so the layers " +
-             "must divide " + "evenly over them; got first " + s(st.first) + ", middle " + s(st.middle) + ", last " +
-             s(st.last);
+             "must divide " + "evenly over them; got first " + s(st.first) +
+             (l.pp > 2 ? ", middle " + s(st.middle) : std::string()) + ", last " + s(st.last);
     });
   if (l.vpp > 1 && !t.interleaving)
     return fail(words, "interleaving", [&] { return missing_capability(t, "interleaving"); });

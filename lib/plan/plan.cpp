@@ -59,7 +59,8 @@ double budget_seconds(const Budget& b, const PlanOptions& o) {
   const double power_kw = cluster_power_w(o) / 1000;
   if (!(c.pue >= 1)) throw FieldError("pue", "must be at least 1 (facility energy over IT energy)");
   if (b.usd) {
-    if (!(c.price_per_gpu_hour_usd > 0)) throw FieldError("budget_usd", "a money budget needs a price per GPU-hour");
+    if (!(c.price_per_gpu_hour_usd > 0))
+      throw FieldError("budget_usd", "a money budget needs a price per GPU-hour", "price_per_gpu_hour_usd");
     const double per_hour = gpus * *c.price_per_gpu_hour_usd + power_kw * c.pue * c.price_per_kwh_usd.value_or(0);
     return *b.usd / per_hour * kSecondsPerHour;
   }

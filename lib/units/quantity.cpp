@@ -148,10 +148,14 @@ double parse_intensity_kg_per_kwh(std::string_view text, std::string_view what, 
                           "a number with a unit g/kWh, kg/kWh, t/MWh, kg/MWh or lb/MWh (429g/kWh)");
 }
 
-double parse_money_usd(std::string_view raw, std::string_view what, Sign sign) {
+double parse_money_usd(std::string_view text, std::string_view what, Sign sign) {
+  return parse_money_usd(text, what, sign, "$2.5M, 40000, $40k");
+}
+
+double parse_money_usd(std::string_view raw, std::string_view what, Sign sign, std::string_view examples) {
   std::string_view text = trim(raw);
   if (!text.empty() && text.front() == '$') text.remove_prefix(1);
-  return parse_with_units(text, what, sign, kMoneyUnits, "an amount in US dollars ($2.5M, 40000, $40k)");
+  return parse_with_units(text, what, sign, kMoneyUnits, "an amount in US dollars (" + std::string(examples) + ")");
 }
 
 double parse_bytes(std::string_view text, std::string_view what, Sign sign) {

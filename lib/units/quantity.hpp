@@ -36,6 +36,8 @@ double parse_intensity_kg_per_kwh(std::string_view text, std::string_view what, 
 
 // Money, in US dollars: an optional leading '$' and an optional k/M/B suffix ("$2.5M", "1200", "$40k").
 double parse_money_usd(std::string_view text, std::string_view what, Sign sign = Sign::kPositive);
+// The same, naming `examples` at the scale the value has in the message of a value that is no amount ("$2.50").
+double parse_money_usd(std::string_view text, std::string_view what, Sign sign, std::string_view examples);
 
 // A size in bytes: B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024); "16GiB".
 double parse_bytes(std::string_view text, std::string_view what, Sign sign = Sign::kPositive);

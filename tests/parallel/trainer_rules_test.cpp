@@ -147,6 +147,13 @@ TEST_CASE("runnability matrix: each rule probed on each trainer") {
   };
   CHECK(rule(uneven(layout(1, 4, 16, 1), 11, 11)) == "uneven_stages");
   CHECK(rule(uneven(layout(1, 4, 16, 1), 12, 12)) == "");  // 12 everywhere is even
+  // The reason names the stages there are: two stages have no middle one.
+  const auto four = trainer_violation(old, uneven(layout(1, 4, 16, 1), 11, 11), job, f.cluster);
+  REQUIRE(four);
+  CHECK(four->reason.find("got first 11, middle 13, last 11") != std::string::npos);
+  const auto two = trainer_violation(old, uneven(layout(1, 2, 32, 1), 23, 25), job, f.cluster);
+  REQUIRE(two);
+  CHECK(two->reason.find("got first 23, last 25") != std::string::npos);
   CHECK(rule(layout(8, 1, 8, 0)) == "tensor_parallel");
   old.tensor_parallel = true;
   CHECK(rule(layout(8, 1, 8, 0, 1, 1, 1, true)) == "sequence_parallel");
