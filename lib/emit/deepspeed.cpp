@@ -339,6 +339,21 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
                          join(data.torch_schedulers, ", "));
     }
   }
+  // DeepSpeed's own schedule is constructed with scheduler.params as keyword arguments.
+  const auto own = data.deepspeed_scheduler_params.find(sched.value("type", ""));
+  if (own != data.deepspeed_scheduler_params.end() && sched.value("params", Json::object()).is_object()) {
+    const Json p = sched.value("params", Json::object());
+    const auto& [required, optional] = own->second;
+    std::vector<std::string> accepted = required;
+    accepted.insert(accepted.end(), optional.begin(), optional.end());
+    for (const auto& [key, value] : p.items())
+      if (!listed(accepted, key))
+        problems.push_back("scheduler.params." + key + ": " + own->first + " takes no such argument" +
+                           did_you_mean(key, accepted) + "; accepted: " + join(accepted, ", "));
+    for (const auto& key : required)
+      if (!p.contains(key))
+        problems.push_back("scheduler.params." + key + " is missing: " + own->first + " requires it");
+  }
   if (sched.value("type", "") == "WarmupCosineLR") {
     const Json p = sched.value("params", Json::object());
     if (!positive_integer(p, "warmup_num_steps")) problems.push_back("scheduler.params.warmup_num_steps must be a positive integer");

@@ -144,6 +144,9 @@ void read_defaults(const Sections& s, LaunchData& d) {
   d.torch_optimizers = strings(s.at("deepspeed")["torch_optimizers"]);
   d.deepspeed_schedulers = strings(s.at("deepspeed")["schedulers"]);
   d.torch_schedulers = strings(s.at("deepspeed")["torch_schedulers"]);
+  for (const auto& entry : s.at("deepspeed")["scheduler_params"])
+    d.deepspeed_scheduler_params[entry.first.as<std::string>()] = {strings(entry.second["required"]),
+                                                                   strings(entry.second["optional"])};
   for (const auto& e : s.at("environment"))
     d.environment.push_back({e["name"].as<std::string>(), e["value"].as<std::string>()});
 }

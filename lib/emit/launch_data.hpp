@@ -55,6 +55,11 @@ struct LaunchData {
   std::vector<std::string> torch_optimizers;      // torch.optim classes DeepSpeed also takes, by exact name
   std::vector<std::string> deepspeed_schedulers;  // DeepSpeed's own learning-rate schedules, by exact name
   std::vector<std::string> torch_schedulers;      // torch.optim.lr_scheduler classes it also takes
+  // The keyword arguments of each of DeepSpeed's own schedules, which scheduler.params are passed as.
+  struct SchedulerParams {
+    std::vector<std::string> required, optional;
+  };
+  std::map<std::string, SchedulerParams> deepspeed_scheduler_params;
   // data/launch/deepspeed_keys.yaml: the release the keys are of, the top-level keys DeepSpeed reads (it ignores
   // others), and by path ("zero_optimization.offload_param") the keys of each section it validates (it refuses
   // others).

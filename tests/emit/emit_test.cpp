@@ -499,8 +499,30 @@ TEST_CASE("DeepSpeed --check: the scheduler is one of DeepSpeed's schedules or t
     text.replace(text.find("TYPE"), 4, type);
     return check_config(Target::kDeepSpeed, text, d, options());
   };
-  for (const char* type : {"WarmupLR", "WarmupDecayLR", "OneCycle", "CosineAnnealingLR", "LambdaLR"})
+  for (const char* type : {"WarmupLR", "LRRangeTest", "CosineAnnealingLR", "LambdaLR"})
     CHECK_MESSAGE(problems(type).empty(), type);
+  // DeepSpeed's own schedules are constructed with scheduler.params as keyword arguments (lr_schedules.py): a
+  // required one left out, or one the constructor lacks, is a TypeError at start-up.
+  CHECK(problems("WarmupDecayLR") ==
+        std::vector<std::string>{"scheduler.params.total_num_steps is missing: WarmupDecayLR requires it"});
+  CHECK(problems("OneCycle").size() == 2);
+  auto with_params = [&](const std::string& type, const std::string& params) {
+    std::string text = base;
+    text.replace(text.find(R"("TYPE"})"), 7, "\"" + type + "\", \"params\": " + params + "}");
+    return check_config(Target::kDeepSpeed, text, d, options());
+  };
+  CHECK(with_params("WarmupDecayLR", R"({"total_num_steps": 100, "warmup_max_lr": 3e-4, "warmup_num_steps": 10})")
+            .empty());
+  // WarmupCosineLR's ratios left in a WarmupDecayLR: both named, with what the schedule takes.
+  const auto swapped =
+      with_params("WarmupDecayLR", R"({"total_num_steps": 100, "warmup_min_ratio": 0, "cos_min_ratio": 0.1})");
+  REQUIRE(swapped.size() == 2);
+  CHECK(swapped[0].rfind("scheduler.params.warmup_min_ratio: WarmupDecayLR takes no such argument (did you mean "
+                         "'warmup_min_lr'?); accepted: total_num_steps, warmup_min_lr",
+                         0) == 0);
+  CHECK(swapped[1].rfind("scheduler.params.cos_min_ratio: WarmupDecayLR takes no such argument", 0) == 0);
+  // torch.optim.lr_scheduler's classes are not checked for their arguments.
+  CHECK(with_params("CosineAnnealingLR", R"({"T_max": 100})").empty());
   // engine.py asserts "DeepSpeed does not recognize LR scheduler" for any other name (exact case).
   for (const char* type : {"CosineAnnealing", "warmuplr", ""}) {
     const auto p = problems(type);
