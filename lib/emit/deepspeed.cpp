@@ -184,9 +184,9 @@ BatchIdentity derive_batch(std::optional<long long> batch, std::optional<long lo
     b.accum = *accum;
     if (!dp_stated) b.dp = *batch % (*micro * *accum) == 0 ? *batch / (*micro * *accum) : 0;
     if (b.dp <= 0 || *batch != *micro * *accum * b.dp)
-      b.problem = "train_batch_size " + s(*batch) +
-                  " != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP" +
-                  (dp_stated ? " " + s(stated_dp) : "");
+      b.problem = "train_batch_size " + s(*batch) + " != train_micro_batch_size_per_gpu " + s(*micro) +
+                  " x gradient_accumulation_steps " + s(*accum) + " x DP" +
+                  (dp_stated ? " " + s(stated_dp) + " = " + s(*micro * *accum * stated_dp) : " for any whole DP");
   } else if (batch && micro) {  // accumulation = batch / (micro × DP); DP unstated, DP 1 holds what any would
     b.micro = *micro;
     b.accum = whole(*batch, *micro * b.dp,

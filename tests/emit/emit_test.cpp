@@ -322,7 +322,8 @@ TEST_CASE("DeepSpeed: the batch identity holds by construction and ZeRO-2 with p
   edited.replace(edited.find("\"train_batch_size\": 1536"), 24, "\"train_batch_size\": 1535");
   const auto problems = check_deepspeed(edited, launch_data(), ds);  // the identity, then the search's batch rule
   CHECK(problems == std::vector<std::string>{
-                        "train_batch_size 1535 != train_micro_batch_size_per_gpu x gradient_accumulation_steps x DP 8",
+                        "train_batch_size 1535 != train_micro_batch_size_per_gpu 1 x gradient_accumulation_steps 192 x "
+                        "DP 8 = 1536",
                         "rule 'batch': global batch 1535 is not divisible by micro-batch·DP = 8"});
   CHECK(check_deepspeed("{\"train_batch_size\": 8}", launch_data(), ds).empty());  // DeepSpeed derives the rest
   CHECK(check_deepspeed("{}", launch_data(), ds).size() == 1);
