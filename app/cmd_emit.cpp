@@ -12,6 +12,7 @@
 #include "doc/plan_document.hpp"
 #include "emit/emit.hpp"
 #include "emit/launch_folder.hpp"
+#include "emit/shell.hpp"
 
 namespace isoflop::app {
 
@@ -31,6 +32,9 @@ int run_emit(const std::vector<std::string>& args) {
   const catalog::Catalog catalog = load_catalog(parsed->common);
   emit::EmitOptions eo{get_string(vm, "target-version").value_or(""), get_string(vm, "job-name").value_or("isoflop"),
                        !has(vm, "no-substitute"), &catalog};
+  // One rule for every target, though only slurm's #SBATCH lines carry the name: a name refused by `emit all` is
+  // refused by `emit megatron` too, before anything is read.
+  emit::require_plain_name(eo.job_name, "job_name");
   if (auto file = get_string(vm, "check")) {
     const std::string name = input_name(*file);
     const auto report = emit::check_file(name, target, read_input_text(*file), eo);
