@@ -68,7 +68,7 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
   f.unique_tokens = proposal.unique_tokens;
   if (proposal.plan) {
     from_plan(*proposal.plan, f);
-    f.flops_6nd = 6 * f.params * f.tokens;
+    f.flops_6nd = 6 * model::count_params(*f.architecture).active * f.tokens;
     return f;
   }
   try {
@@ -95,7 +95,8 @@ Facts assess(const catalog::Catalog& catalog, const Proposal& proposal) {
     if (f.tokens < static_cast<double>(a.seq))
       throw FieldError("tokens", units::format_significant(f.tokens, 4) + " tokens are fewer than one sequence of " +
                                      std::to_string(a.seq) + "; give the count with its unit (1.4T, 300B)");
-    f.flops_6nd = 6 * f.params * f.tokens;
+    // An MoE's compute follows its active parameters (6·N_active·D), as plan counts it.
+    f.flops_6nd = 6 * model::count_params(a).active * f.tokens;
 
     plan::PlanRequest request;
     request.architecture = a;

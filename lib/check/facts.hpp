@@ -18,7 +18,7 @@ struct Facts {
   const Proposal* proposal = nullptr;
   double params = 0;                        // exact parameters of the architecture
   double tokens = 0;
-  double flops_6nd = 0;                     // 6·N·D, the compute the laws were fitted in
+  double flops_6nd = 0;  // 6·N·D, the compute the laws were fitted in (an MoE: N active)
   std::optional<double> unique_tokens;
   std::optional<model::Architecture> architecture;
   std::optional<parallel::JobSpec> job;

@@ -47,7 +47,10 @@ std::string allocation_section(const plan::PlanResult& p) {
       {"parameters", units::format_count(a.params)},
       {"tokens", tokens},
       {"tokens per parameter", units::format_significant(a.tokens_per_param)},
-      {"compute", units::format_scientific(a.flops) + " FLOPs = 6·N·D, the law's convention" +
+      {"compute", units::format_scientific(a.flops) +
+                      (p.job.architecture.moe.enabled() ? " FLOPs = 6·N_active·D (an MoE's compute follows its active "
+                                                          "parameters)"
+                                                        : " FLOPs = 6·N·D, the law's convention") +
                       (p.feasible() && p.flops_convention != plan::FlopsConvention::kSixND
                            ? "; the run's " + units::format_scientific(p.flops) +
                                  " are the layout's model FLOPs, attention and logits included"

@@ -262,7 +262,9 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
     law_flops = time_like ? peak * u * seconds : *budget.flops;
     parallel::JobSpec job;
     if (o.architecture) {
-      r.allocation = scaling::allocate_fixed_params(o.law, law_flops, model::count_params(*o.architecture).total());
+      // The compute follows the parameters a token passes through: an MoE's active ones (6·N_active·D), so that
+      // its tokens are what the budget buys; for a dense model these are all of them.
+      r.allocation = scaling::allocate_fixed_params(o.law, law_flops, model::count_params(*o.architecture).active);
       job.architecture = *o.architecture;
     } else {
       r.allocation = scaling::allocate(o.law, law_flops);
@@ -342,14 +344,26 @@ PlanResult plan_at_depths(const Budget& budget, const PlanOptions& o, const Dept
   // A given model's allocation follows its tokens: D is what the layout runs in the time, exactly, not within the
   // iteration's tolerance (1 % of u, 2.18T against the 2.156T run for Llama 2 70B on 2048 A100s for 35 days).
   if (time_like && o.architecture && r.layouts.feasible()) {
-    const double params = model::count_params(*o.architecture).total();
+    const double params = model::count_params(*o.architecture).active;
     law_flops = 6 * params * r.layouts.layouts.front().time.tokens_per_s * seconds;
     r.allocation = scaling::allocate_fixed_params(o.law, law_flops, params);
   }
   r.band = scaling::allocation_band(o.band_laws, law_flops);
-  // The plan's N past the model sizes its law was fitted to is the formula extrapolated, as optimal says.
-  if (const std::string outside = scaling::outside_fit(o.law, r.allocation.params); !outside.empty())
+  if (o.architecture && o.architecture->moe.enabled()) {
+    // The laws are fitted to dense models: an MoE's total parameters are not their N, so no loss is predicted
+    // (as check says), and the band is of the dense models the same compute would train.
+    const model::ParamCount count = model::count_params(*o.architecture);
+    r.allocation.params = count.total();
+    r.allocation.tokens_per_param = r.allocation.tokens / count.total();
+    r.allocation.loss.reset();
+    r.band.notes.push_back("an MoE: the laws are fitted to dense models and its " + units::format_count(count.total()) +
+                           " total parameters are not their N, so no loss is predicted; the band is of dense models "
+                           "at its compute, 6 x " +
+                           units::format_count(count.active) + " active parameters x its tokens");
+  } else if (const std::string outside = scaling::outside_fit(o.law, r.allocation.params); !outside.empty()) {
+    // The plan's N past the model sizes its law was fitted to is the formula extrapolated, as optimal says.
     r.band.notes.push_back(outside);
+  }
   // The tokens: the allocation's D for a FLOPs budget; for a time-like budget, what the layout runs in the
   // time (the allocation's D within the iteration's tolerance).
   r.tokens = r.allocation.tokens;

@@ -277,6 +277,22 @@ TEST_CASE("plan --arch: a given model is planned as it is, with D = C/(6N)") {
         1e-12);
   CHECK(cp["inputs"]["family"] == "chinchilla-70b");
 
+  // An MoE's compute follows its active parameters: D = C/(6 N_active), and the dense laws predict no loss for
+  // its total N (check says the same); the band is of dense models at its compute.
+  const auto moe = run_json("plan --arch gpt-oss-120b --gpus 512 --gpu h100-sxm5-80gb --flops 1e23 -o json");
+  const double active = moe["architecture"]["active_params"].get<double>();
+  const double total = moe["architecture"]["params"].get<double>();
+  REQUIRE(active < total / 10);
+  CHECK(moe["allocation"]["params"].get<double>() == total);
+  CHECK(std::fabs(moe["allocation"]["tokens"].get<double>() * 6 * active / 1e23 - 1) < 1e-12);
+  CHECK(std::fabs(moe["allocation"]["tokens_per_param"].get<double>() * total /
+                      moe["allocation"]["tokens"].get<double>() -
+                  1) < 1e-12);
+  CHECK(moe["allocation"]["loss"].is_null());
+  CHECK(moe["band"]["notes"].back().get<std::string>().rfind("an MoE: the laws are fitted to dense models", 0) == 0);
+  CHECK(run_cli("plan --arch gpt-oss-120b --gpus 512 --gpu h100-sxm5-80gb --flops 1e23")
+            .out.find("6·N_active·D (an MoE's compute follows its active parameters)") != std::string::npos);
+
   // A given model and a reference family to shape one conflict.
   const auto both = run_cli("plan --arch chinchilla-70b --family gopher-280b --gpus 64 --gpu a100-sxm4-80gb --days 7");
   CHECK(both.status == 2);
