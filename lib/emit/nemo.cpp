@@ -295,6 +295,12 @@ std::string emit_nemo(const LaunchSpec& s, const std::string& version) {
     y.put(1, "num_moe_experts", str(m.moe.experts));
     y.put(1, "moe_router_topk", str(m.moe.top_k));
     y.put(1, "expert_model_parallel_size", str(l.ep));
+    // The capacity factor the plan's FLOPs and memory counted, with the dispatcher it needs, as megatron.sh states
+    // them: Megatron-Core TransformerConfig fields that NeMo copies from the model config by name.
+    if (release_at_least(s.data->nemo_versions, version, "v2.4.0")) {
+      y.put(1, "moe_expert_capacity_factor", number(m.moe.capacity_factor));
+      y.put(1, "moe_token_dispatcher_type", "alltoall");
+    }
   }
   y.put(1, "optim");
   y.put(2, "name", l.zero_stage == 1 ? "distributed_fused_adam" : "fused_adam");

@@ -17,6 +17,9 @@ CONFIG = 'examples/nlp/language_modeling/conf/megatron_gpt_config.yaml'
 MODEL_CODE = ['nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py',
               'nemo/collections/nlp/models/language_modeling/megatron_base_model.py']
 READ_WITH_GET = ['num_moe_experts', 'moe_router_topk', 'expert_model_parallel_size', 'context_parallel_size']
+# Megatron-Core TransformerConfig fields that build_transformer_config copies from the model config by name, with the
+# releases whose Megatron-Core has them: not found by grep in NeMo's code, so listed here.
+TRANSFORMER_CONFIG_FIELDS = {'moe_expert_capacity_factor': ['v2.4.0'], 'moe_token_dispatcher_type': ['v2.4.0']}
 
 
 def paths(node, prefix=''):
@@ -59,6 +62,12 @@ def main():
     print('nemo_added_keys:')
     for p, t in added.items():
         print(entry(p, t, tags))
+    print('# Megatron-Core TransformerConfig fields that megatron_base_model.py\'s build_transformer_config copies from the model')
+    print('# config by name ("elif field.name in cfg"), where the release\'s Megatron-Core has them (core_v0.8.0 on has both).')
+    print('# source: NVIDIA/NeMo nemo/collections/nlp/models/language_modeling/megatron_base_model.py (v2.4.0);')
+    print('# NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py (core_v0.8.0, core_v0.13.0).')
+    for k, t in TRANSFORMER_CONFIG_FIELDS.items():
+        print(entry('model.' + k, [tag for tag in tags if tag in t], tags))
 
 
 if __name__ == '__main__':

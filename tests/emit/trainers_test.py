@@ -238,6 +238,13 @@ def check_nemo(name, out, plan, binary):
     fp16 = plan['job']['precision'] == 'fp16'
     expect(t['precision'] == ('16-mixed' if fp16 else 'bf16-mixed'), name + ': NeMo precision as planned')
     expect(m['use_flash_attention'] == (plan['job']['attention'] == 'flash'), name + ': NeMo attention as planned')
+    # An MoE runs the capacity factor the plan counted, with the dispatcher it needs, as megatron.sh states them
+    # (without them NeMo's Megatron-Core routes dropless: other memory and step time).
+    moe = plan['architecture'].get('moe') or {}
+    if moe.get('experts'):
+        expect(m.get('moe_expert_capacity_factor') == moe['capacity_factor'] and
+               m.get('moe_token_dispatcher_type') == 'alltoall',
+               name + ': NeMo routes with the plan\'s capacity factor: %s' % {k: v for k, v in m.items() if 'moe' in k})
     r = run(binary, ['emit', '--check', os.path.join(out, 'nemo.yaml'), '--target', 'nemo'])
     expect(r.returncode == 0, name + ': emit --check nemo.yaml (yaml-cpp): ' + r.stderr)
 
