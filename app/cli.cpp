@@ -94,7 +94,31 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
     const std::string name = e.get_option_name();
     throw InputError(help.name + ": unknown option '" + name + "'" + did_you_mean(name, long_names(all)) + see);
   } catch (const po::too_many_positional_options_error&) {
-    throw InputError(help.name + ": unexpected extra argument" + see);
+    // Named: the first bare argument past those the command takes (an option's value is not bare).
+    std::vector<std::string> bare;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--") {
+        bare.insert(bare.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+        break;
+      }
+      if (a.size() > 1 && a[0] == '-') {
+        const bool is_long = a.rfind("--", 0) == 0;
+        const std::string name =
+            is_long ? a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2)
+                    : a.substr(1, 1);
+        const auto* option = is_long ? all.find_nothrow(name, false) : nullptr;
+        const bool takes_value =
+            is_long ? option && option->semantic()->max_tokens() > 0 && a.find('=') == std::string::npos
+                    : name == "o" && a.size() == 2;
+        if (takes_value) ++i;
+        continue;
+      }
+      bare.push_back(a);
+    }
+    const size_t taken = positional.max_total_count();
+    const std::string extra = taken < bare.size() ? " '" + bare[taken] + "'" : "";
+    throw InputError(help.name + ": unexpected extra argument" + extra + see);
   } catch (const po::multiple_occurrences& e) {
     // A bare argument sets the option at its position ("catalog laws" is "catalog --kind laws").
     std::string name = e.get_option_name();

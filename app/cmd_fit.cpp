@@ -41,7 +41,7 @@ int run_fit(const std::vector<std::string>& args) {
   r.grid = get_string(vm, "grid").value_or(r.grid);
   r.ftol = get_number(vm, "ftol").value_or(r.ftol);
   r.gtol = get_number(vm, "gtol", units::Sign::kNonNegative).value_or(r.gtol);
-  r.threads = get_int(vm, "threads", units::Sign::kPositive, 4096).value_or(0);
+  r.threads = get_int(vm, "threads", units::Sign::kNonNegative, 4096).value_or(0);  // 0: every core, as train
   r.budget_tolerance = get_number(vm, "budget-tolerance", units::Sign::kNonNegative).value_or(r.budget_tolerance);
   r.a1_points = get_int(vm, "a1-points").value_or(r.a1_points);
   r.bootstrap = get_int(vm, "bootstrap").value_or(0);

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace isoflop::catalog {
 namespace {
@@ -12,14 +13,20 @@ MeasuredRun parse_run(FieldReader& r, const Catalog& catalog) {
   MeasuredRun run;
   run.name = r.string("name");
   run.gpu = r.string("gpu");
-  if (!catalog.find_accelerator(run.gpu)) r.fail("gpu", "names no accelerator in the catalog");
+  if (!catalog.find_accelerator(run.gpu))
+    r.fail("gpu", "'" + run.gpu + "' names no accelerator in the catalog" +
+                      did_you_mean(run.gpu, names_of(catalog.accelerators)));
   run.node = r.string_or("node", "");
-  if (!run.node.empty() && !catalog.find_node(run.node)) r.fail("node", "names no node in the catalog");
+  if (!run.node.empty() && !catalog.find_node(run.node))
+    r.fail("node", "'" + run.node + "' names no node in the catalog" + did_you_mean(run.node, names_of(catalog.nodes)));
   run.gpus = r.int_in("gpus", 1, 10'000'000);
   const YAML::Node arch = r.child("arch");
   if (arch.IsScalar()) {
     const ModelEntry* m = catalog.find_model(arch.Scalar());
-    if (!m) r.fail("arch", "'" + arch.Scalar() + "' is no model in the catalog (or give the architecture's fields)");
+    if (!m)
+      r.fail("arch", "'" + arch.Scalar() + "' is no model in the catalog" +
+                         did_you_mean(arch.Scalar(), names_of(catalog.models)) +
+                         " (or give the architecture's fields)");
     run.architecture = m->architecture;
   } else {
     FieldReader a(arch, r.file(), "arch of run '" + run.name + "'");

@@ -118,6 +118,18 @@ TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
   const auto twice = run_cli("calibrate " + runs);
   CHECK(twice.status == 2);
   CHECK(twice.err.find("'nemotron4-340b-128' is also the name of the run at " + runs + ":2") != std::string::npos);
+  // A short accelerator or model name: the nearest catalog name is offered, as on the command line.
+  text = kOneRun;
+  text.replace(text.find("gpu: h100-sxm5-80gb"), 19, "gpu: h100");
+  std::ofstream(runs) << text;
+  CHECK(run_cli("calibrate " + runs)
+            .err.find("runs.yaml:3: run field 'gpu': 'h100' names no accelerator in the "
+                      "catalog (did you mean 'h100-sxm5-80gb'?)") != std::string::npos);
+  text = kOneRun;
+  text.replace(text.find("arch: {"), text.find("    global_batch") - text.find("arch: {"), "arch: llama2-7\n");
+  std::ofstream(runs) << text;
+  CHECK(run_cli("calibrate " + runs).err.find("'llama2-7' is no model in the catalog (did you mean 'llama2-7b'?)") !=
+        std::string::npos);
 }
 
 TEST_CASE("calibrate: a run far slower than the model explains leaves a constant at its bound, and says so") {
