@@ -194,11 +194,15 @@ std::vector<WhatIfRow> four_ms(const RunCostInputs& in, const RunCost& b, const 
       rows.push_back(r);
       all.intensity *= f.intensity;
     } else {
-      rows.push_back(not_applied(Lever::kMap, b,
-                                 cleanest
-                                     ? "no grid cleaner than the baseline's " + fmt(in.intensity_kg_per_kwh * 1e3) +
-                                           " g/kWh" + (o.regions.size() == 1 ? " (" + cleanest->name + " is not)" : "")
-                                     : "no grid regions to compare"));
+      rows.push_back(not_applied(
+          Lever::kMap, b,
+          cleanest ? (o.regions.size() == 1
+                          ? cleanest->name + " is not cleaner than the baseline's " +
+                                fmt(in.intensity_kg_per_kwh * 1e3) + " g/kWh"
+                          : "none of the " + std::to_string(o.regions.size()) +
+                                " candidate regions is cleaner than the baseline's " +
+                                fmt(in.intensity_kg_per_kwh * 1e3) + " g/kWh (another is named with --whatif-grid)")
+                   : "no grid regions to compare"));
     }
   }
 

@@ -170,6 +170,10 @@ TEST_CASE("a lever that would not help keeps the baseline and says why") {
   }
   CHECK(row(rows, Lever::kMachine).note.find("v100-sxm2-32gb would need") != std::string::npos);
   CHECK(row(rows, Lever::kMechanization).note.find("already") != std::string::npos);
+  // The map's candidates are a list, not the catalog: the note says none of them is cleaner, not that no grid is.
+  CHECK(row(rows, Lever::kMap).note == "none of the " + std::to_string(o.regions.size()) +
+                                           " candidate regions is cleaner than the baseline's 1.5 g/kWh (another is "
+                                           "named with --whatif-grid)");
   CHECK_FALSE(row(rows, Lever::kAll).applied);
   // Pinning the baseline's own accelerator changes nothing.
   o.machines = {cat.accelerator("h100-sxm5-80gb")};
