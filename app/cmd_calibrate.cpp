@@ -22,12 +22,15 @@ int run_calibrate(const std::vector<std::string>& args) {
   const catalog::Catalog catalog = load_catalog(parsed->common);
   const doc::CalibrationDocument document = doc::calibration_document(catalog, file, get_string(vm, "gpu"));
   if (!parsed->common.quiet)
-    for (const auto& r : document.results)
+    for (const auto& r : document.results) {
+      if (!r.underdetermined.empty())
+        std::fprintf(stderr, "isoflop: note: %s: %s\n", r.accelerator.name.c_str(), r.underdetermined.c_str());
       for (const auto& bound : r.at_bounds)
         std::fprintf(stderr,
                      "isoflop: note: %s: %s: the runs lie outside what the step-time model explains there (check "
                      "their measured figures); the fit is the bound's, not theirs\n",
                      r.accelerator.name.c_str(), bound.c_str());
+    }
   if (save) outputs.write(*save, doc::calibration_overlay_yaml(document), "save_calibration");
   write_document(parsed->common, doc::calibration_json(document), [&] { return doc::render_calibration(document); });
   return 0;

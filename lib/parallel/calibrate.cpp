@@ -217,6 +217,17 @@ CalibrationResult calibrate_accelerator(const catalog::Catalog& catalog, const s
                 100 * out.calibration_error.max_abs_error);
   out.accelerator.calibration_source = note;
   for (const auto& b : out.at_bounds) out.accelerator.calibration_source += "; " + b;
+  // Fewer runs than free constants: the runs fix a combination of them, and the pull toward the start decides the
+  // rest (one run sets the overall efficiency, not how it saturates with width and rows).
+  int free_constants = 0;
+  for (unsigned k = 0; k < kConstants; ++k) free_constants += lower[k] < upper[k] ? 1 : 0;
+  if (out.calibration_error.runs < free_constants) {
+    out.underdetermined = std::to_string(out.calibration_error.runs) + " run" +
+                          (out.calibration_error.runs == 1 ? "" : "s") + " for " + std::to_string(free_constants) +
+                          " constants: the runs do not determine them all, and the starting values decide the rest; "
+                          "runs of other widths, micro-batches and GPU counts determine them";
+    out.accelerator.calibration_source += "; " + out.underdetermined;
+  }
   return out;
 }
 

@@ -70,6 +70,8 @@ struct CalibrationResult {
   // Constants the fit left at a bound of their range ("gemm_efficiency_max at 0.05, its lower bound"): the runs
   // lie outside what the model explains there (an MFU of 0.1 %, a unit slip), so the fit is the bound, not theirs.
   std::vector<std::string> at_bounds;
+  // Non-empty when fewer runs were fitted than constants: what the fit cannot tell, said beside it.
+  std::string underdetermined;
 };
 
 // Fits gemm_efficiency_max, gemm_half_width, gemm_half_rows, comm_efficiency and (when asked) layer_overhead_s

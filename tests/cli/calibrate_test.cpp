@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -47,6 +48,13 @@ TEST_CASE("calibrate: one published run is reproduced and saved as an overlay la
   const auto& run = j["accelerators"][0]["runs"][0];
   CHECK(run["measured_step_time_s"].get<double>() == doctest::Approx(4.61));
   CHECK(std::fabs(run["error"].get<double>()) < 0.01);
+  // One run for four constants: reproduced, and said to leave them undetermined, on stderr and in the overlay's
+  // source.
+  CHECK(r.err.find("isoflop: note: h100-sxm5-80gb: 1 run for 4 constants: the runs do not determine them all") !=
+        std::string::npos);
+  std::ifstream saved(overlay);
+  const std::string overlay_text((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
+  CHECK(overlay_text.find("1 run for 4 constants") != std::string::npos);
   // No run held out: its errors are unknown (null), not a perfect 0.
   const auto& held_out = j["accelerators"][0]["held_out_error"];
   CHECK(held_out["runs"] == 0);
