@@ -83,14 +83,17 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
   pinned.cp = pins.cp.value_or(1);
   pinned.dp = pins.dp.value_or(1);
   const long long product = pinned.gpus();
+  // The pins and the GPU count are both the user's: a product that cannot fill the GPUs contradicts them (invalid
+  // input, whatever batch a plan chooses).
   if (product > cluster.gpus)
-    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " needs more than the " + s(cluster.gpus) +
-                     " GPUs");
+    throw FieldError(
+        "gpus", "the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " needs more than the " + s(cluster.gpus) + " GPUs");
   if (cluster.gpus % product != 0)
-    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " does not divide the " + s(cluster.gpus) +
-                     " GPUs");
+    throw FieldError(
+        "gpus", "the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " does not divide the " + s(cluster.gpus) + " GPUs");
   if (pins.tp && pins.pp && pins.cp && pins.dp && product != cluster.gpus)
-    throw InputError("the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " is not the " + s(cluster.gpus) + " GPUs");
+    throw FieldError("gpus",
+                     "the pinned TP·PP·CP·DP = " + pinned.gpus_text() + " is not the " + s(cluster.gpus) + " GPUs");
   if (pins.dp && pins.micro_batch && job.global_batch % (static_cast<long long>(*pins.dp) * *pins.micro_batch) != 0)
     throw FieldError("global_batch", s(job.global_batch) + " is not divisible by micro-batch·DP = " +
                                          s(static_cast<long long>(*pins.dp) * *pins.micro_batch));
