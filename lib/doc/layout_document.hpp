@@ -132,6 +132,7 @@ std::string render_layout_page(const LayoutDocument& document);
 // The ranked layouts as a table, the best one's memory and step-time breakdowns, the pruned families and the
 // count evaluated (shared with the plan's page). Step times of an accelerator whose constants are borrowed
 // (`calibrated` false) are headed "uncalibrated".
-std::string render_layouts_table(const parallel::SearchResult& result, bool calibrated = true);
+// `fp8`: the job's GEMMs run in fp8, whose peak is twice the 16-bit one that MFU is counted against (said so).
+std::string render_layouts_table(const parallel::SearchResult& result, bool calibrated = true, bool fp8 = false);
 
 }  // namespace isoflop::doc

@@ -64,7 +64,7 @@ std::string best_breakdowns(const parallel::RankedLayout& best, double usable_by
 
 }  // namespace
 
-std::string render_layouts_table(const parallel::SearchResult& r, bool calibrated) {
+std::string render_layouts_table(const parallel::SearchResult& r, bool calibrated, bool fp8) {
   std::vector<std::string> headings = {"#"};
   for (const auto& d : parallel::dimensions()) headings.emplace_back(d.label);
   for (const char* h : {"GiB/GPU", calibrated ? "step" : "step (uncalibrated)", "tokens/s", "TFLOP/s/GPU", "MFU"})
@@ -90,6 +90,7 @@ std::string render_layouts_table(const parallel::SearchResult& r, bool calibrate
     if (best.hardware_tflops_per_gpu > best.model_tflops_per_gpu * (1 + 1e-9))
       out += "; with its recompute the best runs " + fixed(best.hardware_tflops_per_gpu, 1) +
              " hardware TFLOP/s/GPU (HFU " + fixed(100 * best.hfu, 1) + "%)";
+    if (fp8) out += "; MFU is of the 16-bit peak, and fp8 GEMMs run at up to twice it";
     out += ".\n";
   }
   if (!r.layouts.empty() && !calibrated)
@@ -158,7 +159,9 @@ std::string render_layout_page(const LayoutDocument& d) {
     if (const auto v = dim.pinned(s.options.pins))
       pins += (pins.empty() ? "" : ", ") + std::string(dim.label) + " " + parallel::format_value(dim, *v);
   if (!pins.empty()) out += "Pinned: " + pins + "\n";
-  return out + "\n" + render_layouts_table(s.result, s.cluster.accelerator.calibrated);
+  return out + "\n" +
+         render_layouts_table(s.result, s.cluster.accelerator.calibrated,
+                              s.job.precision == parallel::MatmulPrecision::kFp8);
 }
 
 }  // namespace isoflop::doc

@@ -23,9 +23,12 @@ std::string budget_section(const plan::PlanResult& p) {
   if (p.budget.flops) compute += "; budget " + units::format_scientific(*p.budget.flops) + " FLOPs = the law's 6·N·D";
   std::vector<std::pair<std::string, std::string>> kv = {{"compute", compute}};
   if (p.feasible()) {
-    kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU (best layout, " +
-                                     std::to_string(p.iterations) + (p.iterations == 1 ? " iteration" : " iterations") +
-                                     "; floor " + units::format_significant(100 * p.min_mfu) + "%)"});
+    const bool fp8 = p.job.precision == parallel::MatmulPrecision::kFp8;
+    kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU" +
+                                     (fp8 ? " of the 16-bit peak (fp8 GEMMs run at up to twice it)" : "") +
+                                     " (best layout, " + std::to_string(p.iterations) +
+                                     (p.iterations == 1 ? " iteration" : " iterations") + "; floor " +
+                                     units::format_significant(100 * p.min_mfu) + "%)"});
     kv.push_back({"time", units::format_significant(p.time_s / units::kSecondsPerDay, 4) +
                               " days = " + units::format_count(p.tokens) + " tokens / " +
                               units::format_count(p.tokens_per_s) + " tokens/s"});
@@ -93,7 +96,8 @@ std::string render_plan_page(const plan::PlanResult& p, const std::string& clust
   std::string out = "isoflop plan: " + std::to_string(p.cluster.gpus) + " x " + p.cluster.accelerator.name +
                     (cluster_note.empty() ? "" : " (" + cluster_note + ")") + "\n\n";
   out += budget_section(p) + allocation_section(p) + architecture_section(p);
-  out += "\nLayouts\n" + render_layouts_table(p.layouts, p.cluster.accelerator.calibrated);
+  out += "\nLayouts\n" + render_layouts_table(p.layouts, p.cluster.accelerator.calibrated,
+                                              p.job.precision == parallel::MatmulPrecision::kFp8);
   if (!p.feasible()) return out;  // the reason and the changes that would fit go to stderr
   out += "\nCost\n" + report::render_key_values(cost_key_values(*p.cost));
   out += "\n" + energy_methods_section(*p.cost);

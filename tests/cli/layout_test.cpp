@@ -319,6 +319,10 @@ TEST_CASE("layout --precision, --attention, --dropout: in the job, read back by 
   CHECK(bf16["job"]["dropout"] == false);
   CHECK(fp8["job"]["precision"] == "fp8");
   CHECK(fp8["layouts"][0]["step_time_s"].get<double>() < bf16["layouts"][0]["step_time_s"].get<double>());
+  // MFU stays of the 16-bit peak, which fp8 GEMMs pass: the page says so for fp8 only.
+  const std::string fp8_note = "MFU is of the 16-bit peak, and fp8 GEMMs run at up to twice it";
+  CHECK(run_cli(base + " --precision fp8").out.find(fp8_note) != std::string::npos);
+  CHECK(run_cli(base).out.find(fp8_note) == std::string::npos);
   // The document carries the settings: a re-rank from it is the FP8 job, and flags cannot contradict it.
   const auto again = isoflop::test::run_json("layout --from " + file + " -o json");
   CHECK(again["job"] == fp8["job"]);
