@@ -47,8 +47,9 @@ int design(const std::vector<std::string>& args) {
   return 0;
 }
 
-// The report of a sweep folder (validate/report_folder.hpp); 1 when the verdict fails.
-int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
+// The report's request, its output files checked (an existing --plot without --force is refused before any work).
+validate::ReportRequest report_request(const CommonOptions& common, const po::variables_map& vm,
+                                       const std::string& dir) {
   validate::ReportRequest r;
   r.inputs.sweep_dir = dir;
   r.inputs.tolerances = validate::parse_tolerances(get_string(vm, "tolerance").value_or(""));
@@ -57,6 +58,12 @@ int report(const CommonOptions& common, const po::variables_map& vm, const std::
   r.save_calibration = get_string(vm, "save-calibration");
   r.outputs = named_outputs(common);
   validate::check_report_files(r);
+  return r;
+}
+
+// The report of a sweep folder (validate/report_folder.hpp); 1 when the verdict fails.
+int report(const CommonOptions& common, const po::variables_map& vm, const std::string& dir) {
+  const validate::ReportRequest r = report_request(common, vm, dir);
   const doc::ValidationDocument d = validate::write_report(r, load_catalog(common));
   write_document(common, doc::Json(d), [&] { return doc::render_validation(d); }, "runs");
   return d.report.passed ? 0 : 1;
@@ -81,6 +88,7 @@ int run(const std::vector<std::string>& args) {
   if (!dir || dir->empty())
     throw InputError("validate run: missing DIR, a folder written by 'isoflop validate --emit DIR'");
   const doc::SweepDocument sweep = validate::read_sweep_folder(*dir);
+  report_request(parsed->common, parsed->values, *dir);  // the report's options and files, before the runs
   const bool terminal = ::isatty(STDERR_FILENO) != 0, quiet = parsed->common.quiet;
   validate::RunnerOptions o;
   o.train_command = [](const std::string& job, bool resume) {

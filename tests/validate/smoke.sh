@@ -34,6 +34,16 @@ set -e
 [ "$status" -eq 2 ] || fail "another sweep into the folder: exit $status, expected 2"
 grep -q "holds another sweep" "$WORK/other.err" || fail "another sweep: $(cat "$WORK/other.err")"
 
+# A report output that exists is refused before any run starts (exit 2, nothing run).
+touch "$WORK/exists.svg"
+set +e
+"$ISOFLOP" validate run "$DIR" --plot "$WORK/exists.svg" 2> "$WORK/plot.err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || fail "validate run onto an existing --plot: exit $status, expected 2"
+grep -q "exists.svg exists; use --force to replace it" "$WORK/plot.err" || fail "existing plot: $(cat "$WORK/plot.err")"
+[ ! -e "$DIR/runs" ] || [ -z "$(ls -A "$DIR/runs")" ] || fail "validate run started runs before refusing --plot"
+
 # The largest-token run of the top budget is killed after its first checkpoint.
 VICTIM=b2-s0
 "$ISOFLOP" validate run "$DIR" -j 2 2> "$WORK/run1.err" &
