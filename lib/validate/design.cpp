@@ -49,6 +49,19 @@ constexpr double kMaxMarkovTokens = 1 << 24;
 
 std::string flops_text(double c) { return units::format_scientific(c) + " FLOPs"; }
 
+// The sweep sizes its models by their total parameters, embeddings included: a law of non-embedding N (Kaplan's,
+// DeepSeek's) would be checked against another count (its N_opt at a smoke budget is a few dozen parameters).
+void require_total_parameters(const catalog::LawSpec& law, const catalog::Catalog& catalog) {
+  if (law.parameters == "total") return;
+  std::vector<std::string> accepted;
+  for (const auto& l : catalog.laws)
+    if (l.parameters == "total") accepted.push_back(l.name);
+  throw FieldError("law", "'" + law.name + "' counts " + law.parameters +
+                              " parameters, and the sweep sizes its models by their total parameters; accepted: a "
+                              "law of total parameters (" +
+                              join(accepted) + ")");
+}
+
 }  // namespace
 
 SweepTarget target_from_plan(const plan::PlanResult& plan, const std::string& plan_file,
@@ -67,6 +80,7 @@ SweepTarget target_from_plan(const plan::PlanResult& plan, const std::string& pl
                                    "', which is not in the catalog; give the law explicitly");
     t.law = *found;
   }
+  require_total_parameters(t.law, catalog);
   auto& o = t.origin;
   o.plan_file = plan_file;
   o.law = t.law.name;
@@ -82,6 +96,7 @@ SweepTarget target_from_plan(const plan::PlanResult& plan, const std::string& pl
 
 SweepTarget target_from_law(const catalog::LawSpec& law, double flops, const std::string& family,
                             const std::vector<std::string>& law_flags, const catalog::Catalog& catalog) {
+  require_total_parameters(law, catalog);
   SweepTarget t;
   t.law = law;
   const scaling::Allocation a = scaling::allocate(law, flops);
