@@ -24,11 +24,15 @@ std::string budget_section(const plan::PlanResult& p) {
   std::vector<std::pair<std::string, std::string>> kv = {{"compute", compute}};
   if (p.feasible()) {
     const bool fp8 = p.job.precision == parallel::MatmulPrecision::kFp8;
-    kv.push_back({"utilisation", units::format_significant(100 * p.mfu) + "% MFU" +
-                                     (fp8 ? " of the 16-bit peak (fp8 GEMMs run at up to twice it)" : "") +
-                                     " (best layout, " + std::to_string(p.iterations) +
-                                     (p.iterations == 1 ? " iteration" : " iterations") + "; floor " +
-                                     units::format_significant(100 * p.min_mfu) + "%)"});
+    kv.push_back(
+        {"utilisation",
+         units::format_significant(100 * p.mfu) + "% MFU" +
+             (fp8 ? " of the 16-bit peak (fp8 GEMMs run at up to twice it)" : "") +
+             (p.cluster.accelerator.calibrated ? ""
+                                               : " (uncalibrated: no measured runs on " + p.cluster.accelerator.name +
+                                                     "; its efficiency constants are borrowed)") +
+             " (best layout, " + std::to_string(p.iterations) + (p.iterations == 1 ? " iteration" : " iterations") +
+             "; floor " + units::format_significant(100 * p.min_mfu) + "%)"});
     kv.push_back({"time", units::format_significant(p.time_s / units::kSecondsPerDay, 4) +
                               " days = " + units::format_count(p.tokens) + " tokens / " +
                               units::format_count(p.tokens_per_s) + " tokens/s"});

@@ -87,6 +87,12 @@ TEST_CASE("layout: an accelerator without measured runs says uncalibrated in the
   const auto calibrated = run_cli("layout --arch llama2-70b --gpu h100-sxm5-80gb --gpus 64 --global-batch 512");
   REQUIRE(calibrated.status == 0);
   CHECK(calibrated.out.find("uncalibrated") == std::string::npos);
+  // The plan's headline utilisation says so too, not the layouts table alone.
+  const auto plan = run_cli("plan --gpus 64 --gpu h200-sxm-141gb --days 3");
+  REQUIRE(plan.status == 0);
+  CHECK(plan.out.find("% MFU (uncalibrated: no measured runs on h200-sxm-141gb; its efficiency constants are "
+                      "borrowed)") != std::string::npos);
+  CHECK(run_cli("plan --gpus 64 --gpu h100-sxm5-80gb --days 3").out.find("uncalibrated") == std::string::npos);
 }
 
 TEST_CASE("calibrate: bad runs files exit 2 naming the file and line") {
