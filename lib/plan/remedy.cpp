@@ -65,6 +65,30 @@ std::optional<parallel::SuggestedChange> larger_batch(parallel::JobSpec job, con
   return std::nullopt;
 }
 
+// A pinned TP or PP that keeps the job under the floor: the degree the search takes with that pin left open, where
+// its best layout reaches `min_mfu` (TP 16 across 8-GPU nodes spends most of its step in the network).
+std::optional<parallel::SuggestedChange> unpinned(const parallel::JobSpec& job, const parallel::ClusterSpec& cluster,
+                                                  const parallel::SearchOptions& search, double min_mfu,
+                                                  const char* field) {
+  const bool tp = std::string(field) == "tp";
+  const std::optional<int>& pin = tp ? search.pins.tp : search.pins.pp;
+  if (!pin) return std::nullopt;
+  parallel::SearchOptions open = search;
+  (tp ? open.pins.tp : open.pins.pp).reset();
+  try {
+    const parallel::SearchResult r = parallel::search_layouts(job, cluster, open);
+    if (!r.feasible() || r.layouts.front().time.mfu < min_mfu) return std::nullopt;
+    const parallel::Layout& l = r.layouts.front().layout;
+    const int degree = tp ? l.tp : l.pp;
+    if (degree == *pin) return std::nullopt;
+    return parallel::SuggestedChange{field, degree, std::nullopt,
+                                     std::string("with the ") + (tp ? "TP" : "PP") + " left to the search, its best " +
+                                         "layout reaches " + percent(r.layouts.front().time.mfu) + " MFU"};
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
 // A change offered and whether it reaches the floor.
 struct Offered {
   parallel::SuggestedChange change;
@@ -106,6 +130,8 @@ PlanProblem low_mfu_problem(const parallel::JobSpec& job, const parallel::Cluste
   p.reason = "MFU " + percent(best.time.mfu) + " is under the floor of " + percent(min_mfu) + " at a batch of " +
              mtokens(static_cast<double>(job.global_batch * job.seq)) + " on " + std::to_string(cluster.gpus) +
              " GPUs: " + parallel::largest_overhead(best.time);
+  for (const char* pin : {"tp", "pp"})
+    if (auto c = unpinned(job, cluster, search, min_mfu, pin)) p.changes.push_back(std::move(*c));
   if (auto c = fewer_gpus(job, cluster, search, min_mfu)) p.changes.push_back(std::move(*c));
   if (auto c = larger_batch(job, cluster, search, min_mfu, ceiling_tokens)) p.changes.push_back(std::move(*c));
   // Context parallelism only where the search tried none (no --cp pinned, --max-cp 1) and the trainer runs it.

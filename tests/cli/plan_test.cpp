@@ -324,6 +324,17 @@ TEST_CASE(
   CHECK(
       (huge.err.find("--gpus ") != std::string::npos || huge.err.find("--global-batch-tokens ") != std::string::npos));
   CHECK(huge.err.find("--global-batch ") == std::string::npos);  // a flag plan does not have
+  // TP 16 pinned across 8-GPU nodes spends its step in the network: the change offered first is the TP the search
+  // takes when left open, and planning with it reaches the floor.
+  const auto wide = run_cli("plan --gpus 1024 --gpu h100-sxm5-80gb --days 30 --tp 16 -o json");
+  CHECK(wide.status == 1);
+  const nlohmann::json change = nlohmann::json::parse(wide.out)["problem"]["changes"][0];
+  CHECK(change["field"] == "tp");
+  const int tp = change["value"].get<int>();
+  CHECK(tp <= 8);
+  CHECK(wide.err.find("to reach the floor: --tp " + std::to_string(tp) + " (with the TP left to the search") !=
+        std::string::npos);
+  CHECK(run_cli("plan --gpus 1024 --gpu h100-sxm5-80gb --days 30 --tp " + std::to_string(tp)).status == 0);
 }
 
 TEST_CASE("plan --pp shapes a depth the pinned stages run: evenly, or with lighter first and last stages") {
