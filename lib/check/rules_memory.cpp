@@ -13,12 +13,14 @@ namespace {
 // Whether the proposal pins the whole layout (TP, PP and DP), so "this layout" rather than "no layout".
 bool pinned(const Facts& f) { return f.proposed_layout.has_value(); }
 
-// A layout as the pins of emit and layout: "--tp 8 --pp 4 --dp 32 --micro-batch 4 --zero 1 --recompute none".
+// A layout as the pins of emit and layout, every knob the search would otherwise choose again (a VPP left open
+// is the search's, which may be the layout that failed): "--tp 8 --pp 4 --cp 1 --dp 32 --ep 1 --vpp 1 ...".
 std::string layout_pins(const parallel::Layout& l) {
-  std::string out = "--tp " + std::to_string(l.tp) + " --pp " + std::to_string(l.pp) + " --dp " + std::to_string(l.dp);
-  if (l.cp > 1) out += " --cp " + std::to_string(l.cp);
-  if (l.ep > 1) out += " --ep " + std::to_string(l.ep);
-  if (l.vpp > 1) out += " --vpp " + std::to_string(l.vpp);
+  std::string out = "--tp " + std::to_string(l.tp) + " --pp " + std::to_string(l.pp) + " --cp " + std::to_string(l.cp) +
+                    " --dp " + std::to_string(l.dp) + " --ep " + std::to_string(l.ep) + " --vpp " +
+                    std::to_string(l.vpp);
+  if (l.first_stage_layers > 0) out += " --first-stage-layers " + std::to_string(l.first_stage_layers);
+  if (l.last_stage_layers > 0) out += " --last-stage-layers " + std::to_string(l.last_stage_layers);
   out += " --micro-batch " + std::to_string(l.micro_batch) + " --zero " + std::to_string(l.zero_stage) +
          " --recompute " + std::string(model::kRecomputeNames.name(l.recompute));
   if (l.tp > 1) out += std::string(" --sequence-parallel ") + (l.sequence_parallel ? "on" : "off");
