@@ -75,6 +75,15 @@ void SearchOptions::validate(const JobSpec& job, const ClusterSpec& cluster) con
     throw FieldError("zero_stage", zero3_tied_refusal(trainer, true));
   if (time.grad_reduce)
     if (const auto why = grad_reduce_refusal(trainer, *time.grad_reduce)) throw FieldError("grad_reduce", *why);
+  // The step time has no ZeRO-3 without its overlap (prefetched gathers, overlapped reduce-scatters: DeepSpeed's
+  // stage-3 default, fitted to its runs), so a pinned ZeRO-3 with an overlap turned off would be timed, and its
+  // files written, as on.
+  for (const auto& [field, value] : {std::pair{"overlap_grad_reduce", time.overlap_grad_reduce},
+                                     std::pair{"overlap_param_gather", time.overlap_param_gather}})
+    if (pins.zero_stage == 3 && value == false)
+      throw FieldError(field, std::string("off has no ZeRO-3 here: its step time hides the gathers and reduce-scatters "
+                                          "behind compute, as DeepSpeed does at stage 3 by default; accepted: on, "
+                                          "or ZeRO 0-2"));
   if (pins.cp && job.seq % *pins.cp != 0)
     throw FieldError("cp", "sequence " + s(job.seq) + " is not divisible by CP " + s(*pins.cp));
   Layout pinned;  // the pinned degrees, 1 where open

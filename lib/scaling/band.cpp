@@ -30,6 +30,7 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
   AllocationBand band;
   band.parameters = laws.empty() ? "total" : laws.front().parameters;
   std::vector<std::pair<std::string, std::string>> loss_datasets;  // (dataset, law) of laws with a loss
+  bool unreachable = false, other = false;  // why the laws tried could not answer: no solution, or another reason
   for (const LawSpec& law : laws) {
     if (law.parameters != band.parameters) {
       band.skipped.push_back({law.name, "counts " + law.parameters + " parameters, not comparable with the band's " +
@@ -48,13 +49,17 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
       band.laws.push_back(answer(law, query, value, constraints));
       if (band.laws.back().loss) loss_datasets.emplace_back(law.dataset, law.name);
     } catch (const Error& e) {  // an unreachable target or an infeasible constraint under this law only
+      (dynamic_cast<const InfeasibleError*>(&e) ? unreachable : other) = true;
       band.skipped.push_back({law.name, e.what()});
     }
   }
   if (band.laws.empty()) {
     std::vector<std::string> reasons;
     for (const auto& s : band.skipped) reasons.push_back(s.law + ": " + s.reason);
-    throw InputError("no law can answer this query (" + join(reasons, "; ") + ")");
+    const std::string message = "no law can answer this query (" + join(reasons, "; ") + ")";
+    // Every law that took the query found it had no solution (a target below each floor): infeasible, exit 1.
+    if (unreachable && !other) throw InfeasibleError(message);
+    throw InputError(message);
   }
   std::vector<std::string> datasets;
   for (const auto& [dataset, name] : loss_datasets)

@@ -66,16 +66,28 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
   const bool all = request.laws.all_laws;
   OptimalAnswer out;
   if (request.target_loss && request.params) {
+    // Infeasible when every law that could take the target found no solution (not a bad input).
+    bool only_unreachable = true, any_unreachable = false;
     for (const auto& law : laws) {
       try {
         out.allocations.push_back(
             allocate_fixed_params_for_loss(law, *request.params, *request.target_loss, request.unique_tokens));
       } catch (const Error& e) {
         if (!all) throw;
+        // A law with no loss cannot take a target at all: skipped, whatever the others found.
+        const bool unreachable = dynamic_cast<const InfeasibleError*>(&e) != nullptr;
+        any_unreachable = any_unreachable || unreachable;
+        only_unreachable = only_unreachable && (unreachable || !has_loss(law));
         out.skipped.push_back({law.name, e.what()});
       }
     }
-    if (out.allocations.empty()) throw InputError("no law can answer this query");
+    if (out.allocations.empty()) {
+      std::vector<std::string> reasons;
+      for (const auto& s : out.skipped) reasons.push_back(s.law + ": " + s.reason);
+      const std::string message = "no law can answer this query (" + join(reasons, "; ") + ")";
+      if (only_unreachable && any_unreachable) throw InfeasibleError(message);
+      throw InputError(message);
+    }
   } else {
     const BandQuery query = request.flops    ? BandQuery::kFlops
                             : request.params ? BandQuery::kParams

@@ -32,7 +32,20 @@ TEST_CASE("a target loss skips allocation-only laws and unreachable targets") {
   bool approach1_skipped = false;
   for (const auto& s : band.skipped) approach1_skipped |= s.law == "chinchilla-approach1";
   CHECK(approach1_skipped);
-  CHECK_THROWS_AS(allocation_band(laws, BandQuery::kTargetLoss, 0.5 * 0 + 1e-3), isoflop::InputError);
+  // A target below every law's floor has no solution under any: infeasible (exit 1), not invalid input.
+  CHECK_THROWS_AS(allocation_band(laws, BandQuery::kTargetLoss, 1e-3), isoflop::InfeasibleError);
+  // Laws that cannot take the query at all (only allocation tables): invalid input.
+  std::vector<isoflop::catalog::LawSpec> tables;
+  for (const auto& l : laws)
+    if (l.name == "chinchilla-approach1") tables.push_back(l);
+  REQUIRE(tables.size() == 1);
+  CHECK_THROWS_AS(allocation_band(tables, BandQuery::kTargetLoss, 2.0), isoflop::InputError);
+  try {
+    allocation_band(tables, BandQuery::kTargetLoss, 2.0);
+  } catch (const isoflop::InfeasibleError&) {
+    FAIL("an allocation-only band is no infeasible target");
+  } catch (const isoflop::InputError&) {
+  }
 }
 
 TEST_CASE("Kaplan only on request: a band led by Kaplan holds the non-embedding laws, and losses of other datasets are flagged") {
