@@ -107,10 +107,12 @@ std::optional<Parsed> parse_command_line(const CommandHelp& help, const std::vec
         const std::string name =
             is_long ? a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2)
                     : a.substr(1, 1);
-        const auto* option = is_long ? all.find_nothrow(name, false) : nullptr;
-        const bool takes_value =
-            is_long ? option && option->semantic()->max_tokens() > 0 && a.find('=') == std::string::npos
-                    : name == "o" && a.size() == 2;
+        const po::option_description* option = is_long ? all.find_nothrow(name, false) : nullptr;
+        if (!is_long)  // "-j": the option whose short name it is ("-j [ --jobs ]")
+          for (const auto& o : all.options())
+            if (o->format_name().rfind("-" + name + " ", 0) == 0 || o->format_name() == "-" + name) option = o.get();
+        const bool takes_value = option && option->semantic()->max_tokens() > 0 &&
+                                 (is_long ? a.find('=') == std::string::npos : a.size() == 2);
         if (takes_value) ++i;
         continue;
       }

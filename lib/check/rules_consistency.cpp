@@ -40,7 +40,10 @@ std::string states_none(const Facts& f, const char* what) {
 
 Finding stated_flops(const RuleSetting& s, const Facts& f) {
   if (!f.proposal->flops) return not_applicable(states_none(f, "flops"));
-  return within_percent(*f.proposal->flops, f.flops_6nd, s, "FLOPs", "that 6·N·D gives for its parameters and tokens");
+  const bool moe = f.architecture && f.architecture->moe.enabled();
+  return within_percent(*f.proposal->flops, f.flops_6nd, s, "FLOPs",
+                        moe ? "that 6·N_active·D gives for its active parameters and tokens (an MoE)"
+                            : "that 6·N·D gives for its parameters and tokens");
 }
 
 Finding stated_days(const RuleSetting& s, const Facts& f) {

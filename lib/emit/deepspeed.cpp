@@ -357,7 +357,8 @@ std::vector<std::string> deepspeed_problems(const Json& j, const LaunchData& dat
   if (sched.value("type", "") == "WarmupCosineLR") {
     const Json p = sched.value("params", Json::object());
     if (!positive_integer(p, "warmup_num_steps")) problems.push_back("scheduler.params.warmup_num_steps must be a positive integer");
-    if (!positive_integer(p, "total_num_steps")) problems.push_back("scheduler.params.total_num_steps must be a positive integer");
+    if (p.contains("total_num_steps") && !positive_integer(p, "total_num_steps"))  // a missing one is said above
+      problems.push_back("scheduler.params.total_num_steps must be a positive integer");
   }
   // The layout the file states, held to the trainer's runnability rules (the layout search's).
   LayoutFacts f;

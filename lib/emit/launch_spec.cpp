@@ -176,8 +176,9 @@ std::string header_comment(const LaunchSpec& s, const std::string& trainer_versi
 }
 
 int cpus_per_task(const LaunchSpec& s) {
-  if (s.host_cpu_cores > 0 && s.host_gpus > 0)
-    return std::max(1, static_cast<int>(static_cast<long long>(s.host_cpu_cores) * s.gpus_per_node / s.host_gpus));
+  if (s.host_cpu_cores > 0 && s.host_gpus > 0)  // never more than the host has (more GPUs per node than its own)
+    return std::clamp(static_cast<int>(static_cast<long long>(s.host_cpu_cores) * s.gpus_per_node / s.host_gpus), 1,
+                      s.host_cpu_cores);
   return s.gpus_per_node * s.data->cpus_per_gpu;
 }
 

@@ -68,6 +68,12 @@ SweepTarget target_from_plan(const plan::PlanResult& plan, const std::string& pl
                              const catalog::Catalog& catalog, const std::optional<catalog::LawSpec>& law,
                              const std::optional<std::string>& family) {
   if (!law && plan.allocation.law.empty()) throw FieldError("from", "'" + plan_file + "' has no scaling law");
+  // The laws are fitted to dense models: an MoE plan's total parameters are not their N, and the sweep trains
+  // dense models, so there is no allocation of its to check.
+  if (plan.job.architecture.moe.enabled())
+    throw FieldError("from", "'" + plan_file +
+                                 "' plans a mixture of experts, and the laws and the sweep's models "
+                                 "are dense; accepted: a dense plan, or --flops with a law");
   if (!(plan.allocation.flops > 0) || !(plan.allocation.params > 0))
     throw FieldError("from", "'" + plan_file + "' has no compute-optimal allocation to check");
   SweepTarget t;

@@ -1204,4 +1204,20 @@ TEST_CASE("Megatron-LM's batch ramp-up: three whole numbers, a ramp that reaches
                                  "train-iters 1000)"});
 }
 
+TEST_CASE("SLURM CPUs per task: the catalog node's host cores in proportion to the GPUs used, never more than it has") {
+  LaunchSpec s = spec_of(gpt3_plan());
+  s.gpus_per_node = 8;
+  CHECK(cpus_per_task(s) == 8 * s.data->cpus_per_gpu);  // no catalog host: defaults.yaml's cores per GPU
+  s.host_cpu_cores = 112;                               // a DGX H100
+  s.host_gpus = 8;
+  CHECK(cpus_per_task(s) == 112);
+  s.gpus_per_node = 4;  // half the node's GPUs: half its cores
+  CHECK(cpus_per_task(s) == 56);
+  s.gpus_per_node = 16;  // more GPUs per node than the catalog's: still only the cores the host has
+  CHECK(cpus_per_task(s) == 112);
+  s.host_cpu_cores = 48;  // a DGX-2: 48 cores for 16 V100s
+  s.host_gpus = 16;
+  CHECK(cpus_per_task(s) == 48);
+}
+
 }  // namespace isoflop::emit
