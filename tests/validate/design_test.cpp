@@ -297,6 +297,15 @@ TEST_CASE("bad input: a plan with no law or no allocation") {
   CHECK(t.family.has_value());  // chinchilla-70b is shaped after the chinchilla family
   // Chinchilla's Approach 3: a = β/(α+β) = 0.28/(0.34+0.28) (Hoffmann et al. 2022 eq. 4, rounded constants).
   CHECK(t.origin.law_exponent_a == doctest::Approx(0.28 / 0.62).epsilon(1e-3));
+  // An MoE plan: the laws are dense and so is the sweep; refused, as the law's kind of N is another count.
+  p.job.architecture = cat().model("st-moe-32b").architecture;
+  REQUIRE(p.job.architecture.moe.enabled());
+  CHECK_THROWS_WITH_AS(target_from_plan(p, "p.json", cat(), std::nullopt, std::nullopt),
+                       doctest::Contains("'p.json' plans a mixture of experts"), FieldError);
+  // A law of non-embedding parameters: refused by name.
+  p.job.architecture = {};
+  CHECK_THROWS_WITH_AS(target_from_plan(p, "p.json", cat(), cat().law("kaplan-2020"), std::nullopt),
+                       doctest::Contains("law: 'kaplan-2020' counts non-embedding parameters"), FieldError);
 }
 
 }  // namespace
