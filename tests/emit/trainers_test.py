@@ -38,7 +38,8 @@ GOLDEN = os.path.join(HERE, 'golden')
 # written (no --pp) it runs its 103 layers on Megatron's uneven stages, which NeMo's config cannot split: see
 # nemo_refusal. (The README's own plan shapes rotary positions for Megatron-LM: tests/cli/plan_test.cpp.)
 README_PLAN = '--gpus 3360 --gpu a100-sxm4-80gb --days 30'
-QUICKSTART = '--arch %s --gpus 3360 --gpu a100-sxm4-80gb --days 30' % os.path.join(ROOT, 'tests/emit/chinchilla-114b.yaml')
+# Quoted for the shell's word splitting (shlex.split below): a checkout path may hold spaces.
+QUICKSTART = '--arch %s --gpus 3360 --gpu a100-sxm4-80gb --days 30' % shlex.quote(os.path.join(ROOT, 'tests/emit/chinchilla-114b.yaml'))
 CASES = {
     'quickstart': '--arch {root}/tests/emit/chinchilla-114b-pp8.yaml --gpus 3360 --gpu a100-sxm4-80gb --days 30 --pp 8',
     'mt-nlg-530b': '--arch mt-nlg-530b --gpus 2240 --gpu a100-sxm4-80gb --days 30 --zero 1',
@@ -442,7 +443,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix='isoflop-emit-')
     try:
         for name, plan_args in CASES.items():
-            r = run(binary, ['plan'] + plan_args.format(root=ROOT).split() + ['-o', 'json'])
+            r = run(binary, ['plan'] + shlex.split(plan_args.format(root=shlex.quote(ROOT))) + ['-o', 'json'])
             expect(r.returncode == 0, name + ': plan: ' + r.stderr)
             plan_path = os.path.join(tmp, name + '.json')
             open(plan_path, 'w').write(r.stdout)
@@ -675,7 +676,7 @@ def nemo_refusal(binary, tmp):
     """The README's plan as written has 103 layers on Megatron's lighter first and last stages. NeMo's config splits
     layers evenly, and no even split of 103 layers fits: emit all refuses (exit 2) with NeMo's reason and writes
     nothing, naming the targets it could write, while emit megatron writes its file."""
-    r = run(binary, ['plan'] + QUICKSTART.split() + ['-o', 'json'])
+    r = run(binary, ['plan'] + shlex.split(QUICKSTART) + ['-o', 'json'])
     expect(r.returncode == 0, 'nemo refusal: plan: ' + r.stderr)
     plan_path = os.path.join(tmp, 'uneven.json')
     open(plan_path, 'w').write(r.stdout)
@@ -865,7 +866,7 @@ def relaid_out(binary, tmp):
     r = run(binary, ['emit', 'megatron', '--from', plan_path, '--arch', 'llama2-70b'])
     expect(r.returncode == 2 and '--from and --arch conflict' in r.stderr, 'relaid: --arch with --from: ' + r.stderr)
     floor_path = os.path.join(tmp, 'floor.json')
-    r = run(binary, ['plan'] + QUICKSTART.split() + ['--min-mfu', '0.45', '-o', 'json'])
+    r = run(binary, ['plan'] + shlex.split(QUICKSTART) + ['--min-mfu', '0.45', '-o', 'json'])
     expect(r.returncode == 0, 'relaid: a plan with a floor of 45 %: ' + r.stderr)
     open(floor_path, 'w').write(r.stdout)
     r = run(binary, ['emit', 'megatron', '--from', floor_path, '--tp', '8', '--pp', '35', '--recompute', 'full'])
@@ -879,7 +880,7 @@ def relaid_out(binary, tmp):
     # And without any layout option: DeepSpeed's own re-ranking of a plan whose floor is just under its MFU (the
     # 103-layer model on 512 A100s: 52.5 % on Megatron-LM's uneven stages, 51.5 % for DeepSpeed's ZeRO-3 on PP 1).
     tight = os.path.join(tmp, 'tight.json')
-    open(tight, 'w').write(run(binary, ['plan'] + QUICKSTART.replace('--gpus 3360', '--gpus 512').split() +
+    open(tight, 'w').write(run(binary, ['plan'] + shlex.split(QUICKSTART.replace('--gpus 3360', '--gpus 512')) +
                                ['--min-mfu', '0.52', '-o', 'json']).stdout)
     r = run(binary, ['emit', 'deepspeed', '--from', tight])
     expect(r.returncode == 1 and "under the plan's floor of 52 %" in r.stderr and not r.stdout,
