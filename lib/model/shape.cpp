@@ -129,6 +129,9 @@ void FamilyShapeOptions::validate() const {
   if (!power_of_two(tp))
     throw FieldError("tp", std::to_string(tp) + " is not a power of 2; accepted: 1, 2, 4, 8, 16, ...");
   if (vocab < 0) throw FieldError("vocab", "must be positive, got " + std::to_string(vocab));
+  // One token is no vocabulary: nothing to predict (the smallest real ones are byte and character sets).
+  if (vocab == 1)
+    throw FieldError("vocab", "1 token is no vocabulary, there is nothing to predict; accepted: 2 or more");
   if (seq < 0) throw FieldError("seq", "must be positive, got " + std::to_string(seq));
   if (d_model_multiple < 1) throw InputError("shape: d_model multiple must be positive");
   if (head_sizes.empty()) throw InputError("shape: no allowed head sizes");
