@@ -50,7 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try_parse(&u::parse_power_w, text, sign);
   try_parse(&u::parse_mass_kg, text, sign);
   try_parse(&u::parse_intensity_kg_per_kwh, text, sign);
-  try_parse(&u::parse_money_usd, text, sign);
+  // parse_money_usd is overloaded (with the examples a message names): the three-argument one.
+  try_parse(static_cast<double (*)(std::string_view, std::string_view, Sign)>(&u::parse_money_usd), text, sign);
+  try_parse([](std::string_view t, std::string_view what, Sign s) { return u::parse_money_usd(t, what, s, "$2.50"); },
+            text, sign);
   try {
     const long long n = u::parse_integer(text, "value", sign);
     ISOFLOP_FUZZ_CHECK(sign_holds(static_cast<double>(n), sign));
