@@ -388,11 +388,9 @@ std::string emit_deepspeed(const LaunchSpec& s, const std::string& version) {
     j["fp16"] = Json{{"enabled", true}, {"loss_scale", 0}};
   else
     j["bf16"] = Json{{"enabled", true}};
-  // The overlap the plan's step time assumed: the trainer's default unless asked (DeepSpeed's: off) at stages 0-2;
-  // at stage 3 on, DeepSpeed's own stage-3 default, which the ZeRO-3 step time is fitted to (time_model.cpp).
-  const bool overlap_comm = s.layout.zero_stage == 3 || s.search.time.overlap_grad_reduce.value_or(false);
   j["zero_optimization"] = Json{{"stage", s.layout.zero_stage},
-                                {"overlap_comm", overlap_comm},
+                                // the overlap the plan's step time assumed (DeepSpeed's own default: on at stage 3)
+                                {"overlap_comm", parallel::overlaps_grad_reduce(s.search.time, s.layout.zero_stage)},
                                 {"contiguous_gradients", true},
                                 {"reduce_bucket_size", static_cast<long long>(d.reduce_bucket_size)},
                                 {"allgather_bucket_size", static_cast<long long>(d.allgather_bucket_size)}};

@@ -1,11 +1,13 @@
 // Checking and writing the launch files' folder.
 #include "emit/launch_folder.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 namespace isoflop::emit {
 namespace {
@@ -28,6 +30,19 @@ std::optional<nlohmann::json> earlier_manifest(const std::string& folder) {
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("plan") || !j.contains("files") || !j["files"].is_array()) return std::nullopt;
   return j;
+}
+
+// The entries of an earlier manifest naming a file that none of `files` rewrites (entries without a file name are
+// not isoflop's and are passed over).
+std::vector<const nlohmann::json*> not_rewritten(const nlohmann::json& earlier, const std::vector<EmittedFile>& files) {
+  std::vector<const nlohmann::json*> out;
+  for (const auto& entry : earlier["files"]) {
+    if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
+    const std::string& name = entry["file"].get_ref<const std::string&>();
+    if (std::none_of(files.begin(), files.end(), [&](const EmittedFile& f) { return f.name == name; }))
+      out.push_back(&entry);
+  }
+  return out;
 }
 
 }  // namespace
@@ -70,14 +85,10 @@ void write_launch_folder(const std::string& folder, const std::vector<EmittedFil
     // ones under one manifest that no longer lists them: a folder of two runs. Refused even with --force.
     if (earlier && !same_plan) {
       std::string stale;
-      for (const auto& entry : (*earlier)["files"]) {
-        if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string()) continue;
-        const std::string name = entry["file"];
-        bool rewritten = false;
-        for (const auto& f : files) rewritten = rewritten || f.name == name;
+      for (const nlohmann::json* entry : not_rewritten(*earlier, files)) {
+        const std::string name = (*entry)["file"];
         std::error_code ec;
-        if (!rewritten && std::filesystem::exists(folder_prefix(folder) + name, ec))
-          stale += (stale.empty() ? "" : ", ") + name;
+        if (std::filesystem::exists(folder_prefix(folder) + name, ec)) stale += (stale.empty() ? "" : ", ") + name;
       }
       if (!stale.empty())
         throw InputError(spelled(outputs.spell, "out") + ": " + folder_prefix(folder) + " holds " + stale +
@@ -89,14 +100,10 @@ void write_launch_folder(const std::string& folder, const std::vector<EmittedFil
   }
   std::vector<nlohmann::ordered_json> kept;
   if (same_plan)
-    for (const auto& entry : (*earlier)["files"]) {
-      if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string() || !entry.contains("hash"))
-        continue;
-      const std::string name = entry["file"];
-      bool rewritten = false;
-      for (const auto& f : files) rewritten = rewritten || f.name == name;
-      const auto text = rewritten ? std::nullopt : file_text(folder_prefix(folder) + name);
-      if (text && entry["hash"] == document_hash(*text)) kept.push_back(nlohmann::ordered_json(entry));
+    for (const nlohmann::json* entry : not_rewritten(*earlier, files)) {
+      if (!entry->contains("hash")) continue;
+      const auto text = file_text(folder_prefix(folder) + (*entry)["file"].get<std::string>());
+      if (text && (*entry)["hash"] == document_hash(*text)) kept.push_back(nlohmann::ordered_json(*entry));
     }
   make_output_folder(folder, spelled(outputs.spell, "out"));
   for (const auto& f : files) outputs.write(folder_prefix(folder) + f.name, f.content, "out");

@@ -88,6 +88,10 @@ TimeOptions with_trainer_defaults(const TimeOptions& o, const catalog::TrainerRu
   return r;
 }
 
+bool overlaps_grad_reduce(const TimeOptions& options, int zero_stage) {
+  return zero_stage == 3 || options.overlap_grad_reduce.value_or(false);
+}
+
 StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, const Layout& l, const TimeOptions& options) {
   return estimate_step_time(job, cluster, l, split_parameters(job.architecture), estimate_memory(job, l), options);
 }
@@ -119,8 +123,8 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
 
   StepTime out;
   TimeSettings& set = out.settings;
-  set.overlap_grad_reduce = options.overlap_grad_reduce.value_or(false);
-  set.overlap_param_gather = options.overlap_param_gather.value_or(false);
+  set.overlap_grad_reduce = overlaps_grad_reduce(options, l.zero_stage);
+  set.overlap_param_gather = l.zero_stage == 3 || options.overlap_param_gather.value_or(false);
   // Megatron overlaps TP collectives with GEMMs only under sequence parallelism (arguments.py).
   set.tp_comm_overlap = options.tp_comm_overlap.value_or(false) && l.sequence_parallel;
   set.grad_reduce_bytes = !options.grad_reduce ? bytes : *options.grad_reduce == GradReduce::kFp32 ? 4.0 : 2.0;
@@ -241,11 +245,8 @@ StepTime estimate_step_time(const JobSpec& job, const ClusterSpec& cluster, cons
                        hide(weights, set.overlap_param_gather, forward_window);
         break;
       default:
-        // Gathers are prefetched and reduce-scatters overlapped, as DeepSpeed does at stage 3 by default
-        // (overlap_comm) and FSDP always: part of each micro-batch's traffic hides behind its compute
-        // (zero3_overlap, fitted to DeepSpeed's ZeRO-3 runs). There is no ZeRO-3 without them in this model, so the
-        // settings say so and the launch files state them.
-        set.overlap_grad_reduce = set.overlap_param_gather = true;
+        // Gathers are prefetched and reduce-scatters overlapped (overlaps_grad_reduce): part of each micro-batch's
+        // traffic hides behind its compute.
         traffic = m * (2 * weights + grads);
         bd.dp_comm_s = m * std::max(0.0, 2 * weights + grads - acc.zero3_overlap * mb);
     }

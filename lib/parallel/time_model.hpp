@@ -40,6 +40,11 @@ struct TimeSettings {
 // The options over the trainer's defaults (`trainer` not loaded: the calibration runs' settings).
 TimeOptions with_trainer_defaults(const TimeOptions& options, const catalog::TrainerRules& trainer);
 
+// Whether gradients are reduced during the backward pass at ZeRO `zero_stage`: as asked (or the trainer's default)
+// for stages 0-2; always at stage 3, whose step time hides gathers and reduce-scatters behind compute as DeepSpeed
+// does by default there (overlap_comm) and FSDP always (zero3_overlap, fitted to DeepSpeed's ZeRO-3 runs).
+bool overlaps_grad_reduce(const TimeOptions& options, int zero_stage);
+
 struct StepBreakdown {
   double compute_s = 0;      // forward + backward GEMMs and attention of the slowest stage's layers, all micro-batches
   double recompute_s = 0;    // recomputed forward work

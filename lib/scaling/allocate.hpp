@@ -117,4 +117,8 @@ AllocationBand allocation_band(const std::vector<catalog::LawSpec>& laws, BandQu
 AllocationBand allocation_band(const std::vector<catalog::LawSpec>& laws, double flops,
                                const AllocationConstraints& constraints = {});
 
+// When no law answered: "no law can answer this query (law: reason; ...)", an InfeasibleError when `unreachable`
+// (every law that took the query found it had no solution: a target below each floor), else an InputError.
+[[noreturn]] void throw_unanswered(const std::vector<SkippedLaw>& skipped, bool unreachable);
+
 }  // namespace isoflop::scaling

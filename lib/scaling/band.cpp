@@ -24,6 +24,14 @@ Allocation answer(const LawSpec& law, BandQuery query, double value, const Alloc
 
 }  // namespace
 
+void throw_unanswered(const std::vector<SkippedLaw>& skipped, bool unreachable) {
+  std::vector<std::string> reasons;
+  for (const auto& s : skipped) reasons.push_back(s.law + ": " + s.reason);
+  const std::string message = "no law can answer this query (" + join(reasons, "; ") + ")";
+  if (unreachable) throw InfeasibleError(message);
+  throw InputError(message);
+}
+
 AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query, double value,
                                const AllocationConstraints& constraints) {
   constraints.validate();
@@ -53,14 +61,7 @@ AllocationBand allocation_band(const std::vector<LawSpec>& laws, BandQuery query
       band.skipped.push_back({law.name, e.what()});
     }
   }
-  if (band.laws.empty()) {
-    std::vector<std::string> reasons;
-    for (const auto& s : band.skipped) reasons.push_back(s.law + ": " + s.reason);
-    const std::string message = "no law can answer this query (" + join(reasons, "; ") + ")";
-    // Every law that took the query found it had no solution (a target below each floor): infeasible, exit 1.
-    if (unreachable && !other) throw InfeasibleError(message);
-    throw InputError(message);
-  }
+  if (band.laws.empty()) throw_unanswered(band.skipped, unreachable && !other);
   std::vector<std::string> datasets;
   for (const auto& [dataset, name] : loss_datasets)
     if (std::find(datasets.begin(), datasets.end(), dataset) == datasets.end()) datasets.push_back(dataset);

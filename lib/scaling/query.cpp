@@ -81,13 +81,7 @@ OptimalAnswer answer_optimal(const catalog::Catalog& catalog, const OptimalReque
         out.skipped.push_back({law.name, e.what()});
       }
     }
-    if (out.allocations.empty()) {
-      std::vector<std::string> reasons;
-      for (const auto& s : out.skipped) reasons.push_back(s.law + ": " + s.reason);
-      const std::string message = "no law can answer this query (" + join(reasons, "; ") + ")";
-      if (only_unreachable && any_unreachable) throw InfeasibleError(message);
-      throw InputError(message);
-    }
+    if (out.allocations.empty()) throw_unanswered(out.skipped, only_unreachable && any_unreachable);
   } else {
     const BandQuery query = request.flops    ? BandQuery::kFlops
                             : request.params ? BandQuery::kParams
